@@ -1,0 +1,95 @@
+"""The ``pyramide`` command: deal and show games from the command line.
+
+``pyramide deal [CODE] [--rules RULES] [--layout FILE] [--json]`` prints a deal: the code's, a layout file's (the
+JSON that ``--json`` prints), or a random one under RULES (a segment such as ``2S`` or rules JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pyramide.engine import DealCode, InvalidInputError, Rules, random_deal_code
+from pyramide.engine.cards import Card, card_code
+from pyramide.engine.pyramid import ROWS
+
+_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def _label(card: Card) -> str:
+    code = card_code(card)
+    return code[:-1] + _SYMBOLS[code[-1]]
+
+
+def _rules(text: str) -> Rules:
+    stripped = text.strip()
+    return Rules.from_json(json.loads(stripped)) if stripped.startswith("{") else Rules.from_segment(stripped)
+
+
+def _describe(rules: Rules) -> str:
+    parts = ["unlimited turn-overs" if rules.recycles is None else f"{rules.recycles} turn-overs"]
+    parts.append("relaxed win" if not rules.strict_win else "strict win")
+    if rules.stock_waste_pairs:
+        parts.append("stock–waste pairs")
+    if rules.cover_pairs:
+        parts.append("pairs with the covering card")
+    return ", ".join(parts)
+
+
+def render_deal(code: DealCode) -> str:
+    """The deal as a person reads it: the pyramid drawn row by row, then the waste and the stock."""
+    layout = code.deal()
+    width = 4
+    lines = [f"{code}  ({code.rules.segment}: {_describe(code.rules)})", ""]
+    for row in range(ROWS):
+        cards = "".join(_label(c).center(width) for c in layout.row(row))
+        lines.append((" " * (width // 2) * (ROWS - 1 - row) + cards).rstrip())
+    lines.append("")
+    lines.append("Waste (bottom to top): " + " ".join(_label(c) for c in layout.waste))
+    lines.append(f"Stock ({len(layout.stock)}, next first): " + " ".join(_label(c) for c in layout.stock))
+    return "\n".join(lines)
+
+
+def _deal(args: argparse.Namespace) -> DealCode:
+    if args.layout is not None:
+        data = json.loads(Path(args.layout).read_text(encoding="utf-8"))
+        if args.rules is not None:
+            data["rules"] = _rules(args.rules).to_json()
+        return DealCode.from_json(data)
+    rules = None if args.rules is None else _rules(args.rules)
+    if args.code is None:
+        return random_deal_code(rules or Rules())
+    code = DealCode.parse(args.code)
+    return code if rules is None else DealCode(rules, code.number, code.layout)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pyramide", description="Pyramide solitaire")
+    commands = parser.add_subparsers(dest="command", required=True)
+    deal = commands.add_parser("deal", help="print a deal: a code's, a layout file's or a random one")
+    deal.add_argument("code", nargs="?", help="a deal code such as PY1-N-AAAAAAS (random when left out)")
+    deal.add_argument("--rules", help="a rule-set segment (N, 2S, 0CW …) or rules JSON; overrides the code's")
+    deal.add_argument("--layout", metavar="FILE", help="a layout as JSON, as --json prints it")
+    deal.add_argument("--json", action="store_true", help="print JSON instead of a drawing")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        code = _deal(args)
+    except (InvalidInputError, OSError, json.JSONDecodeError) as error:
+        print(f"pyramide: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(code.to_json(), ensure_ascii=False))
+    else:
+        print(render_deal(code))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

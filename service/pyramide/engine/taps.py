@@ -1,0 +1,111 @@
+"""Taps: the app's way to play, one touch at a time, with the app's exact answers.
+
+- A covered pyramid card does nothing (``card_covered``, explained only when error explanations are on).
+- A free card is selected; tapping it again clears the selection.
+- A free king goes with one tap.
+- A second free card that makes 13 with the selected one removes both; one that does not answers
+  ``sum_must_be_13`` (always shown) and becomes the selection.
+- The stock draws, or turns the waste over when it is empty.
+- Under the variants, the extra partner (the card covered only by the selected card, or the waste card beneath a
+  selected card just drawn) is tapped second: it pairs when it makes 13, else ``sum_must_be_13`` and the
+  selection stays.
+
+Cards that cannot be touched at all in the app (face down in the stock, buried in the waste, already gone) raise
+:class:`IllegalMoveError`: a client that sends them has a bug, not a player who mis-tapped.
+"""
+
+from __future__ import annotations
+
+from pyramide.engine.cards import Card, card_code, card_value, is_king
+from pyramide.engine.errors import IllegalMoveError
+from pyramide.engine.game import PAIR_SUM, Game
+from pyramide.engine.messages import ALWAYS_SHOWN
+from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
+from pyramide.engine.operations import Feedback, Operation, Status, TapResult
+from pyramide.engine.pyramid import COVER_MASK, sole_coverer
+
+
+def feedback(code: str, **params: str) -> Feedback:
+    """Feedback for ``code``, shown always when the rules document says the app always shows it."""
+    return Feedback(code, tuple(params.items()), code in ALWAYS_SHOWN)
+
+
+def tap_card(game: Game, card: Card) -> TapResult:
+    """Touch ``card`` on the table."""
+    if game.is_won:
+        raise IllegalMoveError("game_over")
+    if game.is_free(card):
+        return _tap_free(game, card)
+    selected = game.selection
+    if selected is not None and _is_extra_partner(game, selected, card):
+        return _pair_or_refuse(game, selected, card, keep=selected)
+    slot = game.slots[card]
+    if slot >= 0 and game.present >> slot & 1:
+        return TapResult(feedback("card_covered", card=card_code(card)))
+    game.check_playable(card)  # raises the precise reason: gone, face down or buried
+    raise AssertionError(f"{card_code(card)} is neither free nor covered, yet playable")
+
+
+def tap_stock(game: Game) -> TapResult:
+    """Touch the stock: draw, or turn the waste over when the stock is empty."""
+    if game.is_won:
+        raise IllegalMoveError("game_over")
+    if game.status is Status.STUCK:
+        return TapResult(feedback("no_more_moves"))
+    if game.stock:
+        return _apply(game, DRAW, "drawn", card=card_code(game.stock[0]))
+    if not game.waste:
+        return TapResult(feedback("stock_empty"))
+    if game.recycles_left == 0:
+        return TapResult(feedback("no_recycles_left"))
+    return _apply(game, RECYCLE, "recycled")
+
+
+def _tap_free(game: Game, card: Card) -> TapResult:
+    selected = game.selection
+    if selected == card:
+        game.selection = None
+        return TapResult(feedback("deselected", card=card_code(card)))
+    if is_king(card):
+        return _apply(game, RemoveKing(card), "removed", cards=card_code(card))
+    if selected is None:
+        game.selection = card
+        return TapResult(feedback("selected", card=card_code(card)))
+    return _pair_or_refuse(game, selected, card, keep=card)
+
+
+def _pair_or_refuse(game: Game, selected: Card, card: Card, keep: Card) -> TapResult:
+    if card_value(selected) + card_value(card) != PAIR_SUM:
+        game.selection = keep
+        return TapResult(feedback("sum_must_be_13", cards=f"{card_code(selected)}+{card_code(card)}"))
+    move = RemovePair(selected, card)
+    return _apply(game, move, "removed", cards=move.notation())
+
+
+def _is_extra_partner(game: Game, selected: Card, card: Card) -> bool:
+    """The variants' partners that are not free: the card covered only by the selected one, or the waste card
+    beneath a selected card just drawn."""
+    rules, waste = game.rules, game.waste
+    if rules.stock_waste_pairs and game.fresh_draw and len(waste) >= 2 and (selected, card) == waste[:-3:-1]:
+        return True
+    slot, cover = game.slots[card], game.slots[selected]
+    return (
+        rules.cover_pairs
+        and slot >= 0
+        and cover >= 0
+        and bool(game.present >> slot & 1)
+        and sole_coverer(game.present, slot) == cover
+        and not game.present & COVER_MASK[cover]
+    )
+
+
+def _apply(game: Game, move: Move, code: str, **params: str) -> TapResult:
+    operation = game.check(move)
+    assert isinstance(operation, Operation)
+    game.apply(operation)
+    status = game.status
+    if status is Status.WON:
+        return TapResult(feedback("won"), operation)
+    if status is Status.STUCK:
+        return TapResult(feedback("no_more_moves"), operation)
+    return TapResult(feedback(code, **params), operation)

@@ -1,0 +1,90 @@
+"""Every code has its words in both languages; the engine stays pure."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import pyramide.engine
+from pyramide.engine import (
+    IllegalMoveError,
+    InvalidCardError,
+    InvalidDealCodeError,
+    InvalidLayoutError,
+    InvalidMoveError,
+    InvalidRulesError,
+    InvalidStateError,
+    PyramideError,
+    message,
+)
+from pyramide.engine.messages import ALWAYS_SHOWN, CATALOGUE, LOCALES
+
+ENGINE = Path(pyramide.engine.__file__).parent
+PURE_STDLIB = {
+    "__future__",
+    "collections",
+    "dataclasses",
+    "enum",
+    "functools",
+    "itertools",
+    "math",
+    "re",
+    "secrets",
+    "string",
+    "typing",
+    "zlib",
+}
+
+
+def test_every_illegal_move_code_has_hungarian_and_english_text() -> None:
+    for code in IllegalMoveError.CODES:
+        assert code in CATALOGUE
+    for code, texts in CATALOGUE.items():
+        assert set(texts) == set(LOCALES), code
+        assert texts["hu"] != texts["en"], code
+
+
+def test_error_classes_name_catalogued_codes() -> None:
+    classes: list[type[PyramideError]] = [
+        InvalidCardError,
+        InvalidDealCodeError,
+        InvalidRulesError,
+        InvalidLayoutError,
+        InvalidMoveError,
+        InvalidStateError,
+    ]
+    for cls in classes:
+        assert cls.code in CATALOGUE
+
+
+def test_messages_fill_their_parameters_or_drop_them() -> None:
+    assert message("card_removed", "en", card="KD") == "This card has already been removed: KD"
+    assert message("card_removed", "hu") == "Ez a lap már lekerült"
+    assert message("sum_must_be_13", "fr") == "Az összegnek ennyinek kell lennie: 13", "Hungarian by default"
+
+
+def test_the_always_shown_messages_are_the_documents() -> None:
+    assert {"sum_must_be_13", "no_more_moves"} <= ALWAYS_SHOWN
+    assert "card_covered" not in ALWAYS_SHOWN
+
+
+def test_an_unknown_illegal_move_code_is_a_programming_error() -> None:
+    with pytest.raises(AssertionError):
+        IllegalMoveError("made_up")
+
+
+def test_the_engine_imports_nothing_but_itself_and_pure_standard_modules() -> None:
+    for path in ENGINE.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert name.startswith("pyramide.engine") or top in PURE_STDLIB, f"{path.name} imports {name}"
