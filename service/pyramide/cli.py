@@ -1,7 +1,13 @@
-"""The ``pyramide`` command: deal and show games from the command line.
+"""The ``pyramide`` command.
 
 ``pyramide deal [CODE] [--rules RULES] [--layout FILE] [--json]`` prints a deal: the code's, a layout file's (the
 JSON that ``--json`` prints), or a random one under RULES (a segment such as ``2S`` or rules JSON).
+
+``pyramide serve [--host 127.0.0.1] [--port 8000] [--data-dir DIR]`` runs the game service; without ``REDIS_URL``
+it starts the embedded Redis with its files under DIR (``PYRAMIDE_DATA_DIR``, default ``./data``) and stops it on
+exit.
+
+``pyramide openapi [--check]`` writes the app's OpenAPI schema to ``openapi/openapi.json`` (or checks it).
 """
 
 from __future__ import annotations
@@ -74,11 +80,25 @@ def _parser() -> argparse.ArgumentParser:
     deal.add_argument("--rules", help="a rule-set segment (N, 2S, 0CW …) or rules JSON; overrides the code's")
     deal.add_argument("--layout", metavar="FILE", help="a layout as JSON, as --json prints it")
     deal.add_argument("--json", action="store_true", help="print JSON instead of a drawing")
+    serve = commands.add_parser("serve", help="run the game service (with the embedded Redis unless REDIS_URL)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--data-dir", help="where the embedded Redis keeps its files (default: ./data)")
+    schema = commands.add_parser("openapi", help="write openapi/openapi.json from the app")
+    schema.add_argument("--check", action="store_true", help="only check that the committed file is current")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "serve":
+        from pyramide.service.serve import serve  # noqa: PLC0415 - `deal` must not load the web stack
+
+        return serve(args.host, args.port, args.data_dir)
+    if args.command == "openapi":
+        from pyramide.service.serve import write_openapi  # noqa: PLC0415 - as above
+
+        return write_openapi(check=args.check)
     try:
         code = _deal(args)
     except (InvalidInputError, OSError, json.JSONDecodeError) as error:

@@ -65,19 +65,30 @@ DEAD_END_STOCK = "QH QS JC JD JH JS 10C 10D 10H 10S 9C 9D 9H 9S 8C 8D 8H 8S 7C 7
 STRANDED = ("QC", "QD", "AC", "AD")
 
 
-def dead_end_game(moves_left: int = 0) -> Game:
-    """The dead-end deal played until ``moves_left`` removals remain (0: stuck)."""
-    game = Game.from_layout(make_layout(DEAD_END_ROWS, "KH", DEAD_END_STOCK), Rules())
+def dead_end_start() -> Game:
+    return Game.from_layout(make_layout(DEAD_END_ROWS, "KH", DEAD_END_STOCK), Rules())
+
+
+def dead_end_moves(moves_left: int = 0) -> list[Move]:
+    """The moves that play the dead-end deal until ``moves_left`` removals remain (0: stuck)."""
+    game, played = dead_end_start(), list[Move]()
     stranded = set(cards(" ".join(STRANDED)))
     for _ in range(2000):
         usable = [m for m in game.legal_moves() if m.notation() not in ("D", "R") and not _touches(m, stranded)]
         remaining = len(game.waste) + len(game.stock)
-        if remaining <= moves_left and usable:
-            return game
-        if not usable and not remaining:
-            return game
-        game.play(usable[0] if usable else game.legal_moves()[-1])
+        if (remaining <= moves_left and usable) or (not usable and not remaining):
+            return played
+        move = usable[0] if usable else game.legal_moves()[-1]
+        game.play(move)
+        played.append(move)
     raise AssertionError("the dead-end deal did not run out")
+
+
+def dead_end_game(moves_left: int = 0) -> Game:
+    game = dead_end_start()
+    for move in dead_end_moves(moves_left):
+        game.play(move)
+    return game
 
 
 def _touches(move: Move, stranded: set[Card]) -> bool:

@@ -1,0 +1,78 @@
+"""The application factory: all wiring in one place."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar import Litestar
+from litestar.config.response_cache import ResponseCacheConfig
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+import pyramide
+from pyramide.service.controllers.deals import DealController
+from pyramide.service.controllers.games import GameController
+from pyramide.service.controllers.health import HealthController
+from pyramide.service.controllers.players import PlayerController
+from pyramide.service.games import GameService
+from pyramide.service.openapi import install_document
+from pyramide.service.players import PlayerStore
+from pyramide.service.problems import EXCEPTION_HANDLERS
+from pyramide.service.settings import Settings
+from pyramide.service.store import GameStore
+
+DESCRIPTION = """Pyramide solitaire as a REST/JSON game service: deal, play by moves or taps as in the app, undo, read
+the record. Errors are `application/problem+json` with a stable `code` and text in the `Accept-Language` chosen
+(Hungarian by default, or English)."""
+
+
+class MetricsController(PrometheusController):
+    path = "/metrics"
+    include_in_schema = False
+
+
+def connect(settings: Settings) -> Redis | RedisCluster:
+    """A client for ``settings.redis_url``; it reconnects by itself after Redis comes back."""
+    if settings.redis_url is None:
+        raise ValueError("no Redis URL: set REDIS_URL or let `pyramide serve` start the embedded Redis")
+    if settings.redis_cluster:
+        return RedisCluster.from_url(settings.redis_url, socket_timeout=2.0, socket_connect_timeout=2.0)
+    return Redis.from_url(settings.redis_url, socket_timeout=2.0, socket_connect_timeout=2.0, health_check_interval=10)
+
+
+def create_app(settings: Settings | None = None) -> Litestar:
+    settings = settings or Settings.from_env()
+
+    @asynccontextmanager
+    async def redis_client(app: Litestar) -> AsyncIterator[None]:
+        redis = connect(settings)
+        app.state.redis = redis
+        app.state.players = PlayerStore(redis)
+        app.state.games = GameService(GameStore(redis, settings), settings.conflict_retries)
+        try:
+            yield
+        finally:
+            await redis.aclose()
+
+    app = Litestar(
+        route_handlers=[PlayerController, GameController, DealController, HealthController, MetricsController],
+        lifespan=[redis_client],
+        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        middleware=[PrometheusConfig(app_name="pyramide", group_path=True).middleware],
+        openapi_config=OpenAPIConfig(
+            title="Pyramide",
+            version=pyramide.__version__,
+            description=DESCRIPTION,
+            security=[{"bearerAuth": []}],
+            components=Components(security_schemes={"bearerAuth": SecurityScheme(type="http", scheme="bearer")}),
+            use_handler_docstrings=False,
+        ),
+        response_cache_config=ResponseCacheConfig(),
+        debug=False,
+    )
+    install_document(app)
+    return app

@@ -1,0 +1,42 @@
+"""What every operation may answer besides its success, for the OpenAPI schema."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter
+
+from pyramide.service.problems import PROBLEM_JSON
+from pyramide.service.schemas import IDEMPOTENCY_KEY_PATTERN, Problem
+
+_DESCRIPTIONS = {
+    400: "Malformed request (not JSON, or a bad header)",
+    401: "No valid bearer token",
+    404: "No such game (or not yours), or no such resource",
+    409: "The move is not allowed now (the engine's code), a lost race, or an Idempotency-Key reused",
+    412: "If-Match names a version the game has moved on from",
+    422: "The body does not fit the schema, or names no possible deal, layout or rules",
+    503: "Redis is unreachable; retry after Retry-After seconds",
+}
+
+
+def problems(*statuses: int) -> dict[int, ResponseSpec]:
+    """Problem+json responses for ``statuses`` (503 is always possible: every operation needs Redis)."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem, description=_DESCRIPTIONS[status], media_type=PROBLEM_JSON, generate_examples=False
+        )
+        for status in (*statuses, 503)
+    }
+
+
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        pattern=IDEMPOTENCY_KEY_PATTERN,
+        description="A retried request with the same key gets the identical response and is applied once.",
+    ),
+]

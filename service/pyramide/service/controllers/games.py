@@ -1,0 +1,149 @@
+"""Games: create, read, move, tap, record, abandon."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from litestar import Controller, Response, get, post
+from litestar.params import FromPath
+from pydantic import TypeAdapter
+
+from pyramide.engine.moves import format_record
+from pyramide.engine.moves import parse_move as _parse_move
+from pyramide.service.controllers.docs import IdempotencyKey, problems
+from pyramide.service.games import (
+    GameService,
+    Reply,
+    abandon_action,
+    move_from_body,
+    parse_if_match,
+    play_action,
+    tap_action,
+)
+from pyramide.service.requests import AnyRequest, current_player, fingerprint, locale_of, parse_body
+from pyramide.service.schemas import CreateGameBody, GameRecord, MoveBody, RulesBody, Snapshot, TapBody
+from pyramide.service.snapshots import snapshot
+
+_CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
+_MOVE: TypeAdapter[MoveBody] = TypeAdapter(MoveBody)
+_TAP: TypeAdapter[TapBody] = TypeAdapter(TapBody)
+_IF_MATCH = (
+    " Send `If-Match` with the ETag to act only on that version (412 otherwise); without it a request that loses"
+    " a race is retried on the fresh state, then answered 409 `version_conflict`."
+)
+
+
+def _send(reply: Reply) -> Response[Snapshot]:
+    """The snapshot as serialised once (and kept as such for idempotent retries)."""
+    body: Any = reply.body
+    return Response(body, status_code=reply.status, media_type="application/json", headers=reply.headers)
+
+
+class GameController(Controller):
+    path = "/v1/games"
+    tags = ["games"]
+
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Deal a new game",
+        description='`{}` deals a random game (optionally under `rules`), `{"code": …}` a pasted deal code,'
+        ' `{"layout": …}` a layout chosen by hand.',
+        responses=problems(400, 401, 409, 422),
+    )
+    async def create(self, request: AnyRequest, idempotency_key: IdempotencyKey = None) -> Response[Snapshot]:
+        player = await current_player(request)
+        body = await parse_body(request, _CREATE)
+        service: GameService = request.app.state.games
+        reply = await service.create(
+            player, body, locale_of(request, player), idempotency_key, await fingerprint(request)
+        )
+        return _send(reply)
+
+    @get("/{game_id:uuid}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 404))
+    async def read(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
+        player = await current_player(request)
+        service: GameService = request.app.state.games
+        stored = await service.load(player, game_id)
+        body = snapshot(stored, locale_of(request, player)).model_dump_json().encode()
+        return _send(Reply(200, body, {"ETag": f'"{stored.version}"'}))
+
+    @post(
+        "/{game_id:uuid}/moves",
+        operation_id="playMove",
+        summary="Play an explicit move",
+        description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH,
+        responses=problems(400, 401, 404, 409, 412, 422),
+        status_code=200,
+    )
+    async def move(
+        self, request: AnyRequest, game_id: FromPath[UUID], idempotency_key: IdempotencyKey = None
+    ) -> Response[Snapshot]:
+        return await self._act(request, game_id, idempotency_key, "move")
+
+    @post(
+        "/{game_id:uuid}/taps",
+        operation_id="tap",
+        summary="Tap a card or the stock, as in the app",
+        description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH,
+        responses=problems(400, 401, 404, 409, 412, 422),
+        status_code=200,
+    )
+    async def tap(
+        self, request: AnyRequest, game_id: FromPath[UUID], idempotency_key: IdempotencyKey = None
+    ) -> Response[Snapshot]:
+        return await self._act(request, game_id, idempotency_key, "tap")
+
+    @post(
+        "/{game_id:uuid}/abandon",
+        operation_id="abandonGame",
+        summary="Give a game up",
+        description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,
+        responses=problems(400, 401, 404, 409, 412),
+        status_code=200,
+    )
+    async def abandon(
+        self, request: AnyRequest, game_id: FromPath[UUID], idempotency_key: IdempotencyKey = None
+    ) -> Response[Snapshot]:
+        return await self._act(request, game_id, idempotency_key, "abandon")
+
+    @get(
+        "/{game_id:uuid}/record",
+        operation_id="getGameRecord",
+        summary="Every operation in order, in move notation",
+        responses=problems(401, 404),
+    )
+    async def record(self, request: AnyRequest, game_id: FromPath[UUID]) -> GameRecord:
+        player = await current_player(request)
+        service: GameService = request.app.state.games
+        stored = await service.load(player, game_id)
+        moves = [_parse_move(m) for m in await service.store.record(game_id)]
+        return GameRecord(
+            id=game_id,
+            code=str(stored.game.code),
+            rules=RulesBody(**stored.game.rules.to_json()),
+            moves=[m.notation() for m in moves],
+            record=format_record(moves),
+        )
+
+    async def _act(self, request: AnyRequest, game_id: UUID, key: str | None, kind: str) -> Response[Snapshot]:
+        player = await current_player(request)
+        if kind == "move":
+            move: MoveBody = await parse_body(request, _MOVE)
+            action = play_action(move_from_body(move))
+        elif kind == "tap":
+            action = tap_action(await parse_body(request, _TAP))
+        else:
+            action = abandon_action
+        service: GameService = request.app.state.games
+        reply = await service.act(
+            player=player,
+            game_id=game_id,
+            action=action,
+            locale=locale_of(request, player),
+            if_match=parse_if_match(request.headers.get("if-match")),
+            idempotency_key=key,
+            fingerprint=await fingerprint(request),
+        )
+        return _send(reply)

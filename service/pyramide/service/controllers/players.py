@@ -1,0 +1,58 @@
+"""Players: create one anonymously, read and change its settings."""
+
+from __future__ import annotations
+
+from litestar import Controller, Response, get, patch, post
+from pydantic import TypeAdapter
+
+from pyramide.service.controllers.docs import IdempotencyKey, problems
+from pyramide.service.players import PlayerStore
+from pyramide.service.problems import ServiceError
+from pyramide.service.requests import AnyRequest, current_player, fingerprint, parse_body
+from pyramide.service.schemas import CreatedPlayer, CreatePlayerBody, Player, PlayerSettingsBody
+
+_CREATE = TypeAdapter(CreatePlayerBody)
+_SETTINGS = TypeAdapter(PlayerSettingsBody)
+
+
+def _view(player: object) -> Player:
+    return Player.model_validate(player, from_attributes=True)
+
+
+class PlayerController(Controller):
+    path = "/v1/players"
+    tags = ["players"]
+
+    @post(
+        "/",
+        operation_id="createPlayer",
+        summary="Create an anonymous player",
+        description="Returns the player's bearer token once; the service keeps only its hash.",
+        responses=problems(400, 409, 422),
+    )
+    async def create(self, request: AnyRequest, idempotency_key: IdempotencyKey = None) -> Response[CreatedPlayer]:
+        body = await parse_body(request, _CREATE)
+        players: PlayerStore = request.app.state.players
+        player, token, same = await players.create(
+            body.locale, body.explain_errors, idempotency_key, await fingerprint(request)
+        )
+        if not same:
+            raise ServiceError(409, "idempotency_key_reused")
+        created = CreatedPlayer(**_view(player).model_dump(), token=token)
+        return Response(created, status_code=201, headers={"Location": "/v1/players/me"})
+
+    @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(401))
+    async def me(self, request: AnyRequest) -> Player:
+        return _view(await current_player(request))
+
+    @patch(
+        "/me",
+        operation_id="updateCurrentPlayer",
+        summary="Change the caller's settings",
+        responses=problems(400, 401, 422),
+    )
+    async def update(self, request: AnyRequest) -> Player:
+        player = await current_player(request)
+        body = await parse_body(request, _SETTINGS)
+        players: PlayerStore = request.app.state.players
+        return _view(await players.update(player, body.locale, body.explain_errors))

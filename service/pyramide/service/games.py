@@ -1,0 +1,260 @@
+"""Playing through the store: load the game, let the engine act, save it back with an optimistic version check.
+
+Concurrency policy: a request with ``If-Match`` acts only on that version and gets 412 if the game has moved on; a
+request without it that loses a race is tried again on the fresh state (the engine re-checks the move there), up
+to ``Settings.conflict_retries`` times, then answered 409 ``version_conflict``. Exactly one write succeeds per
+version, so no update is ever lost.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from uuid import UUID, uuid4
+
+from pyramide.engine import (
+    DRAW,
+    RECYCLE,
+    UNDO,
+    DealCode,
+    Feedback,
+    Game,
+    IllegalMoveError,
+    Move,
+    RemoveKing,
+    RemovePair,
+    Rules,
+    Status,
+    parse_card,
+    random_deal_code,
+    tap_card,
+    tap_stock,
+)
+from pyramide.engine.messages import Locale
+from pyramide.engine.taps import feedback as make_feedback
+from pyramide.service.players import Player
+from pyramide.service.problems import ServiceError
+from pyramide.service.schemas import (
+    CardTap,
+    CodeGameBody,
+    KingMove,
+    LayoutGameBody,
+    PairMove,
+    RandomGameBody,
+    RecycleMove,
+    RulesBody,
+    TapBody,
+    UndoMove,
+)
+from pyramide.service.snapshots import now_ms, snapshot
+from pyramide.service.store import GameStore, Saved, derived_id, digest
+from pyramide.service.stored_game import StoredGame
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A response as it is sent and as it is kept for an Idempotency-Key."""
+
+    status: int
+    body: bytes
+    headers: dict[str, str]
+
+    def kept(self, fingerprint: str) -> bytes:
+        return json.dumps(
+            {"fp": fingerprint, "status": self.status, "body": self.body.decode(), "headers": self.headers}
+        ).encode()
+
+    @classmethod
+    def from_kept(cls, data: bytes, fingerprint: str) -> Reply:
+        kept = json.loads(data)
+        if kept["fp"] != fingerprint:
+            raise ServiceError(409, "idempotency_key_reused")
+        return cls(kept["status"], kept["body"].encode(), kept["headers"])
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What an action did: whether the game changed, the record entry and the feedback to show."""
+
+    changed: bool
+    notation: str | None = None
+    feedback: Feedback | None = None
+
+
+Action = Callable[[StoredGame], Outcome]
+
+
+def _rules(body: RulesBody | None) -> Rules:
+    return Rules() if body is None else Rules.from_json(body.model_dump())
+
+
+def deal_for(body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
+    if isinstance(body, CodeGameBody):
+        return DealCode.parse(body.code)
+    if isinstance(body, LayoutGameBody):
+        return DealCode.from_json(body.layout.model_dump(exclude_none=True))
+    return random_deal_code(_rules(body.rules))
+
+
+def _reply(stored: StoredGame, locale: Locale, feedback: Feedback | None, status: int = 200) -> Reply:
+    body = snapshot(stored, locale, feedback).model_dump_json().encode()
+    return Reply(status, body, {"ETag": f'"{stored.version}"'})
+
+
+def parse_if_match(header: str | None) -> int | None:
+    """``If-Match: "7"`` (also ``W/"7"`` or ``7``) as version 7; ``*`` or no header as ``None``."""
+    if header is None or header.strip() == "*":
+        return None
+    text = header.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise ServiceError(412, "precondition_failed", version="?")
+    return int(text)
+
+
+class GameService:
+    def __init__(self, store: GameStore, conflict_retries: int) -> None:
+        self.store = store
+        self.conflict_retries = conflict_retries
+
+    async def create(
+        self,
+        player: Player,
+        body: CodeGameBody | LayoutGameBody | RandomGameBody,
+        locale: Locale,
+        idempotency_key: str | None,
+        fingerprint: str,
+    ) -> Reply:
+        code = deal_for(body)
+        explain = player.explain_errors if body.explain_errors is None else body.explain_errors
+        game_id = derived_id("game", str(player.id), idempotency_key) if idempotency_key else None
+        stored = StoredGame(
+            id=game_id or uuid4(),
+            owner=player.id,
+            game=Game(code, explain_errors=explain),
+            created_ms=now_ms(),
+        )
+        reply = _reply(stored, locale, None, status=201)
+        reply.headers["Location"] = f"/v1/games/{stored.id}"
+        key = digest(str(player.id), idempotency_key) if idempotency_key else None
+        kept = await self.store.create(stored, key, reply.kept(fingerprint))
+        if kept is None:
+            return reply
+        if not kept:
+            raise ServiceError(409, "idempotency_key_reused")
+        return Reply.from_kept(kept, fingerprint)
+
+    async def load(self, player: Player, game_id: UUID) -> StoredGame:
+        state, _ = await self.store.load(game_id)
+        return self._owned(player, game_id, state)
+
+    @staticmethod
+    def _owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
+        if state is None:
+            raise ServiceError(404, "game_not_found")
+        stored = StoredGame.from_bytes(game_id, state)
+        if stored.owner != player.id:
+            raise ServiceError(404, "game_not_found")  # not 403: another player's game does not exist for you
+        return stored
+
+    async def act(
+        self,
+        *,
+        player: Player,
+        game_id: UUID,
+        action: Action,
+        locale: Locale,
+        if_match: int | None,
+        idempotency_key: str | None,
+        fingerprint: str,
+    ) -> Reply:
+        """Load, act, save with compare-and-set; retried on a lost race unless ``if_match`` pins the version."""
+        key = digest(str(player.id), idempotency_key) if idempotency_key else None
+        for _ in range(self.conflict_retries + 1):
+            state, kept = await self.store.load(game_id, key)
+            stored = self._owned(player, game_id, state)
+            if kept:
+                return Reply.from_kept(kept, fingerprint)
+            if if_match is not None and if_match != stored.version:
+                raise ServiceError(412, "precondition_failed", version=str(stored.version))
+            expected = stored.version
+            outcome = action(stored)
+            if not outcome.changed:
+                return _reply(stored, locale, outcome.feedback)
+            _advance(stored)
+            reply = _reply(stored, locale, outcome.feedback)
+            saved = await self.store.save(stored, expected, outcome.notation, key, reply.kept(fingerprint))
+            if saved is Saved.OK:
+                return reply
+            if saved is Saved.MISSING:
+                raise ServiceError(404, "game_not_found")
+            if if_match is not None:
+                current = await self.load(player, game_id)
+                raise ServiceError(412, "precondition_failed", version=str(current.version))
+        raise ServiceError(409, "version_conflict")
+
+
+def _advance(stored: StoredGame) -> None:
+    """A change: a new version, and the clock's start at the first move and its end at the finish."""
+    stored.version += 1
+    now = now_ms()
+    if stored.first_move_ms is None and stored.game.moves > 0:
+        stored.first_move_ms = now
+    if stored.finished and stored.finished_ms is None:
+        stored.finished_ms = now
+
+
+def _guard_open(stored: StoredGame) -> None:
+    if stored.abandoned:
+        raise IllegalMoveError("game_over")
+
+
+def _end_feedback(game: Game) -> Feedback | None:
+    status = game.status
+    if status is Status.WON:
+        return make_feedback("won")
+    if status is Status.STUCK:
+        return make_feedback("no_more_moves")
+    return None
+
+
+def move_from_body(body: PairMove | KingMove | object) -> Move:
+    if isinstance(body, PairMove):
+        first, second = (parse_card(c) for c in body.cards)
+        return RemovePair(first, second)
+    if isinstance(body, KingMove):
+        return RemoveKing(parse_card(body.card))
+    if isinstance(body, RecycleMove):
+        return RECYCLE
+    if isinstance(body, UndoMove):
+        return UNDO
+    return DRAW
+
+
+def play_action(move: Move) -> Action:
+    def act(stored: StoredGame) -> Outcome:
+        _guard_open(stored)
+        stored.game.play(move)
+        return Outcome(True, move.notation(), _end_feedback(stored.game))
+
+    return act
+
+
+def tap_action(body: TapBody) -> Action:
+    def act(stored: StoredGame) -> Outcome:
+        _guard_open(stored)
+        game = stored.game
+        before = game.selection
+        result = tap_card(game, parse_card(body.card)) if isinstance(body, CardTap) else tap_stock(game)
+        operation = result.operation
+        changed = operation is not None or game.selection != before
+        return Outcome(changed, None if operation is None else operation.move.notation(), result.feedback)
+
+    return act
+
+
+def abandon_action(stored: StoredGame) -> Outcome:
+    if stored.finished:
+        raise IllegalMoveError("game_over")
+    stored.abandoned = True
+    return Outcome(True, None, make_feedback("game_over"))

@@ -1,0 +1,83 @@
+"""The OpenAPI document: Litestar's paths and operations, with request and response bodies described by pydantic
+itself, so that every pattern, length and ``additionalProperties: false`` that the service enforces is in the
+schema (Litestar drops some of them, and cannot describe bodies that handlers validate themselves)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Final
+
+from litestar import Litestar
+from litestar._openapi.plugin import OpenAPIPlugin
+from pydantic import TypeAdapter
+from pydantic.json_schema import JsonSchemaMode
+
+from pyramide.service.schemas import (
+    CreatedPlayer,
+    CreateGameBody,
+    CreatePlayerBody,
+    DealLayout,
+    GameRecord,
+    Health,
+    MoveBody,
+    Player,
+    PlayerSettingsBody,
+    Problem,
+    RulesCatalogue,
+    Snapshot,
+    TapBody,
+)
+
+COMMITTED: Final = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"
+REQUEST_BODIES: Final[dict[str, Any]] = {
+    "createPlayer": CreatePlayerBody,
+    "updateCurrentPlayer": PlayerSettingsBody,
+    "createGame": CreateGameBody,
+    "playMove": MoveBody,
+    "tap": TapBody,
+}
+PUBLIC_OPERATIONS: Final = frozenset({"createPlayer", "getDeal", "listRules", "getLiveness", "getReadiness"})
+RESPONSE_MODELS: Final = (Snapshot, CreatedPlayer, Player, GameRecord, DealLayout, RulesCatalogue, Problem, Health)
+_REF: Final = "#/components/schemas/{model}"
+
+
+def _pydantic_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
+    """JSON schemas of the request bodies by operation id, and every model's definition."""
+    inputs: list[tuple[str, JsonSchemaMode, TypeAdapter[Any]]] = [
+        (op, "validation", TypeAdapter(body)) for op, body in REQUEST_BODIES.items()
+    ]
+    inputs += [(m.__name__, "serialization", TypeAdapter(m)) for m in RESPONSE_MODELS]
+    schemas, definitions = TypeAdapter.json_schemas(inputs, ref_template=_REF)
+    bodies = {op: schema for (op, mode), schema in schemas.items() if op in REQUEST_BODIES and mode == "validation"}
+    return bodies, definitions.get("$defs", {})
+
+
+def build_document(app: Litestar) -> dict[str, Any]:
+    document = app.openapi_schema.to_schema()
+    bodies, definitions = _pydantic_schemas()
+    components = document.setdefault("components", {})
+    components["schemas"] = dict(sorted({**components.get("schemas", {}), **definitions}.items()))
+    for path in document["paths"].values():
+        for operation in path.values():
+            operation_id = operation.get("operationId")
+            if operation_id in PUBLIC_OPERATIONS:
+                operation["security"] = []
+            body = bodies.get(operation_id)
+            if body is not None:
+                operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    used = json.dumps(document)
+    components["schemas"] = {k: v for k, v in components["schemas"].items() if f'"{_REF.format(model=k)}"' in used}
+    return document
+
+
+def install_document(app: Litestar) -> dict[str, Any]:
+    """Serve :func:`build_document` from Litestar's own schema endpoints (``/schema/openapi.json`` and the UI)."""
+    document = build_document(app)
+    plugin = app.plugins.get(OpenAPIPlugin)
+    plugin._openapi_schema = document  # the cache its endpoints serve from
+    return document
+
+
+def render(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n"

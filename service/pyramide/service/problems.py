@@ -1,0 +1,196 @@
+"""Errors as RFC 9457 problem details: a stable ``code`` and its text in the caller's language.
+
+Every error the service answers with goes through :func:`problem_response`, framework errors (malformed JSON, 404,
+405 with its ``Allow`` header) included, so clients only ever parse one error shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from pyramide.engine import IllegalMoveError, InvalidInputError, PyramideError
+from pyramide.engine.messages import CATALOGUE, DEFAULT_LOCALE, Locale, message
+
+PROBLEM_JSON: Final = "application/problem+json"
+RETRY_AFTER_S: Final = 1
+log = logging.getLogger("pyramide.service")
+
+SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
+    "unauthorized": {
+        "hu": "Hiányzó vagy érvénytelen hozzáférési token",
+        "en": "Missing or invalid access token",
+    },
+    "game_not_found": {"hu": "Nincs ilyen játszma", "en": "No such game"},
+    "not_found": {"hu": "Nincs ilyen erőforrás", "en": "No such resource"},
+    "method_not_allowed": {"hu": "Ez a metódus itt nem használható", "en": "Method not allowed here"},
+    "bad_request": {"hu": "Hibás kérés", "en": "Malformed request"},
+    "validation_failed": {"hu": "A kérés adatai érvénytelenek", "en": "The request data is invalid"},
+    "unsupported_media_type": {"hu": "Nem támogatott tartalomtípus", "en": "Unsupported media type"},
+    "precondition_failed": {
+        "hu": "A játszma közben megváltozott; a jelenlegi verzió: {version}",
+        "en": "The game has changed meanwhile; its current version is {version}",
+    },
+    "version_conflict": {
+        "hu": "A játszmát közben más is módosította, próbáld újra",
+        "en": "The game was changed by another request meanwhile; try again",
+    },
+    "idempotency_key_reused": {
+        "hu": "Ezt az Idempotency-Key kulcsot már egy másik kéréshez használták",
+        "en": "This Idempotency-Key was already used for a different request",
+    },
+    "service_unavailable": {
+        "hu": "A szolgáltatás átmenetileg nem érhető el, próbáld újra később",
+        "en": "The service is temporarily unavailable; try again later",
+    },
+    "internal_error": {"hu": "Váratlan belső hiba", "en": "Unexpected internal error"},
+}
+MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}
+
+_STATUS_CODES: Final = {
+    400: "bad_request",
+    401: "unauthorized",
+    404: "not_found",
+    405: "method_not_allowed",
+    412: "precondition_failed",
+    415: "unsupported_media_type",
+    422: "validation_failed",
+    503: "service_unavailable",
+}
+
+
+class ServiceError(HTTPException):
+    """An error of the service itself, with a stable code and parameters for its localised text."""
+
+    def __init__(
+        self,
+        status_code: int,
+        code: str,
+        *,
+        headers: dict[str, str] | None = None,
+        explanation: str | None = None,
+        **params: str,
+    ) -> None:
+        super().__init__(status_code=status_code, detail=code, headers=headers)
+        self.code = code
+        self.params = params
+        self.explanation = explanation
+
+
+def negotiate_locale(header: str | None, fallback: Locale = DEFAULT_LOCALE) -> Locale:
+    """The best of ``hu``/``en`` for an ``Accept-Language`` header (q-values honoured), else ``fallback``."""
+    best: tuple[float, Locale] | None = None
+    for part in (header or "").split(","):
+        tag, _, params = part.strip().partition(";")
+        language = tag.strip().lower().split("-")[0]
+        if language not in ("hu", "en"):
+            continue
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if quality > 0 and (best is None or quality > best[0]):
+            best = (quality, "hu" if language == "hu" else "en")
+    return fallback if best is None else best[1]
+
+
+def localised(code: str, locale: str, params: dict[str, str]) -> str:
+    return message(code, locale, **params) if code in CATALOGUE else _service_message(code, locale, params)
+
+
+def _service_message(code: str, locale: str, params: dict[str, str]) -> str:
+    texts = SERVICE_MESSAGES[code]
+    text = texts["en"] if locale == "en" else texts["hu"]
+    return text.format(**params) if params else text
+
+
+def problem_response(
+    request: Request,  # type: ignore[type-arg]
+    status: int,
+    code: str,
+    *,
+    detail: str | None = None,
+    params: dict[str, str] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[dict[str, object]]:
+    """A problem+json response with ``title`` (the localised message) and ``detail`` (more specific, if any)."""
+    locale = negotiate_locale(request.headers.get("accept-language"))
+    title = localised(code, locale, {})
+    body: dict[str, object] = {
+        "type": f"urn:pyramide:problem:{code}",
+        "title": title,
+        "status": status,
+        "detail": localised(code, locale, params or {}) if detail is None else detail,
+        "code": code,
+    }
+    return Response(
+        body,
+        status_code=status,
+        media_type=PROBLEM_JSON,
+        headers={"Content-Language": locale, **(headers or {})},
+    )
+
+
+def handle_engine_error(request: Request, error: PyramideError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    """Illegal moves are 409 (the request was fine, the game state refuses it); unreadable input is 422."""
+    status = 409 if isinstance(error, IllegalMoveError) else 422
+    if isinstance(error, InvalidInputError) and error.code == "invalid_state":
+        log.error("stored game is damaged: %s", error.detail)
+        return problem_response(request, 500, "internal_error")
+    return problem_response(request, status, error.code, params=dict(error.params))
+
+
+def handle_http_error(request: Request, error: HTTPException) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    if isinstance(error, ServiceError):
+        return problem_response(
+            request,
+            error.status_code,
+            error.code,
+            detail=error.explanation,
+            params=error.params,
+            headers=dict(error.headers or {}),
+        )
+    status = error.status_code
+    code = _STATUS_CODES.get(status, "bad_request" if status < 500 else "internal_error")
+    detail = _validation_detail(error) if isinstance(error, ValidationException) else None
+    return problem_response(request, status, code, detail=detail, headers=dict(error.headers or {}))
+
+
+def _validation_detail(error: HTTPException) -> str | None:
+    extra = error.extra
+    if not isinstance(extra, list) or not extra:
+        return None
+    parts = []
+    for item in extra[:5]:
+        if isinstance(item, dict):
+            parts.append(f"{item.get('key', '')}: {item.get('message', '')}".strip(": "))
+    return "; ".join(parts) or None
+
+
+def handle_redis_down(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    log.warning("redis unavailable: %s", error)
+    return problem_response(request, 503, "service_unavailable", headers={"Retry-After": str(RETRY_AFTER_S)})
+
+
+def handle_unexpected(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    log.exception("unexpected error", exc_info=error)
+    return problem_response(request, HTTP_500_INTERNAL_SERVER_ERROR, "internal_error")
+
+
+EXCEPTION_HANDLERS: Final = {
+    PyramideError: handle_engine_error,
+    HTTPException: handle_http_error,
+    RedisConnectionError: handle_redis_down,
+    RedisTimeoutError: handle_redis_down,
+    Exception: handle_unexpected,
+}

@@ -1,0 +1,60 @@
+"""What every handler needs from a request: its player, its language, its body, its retry and version headers."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, TypeVar
+
+from litestar import Request
+from pydantic import TypeAdapter, ValidationError
+
+from pyramide.engine.messages import Locale
+from pyramide.service.players import Player, PlayerStore
+from pyramide.service.problems import ServiceError, negotiate_locale
+from pyramide.service.schemas import IDEMPOTENCY_KEY_PATTERN
+
+T = TypeVar("T")
+AnyRequest = Request[Any, Any, Any]
+_IDEMPOTENCY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+
+
+async def current_player(request: AnyRequest) -> Player:
+    """The player of the ``Authorization: Bearer`` token; 401 without a valid one."""
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    players: PlayerStore = request.app.state.players
+    player = await players.authenticate(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+    if player is None:
+        raise ServiceError(401, "unauthorized", headers={"WWW-Authenticate": 'Bearer realm="pyramide"'})
+    return player
+
+
+def locale_of(request: AnyRequest, player: Player | None = None) -> Locale:
+    """``Accept-Language`` first, then the player's setting, then Hungarian."""
+    return negotiate_locale(request.headers.get("accept-language"), player.locale if player else "hu")
+
+
+async def parse_body(request: AnyRequest, adapter: TypeAdapter[T]) -> T:
+    """The JSON body validated strictly against its model: 400 when it is not JSON, 422 when it does not fit."""
+    raw = await request.body()
+    try:
+        return adapter.validate_json(raw or b"{}", strict=True)
+    except ValidationError as error:
+        if any(e["type"] == "json_invalid" for e in error.errors()):
+            raise ServiceError(400, "bad_request") from None
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in error.errors()[:5])
+        raise ServiceError(422, "validation_failed", explanation=problems) from error
+
+
+async def fingerprint(request: AnyRequest) -> str:
+    """What makes two requests the same one, for Idempotency-Key: method, path and body."""
+    body = await request.body()
+    return hashlib.sha256(b"%s %s\n%s" % (request.method.encode(), request.url.path.encode(), body)).hexdigest()
+
+
+def idempotency_key(request: AnyRequest) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is not None and not _IDEMPOTENCY.fullmatch(key):
+        raise ServiceError(400, "bad_request")
+    return key

@@ -1,0 +1,255 @@
+"""The API's request and response bodies as pydantic models: strict (no ``false`` as ``0``, no extra keys) and with
+every constraint in annotated types, so that the OpenAPI schema says exactly what the service accepts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from pyramide.engine.rules import MAX_RECYCLES
+
+_SEPARATORS = r"[\s\-‐‑‒–—―−_]*"
+CARD_PATTERN = r"^(10|[2-9AJQKTajqkt])[CDHScdhs♣♦♥♠]$"
+DEAL_CODE_PATTERN = (
+    rf"^\s*[Pp][Yy]1{_SEPARATORS}(?:[Nn]|[0-9][Ss]?[Cc]?[Ww]?|[Ss][Cc]?[Ww]?|[Cc][Ww]?|[Ww]){_SEPARATORS}"
+    r"(?:[A-Za-z]{7}|[Ll][A-Ya-y][A-Za-z]{48})\s*$"
+)
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,200}$"
+
+CardCode = Annotated[str, StringConstraints(pattern=CARD_PATTERN)]
+DealCodeText = Annotated[str, StringConstraints(pattern=DEAL_CODE_PATTERN, max_length=80)]
+Locale = Literal["hu", "en"]
+Recycles = Annotated[int, Field(ge=0, le=MAX_RECYCLES, strict=True)]
+Count = Annotated[int, Field(ge=0)]
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class RulesBody(StrictModel):
+    """A rule set. Missing keys take the app's rules (``N``)."""
+
+    recycles: Recycles | None = Field(None, description="Turn-overs of the waste allowed; null: without limit.")
+    stock_waste_pairs: bool = Field(False, description="The card just drawn may pair with the waste card beneath.")
+    cover_pairs: bool = Field(False, description="A card may pair with the single free card still covering it.")
+    strict_win: bool = Field(False, description="All 52 cards must go, not only the pyramid.")
+
+
+Row1 = Annotated[list[CardCode], Field(min_length=1, max_length=1)]
+Row2 = Annotated[list[CardCode], Field(min_length=2, max_length=2)]
+Row3 = Annotated[list[CardCode], Field(min_length=3, max_length=3)]
+Row4 = Annotated[list[CardCode], Field(min_length=4, max_length=4)]
+Row5 = Annotated[list[CardCode], Field(min_length=5, max_length=5)]
+Row6 = Annotated[list[CardCode], Field(min_length=6, max_length=6)]
+Row7 = Annotated[list[CardCode], Field(min_length=7, max_length=7)]
+OtherCards = Annotated[list[CardCode], Field(max_length=24)]
+
+
+class LayoutBody(StrictModel):
+    """The JSON that ``pyramide deal --json`` prints: each of the 52 cards exactly once."""
+
+    code: DealCodeText | None = Field(None, description="Kept when it deals exactly these cards.")
+    rules: RulesBody | None = Field(None, description="Default: the code's rules, else N.")
+    pyramid: tuple[Row1, Row2, Row3, Row4, Row5, Row6, Row7] = Field(description="Rows from the top, left to right.")
+    waste: OtherCards = Field(description="Bottom to top.")
+    stock: OtherCards = Field(description="In draw order, the next card first.")
+
+
+class DealLayout(BaseModel):
+    """A deal: its code, rules and cards."""
+
+    code: str
+    rules: RulesBody
+    pyramid: list[list[str]]
+    waste: list[str]
+    stock: list[str]
+
+
+# -- players ---------------------------------------------------------------------------------------------------
+
+
+class PlayerSettingsBody(StrictModel):
+    locale: Locale | None = Field(None, description="Language of messages when Accept-Language names none.")
+    explain_errors: bool | None = Field(None, description="Default for new games: explain refused taps.")
+
+
+class CreatePlayerBody(StrictModel):
+    locale: Locale = "hu"
+    explain_errors: bool = False
+
+
+class Player(BaseModel):
+    id: UUID
+    locale: Locale
+    explain_errors: bool
+    created_at: datetime
+
+
+class CreatedPlayer(Player):
+    token: str = Field(description="Bearer token for every game route. Shown once; stored only hashed.")
+
+
+# -- games -----------------------------------------------------------------------------------------------------
+
+
+class RandomGameBody(StrictModel):
+    """A uniformly random deal under ``rules``."""
+
+    rules: RulesBody | None = None
+    explain_errors: bool | None = None
+
+
+class CodeGameBody(StrictModel):
+    """The deal of a pasted code, under the code's rules."""
+
+    code: DealCodeText
+    explain_errors: bool | None = None
+
+
+class LayoutGameBody(StrictModel):
+    """A layout chosen by hand (the JSON that ``pyramide deal --json`` and ``GET /v1/deals/{code}`` give)."""
+
+    layout: LayoutBody
+    explain_errors: bool | None = None
+
+
+CreateGameBody = CodeGameBody | LayoutGameBody | RandomGameBody
+
+
+class PairMove(StrictModel):
+    type: Literal["pair"]
+    cards: Annotated[list[CardCode], Field(min_length=2, max_length=2)]
+
+
+class KingMove(StrictModel):
+    type: Literal["king"]
+    card: CardCode
+
+
+class DrawMove(StrictModel):
+    type: Literal["draw"]
+
+
+class RecycleMove(StrictModel):
+    type: Literal["recycle"]
+
+
+class UndoMove(StrictModel):
+    type: Literal["undo"]
+
+
+MoveBody = Annotated[PairMove | KingMove | DrawMove | RecycleMove | UndoMove, Field(discriminator="type")]
+
+
+class CardTap(StrictModel):
+    card: CardCode
+
+
+class StockTap(StrictModel):
+    target: Literal["stock"]
+
+
+TapBody = CardTap | StockTap
+
+
+class Slot(BaseModel):
+    row: Annotated[int, Field(ge=1, le=7)]
+    col: Annotated[int, Field(ge=1, le=7)]
+    card: str | None = Field(description="The card, or null once removed.")
+    free: bool
+
+
+class Waste(BaseModel):
+    count: Count
+    top: str | None
+    cards: list[str] = Field(description="The face-up waste cards, bottom to top.")
+
+
+class Stock(BaseModel):
+    count: Count = Field(description="Face-down cards; their order is never shown.")
+
+
+class RecyclesState(BaseModel):
+    used: Count
+    left: Count | None = Field(description="null: without limit.")
+
+
+class Feedback(BaseModel):
+    code: str
+    message: str | None = Field(description="Localised; null when the game does not show it.")
+
+
+GameStatus = Literal["in_progress", "won", "stuck", "abandoned"]
+
+
+class Snapshot(BaseModel):
+    """The whole visible state of a game; every game response is one."""
+
+    id: UUID
+    code: str
+    rules: RulesBody
+    version: Count = Field(description="Goes up by one with every change; also the ETag.")
+    status: GameStatus
+    score: Count
+    moves: Count = Field(description="Removals, draws and turn-overs; never goes down.")
+    elapsed_ms: Count | None = Field(description="From the first move to the win (or to now); null before it.")
+    pyramid: Annotated[list[Slot], Field(min_length=28, max_length=28)]
+    waste: Waste
+    stock: Stock
+    selected: str | None
+    undo_available: Count
+    recycles: RecyclesState
+    legal_moves: list[str] = Field(description="In move notation: KD, 10C+3S, D (draw), R (turn-over).")
+    explain_errors: bool
+    feedback: Feedback | None = None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class GameRecord(BaseModel):
+    """Every operation of a game in order, in move notation; replaying it from the code reproduces the game."""
+
+    id: UUID
+    code: str
+    rules: RulesBody
+    moves: list[str]
+    record: str = Field(description="The moves separated by spaces.")
+
+
+# -- rules catalogue, problems, health -------------------------------------------------------------------------
+
+
+class RulePreset(BaseModel):
+    segment: str
+    name: str
+    description: str
+    rules: RulesBody
+
+
+class RuleVariant(BaseModel):
+    key: str
+    name: str
+    description: str
+
+
+class RulesCatalogue(BaseModel):
+    presets: list[RulePreset]
+    variants: list[RuleVariant]
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details, with a stable ``code``; ``title`` and ``detail`` in the caller's language."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+
+
+class Health(BaseModel):
+    status: Literal["ok"]

@@ -1,0 +1,136 @@
+"""Games in Redis: atomic compare-and-set saves, the game record, and stored responses for idempotent retries.
+
+Every key of one game carries the hash tag ``{g:<id>}`` so that they share a Redis Cluster slot and one Lua script
+can write them together: the new state only if the version is still the one the request read, the record entry, and
+the response kept for its Idempotency-Key. Unfinished games expire ``unfinished_ttl_s`` after their last change;
+won and abandoned games are kept.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from typing import Any, Final
+from uuid import UUID
+
+from pyramide.service.settings import Settings
+from pyramide.service.stored_game import VERSION_BYTES, StoredGame, version_bytes
+
+Redis = Any  # redis.asyncio.Redis or redis.asyncio.cluster.RedisCluster: both have the calls used here
+
+_SAVE: Final = """
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+if string.sub(current, 1, VERSION_BYTES) ~= ARGV[1] then return -1 end
+redis.call('SET', KEYS[1], ARGV[2])
+if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
+local ttl = tonumber(ARGV[4])
+if ttl > 0 then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+else
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[2])
+end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[6]) end
+return 1
+""".replace("VERSION_BYTES", str(VERSION_BYTES))
+
+_CREATE: Final = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return {0, redis.call('GET', KEYS[2]) or ''}
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4]) end
+return {1, ''}
+"""
+
+
+class Saved(enum.Enum):
+    OK = 1
+    CONFLICT = -1
+    MISSING = 0
+
+
+def digest(*parts: str) -> str:
+    """A short stable hash, for keys derived from client input (Idempotency-Key) that Redis never sees raw."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+def derived_id(*parts: str) -> UUID:
+    """A UUID derived from client input: the same Idempotency-Key always names the same new resource."""
+    return UUID(bytes=hashlib.sha256("\x1f".join(("pyramide-id", *parts)).encode()).digest()[:16], version=4)
+
+
+def game_key(game_id: UUID) -> str:
+    return f"pyr:{{g:{game_id}}}:state"
+
+
+def record_key(game_id: UUID) -> str:
+    return f"pyr:{{g:{game_id}}}:record"
+
+
+def game_idempotency_key(game_id: UUID, key_digest: str) -> str:
+    return f"pyr:{{g:{game_id}}}:idem:{key_digest}"
+
+
+class GameStore:
+    def __init__(self, redis: Redis, settings: Settings) -> None:
+        self.redis = redis
+        self.settings = settings
+        self._save = redis.register_script(_SAVE)
+        self._create = redis.register_script(_CREATE)
+
+    def _ttl_ms(self, stored: StoredGame) -> int:
+        return 0 if stored.finished else self.settings.unfinished_ttl_s * 1000
+
+    async def load(self, game_id: UUID, idempotency: str | None = None) -> tuple[bytes | None, bytes | None]:
+        """The stored game and, for an Idempotency-Key digest, the response kept for it."""
+        if idempotency is None:
+            return await self.redis.get(game_key(game_id)), None
+        state, kept = await self.redis.mget([game_key(game_id), game_idempotency_key(game_id, idempotency)])
+        return state, kept
+
+    async def create(self, stored: StoredGame, idempotency: str | None, response: bytes) -> bytes | None:
+        """Store a new game; if one with this id exists already (a retried create), return its kept response."""
+        idem_key = game_idempotency_key(stored.id, idempotency or "-")
+        created, kept = await self._create(
+            keys=[game_key(stored.id), idem_key],
+            args=[
+                stored.to_bytes(),
+                self._ttl_ms(stored),
+                response if idempotency else b"",
+                self.settings.idempotency_ttl_s * 1000,
+            ],
+        )
+        return None if created == 1 else (kept or b"")
+
+    async def save(
+        self,
+        stored: StoredGame,
+        expected_version: int,
+        notation: str | None,
+        idempotency: str | None = None,
+        response: bytes = b"",
+    ) -> Saved:
+        """Write ``stored`` if the stored version is still ``expected_version``, append ``notation`` to the record
+        and keep ``response`` for the Idempotency-Key, all at once."""
+        result = await self._save(
+            keys=[
+                game_key(stored.id),
+                record_key(stored.id),
+                game_idempotency_key(stored.id, idempotency or "-"),
+            ],
+            args=[
+                version_bytes(expected_version),
+                stored.to_bytes(),
+                notation or "",
+                self._ttl_ms(stored),
+                response if idempotency else b"",
+                self.settings.idempotency_ttl_s * 1000,
+            ],
+        )
+        return Saved(int(result))
+
+    async def record(self, game_id: UUID) -> list[str]:
+        return [m.decode() for m in await self.redis.lrange(record_key(game_id), 0, -1)]

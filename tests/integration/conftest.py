@@ -1,0 +1,60 @@
+"""Integration fixtures: one real Redis server (the embedded one) for the session, emptied before each test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from pyramide.service.app import create_app
+from pyramide.service.embedded_redis import EmbeddedRedis
+from pyramide.service.settings import Settings
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    with EmbeddedRedis(tmp_path_factory.mktemp("redis")) as server:
+        yield server
+
+
+@pytest.fixture
+def redis_client(redis_server: EmbeddedRedis) -> Iterator[redis.Redis]:
+    if not redis_server.running:
+        redis_server.start()
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def settings(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Settings:
+    return Settings(redis_url=redis_server.url, data_dir=Path(redis_server.data_dir))
+
+
+@pytest.fixture
+def app(settings: Settings) -> Litestar:
+    return create_app(settings)
+
+
+@pytest.fixture
+def client(app: Litestar) -> Iterator[TestClient[Any]]:
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def new_player(client: TestClient[Any], **settings: object) -> dict[str, str]:
+    """Headers that authenticate a fresh player."""
+    response = client.post("/v1/players", json=settings)
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+@pytest.fixture
+def player(client: TestClient[Any]) -> dict[str, str]:
+    return new_player(client)

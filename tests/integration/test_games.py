@@ -1,0 +1,205 @@
+"""Whole games through HTTP against the real (embedded) Redis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.testing import TestClient
+
+from pyramide.engine import DealCode, Game, Rules, parse_move
+from pyramide.engine.moves import parse_record
+from tests.integration.conftest import new_player
+from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
+
+Client = TestClient[Any]
+
+
+def _layout_game(client: Client, player: dict[str, str], layout_json: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    response = client.post("/v1/games", json={"layout": layout_json, **extra}, headers=player)
+    assert response.status_code == 201, response.text
+    game: dict[str, Any] = response.json()
+    return game
+
+
+def _doc_game(client: Client, player: dict[str, str], **extra: Any) -> dict[str, Any]:
+    return _layout_game(client, player, DealCode.for_layout(doc_layout()).to_json(), **extra)
+
+
+def _slot(snapshot: dict[str, Any], row: int, col: int) -> dict[str, Any]:
+    (slot,) = [s for s in snapshot["pyramid"] if s["row"] == row and s["col"] == col]
+    found: dict[str, Any] = slot
+    return found
+
+
+def _row(snapshot: dict[str, Any], row: int) -> list[str | None]:
+    return [s["card"] for s in snapshot["pyramid"] if s["row"] == row]
+
+
+def test_create_returns_the_snapshot_with_location_and_etag(client: Client, player: dict[str, str]) -> None:
+    response = client.post("/v1/games", json={"code": "py1-2s-aaaaaab"}, headers=player)
+    assert response.status_code == 201
+    game = response.json()
+    assert response.headers["location"] == f"/v1/games/{game['id']}"
+    assert response.headers["etag"] == '"0"'
+    assert game["code"] == "PY1-2S-AAAAAAB"
+    assert game["rules"] == {"recycles": 2, "stock_waste_pairs": True, "cover_pairs": False, "strict_win": False}
+    assert game["status"] == "in_progress" and game["score"] == 0 and game["moves"] == 0
+    assert len(game["pyramid"]) == 28 and game["stock"] == {"count": 23}
+    assert game["waste"]["count"] == 1 and game["waste"]["top"] == "QC"
+    assert game["recycles"] == {"used": 0, "left": 2}
+    assert game["elapsed_ms"] is None and game["undo_available"] == 0
+    assert _row(game, 7) == ["KC", "KH", "10H", "10S", "JS", "10D", "8S"]
+    assert [s["free"] for s in game["pyramid"]].count(True) == 7
+    assert "order" not in str(game["stock"])
+    again = client.get(f"/v1/games/{game['id']}", headers=player)
+    assert again.json() == {**game, "elapsed_ms": None}
+
+
+def test_random_games_and_rules(client: Client, player: dict[str, str]) -> None:
+    first = client.post("/v1/games", json={}, headers=player).json()
+    second = client.post("/v1/games", json={"rules": {"recycles": 0, "strict_win": True}}, headers=player).json()
+    assert first["code"] != second["code"]
+    assert DealCode.parse(second["code"]).rules == Rules(recycles=0, strict_win=True)
+
+
+def test_the_rules_documents_examples_by_taps(client: Client, player: dict[str, str]) -> None:
+    game = _doc_game(client, player, explain_errors=True)
+    url = f"/v1/games/{game['id']}/taps"
+    covered = client.post(url, json={"card": "QC"}, headers=player).json()
+    assert covered["feedback"] == {"code": "card_covered", "message": "Ezt a lapot egy másik lap takarja"}
+    assert covered["version"] == 0, "a tap that does nothing changes nothing"
+    assert client.post(url, json={"card": "7C"}, headers=player).json()["selected"] == "7C"
+    refused = client.post(url, json={"card": "7S"}, headers={**player, "Accept-Language": "en"}).json()
+    assert refused["feedback"] == {"code": "sum_must_be_13", "message": "The sum must be: 13"}
+    assert refused["selected"] == "7S"
+    king = client.post(url, json={"card": "KD"}, headers=player).json()
+    assert king["feedback"]["code"] == "removed" and king["score"] == 10
+    client.post(url, json={"card": "10C"}, headers=player)
+    pair = client.post(url, json={"card": "3S"}, headers=player).json()
+    assert [c for c in _row(pair, 7) if c] == ["7C", "3H", "4H", "7S"]
+    assert _row(pair, 6) == ["QC", "2C", "8D", "10D", "10S", "JS"]
+    assert (pair["score"], pair["moves"], pair["stock"]["count"], pair["waste"]["top"]) == (30, 2, 23, "7D")
+    record = client.get(f"/v1/games/{game['id']}/record", headers=player).json()
+    assert record["record"] == "KD 10C+3S"
+
+
+def test_the_covered_card_is_silent_without_explanations(client: Client, player: dict[str, str]) -> None:
+    game = _doc_game(client, player)
+    covered = client.post(f"/v1/games/{game['id']}/taps", json={"card": "QC"}, headers=player).json()
+    assert covered["feedback"] == {"code": "card_covered", "message": None}
+
+
+def test_a_full_won_game_scores_280(client: Client, player: dict[str, str]) -> None:
+    game = _layout_game(client, player, DealCode.for_layout(easy_game().layout).to_json())
+    url = f"/v1/games/{game['id']}/moves"
+    for move in parse_record(EASY_CLEARING):
+        body: dict[str, Any] = {"type": "king", "card": move.notation()}
+        if "+" in move.notation():
+            body = {"type": "pair", "cards": move.notation().split("+")}
+        snapshot = client.post(url, json=body, headers=player).json()
+    assert snapshot["status"] == "won" and snapshot["score"] == 280 and snapshot["moves"] == 16
+    assert snapshot["feedback"] == {"code": "won", "message": "Gratulálunk, nyertél!"}
+    assert snapshot["finished_at"] is not None and snapshot["elapsed_ms"] >= 0
+    assert snapshot["legal_moves"] == [] and snapshot["undo_available"] == 0
+    late = client.post(url, json={"type": "undo"}, headers=player)
+    assert late.status_code == 409 and late.json()["code"] == "game_over"
+
+
+def test_a_stuck_game_says_so_and_can_still_undo(client: Client, player: dict[str, str]) -> None:
+    game = _layout_game(client, player, dead_end_start().code.to_json())
+    url = f"/v1/games/{game['id']}/moves"
+    for move in dead_end_moves(moves_left=0):
+        response = client.post(url, json=_body(move.notation()), headers=player)
+        assert response.status_code == 200, response.text
+    stuck = response.json()
+    assert stuck["status"] == "stuck" and stuck["legal_moves"] == []
+    assert stuck["feedback"] == {"code": "no_more_moves", "message": "Nincs több lehetséges lépés"}
+    assert stuck["stock"]["count"] == 0 and stuck["waste"]["count"] == 0
+    undone = client.post(url, json={"type": "undo"}, headers=player).json()
+    assert undone["status"] == "in_progress" and undone["moves"] == stuck["moves"]
+
+
+def _body(notation: str) -> dict[str, Any]:
+    if notation == "D":
+        return {"type": "draw"}
+    if notation == "R":
+        return {"type": "recycle"}
+    if "+" in notation:
+        return {"type": "pair", "cards": notation.split("+")}
+    return {"type": "king", "card": notation}
+
+
+def test_undo_takes_back_points_but_not_the_counter(client: Client, player: dict[str, str]) -> None:
+    game = _doc_game(client, player)
+    url = f"/v1/games/{game['id']}/moves"
+    client.post(url, json={"type": "king", "card": "KD"}, headers=player)
+    client.post(url, json={"type": "draw"}, headers=player)
+    undone = client.post(url, json={"type": "undo"}, headers=player).json()
+    assert undone["moves"] == 2 and undone["stock"]["count"] == 23 and undone["undo_available"] == 1
+    undone = client.post(url, json={"type": "undo"}, headers=player).json()
+    assert undone["score"] == 0 and undone["moves"] == 2 and _slot(undone, 7, 6)["card"] == "KD"
+    nothing = client.post(url, json={"type": "undo"}, headers=player)
+    assert nothing.status_code == 409 and nothing.json()["code"] == "nothing_to_undo"
+    record = client.get(f"/v1/games/{game['id']}/record", headers=player).json()
+    assert record["moves"] == ["KD", "D", "U", "U"]
+    replayed = Game(DealCode.parse(record["code"]))
+    for move in parse_record(record["record"]):
+        replayed.play(move)
+    assert replayed.score == 0 and replayed.moves == 2
+
+
+def test_abandon_ends_the_game(client: Client, player: dict[str, str]) -> None:
+    game = _doc_game(client, player)
+    abandoned = client.post(f"/v1/games/{game['id']}/abandon", headers=player).json()
+    assert abandoned["status"] == "abandoned" and abandoned["legal_moves"] == []
+    again = client.post(f"/v1/games/{game['id']}/moves", json={"type": "draw"}, headers=player)
+    assert again.status_code == 409 and again.json()["code"] == "game_over"
+
+
+def test_players_cannot_see_each_others_games(client: Client, player: dict[str, str]) -> None:
+    game = _doc_game(client, player)
+    other = new_player(client)
+    for response in (
+        client.get(f"/v1/games/{game['id']}", headers=other),
+        client.post(f"/v1/games/{game['id']}/moves", json={"type": "draw"}, headers=other),
+        client.get(f"/v1/games/{game['id']}/record", headers=other),
+    ):
+        assert response.status_code == 404 and response.json()["code"] == "game_not_found"
+    assert client.get(f"/v1/games/{game['id']}", headers=player).json()["moves"] == 0
+
+
+def test_deals_are_public(client: Client) -> None:
+    deal = client.get("/v1/deals/PY1-N-AAAAAAS").json()
+    assert deal == DealCode.parse("PY1-N-AAAAAAS").to_json()
+    bad = client.get("/v1/deals/PY1-N-AAAAAAAAA")
+    assert bad.status_code in (400, 404, 422)
+    rules = client.get("/v1/rules", headers={"Accept-Language": "en"}).json()
+    assert [p["segment"] for p in rules["presets"]] == ["N", "2S", "0W"]
+    assert rules["presets"][0]["name"] == "The app's rules"
+    assert {v["key"] for v in rules["variants"]} == {"recycles", "stock_waste_pairs", "cover_pairs", "strict_win"}
+
+
+def test_a_layout_from_the_deal_endpoint_is_accepted_back(client: Client, player: dict[str, str]) -> None:
+    deal = client.get("/v1/deals/PY1-0W-QWERTYU").json()
+    game = _layout_game(client, player, deal)
+    assert game["code"] == "PY1-0W-QWERTYU"
+    assert game["rules"]["recycles"] == 0 and game["rules"]["strict_win"] is True
+
+
+def test_player_settings_are_the_default_for_new_games(client: Client) -> None:
+    player = new_player(client, locale="en", explain_errors=True)
+    me = client.get("/v1/players/me", headers=player).json()
+    assert me["locale"] == "en" and me["explain_errors"] is True
+    game = _doc_game(client, player)
+    covered = client.post(f"/v1/games/{game['id']}/taps", json={"card": "QC"}, headers=player).json()
+    assert covered["feedback"]["message"] == "This card is covered by another card"
+    changed = client.patch("/v1/players/me", json={"explain_errors": False}, headers=player).json()
+    assert changed["explain_errors"] is False and changed["locale"] == "en"
+    assert _doc_game(client, player)["explain_errors"] is False
+
+
+def test_moves_by_notation_equal_parse_move(client: Client, player: dict[str, str]) -> None:
+    game = _doc_game(client, player)
+    pair = client.post(f"/v1/games/{game['id']}/moves", json={"type": "pair", "cards": ["kd", "KD"]}, headers=player)
+    assert pair.status_code == 409 and pair.json()["code"] == "same_card"
+    assert parse_move("KD").notation() == "KD"
