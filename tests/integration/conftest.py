@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+import uvicorn
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -58,3 +63,30 @@ def new_player(client: TestClient[Any], **settings: object) -> dict[str, str]:
 @pytest.fixture
 def player(client: TestClient[Any]) -> dict[str, str]:
     return new_player(client)
+
+
+@contextmanager
+def serve_in_thread(app: Litestar) -> Iterator[str]:
+    """The app served by uvicorn on a free loopback port, in a thread of this process: real HTTP and real
+    concurrency, in-process."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def live_url(app: Litestar) -> Iterator[str]:
+    with serve_in_thread(app) as url:
+        yield url

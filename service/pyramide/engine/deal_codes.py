@@ -14,6 +14,7 @@ import secrets
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pyramide.engine.cards import DECK, Card
@@ -89,6 +90,9 @@ class DealCode:
             raise ValueError(f"deal numbers run from 0 to {DEAL_COUNT - 1}")
 
     def __str__(self) -> str:
+        return _code_text(self)
+
+    def _text(self) -> str:
         if self.layout is None:
             assert self.number is not None
             deal = _to_letters(self.number, NUMBER_LETTERS)
@@ -150,6 +154,12 @@ class DealCode:
         if given is not None and given.deal() == layout:
             return cls(rules, given.number, given.layout)
         return cls.for_layout(layout, rules)
+
+
+@lru_cache(maxsize=8192)
+def _code_text(code: DealCode) -> str:
+    """Codes are written often (every snapshot) and computed in full only once."""
+    return code._text()
 
 
 def random_deal_code(rules: Rules = APP_RULES, randbelow: Callable[[int], int] = secrets.randbelow) -> DealCode:

@@ -197,10 +197,12 @@ class Game:
         moves: list[Move] = [RemoveKing(c) for c in free if is_king(c)]
         if top is not None and is_king(top):
             moves.append(RemoveKing(top))
-        pool = free if top is None else [*free, top]
-        for i, first in enumerate(pool):
-            need = PAIR_SUM - card_value(first)
-            moves.extend(RemovePair(first, second) for second in pool[i + 1 :] if card_value(second) == need)
+        by_value: dict[int, list[Card]] = {}
+        for card in free if top is None else (*free, top):
+            by_value.setdefault(card_value(card), []).append(card)
+        for value, firsts in by_value.items():
+            if 2 * value < PAIR_SUM:
+                moves.extend(RemovePair(a, b) for a in firsts for b in by_value.get(PAIR_SUM - value, ()))
         if top is not None and self._stock_waste_pair(self._waste, self.fresh_draw):
             moves.append(RemovePair(self._waste[-2], top))
         if self.rules.cover_pairs:

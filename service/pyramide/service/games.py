@@ -8,7 +8,9 @@ version, so no update is ever lost.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from uuid import UUID, uuid4
@@ -47,9 +49,11 @@ from pyramide.service.schemas import (
     TapBody,
     UndoMove,
 )
-from pyramide.service.snapshots import now_ms, snapshot
+from pyramide.service.snapshots import now_ms, snapshot_json
 from pyramide.service.store import GameStore, Saved, derived_id, digest
 from pyramide.service.stored_game import StoredGame
+
+RETRY_BACKOFF_S = 0.001
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +102,7 @@ def deal_for(body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
 
 
 def _reply(stored: StoredGame, locale: Locale, feedback: Feedback | None, status: int = 200) -> Reply:
-    body = snapshot(stored, locale, feedback).model_dump_json().encode()
-    return Reply(status, body, {"ETag": f'"{stored.version}"'})
+    return Reply(status, snapshot_json(stored, locale, feedback), {"ETag": f'"{stored.version}"'})
 
 
 def parse_if_match(header: str | None) -> int | None:
@@ -137,7 +140,7 @@ class GameService:
         reply = _reply(stored, locale, None, status=201)
         reply.headers["Location"] = f"/v1/games/{stored.id}"
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
-        kept = await self.store.create(stored, key, reply.kept(fingerprint))
+        kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"")
         if kept is None:
             return reply
         if not kept:
@@ -170,7 +173,9 @@ class GameService:
     ) -> Reply:
         """Load, act, save with compare-and-set; retried on a lost race unless ``if_match`` pins the version."""
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
-        for _ in range(self.conflict_retries + 1):
+        for attempt in range(self.conflict_retries + 1):
+            if attempt:
+                await asyncio.sleep(random.uniform(0, RETRY_BACKOFF_S * 2**attempt))  # let the winner finish
             state, kept = await self.store.load(game_id, key)
             stored = self._owned(player, game_id, state)
             if kept:
@@ -183,7 +188,8 @@ class GameService:
                 return _reply(stored, locale, outcome.feedback)
             _advance(stored)
             reply = _reply(stored, locale, outcome.feedback)
-            saved = await self.store.save(stored, expected, outcome.notation, key, reply.kept(fingerprint))
+            kept_reply = reply.kept(fingerprint) if key else b""
+            saved = await self.store.save(stored, expected, outcome.notation, key, kept_reply)
             if saved is Saved.OK:
                 return reply
             if saved is Saved.MISSING:

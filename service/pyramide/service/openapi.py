@@ -13,6 +13,7 @@ from litestar._openapi.plugin import OpenAPIPlugin
 from pydantic import TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
+from pyramide.service.problems import PROBLEM_JSON
 from pyramide.service.schemas import (
     CreatedPlayer,
     CreateGameBody,
@@ -63,6 +64,9 @@ def build_document(app: Litestar) -> dict[str, Any]:
             operation_id = operation.get("operationId")
             if operation_id in PUBLIC_OPERATIONS:
                 operation["security"] = []
+            for status, response in operation.get("responses", {}).items():
+                if int(status) >= 400:  # every error is problem+json, also the 400 Litestar adds by itself
+                    response["content"] = {PROBLEM_JSON: {"schema": {"$ref": _REF.format(model="Problem")}}}
             body = bodies.get(operation_id)
             if body is not None:
                 operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}

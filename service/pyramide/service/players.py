@@ -52,10 +52,19 @@ def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
     return Player(player_id, locale, fields.get(b"explain_errors") == b"1", int(fields.get(b"created_ms", b"0")))
 
 
+AUTH_CACHE_S = 10.0
+AUTH_CACHE_SIZE = 10_000
+
+
 class PlayerStore:
+    """Players in Redis. Authenticated players are remembered in this process for ``AUTH_CACHE_S`` seconds, so a
+    move costs no extra Redis round trip for its token; a settings change made through another process shows
+    here within that time."""
+
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
         self._create = redis.register_script(_CREATE)
+        self._known: dict[str, tuple[float, Player]] = {}
 
     async def create(
         self, locale: Locale, explain_errors: bool, idempotency_key: str | None = None, fingerprint: str = ""
@@ -94,6 +103,19 @@ class PlayerStore:
 
     async def authenticate(self, token: str) -> Player | None:
         """The token's player, or ``None`` for a missing, malformed or wrong token (compared in constant time)."""
+        cache_key = _hash(token)
+        known = self._known.get(cache_key)
+        now = time.monotonic()
+        if known is not None and now - known[0] < AUTH_CACHE_S:
+            return known[1]
+        player = await self._authenticate(token)
+        if player is not None:
+            if len(self._known) >= AUTH_CACHE_SIZE:
+                self._known.clear()
+            self._known[cache_key] = (now, player)
+        return player
+
+    async def _authenticate(self, token: str) -> Player | None:
         player_text, _, secret = token.partition(".")
         try:
             player_id = UUID(player_text)
@@ -113,6 +135,7 @@ class PlayerStore:
             changes["explain_errors"] = "1" if explain_errors else "0"
         if changes:
             await self.redis.hset(player_key(player.id), mapping=changes)
+            self._known = {k: v for k, v in self._known.items() if v[1].id != player.id}
         return Player(
             player.id,
             locale or player.locale,

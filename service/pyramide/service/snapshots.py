@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
+from functools import lru_cache
+
+from pydantic import TypeAdapter
 
 from pyramide.engine import Feedback as EngineFeedback
 from pyramide.engine import card_code
+from pyramide.engine.cards import Card
 from pyramide.engine.messages import Locale
-from pyramide.service.schemas import (
-    Feedback,
-    RecyclesState,
-    RulesBody,
-    Slot,
-    Snapshot,
-    Stock,
-    Waste,
-)
+from pyramide.engine.pyramid import POSITIONS, is_free
+from pyramide.service.schemas import Snapshot
 from pyramide.service.stored_game import StoredGame
+
+_SNAPSHOT = TypeAdapter(Snapshot)
 
 
 def now_ms() -> int:
@@ -39,29 +38,52 @@ def elapsed_ms(stored: StoredGame, now: int) -> int | None:
     return max(0, (stored.finished_ms or now) - stored.first_move_ms)
 
 
+@lru_cache(maxsize=4096)
+def _slots(pyramid: tuple[Card, ...], present: int) -> list[dict[str, object]]:
+    """The 28 slots as data; the same for every move that leaves the pyramid as it is (draws, most taps)."""
+    return [
+        {
+            "row": row + 1,
+            "col": col + 1,
+            "card": card_code(card) if present >> s & 1 else None,
+            "free": is_free(present, s),
+        }
+        for s, ((row, col), card) in enumerate(zip(POSITIONS, pyramid, strict=True))
+    ]
+
+
 def snapshot(stored: StoredGame, locale: Locale, feedback: EngineFeedback | None = None) -> Snapshot:
+    """The snapshot, validated by pydantic. Built as plain data and validated in one call: several times faster
+    than constructing the nested models one by one, which matters on every move."""
     game = stored.game
     finished = stored.finished
-    return Snapshot(
-        id=stored.id,
-        code=str(game.code),
-        rules=RulesBody(**game.rules.to_json()),
-        version=stored.version,
-        status=stored.status,  # type: ignore[arg-type]
-        score=game.score,
-        moves=game.moves,
-        elapsed_ms=elapsed_ms(stored, now_ms()),
-        pyramid=[Slot(row=r, col=c, card=_code(card), free=free) for r, c, card, free in game.slot_views()],
-        waste=Waste(count=len(game.waste), top=_code(game.waste_top), cards=[card_code(c) for c in game.waste]),
-        stock=Stock(count=len(game.stock)),
-        selected=_code(game.selection),
-        undo_available=0 if stored.abandoned else game.undo_available,
-        recycles=RecyclesState(used=game.recycles_used, left=game.recycles_left),
-        legal_moves=[] if finished else [m.notation() for m in game.legal_moves()],
-        explain_errors=game.explain_errors,
-        feedback=None
-        if feedback is None
-        else Feedback(code=feedback.code, message=feedback.message(locale, game.explain_errors)),
-        created_at=_time(stored.created_ms),  # type: ignore[arg-type]
-        finished_at=_time(stored.finished_ms),
+    top = game.waste_top
+    return _SNAPSHOT.validate_python(
+        {
+            "id": stored.id,
+            "code": str(game.code),
+            "rules": game.rules.to_json(),
+            "version": stored.version,
+            "status": stored.status,
+            "score": game.score,
+            "moves": game.moves,
+            "elapsed_ms": elapsed_ms(stored, now_ms()),
+            "pyramid": _slots(game.layout.pyramid, game.present),
+            "waste": {"count": len(game.waste), "top": _code(top), "cards": [card_code(c) for c in game.waste]},
+            "stock": {"count": len(game.stock)},
+            "selected": _code(game.selection),
+            "undo_available": 0 if stored.abandoned else game.undo_available,
+            "recycles": {"used": game.recycles_used, "left": game.recycles_left},
+            "legal_moves": [] if finished else [m.notation() for m in game.legal_moves()],
+            "explain_errors": game.explain_errors,
+            "feedback": None
+            if feedback is None
+            else {"code": feedback.code, "message": feedback.message(locale, game.explain_errors)},
+            "created_at": _time(stored.created_ms),
+            "finished_at": _time(stored.finished_ms),
+        }
     )
+
+
+def snapshot_json(stored: StoredGame, locale: Locale, feedback: EngineFeedback | None = None) -> bytes:
+    return _SNAPSHOT.dump_json(snapshot(stored, locale, feedback))

@@ -65,7 +65,7 @@ class DealController(Controller):
         "/deals/{code:str}",
         operation_id="getDeal",
         summary="The cards and rules of a deal code",
-        responses=problems(400, 422),
+        responses=problems(400, 422, redis=False),
     )
     async def deal(
         self, code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")]

@@ -21,13 +21,13 @@ _DESCRIPTIONS = {
 }
 
 
-def problems(*statuses: int) -> dict[int, ResponseSpec]:
-    """Problem+json responses for ``statuses`` (503 is always possible: every operation needs Redis)."""
+def problems(*statuses: int, redis: bool = True) -> dict[int, ResponseSpec]:
+    """Problem+json responses for ``statuses``, and 503 for operations that need Redis."""
     return {
         status: ResponseSpec(
             data_container=Problem, description=_DESCRIPTIONS[status], media_type=PROBLEM_JSON, generate_examples=False
         )
-        for status in (*statuses, 503)
+        for status in (*statuses, *([503] if redis else []))
     }
 
 

@@ -23,7 +23,7 @@ from pyramide.service.games import (
 )
 from pyramide.service.requests import AnyRequest, current_player, fingerprint, locale_of, parse_body
 from pyramide.service.schemas import CreateGameBody, GameRecord, MoveBody, RulesBody, Snapshot, TapBody
-from pyramide.service.snapshots import snapshot
+from pyramide.service.snapshots import snapshot_json
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
 _MOVE: TypeAdapter[MoveBody] = TypeAdapter(MoveBody)
@@ -57,7 +57,11 @@ class GameController(Controller):
         body = await parse_body(request, _CREATE)
         service: GameService = request.app.state.games
         reply = await service.create(
-            player, body, locale_of(request, player), idempotency_key, await fingerprint(request)
+            player,
+            body,
+            locale_of(request, player),
+            idempotency_key,
+            await fingerprint(request) if idempotency_key else "",
         )
         return _send(reply)
 
@@ -66,7 +70,7 @@ class GameController(Controller):
         player = await current_player(request)
         service: GameService = request.app.state.games
         stored = await service.load(player, game_id)
-        body = snapshot(stored, locale_of(request, player)).model_dump_json().encode()
+        body = snapshot_json(stored, locale_of(request, player))
         return _send(Reply(200, body, {"ETag": f'"{stored.version}"'}))
 
     @post(
@@ -144,6 +148,6 @@ class GameController(Controller):
             locale=locale_of(request, player),
             if_match=parse_if_match(request.headers.get("if-match")),
             idempotency_key=key,
-            fingerprint=await fingerprint(request),
+            fingerprint=await fingerprint(request) if key else "",
         )
         return _send(reply)

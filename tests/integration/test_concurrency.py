@@ -1,0 +1,147 @@
+"""Simultaneous requests on one game, retries with an Idempotency-Key, and Redis going away and coming back."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+import httpx
+import redis
+from litestar.testing import TestClient
+
+from pyramide.engine import DealCode, Game, dump_game
+from pyramide.engine.moves import parse_record
+from pyramide.service.app import create_app
+from pyramide.service.embedded_redis import EmbeddedRedis
+from pyramide.service.settings import Settings
+from pyramide.service.store import game_key
+from tests.integration.conftest import new_player
+from tests.integration.conftest import serve_in_thread as _serve
+from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+
+Client = TestClient[Any]
+DRAW = {"type": "draw"}
+
+
+async def _fifty_draws(base_url: str) -> tuple[list[httpx.Response], dict[str, Any], dict[str, Any]]:
+    """50 draws sent at once over real HTTP, each on its own connection."""
+    async with httpx.AsyncClient(base_url=base_url, limits=httpx.Limits(max_connections=60)) as client:
+        token = (await client.post("/v1/players", json={})).json()["token"]
+        player = {"Authorization": f"Bearer {token}"}
+        game = (await client.post("/v1/games", json={"code": "PY1-N-CONCURR"}, headers=player)).json()
+        url = f"/v1/games/{game['id']}/moves"
+        responses = await asyncio.gather(*(client.post(url, json=DRAW, headers=player) for _ in range(50)))
+        final = (await client.get(f"/v1/games/{game['id']}", headers=player)).json()
+        record = (await client.get(f"/v1/games/{game['id']}/record", headers=player)).json()
+    return list(responses), final, record
+
+
+def test_fifty_simultaneous_moves_equal_a_serial_replay(live_url: str) -> None:
+    responses, final, record = asyncio.run(_fifty_draws(live_url))
+    statuses = [r.status_code for r in responses]
+    applied = statuses.count(200)
+    assert set(statuses) <= {200, 409}
+    assert applied >= 10, "lost races are retried on the fresh state"
+    versions = sorted(r.json()["version"] for r in responses if r.status_code == 200)
+    assert versions == list(range(1, applied + 1)), "exactly one write per version"
+    assert final["version"] == applied and final["moves"] == applied
+    replay = Game(DealCode.parse(record["code"]))
+    for move in parse_record(record["record"]):
+        replay.play(move)
+    assert len(record["moves"]) == applied
+    assert final["waste"]["count"] == len(replay.waste) and final["stock"]["count"] == len(replay.stock)
+    assert final["recycles"]["used"] == replay.recycles_used
+    refused = [r.json()["code"] for r in responses if r.status_code == 409]
+    assert set(refused) <= {"version_conflict", "stock_empty"}
+
+
+def test_without_retries_a_lost_race_is_version_conflict(settings: Settings) -> None:
+    app = create_app(dataclasses.replace(settings, conflict_retries=0))
+    with _serve(app) as url:
+        responses, final, _ = asyncio.run(_fifty_draws(url))
+    codes = {r.json()["code"] for r in responses if r.status_code == 409}
+    assert "version_conflict" in codes
+    assert final["version"] == sum(r.status_code == 200 for r in responses)
+
+
+def test_a_retried_move_is_applied_once_and_answered_identically(client: Client, player: dict[str, str]) -> None:
+    game = client.post("/v1/games", json={"code": "PY1-N-RETRYME"}, headers=player).json()
+    url = f"/v1/games/{game['id']}/moves"
+    headers = {**player, "Idempotency-Key": "draw-1"}
+    first = client.post(url, json=DRAW, headers=headers)
+    client.post(url, json=DRAW, headers=player)  # the game moves on meanwhile
+    again = client.post(url, json=DRAW, headers=headers)
+    assert again.status_code == first.status_code == 200
+    assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
+    assert client.get(f"/v1/games/{game['id']}", headers=player).json()["moves"] == 2
+
+
+def test_a_retried_create_makes_one_game(client: Client, player: dict[str, str]) -> None:
+    headers = {**player, "Idempotency-Key": "new-game-1"}
+    first = client.post("/v1/games", json={"code": "PY1-N-ONCEONE"}, headers=headers)
+    again = client.post("/v1/games", json={"code": "PY1-N-ONCEONE"}, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert first.content == again.content and first.headers["location"] == again.headers["location"]
+    other = new_player(client)
+    theirs = client.post(
+        "/v1/games", json={"code": "PY1-N-ONCEONE"}, headers={**other, "Idempotency-Key": "new-game-1"}
+    )
+    assert theirs.json()["id"] != first.json()["id"], "keys are per player"
+
+
+def test_a_retried_player_creation_returns_the_same_token(client: Client) -> None:
+    headers = {"Idempotency-Key": "a-long-enough-client-key-0001"}
+    first = client.post("/v1/players", json={"locale": "en"}, headers=headers)
+    again = client.post("/v1/players", json={"locale": "en"}, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert first.json() == again.json()
+    token = first.json()["token"]
+    assert client.get("/v1/players/me", headers={"Authorization": f"Bearer {token}"}).json()["locale"] == "en"
+    changed = client.post("/v1/players", json={"locale": "hu"}, headers=headers)
+    assert changed.status_code == 409 and changed.json()["code"] == "idempotency_key_reused"
+
+
+def test_redis_down_is_503_and_the_service_recovers(
+    client: Client, player: dict[str, str], redis_server: EmbeddedRedis
+) -> None:
+    game = client.post("/v1/games", json={"code": "PY1-N-OUTAGES"}, headers=player).json()
+    client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player)
+    redis_server.stop()
+    try:
+        down = client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player)
+        assert down.status_code == 503 and down.json()["code"] == "service_unavailable"
+        assert down.headers["retry-after"] == "1"
+        assert client.get("/health/ready").status_code == 503
+        assert client.get("/health/live").status_code == 200
+    finally:
+        redis_server.start()
+    assert client.get("/health/ready").status_code == 200
+    after = client.get(f"/v1/games/{game['id']}", headers=player).json()
+    assert after["moves"] == 1 and after["version"] == 1, "nothing lost, nothing applied twice"
+    assert client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player).json()["moves"] == 2
+
+
+def test_stored_games_are_small_and_expire_only_while_unfinished(
+    client: Client, player: dict[str, str], redis_client: redis.Redis
+) -> None:
+    game = client.post("/v1/games", json={"code": "PY1-N-MEMORYS"}, headers=player).json()
+    url = f"/v1/games/{game['id']}/moves"
+    snapshot = game
+    for _ in range(110):
+        body = DRAW if "D" in snapshot["legal_moves"] else {"type": "recycle"}
+        snapshot = client.post(url, json=body, headers=player).json()
+    assert snapshot["undo_available"] == 100
+    key = game_key(game["id"])
+    usage = redis_client.memory_usage(key)
+    assert usage is not None and usage <= 1024
+    assert 0 < redis_client.ttl(key) <= 30 * 24 * 3600
+    won = client.post("/v1/games", json={"layout": easy_game().code.to_json()}, headers=player).json()
+    for move in parse_record(EASY_CLEARING):
+        notation = move.notation()
+        move_body: dict[str, Any] = {"type": "king", "card": notation}
+        if "+" in notation:
+            move_body = {"type": "pair", "cards": notation.split("+")}
+        client.post(f"/v1/games/{won['id']}/moves", json=move_body, headers=player)
+    assert redis_client.ttl(game_key(won["id"])) == -1, "a won game is kept"
+    assert len(dump_game(easy_game())) < 1024

@@ -1,0 +1,126 @@
+"""Every error is problem+json with a stable code, in Hungarian by default and in English on request."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from pyramide.engine import DealCode
+from pyramide.service.problems import MESSAGES, localised
+from tests.unit.engine.layouts import doc_layout
+
+Client = TestClient[Any]
+LANGUAGES = [(None, "hu"), ("en", "en"), ("en-GB,en;q=0.9", "en"), ("de, hu;q=0.5", "hu"), ("hu;q=0.2, en;q=0.8", "en")]
+
+
+def _check(response: Any, status: int, code: str, language: str = "hu") -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.headers["content-language"] == language
+    problem: dict[str, Any] = response.json()
+    assert problem["code"] == code and problem["status"] == status
+    assert problem["title"] == localised(code, language, {})
+    assert problem["detail"]
+    assert set(problem) == {"type", "title", "status", "detail", "code"}
+    return problem
+
+
+def _game(client: Client, player: dict[str, str]) -> str:
+    body = {"layout": DealCode.for_layout(doc_layout()).to_json()}
+    game_id: str = client.post("/v1/games", json=body, headers=player).json()["id"]
+    return game_id
+
+
+@pytest.mark.parametrize(("accept", "language"), LANGUAGES)
+def test_language_negotiation(client: Client, accept: str | None, language: str) -> None:
+    headers = {} if accept is None else {"Accept-Language": accept}
+    problem = _check(client.get("/v1/players/me", headers=headers), 401, "unauthorized", language)
+    assert (
+        problem["title"]
+        == {"hu": "Hiányzó vagy érvénytelen hozzáférési token", "en": "Missing or invalid access token"}[language]
+    )
+
+
+@pytest.mark.parametrize("language", ["hu", "en"])
+def test_service_errors(client: Client, player: dict[str, str], language: str) -> None:
+    lang = {"Accept-Language": language}
+    auth = {**player, **lang}
+    missing = client.get("/v1/games", headers=lang)
+    _check(missing, 405, "method_not_allowed", language)
+    assert "GET" not in missing.headers["allow"] and "POST" in missing.headers["allow"]
+    unauthorized = client.get("/v1/players/me", headers={**lang, "Authorization": "Bearer nope"})
+    _check(unauthorized, 401, "unauthorized", language)
+    assert unauthorized.headers["www-authenticate"].startswith("Bearer")
+    _check(client.get(f"/v1/games/{uuid.uuid4()}", headers=auth), 404, "game_not_found", language)
+    _check(client.get("/v1/nothing-here", headers=lang), 404, "not_found", language)
+    _check(client.post("/v1/games", content=b'{"code": ', headers=auth), 400, "bad_request", language)
+    problem = _check(client.post("/v1/games", json={"code": 7}, headers=auth), 422, "validation_failed", language)
+    assert "code" in problem["detail"]
+    _check(
+        client.post("/v1/games", json={"rules": {"recycles": False}}, headers=auth), 422, "validation_failed", language
+    )
+    _check(client.post("/v1/players", json={"explain_errors": 0}, headers=lang), 422, "validation_failed", language)
+    game = _game(client, player)
+    stale = client.post(f"/v1/games/{game}/moves", json={"type": "draw"}, headers={**auth, "If-Match": '"5"'})
+    assert "0" in _check(stale, 412, "precondition_failed", language)["detail"]
+    key = {"Idempotency-Key": f"key-{language}"}
+    client.post(f"/v1/games/{game}/moves", json={"type": "draw"}, headers={**auth, **key})
+    reused = client.post(f"/v1/games/{game}/moves", json={"type": "undo"}, headers={**auth, **key})
+    _check(reused, 409, "idempotency_key_reused", language)
+
+
+ENGINE_CASES = [
+    ({"type": "pair", "cards": ["QC", "AD"]}, "card_covered"),
+    ({"type": "pair", "cards": ["7C", "7S"]}, "sum_must_be_13"),
+    ({"type": "pair", "cards": ["7C", "7C"]}, "same_card"),
+    ({"type": "king", "card": "JS"}, "not_a_king"),
+    ({"type": "pair", "cards": ["6D", "7S"]}, "not_free"),
+    ({"type": "recycle"}, "stock_not_empty"),
+    ({"type": "undo"}, "nothing_to_undo"),
+]
+
+
+@pytest.mark.parametrize("language", ["hu", "en"])
+@pytest.mark.parametrize(("move", "code"), ENGINE_CASES, ids=[c for _, c in ENGINE_CASES])
+def test_illegal_moves_are_409_with_the_engines_code(
+    client: Client, player: dict[str, str], move: dict[str, Any], code: str, language: str
+) -> None:
+    game = _game(client, player)
+    before = client.get(f"/v1/games/{game}", headers=player).json()
+    response = client.post(f"/v1/games/{game}/moves", json=move, headers={**player, "Accept-Language": language})
+    problem = _check(response, 409, code, language)
+    if code == "sum_must_be_13":
+        assert (
+            problem["title"] == {"hu": "Az összegnek ennyinek kell lennie: 13", "en": "The sum must be: 13"}[language]
+        )
+    after = client.get(f"/v1/games/{game}", headers=player).json()
+    assert after == {**before, "elapsed_ms": after["elapsed_ms"]}, "a refused move changes nothing"
+
+
+def test_removed_cards_and_finished_games(client: Client, player: dict[str, str]) -> None:
+    game = _game(client, player)
+    url = f"/v1/games/{game}/moves"
+    client.post(url, json={"type": "king", "card": "KD"}, headers=player)
+    _check(client.post(url, json={"type": "king", "card": "KD"}, headers=player), 409, "card_removed")
+    _check(client.post(f"/v1/games/{game}/taps", json={"card": "KD"}, headers=player), 409, "card_removed")
+    client.post(f"/v1/games/{game}/abandon", headers=player)
+    _check(client.post(url, json={"type": "draw"}, headers=player), 409, "game_over")
+    _check(client.post(f"/v1/games/{game}/abandon", headers=player), 409, "game_over")
+
+
+def test_codes_that_name_no_deal_are_422(client: Client, player: dict[str, str]) -> None:
+    too_big = "PY1-N-LAZ" + "Z" * 47
+    _check(client.post("/v1/games", json={"code": too_big}, headers=player), 422, "invalid_deal_code")
+    _check(client.get(f"/v1/deals/{too_big}"), 422, "invalid_deal_code")
+    layout = DealCode.for_layout(doc_layout()).to_json()
+    layout["stock"][0] = layout["stock"][1]
+    problem = _check(client.post("/v1/games", json={"layout": layout}, headers=player), 422, "invalid_layout")
+    assert problem["title"] == "Érvénytelen kezdőállás"
+
+
+def test_every_service_code_has_both_languages() -> None:
+    for code, texts in MESSAGES.items():
+        assert texts["hu"] and texts["en"] and texts["hu"] != texts["en"], code

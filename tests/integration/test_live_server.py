@@ -1,0 +1,95 @@
+"""`pyramide serve` as a user runs it: its own embedded Redis, fuzzed over real HTTP on 127.0.0.1, data kept across
+a restart, and Redis stopped with it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis.generation import GenerationMode
+
+from tests.integration.test_api_fuzz import repair_positive_case
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def _serve(data_dir: Path) -> Iterator[str]:
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            try:
+                if httpx.get(f"{url}/health/ready", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=20)
+
+
+def _redis_running(data_dir: Path) -> bool:
+    done = subprocess.run(["pgrep", "-f", str(data_dir / "redis.sock")], capture_output=True, text=True)
+    return bool(done.stdout.strip())
+
+
+def test_serve_fuzzed_over_http_and_persistent(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    with _serve(data_dir) as url:
+        assert _redis_running(data_dir)
+        token = httpx.post(f"{url}/v1/players", json={}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        game = httpx.post(f"{url}/v1/games", json={"code": "PY1-N-LIVEONE"}, headers=auth).json()
+        httpx.post(f"{url}/v1/games/{game['id']}/moves", json={"type": "draw"}, headers=auth)
+        schema = schemathesis.openapi.from_url(f"{url}/schema/openapi.json")
+        schema.hooks.register_hook_with_name(repair_positive_case, "map_case")
+        failures = []
+        for result in schema.get_all_operations():
+            operation: Any = result.ok()  # type: ignore[union-attr]
+            for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+                raw = operation.definition.raw
+                if mode is GenerationMode.NEGATIVE and not raw.get("parameters") and not raw.get("requestBody"):
+                    continue
+
+                @settings(max_examples=10, deadline=None, database=None, derandomize=True,
+                          suppress_health_check=list(HealthCheck))  # fmt: skip
+                @given(operation.as_strategy(mode))
+                def run(case: Any) -> None:
+                    case.call_and_validate(base_url=url, headers=auth)
+
+                try:
+                    run()
+                except Exception as error:
+                    failures.append(f"{operation.label} {mode.value}: {error}")
+        assert not failures, "\n\n".join(failures)
+    assert not _redis_running(data_dir), "the embedded Redis stops with the service"
+    with _serve(data_dir) as url:
+        kept = httpx.get(f"{url}/v1/games/{game['id']}", headers=auth)
+        assert kept.status_code == 200 and kept.json()["moves"] == 1, "games survive a restart (append-only file)"
