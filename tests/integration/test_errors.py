@@ -6,11 +6,13 @@ import uuid
 from typing import Any
 
 import pytest
+from litestar import Request
 from litestar.testing import TestClient
 
 from pyramide.engine import DealCode
-from pyramide.service.problems import MESSAGES, localised
-from tests.unit.engine.layouts import doc_layout
+from pyramide.engine.moves import parse_record
+from pyramide.service.problems import MESSAGES, localised, problem_response
+from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
 
 Client = TestClient[Any]
 LANGUAGES = [(None, "hu"), ("en", "en"), ("en-GB,en;q=0.9", "en"), ("de, hu;q=0.5", "hu"), ("hu;q=0.2, en;q=0.8", "en")]
@@ -124,3 +126,47 @@ def test_codes_that_name_no_deal_are_422(client: Client, player: dict[str, str])
 def test_every_service_code_has_both_languages() -> None:
     for code, texts in MESSAGES.items():
         assert texts["hu"] and texts["en"] and texts["hu"] != texts["en"], code
+
+
+@pytest.mark.parametrize("language", ["hu", "en"])
+def test_turn_over_and_dead_end_codes(client: Client, player: dict[str, str], language: str) -> None:
+    auth = {**player, "Accept-Language": language}
+    limited = client.post("/v1/games", json={"code": "PY1-0-NORECYC"}, headers=auth).json()
+    url = f"/v1/games/{limited['id']}/moves"
+    for _ in range(23):
+        client.post(url, json={"type": "draw"}, headers=auth)
+    _check(client.post(url, json={"type": "draw"}, headers=auth), 409, "stock_empty", language)
+    _check(client.post(url, json={"type": "recycle"}, headers=auth), 409, "no_recycles_left", language)
+    stuck = client.post("/v1/games", json={"layout": dead_end_start().code.to_json()}, headers=auth).json()
+    url = f"/v1/games/{stuck['id']}/moves"
+    for move in dead_end_moves():
+        notation = move.notation()
+        body: dict[str, Any] = {"type": "draw"} if notation == "D" else {"type": "recycle"}
+        if notation not in ("D", "R"):
+            body = (
+                {"type": "pair", "cards": notation.split("+")}
+                if "+" in notation
+                else {"type": "king", "card": notation}
+            )
+        assert client.post(url, json=body, headers=auth).status_code == 200
+    _check(client.post(url, json={"type": "recycle"}, headers=auth), 409, "waste_empty", language)
+    strict = client.post("/v1/games", json={"layout": {**easy_game().code.to_json(), "rules": {"strict_win": True}}},
+                         headers=auth).json()  # fmt: skip
+    url = f"/v1/games/{strict['id']}/moves"
+    for move in parse_record(EASY_CLEARING):
+        notation = move.notation()
+        body = {"type": "pair", "cards": notation.split("+")} if "+" in notation else {"type": "king", "card": notation}
+        client.post(url, json=body, headers=auth)
+    _check(client.post(url, json={"type": "draw"}, headers=auth), 409, "no_more_moves", language)
+
+
+@pytest.mark.parametrize("language", ["hu", "en"])
+def test_every_code_renders_in_both_languages(client: Client, language: str) -> None:
+    """Codes no test can provoke over HTTP (internal_error, invalid_state …) still have their words."""
+    scope: Any = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "app": client.app,
+                  "headers": [(b"accept-language", language.encode())]}  # fmt: skip
+    request: Request[Any, Any, Any] = Request(scope)
+    for code in MESSAGES:
+        response = problem_response(request, 409, code)
+        assert response.headers["Content-Language"] == language
+        assert response.content["title"] == localised(code, language, {})  # type: ignore[index]

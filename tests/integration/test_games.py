@@ -203,3 +203,12 @@ def test_moves_by_notation_equal_parse_move(client: Client, player: dict[str, st
     pair = client.post(f"/v1/games/{game['id']}/moves", json={"type": "pair", "cards": ["kd", "KD"]}, headers=player)
     assert pair.status_code == 409 and pair.json()["code"] == "same_card"
     assert parse_move("KD").notation() == "KD"
+
+
+def test_prometheus_metrics_count_requests(client: Client, player: dict[str, str]) -> None:
+    client.post("/v1/games", json={}, headers=player)
+    metrics = client.get("/metrics")
+    assert metrics.status_code == 200
+    assert (
+        'litestar_requests_total{app_name="pyramide",method="POST",path="/v1/games",status_code="201"}' in metrics.text
+    )

@@ -32,7 +32,6 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
     "method_not_allowed": {"hu": "Ez a metódus itt nem használható", "en": "Method not allowed here"},
     "bad_request": {"hu": "Hibás kérés", "en": "Malformed request"},
     "validation_failed": {"hu": "A kérés adatai érvénytelenek", "en": "The request data is invalid"},
-    "unsupported_media_type": {"hu": "Nem támogatott tartalomtípus", "en": "Unsupported media type"},
     "precondition_failed": {
         "hu": "A játszma közben megváltozott; a jelenlegi verzió: {version}",
         "en": "The game has changed meanwhile; its current version is {version}",
@@ -59,7 +58,6 @@ _STATUS_CODES: Final = {
     404: "not_found",
     405: "method_not_allowed",
     412: "precondition_failed",
-    415: "unsupported_media_type",
     422: "validation_failed",
     503: "service_unavailable",
 }
