@@ -169,4 +169,4 @@ def test_every_code_renders_in_both_languages(client: Client, language: str) -> 
     for code in MESSAGES:
         response = problem_response(request, 409, code)
         assert response.headers["Content-Language"] == language
-        assert response.content["title"] == localised(code, language, {})  # type: ignore[index]
+        assert response.content["title"] == localised(code, language, {})
