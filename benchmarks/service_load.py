@@ -31,8 +31,10 @@ import uvicorn
 from litestar import post
 from litestar.params import FromPath
 
+from pyramide.engine import parse_move
 from pyramide.service.app import create_app
 from pyramide.service.embedded_redis import EmbeddedRedis
+from pyramide.service.games import move_body
 from pyramide.service.settings import Settings
 from pyramide.service.store import game_key
 
@@ -60,14 +62,7 @@ def _percentile(values: list[float], fraction: float) -> float:
 
 def _choose(legal: list[str], rng: random.Random) -> dict[str, Any]:
     removals = [m for m in legal if m not in ("D", "R")]
-    move = rng.choice(removals) if removals else legal[0]
-    if move == "D":
-        return {"type": "draw"}
-    if move == "R":
-        return {"type": "recycle"}
-    if "+" in move:
-        return {"type": "pair", "cards": move.split("+")}
-    return {"type": "king", "card": move}
+    return move_body(parse_move(rng.choice(removals) if removals else legal[0]))
 
 
 async def _baseline_client(client: aiohttp.ClientSession, index: int, until: float, out: dict[str, list[Any]]) -> None:

@@ -14,6 +14,7 @@ from pyramide.engine import DealCode, Game, dump_game
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.embedded_redis import EmbeddedRedis
+from pyramide.service.games import move_body
 from pyramide.service.settings import Settings
 from pyramide.service.store import game_key
 from tests.integration.conftest import new_player
@@ -138,10 +139,6 @@ def test_stored_games_are_small_and_expire_only_while_unfinished(
     assert 0 < redis_client.ttl(key) <= 30 * 24 * 3600
     won = client.post("/v1/games", json={"layout": easy_game().code.to_json()}, headers=player).json()
     for move in parse_record(EASY_CLEARING):
-        notation = move.notation()
-        move_body: dict[str, Any] = {"type": "king", "card": notation}
-        if "+" in notation:
-            move_body = {"type": "pair", "cards": notation.split("+")}
-        client.post(f"/v1/games/{won['id']}/moves", json=move_body, headers=player)
+        client.post(f"/v1/games/{won['id']}/moves", json=move_body(move), headers=player)
     assert redis_client.ttl(game_key(won["id"])) == -1, "a won game is kept"
     assert len(dump_game(easy_game())) < 1024

@@ -11,6 +11,7 @@ from litestar.testing import TestClient
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
+from pyramide.service.games import move_body
 from pyramide.service.problems import MESSAGES, localised, problem_response
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
 
@@ -140,23 +141,13 @@ def test_turn_over_and_dead_end_codes(client: Client, player: dict[str, str], la
     stuck = client.post("/v1/games", json={"layout": dead_end_start().code.to_json()}, headers=auth).json()
     url = f"/v1/games/{stuck['id']}/moves"
     for move in dead_end_moves():
-        notation = move.notation()
-        body: dict[str, Any] = {"type": "draw"} if notation == "D" else {"type": "recycle"}
-        if notation not in ("D", "R"):
-            body = (
-                {"type": "pair", "cards": notation.split("+")}
-                if "+" in notation
-                else {"type": "king", "card": notation}
-            )
-        assert client.post(url, json=body, headers=auth).status_code == 200
+        assert client.post(url, json=move_body(move), headers=auth).status_code == 200
     _check(client.post(url, json={"type": "recycle"}, headers=auth), 409, "waste_empty", language)
     strict = client.post("/v1/games", json={"layout": {**easy_game().code.to_json(), "rules": {"strict_win": True}}},
                          headers=auth).json()  # fmt: skip
     url = f"/v1/games/{strict['id']}/moves"
     for move in parse_record(EASY_CLEARING):
-        notation = move.notation()
-        body = {"type": "pair", "cards": notation.split("+")} if "+" in notation else {"type": "king", "card": notation}
-        client.post(url, json=body, headers=auth)
+        client.post(url, json=move_body(move), headers=auth)
     _check(client.post(url, json={"type": "draw"}, headers=auth), 409, "no_more_moves", language)
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from litestar.testing import TestClient
+from pydantic import TypeAdapter
 
 from pyramide.engine import DealCode, Game, Rules, parse_move
 from pyramide.engine.moves import parse_record
+from pyramide.service.games import move_body, move_from_body
+from pyramide.service.schemas import MoveBody
 from tests.integration.conftest import new_player
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
 
@@ -93,10 +96,7 @@ def test_a_full_won_game_scores_280(client: Client, player: dict[str, str]) -> N
     game = _layout_game(client, player, DealCode.for_layout(easy_game().layout).to_json())
     url = f"/v1/games/{game['id']}/moves"
     for move in parse_record(EASY_CLEARING):
-        body: dict[str, Any] = {"type": "king", "card": move.notation()}
-        if "+" in move.notation():
-            body = {"type": "pair", "cards": move.notation().split("+")}
-        snapshot = client.post(url, json=body, headers=player).json()
+        snapshot = client.post(url, json=move_body(move), headers=player).json()
     assert snapshot["status"] == "won" and snapshot["score"] == 280 and snapshot["moves"] == 16
     assert snapshot["feedback"] == {"code": "won", "message": "Gratulálunk, nyertél!"}
     assert snapshot["finished_at"] is not None and snapshot["elapsed_ms"] >= 0
@@ -109,7 +109,7 @@ def test_a_stuck_game_says_so_and_can_still_undo(client: Client, player: dict[st
     game = _layout_game(client, player, dead_end_start().code.to_json())
     url = f"/v1/games/{game['id']}/moves"
     for move in dead_end_moves(moves_left=0):
-        response = client.post(url, json=_body(move.notation()), headers=player)
+        response = client.post(url, json=move_body(move), headers=player)
         assert response.status_code == 200, response.text
     stuck = response.json()
     assert stuck["status"] == "stuck" and stuck["legal_moves"] == []
@@ -117,16 +117,6 @@ def test_a_stuck_game_says_so_and_can_still_undo(client: Client, player: dict[st
     assert stuck["stock"]["count"] == 0 and stuck["waste"]["count"] == 0
     undone = client.post(url, json={"type": "undo"}, headers=player).json()
     assert undone["status"] == "in_progress" and undone["moves"] == stuck["moves"]
-
-
-def _body(notation: str) -> dict[str, Any]:
-    if notation == "D":
-        return {"type": "draw"}
-    if notation == "R":
-        return {"type": "recycle"}
-    if "+" in notation:
-        return {"type": "pair", "cards": notation.split("+")}
-    return {"type": "king", "card": notation}
 
 
 def test_undo_takes_back_points_but_not_the_counter(client: Client, player: dict[str, str]) -> None:
@@ -212,3 +202,10 @@ def test_prometheus_metrics_count_requests(client: Client, player: dict[str, str
     assert (
         'litestar_requests_total{app_name="pyramide",method="POST",path="/v1/games",status_code="201"}' in metrics.text
     )
+
+
+def test_move_bodies_round_trip() -> None:
+    adapter: TypeAdapter[MoveBody] = TypeAdapter(MoveBody)
+    for notation in ("KD", "10C+3S", "D", "R", "U"):
+        move = parse_move(notation)
+        assert move_from_body(adapter.validate_python(move_body(move))) == move

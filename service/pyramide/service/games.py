@@ -28,6 +28,7 @@ from pyramide.engine import (
     RemovePair,
     Rules,
     Status,
+    card_code,
     parse_card,
     random_deal_code,
     tap_card,
@@ -235,6 +236,15 @@ def move_from_body(body: PairMove | KingMove | object) -> Move:
     if isinstance(body, UndoMove):
         return UNDO
     return DRAW
+
+
+def move_body(move: Move) -> dict[str, object]:
+    """The request body for ``move``: the inverse of :func:`move_from_body`, for clients replaying a record."""
+    if isinstance(move, RemovePair):
+        return {"type": "pair", "cards": [card_code(c) for c in move.cards]}
+    if isinstance(move, RemoveKing):
+        return {"type": "king", "card": card_code(move.card)}
+    return {"type": {DRAW: "draw", RECYCLE: "recycle", UNDO: "undo"}[move]}
 
 
 def play_action(move: Move) -> Action:
