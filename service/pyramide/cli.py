@@ -7,6 +7,9 @@ JSON that ``--json`` prints), or a random one under RULES (a segment such as ``2
 it starts the embedded Redis with its files under DIR (``PYRAMIDE_DATA_DIR``, default ``./data``) and stops it on
 exit.
 
+``pyramide solve [CODE] [--rules RULES] [--layout FILE] [--shortest] [--budget N] [--json]`` analyses a deal:
+whether it can be won, the most pyramid cards any line removes, and a line that does it.
+
 ``pyramide openapi [--check]`` writes the app's OpenAPI schema to ``openapi/openapi.json`` (or checks it).
 """
 
@@ -18,9 +21,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pyramide.engine import DealCode, InvalidInputError, Rules, random_deal_code
+from pyramide.engine import DealCode, Game, InvalidInputError, Rules, random_deal_code
 from pyramide.engine.cards import Card, card_code
+from pyramide.engine.moves import format_record
 from pyramide.engine.pyramid import ROWS
+from pyramide.solver import solve
 
 _SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
@@ -72,6 +77,21 @@ def _deal(args: argparse.Namespace) -> DealCode:
     return code if rules is None else DealCode(rules, code.number, code.layout)
 
 
+def _solve(code: DealCode, args: argparse.Namespace) -> int:
+    analysis = solve(Game(code), budget=args.budget, shortest=args.shortest)
+    if args.json:
+        print(json.dumps({"code": str(code), **analysis.to_json()}))
+        return 0
+    verdict = {True: "winnable", False: "not winnable", None: "unknown (budget ran out)"}[analysis.winnable]
+    most = analysis.max_removable if analysis.max_removable is not None else f">= {analysis.best_found}"
+    print(f"{code}: {verdict}; at most {most} pyramid cards removable")
+    print(f"line ({len(analysis.line)} moves): {format_record(analysis.line)}")
+    if analysis.shortest is not None:
+        print(f"shortest win ({len(analysis.shortest)} moves): {format_record(analysis.shortest)}")
+    print(f"{analysis.states} positions in {analysis.elapsed_ms:.1f} ms")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pyramide", description="Pyramide solitaire")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -84,6 +104,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--data-dir", help="where the embedded Redis keeps its files (default: ./data)")
+    solve = commands.add_parser("solve", help="can the deal be won, how many cards at most, and how")
+    solve.add_argument("code", nargs="?", help="a deal code (random when left out)")
+    solve.add_argument("--rules", help="a rule-set segment or rules JSON; overrides the code's")
+    solve.add_argument("--layout", metavar="FILE", help="a layout as JSON, as `deal --json` prints it")
+    solve.add_argument("--shortest", action="store_true", help="also find a winning line with the fewest moves")
+    solve.add_argument("--budget", type=int, default=2_000_000, help="positions to explore at most")
+    solve.add_argument("--json", action="store_true", help="print JSON")
     schema = commands.add_parser("openapi", help="write openapi/openapi.json from the app")
     schema.add_argument("--check", action="store_true", help="only check that the committed file is current")
     return parser
@@ -104,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InvalidInputError, OSError, json.JSONDecodeError) as error:
         print(f"pyramide: {error}", file=sys.stderr)
         return 2
+    if args.command == "solve":
+        return _solve(code, args)
     if args.json:
         print(json.dumps(code.to_json(), ensure_ascii=False))
     else:

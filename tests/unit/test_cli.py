@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pyramide.cli import main
-from pyramide.engine import DealCode
+from pyramide.engine import DealCode, Game, parse_move
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -78,3 +78,20 @@ def test_the_command_runs_as_a_program() -> None:
         check=True,
     )
     assert json.loads(done.stdout)["code"] == "PY1-N-AAAAAAS"
+
+
+def test_solve_prints_the_promised_json(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(capsys, "solve", "PY1-N-AAAAAAS", "--json")
+    data = json.loads(out)
+    assert status == 0
+    assert {"winnable", "max_removable", "line", "states", "elapsed_ms"} <= set(data)
+    game = Game(DealCode.parse("PY1-N-AAAAAAS"))
+    for notation in data["line"]:
+        game.play(parse_move(notation))
+    assert game.is_won == data["winnable"]
+
+
+def test_solve_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _run(capsys, "solve", "PY1-0-AAAAAAB", "--shortest")
+    assert status == 0
+    assert out.splitlines()[0] == "PY1-0-AAAAAAB: not winnable; at most 17 pyramid cards removable"

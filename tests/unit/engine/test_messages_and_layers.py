@@ -88,3 +88,19 @@ def test_the_engine_imports_nothing_but_itself_and_pure_standard_modules() -> No
             for name in names:
                 top = name.split(".")[0]
                 assert name.startswith("pyramide.engine") or top in PURE_STDLIB, f"{path.name} imports {name}"
+
+
+def test_the_solver_imports_only_the_engine_and_pure_standard_modules() -> None:
+    solver = ENGINE.parent / "solver"
+    allowed = PURE_STDLIB | {"time"}
+    for path in solver.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            for name in names:
+                ok = name.startswith(("pyramide.engine", "pyramide.solver")) or name.split(".")[0] in allowed
+                assert ok, f"solver/{path.name} imports {name}"

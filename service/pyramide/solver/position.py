@@ -1,0 +1,177 @@
+"""A compact, hashable position for the search, and its moves.
+
+The cards outside the pyramid keep one cyclic order for the whole game: the waste from bottom to top, then the
+stock in draw order (a turn-over puts the waste back in the same order). So the stock and the waste are one
+sequence ``order`` of up to 24 cards, a bitmask ``left`` of the ones still there, and a position ``drawn``: the
+remaining cards before it form the waste, the rest the stock. With the pyramid's 28-bit mask, the turn-overs used
+and whether the waste top was just drawn, that is the whole state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from pyramide.engine import Game, Rules
+from pyramide.engine.cards import Card, card_value, is_king
+from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
+from pyramide.engine.pyramid import COVER_MASK, SLOTS, free_slots, sole_coverer
+
+PAIR_SUM = 13
+
+
+class Position(NamedTuple):
+    present: int
+    left: int
+    drawn: int
+    recycles: int
+    fresh: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """What does not change during a game: the pyramid's cards, the order outside it, the rules."""
+
+    pyramid: tuple[Card, ...]
+    order: tuple[Card, ...]
+    rules: Rules
+    pooled: bool = True
+    """Use the pool model where the rules allow it (not when every draw counts, as for the shortest line)."""
+
+    @property
+    def pool(self) -> bool:
+        """With unlimited turn-overs and no stock–waste pairing, any remaining card can be brought to the top
+        whenever it is needed: the stock and waste behave as an unordered pool."""
+        return self.pooled and self.rules.recycles is None and not self.rules.stock_waste_pairs
+
+
+def from_game(game: Game, pooled: bool = True) -> tuple[Deal, Position]:
+    order = game.waste + game.stock
+    deal = Deal(game.layout.pyramid, order, game.rules, pooled)
+    position = Position(game.present, (1 << len(order)) - 1, len(game.waste), game.recycles_used, game.fresh_draw)
+    return deal, normalise(deal, position)
+
+
+def normalise(deal: Deal, position: Position) -> Position:
+    """Merge positions that play the same: in the pool model only the pyramid and the remaining cards matter;
+    with unlimited turn-overs the count of them does not."""
+    if deal.pool:
+        return Position(position.present, position.left, 0, 0, False)
+    if deal.rules.recycles is None and position.recycles:
+        return position._replace(recycles=0)
+    return position
+
+
+def is_won(deal: Deal, position: Position) -> bool:
+    return position.present == 0 and (not deal.rules.strict_win or position.left == 0)
+
+
+def _waste_top(position: Position) -> tuple[int, int]:
+    """Indices of the waste top and the card beneath it (-1 where there is none)."""
+    below = position.left & ((1 << position.drawn) - 1)
+    if not below:
+        return -1, -1
+    top = below.bit_length() - 1
+    rest = below & ~(1 << top)
+    return top, (rest.bit_length() - 1 if rest else -1)
+
+
+def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
+    """Every legal move and the position it leads to; removals first (kings, then pairs), then draw, turn-over."""
+    if is_won(deal, position):
+        return []
+    free = free_slots(position.present)
+    result = _pyramid_removals(deal, position, free)
+    if deal.pool:
+        result.extend(_pool_removals(deal, position, free))
+    else:
+        result.extend(_waste_removals(deal, position, free))
+        result.extend(_stock_moves(deal, position))
+    return [(m, normalise(deal, p)) for m, p in result]
+
+
+def _pyramid_removals(deal: Deal, position: Position, free: list[int]) -> list[tuple[Move, Position]]:
+    pyramid, present = deal.pyramid, position.present
+    result: list[tuple[Move, Position]] = []
+    for slot in free:
+        if is_king(pyramid[slot]):
+            result.append((RemoveKing(pyramid[slot]), position._replace(present=present & ~(1 << slot))))
+    for i, a in enumerate(free):
+        need = PAIR_SUM - card_value(pyramid[a])
+        for b in free[i + 1 :]:
+            if card_value(pyramid[b]) == need:
+                after = position._replace(present=present & ~(1 << a) & ~(1 << b))
+                result.append((RemovePair(pyramid[a], pyramid[b]), after))
+    if deal.rules.cover_pairs:
+        result.extend(_cover_pairs(deal, position))
+    return result
+
+
+def _waste_removals(deal: Deal, position: Position, free: list[int]) -> list[tuple[Move, Position]]:
+    pyramid, order, rules = deal.pyramid, deal.order, deal.rules
+    present, left = position.present, position.left
+    result: list[tuple[Move, Position]] = []
+    top, beneath = _waste_top(position)
+    if top >= 0:
+        taken = position._replace(left=left & ~(1 << top), fresh=False)
+        top_card = order[top]
+        if is_king(top_card):
+            result.append((RemoveKing(top_card), taken))
+        else:
+            need = PAIR_SUM - card_value(top_card)
+            for slot in free:
+                if card_value(pyramid[slot]) == need:
+                    result.append((RemovePair(pyramid[slot], top_card), taken._replace(present=present & ~(1 << slot))))
+            if rules.stock_waste_pairs and position.fresh and beneath >= 0 and card_value(order[beneath]) == need:
+                result.append((RemovePair(order[beneath], top_card), taken._replace(left=taken.left & ~(1 << beneath))))
+    return result
+
+
+def _stock_moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
+    """Draw the next remaining card, or turn the waste over when the stock is empty and turn-overs are left."""
+    left, limit = position.left, deal.rules.recycles
+    stock = left >> position.drawn << position.drawn
+    if stock:
+        return [(DRAW, position._replace(drawn=(stock & -stock).bit_length(), fresh=True))]
+    if left and (limit is None or position.recycles < limit):
+        return [(RECYCLE, position._replace(drawn=0, recycles=position.recycles + 1, fresh=False))]
+    return []
+
+
+def _cover_pairs(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
+    pyramid, present = deal.pyramid, position.present
+    pairs: list[tuple[Move, Position]] = []
+    for slot in range(SLOTS - 7):
+        if present >> slot & 1 and present & COVER_MASK[slot]:
+            cover = sole_coverer(present, slot)
+            if (
+                cover is not None
+                and not present & COVER_MASK[cover]
+                and card_value(pyramid[slot]) + card_value(pyramid[cover]) == PAIR_SUM
+            ):
+                after = position._replace(present=present & ~(1 << slot) & ~(1 << cover))
+                pairs.append((RemovePair(pyramid[cover], pyramid[slot]), after))
+    return pairs
+
+
+def _pool_removals(deal: Deal, position: Position, free: list[int]) -> list[tuple[Move, Position]]:
+    """In the pool model a removal names the pool card; equal values are interchangeable, so only the first
+    remaining card of each value is offered."""
+    pyramid, order, present, left = deal.pyramid, deal.order, position.present, position.left
+    first_of_value: dict[int, int] = {}
+    index, rest = 0, left
+    while rest:
+        if rest & 1:
+            first_of_value.setdefault(card_value(order[index]), index)
+        rest >>= 1
+        index += 1
+    result: list[tuple[Move, Position]] = []
+    king = first_of_value.get(13)
+    if king is not None and deal.rules.strict_win:
+        result.append((RemoveKing(order[king]), position._replace(left=left & ~(1 << king))))
+    for slot in free:
+        partner = first_of_value.get(PAIR_SUM - card_value(pyramid[slot]))
+        if partner is not None and partner != king:
+            after = position._replace(present=present & ~(1 << slot), left=left & ~(1 << partner))
+            result.append((RemovePair(pyramid[slot], order[partner]), after))
+    return result

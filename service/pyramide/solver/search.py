@@ -1,0 +1,143 @@
+"""The search: every reachable position once, pruned by a sound bound, with a budget that answers "unknown"
+rather than guess.
+
+``solve`` explores depth first, removals before draws, and stops at the first win (then 28 cards are removable);
+otherwise it exhausts the reachable positions whose bound can still beat the best found, which proves both that
+the deal cannot be won and the exact maximum. ``shortest=True`` adds a breadth-first search for a winning line with
+the fewest moves as the rules count them (removals, draws and turn-overs).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from pyramide.engine import DRAW, RECYCLE, Game, Move, RemoveKing, RemovePair
+from pyramide.engine.pyramid import SLOTS
+from pyramide.solver.bounds import removable_bound
+from pyramide.solver.position import Deal, Position, from_game, is_won, moves
+
+DEFAULT_BUDGET = 2_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What the solver proved. ``winnable`` and ``max_removable`` are ``None`` only when the budget ran out first;
+    ``line`` then reaches the best position found (``best_found`` pyramid cards removed)."""
+
+    winnable: bool | None
+    max_removable: int | None
+    line: list[Move]
+    states: int
+    elapsed_ms: float
+    best_found: int
+    shortest: list[Move] | None = field(default=None)
+
+    def to_json(self) -> dict[str, object]:
+        result: dict[str, object] = {
+            "winnable": self.winnable,
+            "max_removable": self.max_removable,
+            "line": [m.notation() for m in self.line],
+            "states": self.states,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+        }
+        if self.shortest is not None:
+            result["shortest"] = [m.notation() for m in self.shortest]
+        return result
+
+
+def _removed(position: Position) -> int:
+    return SLOTS - position.present.bit_count()
+
+
+def _path(parents: dict[Position, tuple[Position, Move] | None], end: Position) -> list[Move]:
+    path: list[Move] = []
+    step = parents[end]
+    while step is not None:
+        previous, move = step
+        path.append(move)
+        step = parents[previous]
+    path.reverse()
+    return path
+
+
+def _explore(deal: Deal, start: Position, budget: int) -> tuple[bool | None, int, list[Move], int, bool]:
+    """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted)."""
+    parents: dict[Position, tuple[Position, Move] | None] = {start: None}
+    best, best_at = _removed(start), start
+    stack = [start]
+    while stack:
+        position = stack.pop()
+        if is_won(deal, position):
+            return True, SLOTS, _path(parents, position), len(parents), True
+        removed = _removed(position)
+        if removed > best:
+            best, best_at = removed, position
+        if removable_bound(deal, position) <= best < SLOTS:
+            continue
+        if len(parents) >= budget:
+            return None, best, _path(parents, best_at), len(parents), False
+        for move, after in reversed(moves(deal, position)):
+            if after not in parents:
+                parents[after] = (position, move)
+                stack.append(after)
+    return False, best, _path(parents, best_at), len(parents), True
+
+
+def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
+    """Breadth first over full positions (every draw counts): a winning line with the fewest moves."""
+    parents: dict[Position, tuple[Position, Move] | None] = {start: None}
+    frontier = deque([start])
+    while frontier:
+        position = frontier.popleft()
+        if is_won(deal, position):
+            return _path(parents, position)
+        for move, after in moves(deal, position):
+            if after in parents or removable_bound(deal, after) < SLOTS:
+                continue
+            parents[after] = (position, move)
+            if len(parents) >= budget:
+                return None
+            frontier.append(after)
+    return None
+
+
+def expand(game: Game, line: list[Move]) -> list[Move]:
+    """Turn a pool-model line into engine moves: before each removal that uses a stock or waste card, draw and
+    turn over until that card is the waste top. Other lines come back unchanged."""
+    replay, expanded = game.copy(), list[Move]()
+    for move in line:
+        cards = move.cards if isinstance(move, RemovePair) else (move.card,) if isinstance(move, RemoveKing) else ()
+        for card in (c for c in cards if replay.slots[c] < 0):
+            for _ in range(2 * 26):
+                if replay.waste_top == card:
+                    break
+                step: Move = DRAW if replay.stock else RECYCLE
+                replay.play(step)
+                expanded.append(step)
+        replay.play(move)
+        expanded.append(move)
+    return expanded
+
+
+def solve(game: Game, *, budget: int = DEFAULT_BUDGET, shortest: bool = False) -> Analysis:
+    """Analyse ``game`` from its current position under its own rules."""
+    started = time.perf_counter()
+    deal, start = from_game(game)
+    won, best, line, states, exhausted = _explore(deal, start, budget)
+    winnable = won if exhausted or won else None
+    max_removable = best if exhausted else None
+    shortest_line = None
+    if shortest and won:
+        full_deal, full_start = from_game(game, pooled=False)
+        shortest_line = _shortest(full_deal, full_start, budget)
+    return Analysis(
+        winnable=winnable,
+        max_removable=max_removable,
+        line=expand(game, line) if deal.pool else line,
+        states=states,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        best_found=best,
+        shortest=shortest_line,
+    )

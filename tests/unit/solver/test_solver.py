@@ -1,0 +1,136 @@
+"""The solver against a brute-force search over full engine states, and its lines replayed by the engine."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pyramide.engine import DealCode, Game, Move, Rules, all_rule_sets, dump_game
+from pyramide.engine.deal_codes import DEAL_COUNT
+from pyramide.engine.pyramid import SLOTS
+from pyramide.solver import solve
+from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
+
+RULE_SETS = all_rule_sets()
+POOL_RULES = [Rules(), Rules(cover_pairs=True), Rules(strict_win=True), Rules(cover_pairs=True, strict_win=True)]
+SAMPLE_RULES = [
+    Rules(),
+    Rules(cover_pairs=True),
+    Rules(recycles=0),
+    Rules(recycles=1, stock_waste_pairs=True),
+    Rules(recycles=2, stock_waste_pairs=True, strict_win=True),
+    Rules(stock_waste_pairs=True, cover_pairs=True),
+    Rules(strict_win=True),
+]
+
+
+def brute_force(game: Game, limit: int = 200_000) -> tuple[bool, int]:
+    """Every reachable engine state (the whole state: stock order, waste, turn-overs, the card just drawn)."""
+    start = game.copy()
+    start.selection = None
+    seen = {_key(start)}
+    queue = deque([start])
+    won, best = False, SLOTS - start.present.bit_count()
+    while queue:
+        current = queue.popleft()
+        best = max(best, SLOTS - current.present.bit_count())
+        if current.is_won:
+            won = True
+            continue
+        for move in current.legal_moves():
+            after = current.copy()
+            after.play(move)
+            key = _key(after)
+            if key not in seen:
+                seen.add(key)
+                queue.append(after)
+        assert len(seen) < limit, "brute force needs a smaller case"
+    return won, best
+
+
+def _key(game: Game) -> tuple[object, ...]:
+    unlimited = game.rules.recycles is None
+    return (game.present, game.stock, game.waste, 0 if unlimited else game.recycles_used, game.fresh_draw)
+
+
+def _late_position(code: DealCode, seed: int, removals_left: int) -> Game:
+    """A deal played at random (removals preferred) until few cards remain: small enough for brute force."""
+    rng = random.Random(seed)
+    game = Game(code)
+    for _ in range(3000):
+        legal = game.legal_moves()
+        if not legal or game.present.bit_count() <= removals_left:
+            break
+        removals = [m for m in legal if m.notation() not in ("D", "R")]
+        game.play(rng.choice(removals) if removals and rng.random() < 0.9 else legal[-1])
+    return game
+
+
+@pytest.mark.parametrize("rules", SAMPLE_RULES, ids=lambda r: r.segment)
+@pytest.mark.parametrize("seed", range(12))
+def test_solver_agrees_with_brute_force_on_late_positions(rules: Rules, seed: int) -> None:
+    code = DealCode(rules, number=random.Random(seed).randrange(DEAL_COUNT))
+    game = _late_position(code, seed, removals_left=10)
+    won, best = brute_force(game)
+    analysis = solve(game)
+    assert analysis.winnable == won
+    assert analysis.max_removable == best
+    _replays_to(game, analysis.line, best)
+
+
+def _replays_to(game: Game, line: Sequence[Move], removed: int) -> None:
+    replay = game.copy()
+    for move in line:
+        replay.play(move)
+    assert SLOTS - replay.present.bit_count() == removed
+    if removed == SLOTS and not replay.rules.strict_win:
+        assert replay.is_won
+
+
+@settings(max_examples=25, deadline=None)
+@given(number=st.integers(0, DEAL_COUNT - 1), rules=st.sampled_from(POOL_RULES))
+def test_lines_replay_in_the_engine(number: int, rules: Rules) -> None:
+    game = Game(DealCode(rules, number=number))
+    analysis = solve(game, budget=100_000)
+    assert analysis.winnable is not None, "with unlimited turn-overs a deal is always decided within the budget"
+    assert analysis.max_removable is not None
+    _replays_to(game, analysis.line, analysis.max_removable)
+    if analysis.winnable:
+        assert analysis.max_removable == SLOTS
+
+
+def test_a_cleared_deal_and_a_dead_end() -> None:
+    easy = solve(easy_game())
+    assert easy.winnable is True and easy.max_removable == SLOTS
+    stuck = solve(dead_end_start())
+    assert stuck.winnable is False and stuck.max_removable == SLOTS - 4
+    assert len(EASY_CLEARING.split()) == 16
+
+
+def test_shortest_winning_line_is_no_longer_than_any_other() -> None:
+    game = easy_game(Rules(recycles=0))
+    analysis = solve(game, shortest=True)
+    assert analysis.shortest is not None and len(analysis.shortest) == 16
+    replay = game.copy()
+    for move in analysis.shortest:
+        replay.play(move)
+    assert replay.is_won
+
+
+def test_the_budget_answers_unknown_never_wrong() -> None:
+    game = Game(DealCode(Rules(recycles=2, stock_waste_pairs=True), number=123456))
+    small = solve(game, budget=50)
+    assert small.winnable is None and small.max_removable is None and small.states <= 60
+    _replays_to(game, small.line, small.best_found)
+
+
+def test_the_solver_leaves_the_game_untouched() -> None:
+    game = Game("PY1-N-AAAAAAS")
+    before = dump_game(game)
+    solve(game)
+    assert dump_game(game) == before
