@@ -39,7 +39,7 @@ def redis_client(redis_server: EmbeddedRedis) -> Iterator[redis.Redis]:
 
 @pytest.fixture
 def settings(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Settings:
-    return Settings(redis_url=redis_server.url, data_dir=Path(redis_server.data_dir))
+    return Settings(redis_url=redis_server.url, data_dir=Path(redis_server.data_dir), solver_time_limit_s=0.5)
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from pyramide.engine import DealCode, Game, Rules, parse_move
 from pyramide.engine.moves import parse_record
 from pyramide.service.games import move_body, move_from_body
 from pyramide.service.schemas import MoveBody
+from pyramide.solver import solve
 from tests.integration.conftest import new_player
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
 
@@ -209,3 +210,27 @@ def test_move_bodies_round_trip() -> None:
     for notation in ("KD", "10C+3S", "D", "R", "U"):
         move = parse_move(notation)
         assert move_from_body(adapter.validate_python(move_body(move))) == move
+
+
+def test_hints_come_from_the_solver(client: Client, player: dict[str, str]) -> None:
+    game = _layout_game(client, player, DealCode.for_layout(easy_game().layout).to_json())
+    hint = client.get(f"/v1/games/{game['id']}/hint", headers=player).json()
+    assert hint["winnable"] is True and hint["max_removable"] == 28
+    assert hint["move"] == hint["line"][0] and hint["move"] in game["legal_moves"]
+    stuck = _layout_game(client, player, dead_end_start().code.to_json())
+    answer = client.get(f"/v1/games/{stuck['id']}/hint", headers=player).json()
+    assert answer["winnable"] is False and answer["max_removable"] == 24
+    other = new_player(client)
+    assert client.get(f"/v1/games/{game['id']}/hint", headers=other).status_code == 404
+
+
+def test_a_deal_analysis_is_cached_per_code(client: Client, redis_client: Any) -> None:
+    first = client.get("/v1/deals/py1-n-aaaaaas/analysis").json()
+    assert first["code"] == "PY1-N-AAAAAAS" and first["winnable"] is True and first["max_removable"] == 28
+    assert redis_client.exists("pyr:{analysis:PY1-N-AAAAAAS}")
+    assert client.get("/v1/deals/PY1-N-AAAAAAS/analysis").json() == first
+
+
+def test_winnable_only_deals_are_proven_winnable(client: Client, player: dict[str, str]) -> None:
+    game = client.post("/v1/games", json={"winnable_only": True}, headers=player).json()
+    assert solve(Game(DealCode.parse(game["code"]))).winnable is True

@@ -16,7 +16,7 @@ from pyramide.service.openapi import COMMITTED, render
 ROOT = Path(__file__).resolve().parents[2]
 OPERATIONS = {
     "createPlayer", "getCurrentPlayer", "updateCurrentPlayer", "createGame", "getGame", "playMove", "tap",
-    "abandonGame", "getGameRecord", "getDeal", "listRules", "getLiveness", "getReadiness",
+    "abandonGame", "getGameRecord", "getDeal", "listRules", "getLiveness", "getReadiness", "getHint", "analyseDeal",
 }  # fmt: skip
 
 

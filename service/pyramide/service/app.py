@@ -16,6 +16,7 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 import pyramide
+from pyramide.service.analysis import Solver
 from pyramide.service.controllers.deals import DealController
 from pyramide.service.controllers.games import GameController
 from pyramide.service.controllers.health import HealthController
@@ -60,10 +61,12 @@ def create_app(
         redis = connect(settings)
         app.state.redis = redis
         app.state.players = PlayerStore(redis)
-        app.state.games = GameService(GameStore(redis, settings), settings.conflict_retries)
+        app.state.solver = Solver(time_limit_s=settings.solver_time_limit_s)
+        app.state.games = GameService(GameStore(redis, settings), settings.conflict_retries, app.state.solver)
         try:
             yield
         finally:
+            app.state.solver.close()
             await redis.aclose()
 
     app = Litestar(

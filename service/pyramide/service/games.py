@@ -36,6 +36,7 @@ from pyramide.engine import (
 )
 from pyramide.engine.messages import Locale
 from pyramide.engine.taps import feedback as make_feedback
+from pyramide.service.analysis import WINNABLE_ONLY_ATTEMPTS, Solver
 from pyramide.service.players import Player
 from pyramide.service.problems import ServiceError
 from pyramide.service.schemas import (
@@ -117,9 +118,29 @@ def parse_if_match(header: str | None) -> int | None:
 
 
 class GameService:
-    def __init__(self, store: GameStore, conflict_retries: int) -> None:
+    def __init__(self, store: GameStore, conflict_retries: int, solver: Solver) -> None:
         self.store = store
         self.conflict_retries = conflict_retries
+        self.solver = solver
+
+    async def _deal(self, body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
+        """The deal to play; for ``winnable_only`` the first random deal the solver proves winnable."""
+        if not (isinstance(body, RandomGameBody) and body.winnable_only):
+            return deal_for(body)
+        for _ in range(WINNABLE_ONLY_ATTEMPTS):
+            code = deal_for(body)
+            if (await self.solver.analyse(Game(code)))["winnable"]:
+                return code
+        raise ServiceError(503, "solver_timeout", headers={"Retry-After": "1"})
+
+    async def hint(self, player: Player, game_id: UUID) -> dict[str, object]:
+        """The next move of the best line from here, and whether the game can still be won."""
+        stored = await self.load(player, game_id)
+        if stored.finished:
+            raise IllegalMoveError("game_over")
+        result = await self.solver.analyse(stored.game)
+        line = result["line"]
+        return {**result, "move": line[0] if line else None}
 
     async def create(
         self,
@@ -129,7 +150,7 @@ class GameService:
         idempotency_key: str | None,
         fingerprint: str,
     ) -> Reply:
-        code = deal_for(body)
+        code = await self._deal(body)
         explain = player.explain_errors if body.explain_errors is None else body.explain_errors
         game_id = derived_id("game", str(player.id), idempotency_key) if idempotency_key else None
         stored = StoredGame(

@@ -18,9 +18,11 @@ from pyramide.service.schemas import (
     CreatedPlayer,
     CreateGameBody,
     CreatePlayerBody,
+    DealAnalysis,
     DealLayout,
     GameRecord,
     Health,
+    Hint,
     MoveBody,
     Player,
     PlayerSettingsBody,
@@ -38,8 +40,21 @@ REQUEST_BODIES: Final[dict[str, Any]] = {
     "playMove": MoveBody,
     "tap": TapBody,
 }
-PUBLIC_OPERATIONS: Final = frozenset({"createPlayer", "getDeal", "listRules", "getLiveness", "getReadiness"})
-RESPONSE_MODELS: Final = (Snapshot, CreatedPlayer, Player, GameRecord, DealLayout, RulesCatalogue, Problem, Health)
+PUBLIC_OPERATIONS: Final = frozenset(
+    {"createPlayer", "getDeal", "analyseDeal", "listRules", "getLiveness", "getReadiness"}
+)
+RESPONSE_MODELS: Final = (
+    Hint,
+    DealAnalysis,
+    Snapshot,
+    CreatedPlayer,
+    Player,
+    GameRecord,
+    DealLayout,
+    RulesCatalogue,
+    Problem,
+    Health,
+)
 _REF: Final = "#/components/schemas/{model}"
 
 

@@ -98,10 +98,12 @@ class CreatedPlayer(Player):
 
 
 class RandomGameBody(StrictModel):
-    """A uniformly random deal under ``rules``."""
+    """A uniformly random deal under ``rules``; with ``winnable_only``, dealt again until the solver proves the
+    deal can be won."""
 
     rules: RulesBody | None = None
     explain_errors: bool | None = None
+    winnable_only: bool = False
 
 
 class CodeGameBody(StrictModel):
@@ -211,6 +213,24 @@ class Snapshot(BaseModel):
     feedback: Feedback | None = None
     created_at: datetime
     finished_at: datetime | None
+
+
+class Analysis(BaseModel):
+    """What the solver proved; ``winnable`` and ``max_removable`` are null when it ran out of time or budget."""
+
+    winnable: bool | None
+    max_removable: Annotated[int, Field(ge=0, le=28)] | None
+    line: list[str] = Field(description="A line of play that wins, or removes the most cards, in move notation.")
+    states: Count
+    elapsed_ms: Annotated[float, Field(ge=0)]
+
+
+class Hint(Analysis):
+    move: str | None = Field(description="The next move of that line; null when there is none.")
+
+
+class DealAnalysis(Analysis):
+    code: str
 
 
 class GameRecord(BaseModel):

@@ -21,6 +21,8 @@ class Settings:
     """``PYRAMIDE_UNFINISHED_TTL_S``: an unfinished game expires this long after its last change."""
     idempotency_ttl_s: int = DAY_S
     """``PYRAMIDE_IDEMPOTENCY_TTL_S``: how long a response is kept for retries with the same Idempotency-Key."""
+    solver_time_limit_s: float = 5.0
+    """``PYRAMIDE_SOLVER_TIME_LIMIT_S``: how long a hint or a deal analysis may search."""
     conflict_retries: int = 5
     """How often a move that lost a race (no If-Match) is tried again on the fresh state before 409."""
 
@@ -33,4 +35,5 @@ class Settings:
             data_dir=Path(env.get("PYRAMIDE_DATA_DIR", "data")),
             unfinished_ttl_s=int(env.get("PYRAMIDE_UNFINISHED_TTL_S", 30 * DAY_S)),
             idempotency_ttl_s=int(env.get("PYRAMIDE_IDEMPOTENCY_TTL_S", DAY_S)),
+            solver_time_limit_s=float(env.get("PYRAMIDE_SOLVER_TIME_LIMIT_S", 5.0)),
         )

@@ -62,7 +62,9 @@ def _path(parents: dict[Position, tuple[Position, Move] | None], end: Position) 
     return path
 
 
-def _explore(deal: Deal, start: Position, budget: int) -> tuple[bool | None, int, list[Move], int, bool]:
+def _explore(
+    deal: Deal, start: Position, budget: int, deadline: float
+) -> tuple[bool | None, int, list[Move], int, bool]:
     """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted)."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
     best, best_at = _removed(start), start
@@ -76,7 +78,7 @@ def _explore(deal: Deal, start: Position, budget: int) -> tuple[bool | None, int
             best, best_at = removed, position
         if removable_bound(deal, position) <= best < SLOTS:
             continue
-        if len(parents) >= budget:
+        if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
             return None, best, _path(parents, best_at), len(parents), False
         for move, after in reversed(moves(deal, position)):
             if after not in parents:
@@ -121,11 +123,15 @@ def expand(game: Game, line: list[Move]) -> list[Move]:
     return expanded
 
 
-def solve(game: Game, *, budget: int = DEFAULT_BUDGET, shortest: bool = False) -> Analysis:
-    """Analyse ``game`` from its current position under its own rules."""
+def solve(
+    game: Game, *, budget: int = DEFAULT_BUDGET, shortest: bool = False, time_limit_s: float | None = None
+) -> Analysis:
+    """Analyse ``game`` from its current position under its own rules, within ``budget`` positions and, if given,
+    ``time_limit_s`` seconds (past either the answer is unknown, never a guess)."""
     started = time.perf_counter()
+    deadline = started + time_limit_s if time_limit_s is not None else float("inf")
     deal, start = from_game(game)
-    won, best, line, states, exhausted = _explore(deal, start, budget)
+    won, best, line, states, exhausted = _explore(deal, start, budget, deadline)
     winnable = won if exhausted or won else None
     max_removable = best if exhausted else None
     shortest_line = None

@@ -11,7 +11,15 @@ from pyramide.engine import DealCode, Rules
 from pyramide.engine.messages import Locale
 from pyramide.service.controllers.docs import problems
 from pyramide.service.requests import AnyRequest, locale_of
-from pyramide.service.schemas import DEAL_CODE_PATTERN, DealLayout, RulePreset, RulesBody, RulesCatalogue, RuleVariant
+from pyramide.service.schemas import (
+    DEAL_CODE_PATTERN,
+    DealAnalysis,
+    DealLayout,
+    RulePreset,
+    RulesBody,
+    RulesCatalogue,
+    RuleVariant,
+)
 
 PRESETS: dict[str, tuple[Rules, dict[Locale, tuple[str, str]]]] = {
     "N": (
@@ -71,6 +79,21 @@ class DealController(Controller):
         self, code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")]
     ) -> DealLayout:
         return DealLayout.model_validate(DealCode.parse(code).to_json())
+
+    @get(
+        "/deals/{code:str}/analysis",
+        operation_id="analyseDeal",
+        summary="Can the deal be won, and how many cards at most: the solver's answer, cached per code",
+        responses=problems(400, 422),
+    )
+    async def analysis(
+        self,
+        request: AnyRequest,
+        code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")],
+    ) -> DealAnalysis:
+        deal = DealCode.parse(code)
+        result = await request.app.state.solver.analyse_deal(request.app.state.redis, deal)
+        return DealAnalysis.model_validate({**result, "code": str(deal)})
 
     @get("/rules", operation_id="listRules", summary="Rule presets and variants, described in your language")
     async def rules(self, request: AnyRequest) -> RulesCatalogue:

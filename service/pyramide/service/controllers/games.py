@@ -22,7 +22,7 @@ from pyramide.service.games import (
     tap_action,
 )
 from pyramide.service.requests import AnyRequest, current_player, fingerprint, locale_of, parse_body
-from pyramide.service.schemas import CreateGameBody, GameRecord, MoveBody, RulesBody, Snapshot, TapBody
+from pyramide.service.schemas import CreateGameBody, GameRecord, Hint, MoveBody, RulesBody, Snapshot, TapBody
 from pyramide.service.snapshots import snapshot_json
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
@@ -111,6 +111,18 @@ class GameController(Controller):
         self, request: AnyRequest, game_id: FromPath[UUID], idempotency_key: IdempotencyKey = None
     ) -> Response[Snapshot]:
         return await self._act(request, game_id, idempotency_key, "abandon")
+
+    @get(
+        "/{game_id:uuid}/hint",
+        operation_id="getHint",
+        summary="The next move of the best line, and whether the game can still be won",
+        description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out.",
+        responses=problems(401, 404, 409),
+    )
+    async def hint(self, request: AnyRequest, game_id: FromPath[UUID]) -> Hint:
+        player = await current_player(request)
+        service: GameService = request.app.state.games
+        return Hint.model_validate(await service.hint(player, game_id))
 
     @get(
         "/{game_id:uuid}/record",
