@@ -10,6 +10,7 @@ and whether the waste top was just drawn, that is the whole state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from pyramide.engine import Game, Rules
@@ -62,6 +63,19 @@ def normalise(deal: Deal, position: Position) -> Position:
     return position
 
 
+@lru_cache(maxsize=1 << 16)
+def _first_of_value(order: tuple[Card, ...], left: int) -> dict[int, int]:
+    """For each value among the remaining cards, the index of its first card."""
+    first: dict[int, int] = {}
+    index = 0
+    while left:
+        if left & 1:
+            first.setdefault(card_value(order[index]), index)
+        left >>= 1
+        index += 1
+    return first
+
+
 def is_won(deal: Deal, position: Position) -> bool:
     return position.present == 0 and (not deal.rules.strict_win or position.left == 0)
 
@@ -81,7 +95,7 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     if is_won(deal, position):
         return []
     free = free_slots(position.present)
-    result = _pyramid_removals(deal, position, free)
+    result = _pyramid_removals(deal, position)
     if deal.pool:
         result.extend(_pool_removals(deal, position, free))
     else:
@@ -90,21 +104,38 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     return [(m, normalise(deal, p)) for m, p in result]
 
 
-def _pyramid_removals(deal: Deal, position: Position, free: list[int]) -> list[tuple[Move, Position]]:
-    pyramid, present = deal.pyramid, position.present
-    result: list[tuple[Move, Position]] = []
-    for slot in free:
-        if is_king(pyramid[slot]):
-            result.append((RemoveKing(pyramid[slot]), position._replace(present=present & ~(1 << slot))))
+def _pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
+    present = position.present
+    return [
+        (move, position._replace(present=after))
+        for move, after in _pyramid_only(deal.pyramid, present, deal.rules.cover_pairs)
+    ]
+
+
+@lru_cache(maxsize=1 << 16)
+def _pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) -> tuple[tuple[Move, int], ...]:
+    """The removals inside the pyramid (kings, pairs, covering-card pairs) and the mask each leaves: the same
+    whatever the stock and waste hold, so computed once per pyramid shape."""
+    free = free_slots(present)
+    result: list[tuple[Move, int]] = [
+        (RemoveKing(pyramid[slot]), present & ~(1 << slot)) for slot in free if is_king(pyramid[slot])
+    ]
     for i, a in enumerate(free):
         need = PAIR_SUM - card_value(pyramid[a])
         for b in free[i + 1 :]:
             if card_value(pyramid[b]) == need:
-                after = position._replace(present=present & ~(1 << a) & ~(1 << b))
-                result.append((RemovePair(pyramid[a], pyramid[b]), after))
-    if deal.rules.cover_pairs:
-        result.extend(_cover_pairs(deal, position))
-    return result
+                result.append((RemovePair(pyramid[a], pyramid[b]), present & ~(1 << a) & ~(1 << b)))
+    if cover_pairs:
+        for slot in range(SLOTS - 7):
+            if present >> slot & 1 and present & COVER_MASK[slot]:
+                cover = sole_coverer(present, slot)
+                if (
+                    cover is not None
+                    and not present & COVER_MASK[cover]
+                    and card_value(pyramid[slot]) + card_value(pyramid[cover]) == PAIR_SUM
+                ):
+                    result.append((RemovePair(pyramid[cover], pyramid[slot]), present & ~(1 << slot) & ~(1 << cover)))
+    return tuple(result)
 
 
 def _waste_removals(deal: Deal, position: Position, free: list[int]) -> list[tuple[Move, Position]]:
@@ -138,33 +169,11 @@ def _stock_moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     return []
 
 
-def _cover_pairs(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
-    pyramid, present = deal.pyramid, position.present
-    pairs: list[tuple[Move, Position]] = []
-    for slot in range(SLOTS - 7):
-        if present >> slot & 1 and present & COVER_MASK[slot]:
-            cover = sole_coverer(present, slot)
-            if (
-                cover is not None
-                and not present & COVER_MASK[cover]
-                and card_value(pyramid[slot]) + card_value(pyramid[cover]) == PAIR_SUM
-            ):
-                after = position._replace(present=present & ~(1 << slot) & ~(1 << cover))
-                pairs.append((RemovePair(pyramid[cover], pyramid[slot]), after))
-    return pairs
-
-
 def _pool_removals(deal: Deal, position: Position, free: list[int]) -> list[tuple[Move, Position]]:
     """In the pool model a removal names the pool card; equal values are interchangeable, so only the first
     remaining card of each value is offered."""
     pyramid, order, present, left = deal.pyramid, deal.order, position.present, position.left
-    first_of_value: dict[int, int] = {}
-    index, rest = 0, left
-    while rest:
-        if rest & 1:
-            first_of_value.setdefault(card_value(order[index]), index)
-        rest >>= 1
-        index += 1
+    first_of_value = _first_of_value(order, left)
     result: list[tuple[Move, Position]] = []
     king = first_of_value.get(13)
     if king is not None and deal.rules.strict_win:
