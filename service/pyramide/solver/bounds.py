@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from pyramide.engine.cards import card_value
-from pyramide.engine.pyramid import COVER_MASK, COVERERS, SLOTS
+from pyramide.engine.pyramid import COVERERS, SLOTS
 from pyramide.solver.position import Deal, Position
 
 KING = 13
@@ -34,6 +34,10 @@ ON_TOP: tuple[int, ...] = tuple(_cone(s, _COVERED_BY) for s in range(SLOTS))
 """For each slot, every slot lying on it, directly or not."""
 BENEATH: tuple[int, ...] = tuple(_cone(s, _COVERS) for s in range(SLOTS))
 """For each slot, every slot it lies on, directly or not."""
+ADJACENT: tuple[int, ...] = tuple(
+    sum(1 << c for c in COVERERS[s]) | sum(1 << t for t in _COVERS[s]) for s in range(SLOTS)
+)
+"""For each slot, the slots directly on it or directly under it: its partners under the covering-card variant."""
 
 
 @lru_cache(maxsize=1 << 12)
@@ -85,7 +89,7 @@ def _dead_cone_bound(pyramid_values: tuple[int, ...], present: int, outside: int
         candidates = slots_of_value[KING - value]
         partners = candidates & ~ON_TOP[slot] & ~BENEATH[slot]
         if cover_pairs:
-            partners |= candidates & COVER_MASK[slot]
+            partners |= candidates & ADJACENT[slot]
         if not partners:
             stuck |= (1 << slot) | (BENEATH[slot] & present)
     return SLOTS - stuck.bit_count()

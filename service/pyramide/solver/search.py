@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pyramide.engine import DRAW, RECYCLE, Game, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver.bounds import removable_bound
+from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import Deal, Position, from_game, is_won, moves
 
 DEFAULT_BUDGET = 2_000_000
@@ -63,7 +64,7 @@ def _path(parents: dict[Position, tuple[Position, Move] | None], end: Position) 
 
 
 def _explore(
-    deal: Deal, start: Position, budget: int, deadline: float
+    deal: Deal, start: Position, budget: int, deadline: float, prune: bool = True
 ) -> tuple[bool | None, int, list[Move], int, bool]:
     """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted)."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
@@ -76,7 +77,7 @@ def _explore(
         removed = _removed(position)
         if removed > best:
             best, best_at = removed, position
-        if removable_bound(deal, position) <= best < SLOTS:
+        if prune and removable_bound(deal, position) <= best < SLOTS:
             continue
         if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
             return None, best, _path(parents, best_at), len(parents), False
@@ -131,7 +132,11 @@ def solve(
     started = time.perf_counter()
     deadline = started + time_limit_s if time_limit_s is not None else float("inf")
     deal, start = from_game(game)
-    won, best, line, states, exhausted = _explore(deal, start, budget, deadline)
+    if deal.pool:
+        pool = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, deal.rules.strict_win)
+        won, best, line, states, exhausted = pool.explore(start.present, start.left, budget, deadline)
+    else:
+        won, best, line, states, exhausted = _explore(deal, start, budget, deadline)
     winnable = won if exhausted or won else None
     max_removable = best if exhausted else None
     shortest_line = None

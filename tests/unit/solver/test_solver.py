@@ -14,6 +14,9 @@ from pyramide.engine import DealCode, Game, Move, Rules, all_rule_sets, dump_gam
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
+from pyramide.solver.pool import PoolSearch
+from pyramide.solver.position import from_game
+from pyramide.solver.search import _explore
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
 
 RULE_SETS = all_rule_sets()
@@ -134,3 +137,34 @@ def test_the_solver_leaves_the_game_untouched() -> None:
     before = dump_game(game)
     solve(game)
     assert dump_game(game) == before
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(), Rules(cover_pairs=True), Rules(strict_win=True), Rules(cover_pairs=True, strict_win=True)],
+    ids=lambda r: r.segment,
+)
+def test_the_bound_never_prunes_the_answer_on_whole_deals(rules: Rules) -> None:
+    """Pruned and unpruned searches over every reachable position agree: the bound is sound."""
+    rng = random.Random(7)
+    for _ in range(10):
+        game = Game(DealCode(rules, number=rng.randrange(DEAL_COUNT)))
+        deal, start = from_game(game)
+        pool = PoolSearch(deal.pyramid, deal.order, rules.cover_pairs, rules.strict_win)
+        pruned = pool.explore(start.present, start.left, 10**7, float("inf"))
+        full = pool.explore(start.present, start.left, 10**7, float("inf"), prune=False)
+        general = _explore(deal, start, 10**7, float("inf"))
+        assert pruned[:2] == full[:2] == general[:2], game.code
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(recycles=1), Rules(recycles=0, stock_waste_pairs=True, cover_pairs=True)], ids=lambda r: r.segment
+)
+def test_the_bound_never_prunes_the_answer_in_the_general_search(rules: Rules) -> None:
+    rng = random.Random(11)
+    for seed in range(6):
+        game = _late_position(DealCode(rules, number=rng.randrange(DEAL_COUNT)), seed, removals_left=16)
+        deal, start = from_game(game)
+        pruned = _explore(deal, start, 10**6, float("inf"))
+        full = _explore(deal, start, 10**6, float("inf"), prune=False)
+        assert pruned[:2] == full[:2], game.code
