@@ -1,6 +1,7 @@
 """Solver: win rates over random deals, and how long deciding takes.
 
 Usage: .venv/bin/python benchmarks/solver_rates.py [--deals 10000] [--rules N C ...] [--budget 2000000] [--seed 1]
+       [--time-limit SECONDS]
 
 For each rule set, solves ``--deals`` seeded random deals from the start and prints the share that can be won (of
 the deals decided within the budget), how many stayed undecided, the mean and worst time per deal and the mean
@@ -22,14 +23,14 @@ from pyramide.solver import solve
 PUBLISHED = {"N": 66.87, "C": 83.15}  # clear the pyramid, unlimited turn-overs; without / with covering-card pairs
 
 
-def run(rules: Rules, deals: int, budget: int, seed: int) -> dict[str, float]:
+def run(rules: Rules, deals: int, budget: int, seed: int, time_limit_s: float | None) -> dict[str, float]:
     rng = random.Random(seed)
     won = lost = unknown = 0
     times, states = [], []
     for _ in range(deals):
         game = Game(DealCode(rules, number=rng.randrange(DEAL_COUNT)))
         started = time.perf_counter()
-        analysis = solve(game, budget=budget)
+        analysis = solve(game, budget=budget, time_limit_s=time_limit_s)
         times.append(time.perf_counter() - started)
         states.append(analysis.states)
         if analysis.winnable is None:
@@ -56,12 +57,13 @@ def main() -> None:
     parser.add_argument("--rules", nargs="+", default=["N", "C"], help="rule-set segments")
     parser.add_argument("--budget", type=int, default=2_000_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--time-limit", type=float, default=None, help="seconds per deal (then undecided)")
     args = parser.parse_args()
     print(f"{args.deals} random deals per rule set (seed {args.seed}), budget {args.budget:,} positions a deal")
     print("| rules | winnable | published | undecided | mean ms | median ms | worst ms | total s | positions |")
     print("|---|---|---|---|---|---|---|---|---|")
     for segment in args.rules:
-        row = run(Rules.from_segment(segment), args.deals, args.budget, args.seed)
+        row = run(Rules.from_segment(segment), args.deals, args.budget, args.seed, args.time_limit)
         published = f"{PUBLISHED[segment]:.2f}%" if segment in PUBLISHED else ""
         print(
             f"| {segment} | {row['rate']:.2f}% | {published} | {row['unknown']:.0f} | {row['mean_ms']:.1f} | "
