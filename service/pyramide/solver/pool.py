@@ -26,22 +26,25 @@ class PoolSearch:
         self.cover_pairs, self.strict = cover_pairs, strict
         self.pyramid_values = tuple(card_value(c) for c in pyramid)
         self.pool_values = tuple(card_value(c) for c in pool)
-        self._inside: dict[int, tuple[tuple[int, ...], tuple[tuple[Move, int], ...], list[int]]] = {}
+        self._inside: dict[int, tuple[tuple[int, ...], tuple[tuple[Move, int], ...], list[int], list[int]]] = {}
         self._outside: dict[int, tuple[tuple[int, ...], dict[int, int]]] = {}
         self._dead: dict[tuple[int, int], int] = {}
 
     # -- what depends on the pyramid alone -----------------------------------------------------------------
 
-    def inside(self, present: int) -> tuple[tuple[int, ...], tuple[tuple[Move, int], ...], list[int]]:
-        """Counts of values in the pyramid, the removals inside it (with the mask each leaves), the free slots."""
+    def inside(self, present: int) -> tuple[tuple[int, ...], tuple[tuple[Move, int], ...], list[int], list[int]]:
+        """Counts of values in the pyramid, the removals inside it (with the mask each leaves), the free slots,
+        and for each value the mask of the slots holding it."""
         cached = self._inside.get(present)
         if cached is None:
-            counts = [0] * 14
+            counts, slots_of_value = [0] * 14, [0] * 14
             for slot in range(SLOTS):
                 if present >> slot & 1:
-                    counts[self.pyramid_values[slot]] += 1
+                    value = self.pyramid_values[slot]
+                    counts[value] += 1
+                    slots_of_value[value] |= 1 << slot
             free = free_slots(present)
-            cached = (tuple(counts), self._pyramid_moves(present, free), free)
+            cached = (tuple(counts), self._pyramid_moves(present, free), free, slots_of_value)
             self._inside[present] = cached
         return cached
 
@@ -85,15 +88,20 @@ class PoolSearch:
 
     # -- the search ----------------------------------------------------------------------------------------
 
-    def bound(self, present: int, left: int) -> int:
-        """The smaller of the two bounds of :mod:`pyramide.solver.bounds`."""
-        inside, _, _ = self.inside(present)
+    def beats(self, present: int, left: int, best: int) -> bool:
+        """Whether the bound of :mod:`pyramide.solver.bounds` lets this position remove more than ``best``: the
+        cheap count per value class first, the dead-card cone only when that is not enough."""
+        inside, _, _, slots_of_value = self.inside(present)
         outside, _ = self.outside(left)
         total = SLOTS - present.bit_count() + inside[KING]
         for value in range(1, 7):
             a, b, p, q = inside[value], inside[KING - value], outside[value], outside[KING - value]
-            x, y = min(a, q), min(b, p)
-            total += x + y + 2 * min(a - x, b - y)
+            x = a if a < q else q
+            y = b if b < p else p
+            rest_a, rest_b = a - x, b - y
+            total += x + y + 2 * (rest_a if rest_a < rest_b else rest_b)
+        if total <= best:
+            return False
         signature = 0
         for value in range(1, 13):
             if outside[value]:
@@ -101,35 +109,33 @@ class PoolSearch:
         key = (present, signature)
         dead = self._dead.get(key)
         if dead is None:
-            dead = self._dead_cone(present, signature, inside)
+            dead = self._dead_cone(present, signature, slots_of_value)
             self._dead[key] = dead
-        return min(total, dead)
+        return dead > best
 
-    def _dead_cone(self, present: int, outside: int, inside: tuple[int, ...]) -> int:
+    def _dead_cone(self, present: int, outside: int, slots_of_value: list[int]) -> int:
         values = self.pyramid_values
         stuck = 0
-        for slot in range(SLOTS):
-            if not present >> slot & 1:
-                continue
+        rest = present
+        while rest:
+            low = rest & -rest
+            slot = low.bit_length() - 1
+            rest ^= low
             value = values[slot]
             if value == KING or outside >> (KING - value) & 1:
                 continue
-            partners = 0
-            if inside[KING - value]:
-                for other in range(SLOTS):
-                    if present >> other & 1 and values[other] == KING - value:
-                        partners |= 1 << other
+            partners = slots_of_value[KING - value]
             usable = partners & ~ON_TOP[slot] & ~BENEATH[slot]
             if self.cover_pairs:
                 usable |= partners & ADJACENT[slot]
             if not usable:
-                stuck |= (1 << slot) | (BENEATH[slot] & present)
+                stuck |= low | (BENEATH[slot] & present)
         return SLOTS - stuck.bit_count()
 
     def children(self, present: int, left: int) -> list[tuple[Move, int, int]]:
         """Moves from (present, left): pyramid removals first, then pool pairs (and pool kings under the strict
         win)."""
-        _, pyramid_moves, free = self.inside(present)
+        _, pyramid_moves, free, _ = self.inside(present)
         result = [(move, after, left) for move, after in pyramid_moves]
         _, first = self.outside(left)
         king = first.get(KING)
@@ -164,7 +170,7 @@ class PoolSearch:
             removed = SLOTS - present.bit_count()
             if removed > best:
                 best, best_at = removed, key
-            if prune and best < SLOTS and self.bound(present, left) <= best:
+            if prune and best < SLOTS and not self.beats(present, left, best):
                 continue
             if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
                 return None, best, _path(parents, best_at), len(parents), False
