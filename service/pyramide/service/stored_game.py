@@ -11,7 +11,7 @@ import struct
 from dataclasses import dataclass
 from uuid import UUID
 
-from pyramide.engine import Game, Status, dump_game, load_game
+from pyramide.engine import Game, InvalidStateError, Status, dump_game, load_game
 
 _HEADER = struct.Struct(">Q16sQQQB")
 VERSION_BYTES = 8
@@ -55,6 +55,8 @@ class StoredGame:
 
     @classmethod
     def from_bytes(cls, game_id: UUID, data: bytes) -> StoredGame:
+        if len(data) < _HEADER.size:
+            raise InvalidStateError("the stored game is cut short")
         version, owner, created, first, finished, flags = _HEADER.unpack_from(data)
         return cls(
             id=game_id,

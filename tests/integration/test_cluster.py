@@ -1,0 +1,100 @@
+"""The service against a real three-node Redis Cluster (the same redis-server binary): every key of a game shares a
+slot, so the scripts and multi-key reads work there too."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from pyramide.service.app import create_app
+from pyramide.service.embedded_redis import SERVER_BINARY
+from pyramide.service.settings import Settings
+
+CLI = SERVER_BINARY.parent / "redis-cli"
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+@pytest.fixture(scope="module")
+def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("cluster")
+    ports = _free_ports(3)
+    nodes = []
+    for port in ports:
+        data = Path(root / str(port))
+        data.mkdir()
+        nodes.append(
+            subprocess.Popen(
+                [str(SERVER_BINARY), "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                 "--cluster-config-file", "nodes.conf", "--dir", str(data), "--save", "", "--appendonly", "no",
+                 "--logfile", str(data / "redis.log")],
+                stdout=subprocess.DEVNULL,
+            )
+        )  # fmt: skip
+    try:
+        for port in ports:
+            _wait(port)
+        addresses = [f"127.0.0.1:{p}" for p in ports]
+        subprocess.run(
+            [str(CLI), "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
+            check=True, capture_output=True, timeout=60,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            info = subprocess.run([str(CLI), "-p", str(ports[0]), "cluster", "info"], capture_output=True, text=True)
+            if "cluster_state:ok" in info.stdout:
+                break
+            time.sleep(0.2)
+        yield f"redis://127.0.0.1:{ports[0]}"
+    finally:
+        for node in nodes:
+            node.terminate()
+            node.wait(timeout=10)
+
+
+def _wait(port: int) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        done = subprocess.run([str(CLI), "-p", str(port), "ping"], capture_output=True, text=True)
+        if done.stdout.strip() == "PONG":
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"cluster node {port} did not start")
+
+
+def test_a_game_through_a_redis_cluster(cluster_url: str) -> None:
+    app = create_app(Settings(redis_url=cluster_url, redis_cluster=True, solver_time_limit_s=1))
+    client: TestClient[Any]
+    with TestClient(app) as client:
+        token = client.post("/v1/players", json={}, headers={"Idempotency-Key": "cluster-player-0001"}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        assert client.get("/health/ready").status_code == 200
+        games = [client.post("/v1/games", json={"code": f"PY1-N-CLUSTE{c}"}, headers=auth).json() for c in "ABCDE"]
+        for game in games:
+            url = f"/v1/games/{game['id']}"
+            assert client.post(f"{url}/moves", json={"type": "draw"}, headers=auth).json()["moves"] == 1
+            retried = [
+                client.post(f"{url}/taps", json={"target": "stock"}, headers={**auth, "Idempotency-Key": "tap-1"})
+                for _ in range(2)
+            ]
+            assert retried[0].content == retried[1].content and retried[0].json()["moves"] == 2
+            stale = client.post(f"{url}/moves", json={"type": "draw"}, headers={**auth, "If-Match": '"0"'})
+            assert stale.status_code == 412
+            assert client.get(f"{url}/record", headers=auth).json()["record"] == "D D"
+        analysis = client.get("/v1/deals/PY1-N-AAAAAAS/analysis").json()
+        assert analysis["winnable"] is True
