@@ -97,3 +97,23 @@ def test_every_operation_against_the_schema(app: Litestar, mode: GenerationMode)
                 except Exception as error:
                     failures.append(f"{operation.label} {fixed}: {error}")
     assert not failures, "\n\n".join(failures)
+
+
+def test_stateful_workflows_follow_the_links(app: Litestar) -> None:
+    """Create a game, then play, tap, hint, read and abandon it through the schema's links."""
+    schema = schemathesis.openapi.from_asgi("/schema/openapi.json", app)
+    schema.hooks.register_hook_with_name(repair_positive_case, "map_case")
+    with get_client(app) as client:  # type: ignore[arg-type]
+        auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+    workflow: Any = schema.as_state_machine()
+
+    class WithAuth(workflow):  # type: ignore[misc]
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:  # noqa: ARG002 - the same for every call
+            return {"headers": auth}
+
+    WithAuth.run(
+        settings=settings(
+            max_examples=25, stateful_step_count=6, deadline=None, database=None, derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
+    )  # fmt: skip

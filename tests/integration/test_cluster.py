@@ -3,6 +3,7 @@ slot, so the scripts and multi-key reads work there too."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import time
@@ -21,13 +22,23 @@ CLI = SERVER_BINARY.parent / "redis-cli"
 
 
 def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
+    """Ports below 55536 whose cluster-bus port (the port + 10000) is free too."""
+    ports: list[int] = []
+    for port in range(21000 + os.getpid() % 20000, 55000):
+        if len(ports) == count:
+            break
+        if all(_free(p) for p in (port, port + 10000)):
+            ports.append(port)
     return ports
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 @pytest.fixture(scope="module")

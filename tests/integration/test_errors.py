@@ -161,3 +161,11 @@ def test_every_code_renders_in_both_languages(client: Client, language: str) -> 
         response = problem_response(request, 409, code)
         assert response.headers["Content-Language"] == language
         assert response.content["title"] == localised(code, language, {})
+
+
+def test_whole_numbers_are_integers_but_booleans_and_strings_are_not(client: Client, player: dict[str, str]) -> None:
+    ok = client.post("/v1/games", json={"rules": {"recycles": 2.0}}, headers=player)
+    assert ok.status_code == 201 and ok.json()["rules"]["recycles"] == 2
+    for bad in (True, "2", 2.5):
+        refused = client.post("/v1/games", json={"rules": {"recycles": bad}}, headers=player)
+        _check(refused, 422, "validation_failed")

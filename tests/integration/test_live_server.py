@@ -32,7 +32,7 @@ def _free_port() -> int:
 @contextmanager
 def _serve(data_dir: Path) -> Iterator[str]:
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"PYRAMIDE_SOLVER_TIME_LIMIT_S": "0.5"}
     process = subprocess.Popen(
         [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir)],
         env=env,
@@ -89,6 +89,16 @@ def test_serve_fuzzed_over_http_and_persistent(tmp_path: Path) -> None:
                 except Exception as error:
                     failures.append(f"{operation.label} {mode.value}: {error}")
         assert not failures, "\n\n".join(failures)
+        workflow: Any = schema.as_state_machine()
+
+        class OverHttp(workflow):  # type: ignore[misc]
+            def get_call_kwargs(self, case: Any) -> dict[str, Any]:  # noqa: ARG002 - the same for every call
+                return {"base_url": url, "headers": auth}
+
+        OverHttp.run(
+            settings=settings(max_examples=10, stateful_step_count=5, deadline=None, database=None, derandomize=True,
+                              suppress_health_check=list(HealthCheck))
+        )  # fmt: skip
     assert not _redis_running(data_dir), "the embedded Redis stops with the service"
     with _serve(data_dir) as url:
         kept = httpx.get(f"{url}/v1/games/{game['id']}", headers=auth)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from uuid import UUID, uuid4
@@ -127,11 +128,14 @@ class GameService:
         """The deal to play; for ``winnable_only`` the first random deal the solver proves winnable."""
         if not (isinstance(body, RandomGameBody) and body.winnable_only):
             return deal_for(body)
+        deadline = time.monotonic() + self.solver.time_limit_s
         for _ in range(WINNABLE_ONLY_ATTEMPTS):
             code = deal_for(body)
             if (await self.solver.analyse(Game(code)))["winnable"]:
                 return code
-        raise ServiceError(503, "solver_timeout", headers={"Retry-After": "1"})
+            if time.monotonic() > deadline:
+                break
+        raise ServiceError(409, "winnable_deal_not_found")
 
     async def hint(self, player: Player, game_id: UUID) -> dict[str, object]:
         """The next move of the best line from here, and whether the game can still be won."""

@@ -85,9 +85,25 @@ def build_document(app: Litestar) -> dict[str, Any]:
             body = bodies.get(operation_id)
             if body is not None:
                 operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    _add_links(document)
     used = json.dumps(document)
     components["schemas"] = {k: v for k, v in components["schemas"].items() if f'"{_REF.format(model=k)}"' in used}
     return document
+
+
+GAME_OPERATIONS: Final = ("getGame", "playMove", "tap", "getHint", "getGameRecord", "abandonGame")
+
+
+def _add_links(document: dict[str, Any]) -> None:
+    """A created game links to everything done with it: clients and stateful fuzzing follow the id."""
+    created = document["paths"]["/v1/games"]["post"]["responses"]["201"]
+    created["links"] = {
+        operation[0].upper() + operation[1:]: {
+            "operationId": operation,
+            "parameters": {"game_id": "$response.body#/id"},
+        }
+        for operation in GAME_OPERATIONS
+    }
 
 
 def install_document(app: Litestar) -> dict[str, Any]:

@@ -49,9 +49,9 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "en": "The service is temporarily unavailable; try again later",
     },
     "internal_error": {"hu": "Váratlan belső hiba", "en": "Unexpected internal error"},
-    "solver_timeout": {
-        "hu": "A megoldó nem talált időben nyerhető leosztást, próbáld újra",
-        "en": "The solver found no winnable deal in time; try again",
+    "winnable_deal_not_found": {
+        "hu": "A megoldó nem talált időben bizonyítottan nyerhető leosztást ezekkel a szabályokkal; próbáld újra",
+        "en": "The solver proved no deal winnable under these rules in time; try again",
     },
 }
 MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}

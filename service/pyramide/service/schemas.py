@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 from typing_extensions import TypedDict
 
 from pyramide.engine.rules import MAX_RECYCLES
@@ -23,7 +23,16 @@ IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,200}$"
 CardCode = Annotated[str, StringConstraints(pattern=CARD_PATTERN)]
 DealCodeText = Annotated[str, StringConstraints(pattern=DEAL_CODE_PATTERN, max_length=80)]
 Locale = Literal["hu", "en"]
-Recycles = Annotated[int, Field(ge=0, le=MAX_RECYCLES, strict=True)]
+
+
+def _whole_number(value: object) -> object:
+    """JSON Schema's ``integer`` includes ``6.0``; ``true`` and ``"6"`` are not integers (and stay refused)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Recycles = Annotated[int, Field(ge=0, le=MAX_RECYCLES, strict=True), BeforeValidator(_whole_number)]
 Count = Annotated[int, Field(ge=0)]
 
 

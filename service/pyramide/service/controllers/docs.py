@@ -14,7 +14,8 @@ _DESCRIPTIONS = {
     400: "Malformed request (not JSON, or a bad header)",
     401: "No valid bearer token",
     404: "No such game (or not yours), or no such resource",
-    409: "The move is not allowed now (the engine's code), a lost race, or an Idempotency-Key reused",
+    409: "The move is not allowed now (the engine's code), a lost race, an Idempotency-Key reused, or no deal"
+    " proven winnable in time for winnable_only",
     412: "If-Match names a version the game has moved on from",
     422: "The body does not fit the schema, or names no possible deal, layout or rules",
     503: "Redis is unreachable; retry after Retry-After seconds",
