@@ -15,7 +15,7 @@ from pyramide.engine.errors import IllegalMoveError, InvalidStateError
 from pyramide.engine.layout import Layout
 from pyramide.engine.moves import DRAW, RECYCLE, Draw, Move, Recycle, RemoveKing, RemovePair, Undo
 from pyramide.engine.operations import RECORD_SIZE, Operation, Status, Undone, pack_operation, unpack_operation
-from pyramide.engine.pyramid import COVER_MASK, FULL, POSITIONS, SLOTS, free_slots, sole_coverer
+from pyramide.engine.pyramid import COVER_MASK, FULL, POSITIONS, SLOTS, cover_pair_slots, free_slots, sole_coverer
 from pyramide.engine.rules import Rules
 
 HISTORY_LIMIT = 100
@@ -220,18 +220,12 @@ class Game:
         return moves
 
     def _cover_pairs(self) -> list[Move]:
-        pyramid, present = self.layout.pyramid, self.present
-        pairs: list[Move] = []
-        for slot in range(SLOTS - 7):
-            if present >> slot & 1 and present & COVER_MASK[slot]:
-                cover = sole_coverer(present, slot)
-                if (
-                    cover is not None
-                    and not present & COVER_MASK[cover]
-                    and card_value(pyramid[slot]) + card_value(pyramid[cover]) == PAIR_SUM
-                ):
-                    pairs.append(RemovePair(pyramid[cover], pyramid[slot]))
-        return pairs
+        pyramid = self.layout.pyramid
+        return [
+            RemovePair(pyramid[cover], pyramid[slot])
+            for slot, cover in cover_pair_slots(self.present)
+            if card_value(pyramid[slot]) + card_value(pyramid[cover]) == PAIR_SUM
+        ]
 
     def is_legal(self, move: Move) -> bool:
         try:

@@ -54,3 +54,15 @@ def sole_coverer(present: int, slot: int) -> int | None:
 def count(present: int) -> int:
     """How many pyramid cards are still there."""
     return present.bit_count()
+
+
+def cover_pair_slots(present: int) -> list[tuple[int, int]]:
+    """(covered, cover) for every card covered by one card only, that card being free: the pairs the covering-card
+    variant adds, when their values make 13."""
+    pairs = []
+    for slot in range(SLOTS - ROWS):
+        if present >> slot & 1 and present & COVER_MASK[slot]:
+            cover = sole_coverer(present, slot)
+            if cover is not None and not present & COVER_MASK[cover]:
+                pairs.append((slot, cover))
+    return pairs

@@ -8,8 +8,9 @@ import time
 
 from pyramide.engine.cards import Card, card_value, is_king
 from pyramide.engine.moves import Move, RemoveKing, RemovePair
-from pyramide.engine.pyramid import COVER_MASK, SLOTS, free_slots, sole_coverer
+from pyramide.engine.pyramid import SLOTS, cover_pair_slots, free_slots
 from pyramide.solver.bounds import ADJACENT, BENEATH, ON_TOP
+from pyramide.solver.paths import path_to
 
 PAIR_SUM = 13
 KING = 13
@@ -58,13 +59,9 @@ class PoolSearch:
                 if values[a] + values[b] == PAIR_SUM:
                     moves.append((RemovePair(pyramid[a], pyramid[b]), present & ~(1 << a) & ~(1 << b)))
         if self.cover_pairs:
-            for slot in range(SLOTS - 7):
-                if present >> slot & 1 and present & COVER_MASK[slot]:
-                    cover = sole_coverer(present, slot)
-                    if cover is not None and not present & COVER_MASK[cover] and values[slot] + values[cover] == 13:
-                        moves.append(
-                            (RemovePair(pyramid[cover], pyramid[slot]), present & ~(1 << slot) & ~(1 << cover))
-                        )
+            for slot, cover in cover_pair_slots(present):
+                if values[slot] + values[cover] == PAIR_SUM:
+                    moves.append((RemovePair(pyramid[cover], pyramid[slot]), present & ~(1 << slot) & ~(1 << cover)))
         return tuple(moves)
 
     # -- what depends on the pool alone --------------------------------------------------------------------
@@ -166,28 +163,17 @@ class PoolSearch:
             key = stack.pop()
             present, left = key >> LEFT_BITS, key & LEFT_MASK
             if self.won(present, left):
-                return True, SLOTS, _path(parents, key), len(parents), True
+                return True, SLOTS, path_to(parents, key), len(parents), True
             removed = SLOTS - present.bit_count()
             if removed > best:
                 best, best_at = removed, key
             if prune and best < SLOTS and not self.beats(present, left, best):
                 continue
             if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
-                return None, best, _path(parents, best_at), len(parents), False
+                return None, best, path_to(parents, best_at), len(parents), False
             for move, after_present, after_left in reversed(self.children(present, left)):
                 after = after_present << LEFT_BITS | after_left
                 if after not in parents:
                     parents[after] = (key, move)
                     stack.append(after)
-        return False, best, _path(parents, best_at), len(parents), True
-
-
-def _path(parents: dict[int, tuple[int, Move] | None], end: int) -> list[Move]:
-    path: list[Move] = []
-    step = parents[end]
-    while step is not None:
-        previous, move = step
-        path.append(move)
-        step = parents[previous]
-    path.reverse()
-    return path
+        return False, best, path_to(parents, best_at), len(parents), True

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from pyramide.engine import Game, Rules
 from pyramide.engine.cards import Card, card_value, is_king
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
-from pyramide.engine.pyramid import COVER_MASK, SLOTS, free_slots, sole_coverer
+from pyramide.engine.pyramid import cover_pair_slots, free_slots
 
 PAIR_SUM = 13
 
@@ -126,15 +126,9 @@ def _pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) ->
             if card_value(pyramid[b]) == need:
                 result.append((RemovePair(pyramid[a], pyramid[b]), present & ~(1 << a) & ~(1 << b)))
     if cover_pairs:
-        for slot in range(SLOTS - 7):
-            if present >> slot & 1 and present & COVER_MASK[slot]:
-                cover = sole_coverer(present, slot)
-                if (
-                    cover is not None
-                    and not present & COVER_MASK[cover]
-                    and card_value(pyramid[slot]) + card_value(pyramid[cover]) == PAIR_SUM
-                ):
-                    result.append((RemovePair(pyramid[cover], pyramid[slot]), present & ~(1 << slot) & ~(1 << cover)))
+        for slot, cover in cover_pair_slots(present):
+            if card_value(pyramid[slot]) + card_value(pyramid[cover]) == PAIR_SUM:
+                result.append((RemovePair(pyramid[cover], pyramid[slot]), present & ~(1 << slot) & ~(1 << cover)))
     return tuple(result)
 
 

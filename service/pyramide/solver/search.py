@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pyramide.engine import DRAW, RECYCLE, Game, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver.bounds import removable_bound
+from pyramide.solver.paths import path_to
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import Deal, Position, from_game, is_won, moves
 
@@ -52,17 +53,6 @@ def _removed(position: Position) -> int:
     return SLOTS - position.present.bit_count()
 
 
-def _path(parents: dict[Position, tuple[Position, Move] | None], end: Position) -> list[Move]:
-    path: list[Move] = []
-    step = parents[end]
-    while step is not None:
-        previous, move = step
-        path.append(move)
-        step = parents[previous]
-    path.reverse()
-    return path
-
-
 def _explore(
     deal: Deal, start: Position, budget: int, deadline: float, prune: bool = True
 ) -> tuple[bool | None, int, list[Move], int, bool]:
@@ -73,19 +63,19 @@ def _explore(
     while stack:
         position = stack.pop()
         if is_won(deal, position):
-            return True, SLOTS, _path(parents, position), len(parents), True
+            return True, SLOTS, path_to(parents, position), len(parents), True
         removed = _removed(position)
         if removed > best:
             best, best_at = removed, position
         if prune and removable_bound(deal, position) <= best < SLOTS:
             continue
         if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
-            return None, best, _path(parents, best_at), len(parents), False
+            return None, best, path_to(parents, best_at), len(parents), False
         for move, after in reversed(moves(deal, position)):
             if after not in parents:
                 parents[after] = (position, move)
                 stack.append(after)
-    return False, best, _path(parents, best_at), len(parents), True
+    return False, best, path_to(parents, best_at), len(parents), True
 
 
 def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
@@ -95,7 +85,7 @@ def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
     while frontier:
         position = frontier.popleft()
         if is_won(deal, position):
-            return _path(parents, position)
+            return path_to(parents, position)
         for move, after in moves(deal, position):
             if after in parents or removable_bound(deal, after) < SLOTS:
                 continue
