@@ -133,12 +133,24 @@ class PoolSearch:
         """Moves from (present, left): pyramid removals first, then pool pairs (and pool kings under the strict
         win)."""
         _, pyramid_moves, free, _ = self.inside(present)
+        if pyramid_moves and isinstance(pyramid_moves[0][0], RemoveKing):
+            move, after = pyramid_moves[0]
+            return [(move, after, left)]  # a free king: removing it now never loses anything
+        inside = self.inside(present)[0]
+        outside, first = self.outside(left)
+        values = self.pyramid_values
+        if not self.strict:
+            for slot in free:
+                need = PAIR_SUM - values[slot]
+                if not inside[need] and outside[need] >= inside[values[slot]] and need in first:
+                    # Its partners are all in the pool, enough for every card of its value: pairing it now is safe.
+                    index = first[need]
+                    move = RemovePair(self.pyramid[slot], self.pool[index])
+                    return [(move, present & ~(1 << slot), left & ~(1 << index))]
         result = [(move, after, left) for move, after in pyramid_moves]
-        _, first = self.outside(left)
         king = first.get(KING)
         if king is not None and self.strict:
             result.append((RemoveKing(self.pool[king]), present, left & ~(1 << king)))
-        values = self.pyramid_values
         for slot in free:
             partner = first.get(PAIR_SUM - values[slot])
             if partner is not None and values[slot] != KING:

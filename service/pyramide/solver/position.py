@@ -96,6 +96,8 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
         return []
     free = free_slots(position.present)
     result = _pyramid_removals(deal, position)
+    if result and isinstance(result[0][0], RemoveKing):
+        return [(result[0][0], normalise(deal, result[0][1]))]  # a free king: removing it now never loses anything
     if deal.pool:
         result.extend(_pool_removals(deal, position, free))
     else:
