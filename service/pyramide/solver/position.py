@@ -101,9 +101,45 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     if deal.pool:
         result.extend(_pool_removals(deal, position, free))
     else:
-        result.extend(_waste_removals(deal, position, free))
+        waste = _waste_removals(deal, position, free)
+        if waste and isinstance(waste[0][0], RemoveKing):
+            return [(waste[0][0], normalise(deal, waste[0][1]))]  # the same for a king on top of the waste
+        result.extend(waste)
         result.extend(_stock_moves(deal, position))
+    exclusive = _exclusive_pair(deal, position, result)
+    if exclusive is not None:
+        return [(exclusive[0], normalise(deal, exclusive[1]))]
     return [(m, normalise(deal, p)) for m, p in result]
+
+
+def _exclusive_pair(
+    deal: Deal, position: Position, candidates: list[tuple[Move, Position]]
+) -> tuple[Move, Position] | None:
+    """A pair of two pyramid cards that are each other's only possible partners left anywhere: they can only ever
+    go together, so removing them now never loses anything."""
+    pyramid_values, order_values = _value_tables(deal)
+    for move, after in candidates:
+        if not isinstance(move, RemovePair) or after.left != position.left:
+            continue
+        low = min(card_value(move.first), card_value(move.second))
+        count = 0
+        for slot in range(len(pyramid_values)):
+            if position.present >> slot & 1 and pyramid_values[slot] in (low, 13 - low):
+                count += 1
+        index, rest = 0, position.left
+        while rest and count <= 2:
+            if rest & 1 and order_values[index] in (low, 13 - low):
+                count += 1
+            rest >>= 1
+            index += 1
+        if count == 2:
+            return move, after
+    return None
+
+
+@lru_cache(maxsize=1 << 12)
+def _value_tables(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return tuple(card_value(c) for c in deal.pyramid), tuple(card_value(c) for c in deal.order)
 
 
 def _pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
