@@ -15,7 +15,7 @@ from pyramide.engine.errors import IllegalMoveError, InvalidStateError
 from pyramide.engine.layout import Layout
 from pyramide.engine.moves import DRAW, RECYCLE, Draw, Move, Recycle, RemoveKing, RemovePair, Undo
 from pyramide.engine.operations import RECORD_SIZE, Operation, Status, Undone, pack_operation, unpack_operation
-from pyramide.engine.pyramid import COVER_MASK, FULL, POSITIONS, SLOTS, cover_pair_slots, free_slots, sole_coverer
+from pyramide.engine.pyramid import COVER_MASK, FULL, SLOTS, cover_pair_slots, free_slots, sole_coverer
 from pyramide.engine.rules import Rules
 
 HISTORY_LIMIT = 100
@@ -437,16 +437,3 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<Game {self.code} {self.status} score={self.score} moves={self.moves}>"
-
-    def slot_views(self) -> list[tuple[int, int, Card | None, bool]]:
-        """Each slot as (row, col, card or None, free), rows and columns from 1 as players count them."""
-        present = self.present
-        return [
-            (
-                row + 1,
-                col + 1,
-                card if present >> s & 1 else None,
-                bool(present >> s & 1) and not present & COVER_MASK[s],
-            )
-            for s, ((row, col), card) in enumerate(zip(POSITIONS, self.layout.pyramid, strict=True))
-        ]

@@ -8,6 +8,7 @@ appears only when the game's error explanations are switched on.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Final, Literal
 
 Locale = Literal["hu", "en"]
@@ -68,6 +69,11 @@ ALWAYS_SHOWN: Final = frozenset({"sum_must_be_13", "no_more_moves", "won"})
 
 def message(code: str, locale: str = DEFAULT_LOCALE, **params: str) -> str:
     """The text for ``code`` in ``locale`` (Hungarian for an unknown locale), with ``params`` filled in."""
-    texts = CATALOGUE[code]
+    return render(CATALOGUE[code], locale, params)
+
+
+def render(texts: Mapping[Locale, str], locale: str, params: Mapping[str, str]) -> str:
+    """One entry of a catalogue (this one or the service's) in ``locale``; a missing parameter drops its
+    placeholder with the colon before it."""
     text = texts["en"] if locale == "en" else texts["hu"]
     return _PLACEHOLDER.sub(lambda m: m[0].replace(f"{{{m[2]}}}", params[m[2]]) if m[2] in params else "", text)

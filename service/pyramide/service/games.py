@@ -104,7 +104,7 @@ def deal_for(body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
     return random_deal_code(_rules(body.rules))
 
 
-def _reply(stored: StoredGame, locale: Locale, feedback: Feedback | None, status: int = 200) -> Reply:
+def reply_for(stored: StoredGame, locale: Locale, feedback: Feedback | None, status: int = 200) -> Reply:
     return Reply(status, snapshot_json(stored, locale, feedback), {"ETag": f'"{stored.version}"'})
 
 
@@ -163,7 +163,7 @@ class GameService:
             game=Game(code, explain_errors=explain),
             created_ms=now_ms(),
         )
-        reply = _reply(stored, locale, None, status=201)
+        reply = reply_for(stored, locale, None, status=201)
         reply.headers["Location"] = f"/v1/games/{stored.id}"
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
         kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"")
@@ -211,9 +211,9 @@ class GameService:
             expected = stored.version
             outcome = action(stored)
             if not outcome.changed:
-                return _reply(stored, locale, outcome.feedback)
+                return reply_for(stored, locale, outcome.feedback)
             _advance(stored)
-            reply = _reply(stored, locale, outcome.feedback)
+            reply = reply_for(stored, locale, outcome.feedback)
             kept_reply = reply.kept(fingerprint) if key else b""
             saved = await self.store.save(stored, expected, outcome.notation, key, kept_reply)
             if saved is Saved.OK:

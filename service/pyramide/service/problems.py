@@ -16,7 +16,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from pyramide.engine import IllegalMoveError, InvalidInputError, PyramideError
-from pyramide.engine.messages import CATALOGUE, DEFAULT_LOCALE, Locale, message
+from pyramide.engine.messages import CATALOGUE, DEFAULT_LOCALE, Locale, render
 
 PROBLEM_JSON: Final = "application/problem+json"
 RETRY_AFTER_S: Final = 1
@@ -107,13 +107,7 @@ def negotiate_locale(header: str | None, fallback: Locale = DEFAULT_LOCALE) -> L
 
 
 def localised(code: str, locale: str, params: dict[str, str]) -> str:
-    return message(code, locale, **params) if code in CATALOGUE else _service_message(code, locale, params)
-
-
-def _service_message(code: str, locale: str, params: dict[str, str]) -> str:
-    texts = SERVICE_MESSAGES[code]
-    text = texts["en"] if locale == "en" else texts["hu"]
-    return text.format(**params) if params else text
+    return render(MESSAGES[code], locale, params)
 
 
 def problem_response(

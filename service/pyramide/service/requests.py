@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any, TypeVar
 
 from litestar import Request
@@ -12,11 +11,9 @@ from pydantic import TypeAdapter, ValidationError
 from pyramide.engine.messages import Locale
 from pyramide.service.players import Player, PlayerStore
 from pyramide.service.problems import ServiceError, negotiate_locale
-from pyramide.service.schemas import IDEMPOTENCY_KEY_PATTERN
 
 T = TypeVar("T")
 AnyRequest = Request[Any, Any, Any]
-_IDEMPOTENCY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 
 
 async def current_player(request: AnyRequest) -> Player:
@@ -51,10 +48,3 @@ async def fingerprint(request: AnyRequest) -> str:
     """What makes two requests the same one, for Idempotency-Key: method, path and body."""
     body = await request.body()
     return hashlib.sha256(b"%s %s\n%s" % (request.method.encode(), request.url.path.encode(), body)).hexdigest()
-
-
-def idempotency_key(request: AnyRequest) -> str | None:
-    key = request.headers.get("idempotency-key")
-    if key is not None and not _IDEMPOTENCY.fullmatch(key):
-        raise ServiceError(400, "bad_request")
-    return key

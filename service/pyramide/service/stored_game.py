@@ -34,10 +34,6 @@ class StoredGame:
     abandoned: bool = False
 
     @property
-    def status(self) -> str:
-        return "abandoned" if self.abandoned else str(self.game.status)
-
-    @property
     def finished(self) -> bool:
         """Won or abandoned: kept for good and never changed again. A stuck game can still be undone."""
         return self.abandoned or self.game.status is Status.WON

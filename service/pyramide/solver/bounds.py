@@ -9,11 +9,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
-from pyramide.engine.cards import card_value
 from pyramide.engine.pyramid import COVERERS, SLOTS
-from pyramide.solver.position import Deal, Position
+from pyramide.solver.position import Deal, Position, value_tables
 
 KING = 13
 
@@ -40,11 +40,6 @@ ADJACENT: tuple[int, ...] = tuple(
 """For each slot, the slots directly on it or directly under it: its partners under the covering-card variant."""
 
 
-@lru_cache(maxsize=1 << 12)
-def _values(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    return tuple(card_value(c) for c in deal.pyramid), tuple(card_value(c) for c in deal.order)
-
-
 @lru_cache(maxsize=1 << 16)
 def _counts(values: tuple[int, ...], mask: int) -> tuple[int, ...]:
     counts = [0] * 14
@@ -59,37 +54,53 @@ def _counts(values: tuple[int, ...], mask: int) -> tuple[int, ...]:
 
 def removable_bound(deal: Deal, position: Position) -> int:
     """At most how many pyramid cards the whole game can have removed, starting from ``position``."""
-    pyramid_values, order_values = _values(deal)
+    pyramid_values, order_values = value_tables(deal)
     present = position.present
     outside = _counts(order_values, position.left)
     inside = _counts(pyramid_values, present)
-    by_class = SLOTS - present.bit_count()
-    for value in range(1, 7):
-        a, b, p, q = inside[value], inside[KING - value], outside[value], outside[KING - value]
-        x, y = min(a, q), min(b, p)
-        by_class += x + y + 2 * min(a - x, b - y)
-    by_class += inside[KING]
-    signature = sum(1 << v for v in range(14) if outside[v])
-    return min(by_class, _dead_cone_bound(pyramid_values, present, signature, deal.rules.cover_pairs))
-
-
-@lru_cache(maxsize=1 << 16)
-def _dead_cone_bound(pyramid_values: tuple[int, ...], present: int, outside: int, cover_pairs: bool) -> int:
     slots_of_value = [0] * 14
     for slot in range(SLOTS):
         if present >> slot & 1:
             slots_of_value[pyramid_values[slot]] |= 1 << slot
+    dead = dead_cone_bound(pyramid_values, present, outside_signature(outside), slots_of_value, deal.rules.cover_pairs)
+    return min(class_bound(present, inside, outside), dead)
+
+
+def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> int:
+    """The count per value class: ``inside`` and ``outside`` count the values in the pyramid and outside it."""
+    total = SLOTS - present.bit_count() + inside[KING]
+    for value in range(1, 7):
+        a, b, p, q = inside[value], inside[KING - value], outside[value], outside[KING - value]
+        x = a if a < q else q
+        y = b if b < p else p
+        rest_a, rest_b = a - x, b - y
+        total += x + y + 2 * (rest_a if rest_a < rest_b else rest_b)
+    return total
+
+
+def outside_signature(outside: Sequence[int]) -> int:
+    """Bit ``v`` set when some card of value ``v`` is left outside the pyramid."""
+    return sum(1 << value for value in range(1, 14) if outside[value])
+
+
+def dead_cone_bound(
+    pyramid_values: tuple[int, ...], present: int, outside: int, slots_of_value: Sequence[int], cover_pairs: bool
+) -> int:
+    """The dead cards' bound: ``outside`` is :func:`outside_signature`, ``slots_of_value`` the mask of the present
+    slots holding each value."""
     stuck = 0
-    for slot in range(SLOTS):
-        if not present >> slot & 1:
-            continue
+    rest = present
+    while rest:
+        low = rest & -rest
+        slot = low.bit_length() - 1
+        rest ^= low
         value = pyramid_values[slot]
         if value == KING or outside >> (KING - value) & 1:
             continue
-        candidates = slots_of_value[KING - value]
-        partners = candidates & ~ON_TOP[slot] & ~BENEATH[slot]
+        partners = slots_of_value[KING - value]
+        usable = partners & ~ON_TOP[slot] & ~BENEATH[slot]
         if cover_pairs:
-            partners |= candidates & ADJACENT[slot]
-        if not partners:
-            stuck |= (1 << slot) | (BENEATH[slot] & present)
+            usable |= partners & ADJACENT[slot]
+        if not usable:
+            stuck |= low | (BENEATH[slot] & present)
     return SLOTS - stuck.bit_count()

@@ -9,7 +9,7 @@ import time
 from pyramide.engine.cards import Card, card_value, is_king
 from pyramide.engine.moves import Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, cover_pair_slots, free_slots
-from pyramide.solver.bounds import ADJACENT, BENEATH, ON_TOP
+from pyramide.solver.bounds import class_bound, dead_cone_bound, outside_signature
 from pyramide.solver.paths import path_to
 
 PAIR_SUM = 13
@@ -86,48 +86,18 @@ class PoolSearch:
     # -- the search ----------------------------------------------------------------------------------------
 
     def beats(self, present: int, left: int, best: int) -> bool:
-        """Whether the bound of :mod:`pyramide.solver.bounds` lets this position remove more than ``best``: the
+        """Whether the bounds of :mod:`pyramide.solver.bounds` let this position remove more than ``best``: the
         cheap count per value class first, the dead-card cone only when that is not enough."""
         inside, _, _, slots_of_value = self.inside(present)
         outside, _ = self.outside(left)
-        total = SLOTS - present.bit_count() + inside[KING]
-        for value in range(1, 7):
-            a, b, p, q = inside[value], inside[KING - value], outside[value], outside[KING - value]
-            x = a if a < q else q
-            y = b if b < p else p
-            rest_a, rest_b = a - x, b - y
-            total += x + y + 2 * (rest_a if rest_a < rest_b else rest_b)
-        if total <= best:
+        if class_bound(present, inside, outside) <= best:
             return False
-        signature = 0
-        for value in range(1, 13):
-            if outside[value]:
-                signature |= 1 << value
-        key = (present, signature)
+        key = (present, outside_signature(outside))
         dead = self._dead.get(key)
         if dead is None:
-            dead = self._dead_cone(present, signature, slots_of_value)
+            dead = dead_cone_bound(self.pyramid_values, present, key[1], slots_of_value, self.cover_pairs)
             self._dead[key] = dead
         return dead > best
-
-    def _dead_cone(self, present: int, outside: int, slots_of_value: list[int]) -> int:
-        values = self.pyramid_values
-        stuck = 0
-        rest = present
-        while rest:
-            low = rest & -rest
-            slot = low.bit_length() - 1
-            rest ^= low
-            value = values[slot]
-            if value == KING or outside >> (KING - value) & 1:
-                continue
-            partners = slots_of_value[KING - value]
-            usable = partners & ~ON_TOP[slot] & ~BENEATH[slot]
-            if self.cover_pairs:
-                usable |= partners & ADJACENT[slot]
-            if not usable:
-                stuck |= low | (BENEATH[slot] & present)
-        return SLOTS - stuck.bit_count()
 
     def children(self, present: int, left: int) -> list[tuple[Move, int, int]]:
         """Moves from (present, left): pyramid removals first, then pool pairs (and pool kings under the strict

@@ -117,7 +117,7 @@ def _exclusive_pair(
 ) -> tuple[Move, Position] | None:
     """A pair of two pyramid cards that are each other's only possible partners left anywhere: they can only ever
     go together, so removing them now never loses anything."""
-    pyramid_values, order_values = _value_tables(deal)
+    pyramid_values, order_values = value_tables(deal)
     for move, after in candidates:
         if not isinstance(move, RemovePair) or after.left != position.left:
             continue
@@ -138,7 +138,8 @@ def _exclusive_pair(
 
 
 @lru_cache(maxsize=1 << 12)
-def _value_tables(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def value_tables(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The values of the pyramid's cards and of the cards outside it, in the deal's order."""
     return tuple(card_value(c) for c in deal.pyramid), tuple(card_value(c) for c in deal.order)
 
 

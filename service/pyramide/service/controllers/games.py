@@ -19,11 +19,11 @@ from pyramide.service.games import (
     move_from_body,
     parse_if_match,
     play_action,
+    reply_for,
     tap_action,
 )
 from pyramide.service.requests import AnyRequest, current_player, fingerprint, locale_of, parse_body
 from pyramide.service.schemas import CreateGameBody, GameRecord, Hint, MoveBody, RulesBody, Snapshot, TapBody
-from pyramide.service.snapshots import snapshot_json
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
 _MOVE: TypeAdapter[MoveBody] = TypeAdapter(MoveBody)
@@ -70,8 +70,7 @@ class GameController(Controller):
         player = await current_player(request)
         service: GameService = request.app.state.games
         stored = await service.load(player, game_id)
-        body = snapshot_json(stored, locale_of(request, player))
-        return _send(Reply(200, body, {"ETag": f'"{stored.version}"'}))
+        return _send(reply_for(stored, locale_of(request, player), None))
 
     @post(
         "/{game_id:uuid}/moves",
