@@ -1,9 +1,9 @@
 """A game's complete state as compact, versioned bytes, undo history included, for storing in Redis.
 
-Format 1 (all integers unsigned, big-endian):
+Format 2 (all integers unsigned, big-endian):
 
 ====================  ===================================================================================
-``B`` format          1
+``B`` format          2 (format 1, still read, kept turn-overs in one byte: unlimited turn-overs overflowed it)
 ``B`` rules           turn-overs 0..9 or 15 for unlimited in bits 0-3; bit 4 stock–waste pairs; bit 5
                       cover pairs; bit 6 strict win
 ``B`` flags           bit 0 error explanations on; bit 1 the waste top was just drawn; bit 2 the code is a
@@ -12,7 +12,7 @@ Format 1 (all integers unsigned, big-endian):
 ``B`` + 52 ``B``      for a layout's long form: its waste count, then its cards: pyramid, waste, stock
 ``I`` present         bit ``s`` set while pyramid slot ``s`` holds its card
 ``I`` moves           the move counter
-``B`` turn-overs      used so far
+``I`` turn-overs      used so far
 ``B`` selection       a card, or 255 for none
 ``B`` + cards         the stock, the next card to draw last
 ``B`` + cards         the waste, bottom to top
@@ -20,7 +20,7 @@ Format 1 (all integers unsigned, big-endian):
 ``I`` CRC-32          of everything before it, so that damaged storage is refused rather than played
 ====================  ===================================================================================
 
-A game with a full undo history takes at most 350 bytes (400 for a layout chosen by hand).
+A game with a full undo history takes at most 355 bytes (405 for a layout chosen by hand).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ from pyramide.engine.operations import RECORD_SIZE
 from pyramide.engine.pyramid import FULL, SLOTS
 from pyramide.engine.rules import Rules
 
-FORMAT = 1
+FORMAT = 2
+FORMATS = (1, 2)  # every format this version reads
 NO_CARD = 255
 UNLIMITED = 15
 
@@ -71,7 +72,8 @@ def dump_game(game: Game) -> bytes:
     out += game.present.to_bytes(4, "big")
     out += game.moves.to_bytes(4, "big")
     selection = NO_CARD if game.selection is None else game.selection
-    out += bytes((game.recycles_used, selection, len(game._stock), *game._stock, len(game._waste), *game._waste))
+    out += game.recycles_used.to_bytes(4, "big")
+    out += bytes((selection, len(game._stock), *game._stock, len(game._waste), *game._waste))
     out.append(len(game._history) // RECORD_SIZE)
     out += game._history
     out += zlib.crc32(out).to_bytes(4, "big")
@@ -108,7 +110,7 @@ class _Reader:
 
 def load_game(data: bytes) -> Game:
     """The game :func:`dump_game` wrote; :class:`InvalidStateError` for bytes that are not such a game."""
-    if not isinstance(data, bytes | bytearray) or not data or data[0] != FORMAT:
+    if not isinstance(data, bytes | bytearray) or not data or data[0] not in FORMATS:
         raise InvalidStateError("not a stored game of a known format")
     body, checksum = bytes(data[:-4]), data[-4:]
     if len(data) < 5 or zlib.crc32(body) != int.from_bytes(checksum, "big"):
@@ -122,7 +124,7 @@ def load_game(data: bytes) -> Game:
 
 
 def _load(reader: _Reader) -> Game:
-    reader.byte()
+    version = reader.byte()
     rules = _rules_from_byte(reader.byte())
     flags = reader.byte()
     try:
@@ -141,7 +143,7 @@ def _load(reader: _Reader) -> Game:
     game.slots = slot_table(layout.pyramid)
     game.present = int.from_bytes(reader.take(4), "big")
     game.moves = int.from_bytes(reader.take(4), "big")
-    game.recycles_used = reader.byte()
+    game.recycles_used = reader.byte() if version == 1 else int.from_bytes(reader.take(4), "big")
     selection = reader.byte()
     game.selection = None if selection == NO_CARD else reader.card(selection)
     game._stock = reader.cards(reader.byte())

@@ -8,6 +8,7 @@ import pytest
 
 from pyramide.engine import (
     DRAW,
+    RECYCLE,
     UNDO,
     DealCode,
     Game,
@@ -49,11 +50,42 @@ def test_long_games_round_trip_with_their_whole_undo_history(seed: int) -> None:
         assert restored == game
 
 
-@pytest.mark.parametrize(("game", "limit"), [(doc_game(), 400), (Game("PY1-SCW-ABCDEFG"), 350)])
+@pytest.mark.parametrize(("game", "limit"), [(doc_game(), 405), (Game("PY1-SCW-ABCDEFG"), 355)])
 def test_a_full_undo_history_stays_small(game: Game, limit: int) -> None:
     while game.undo_available < 100:
         game.play(DRAW if game.stock else game.legal_moves()[-1])
     assert len(dump_game(game)) <= limit
+
+
+def test_unlimited_turn_overs_survive_past_255() -> None:
+    game = Game("PY1-N-AAAAAAS")
+    for _ in range(300):
+        while game.stock_count:
+            game.play(DRAW)
+        game.play(RECYCLE)
+    restored = load_game(dump_game(game))
+    assert restored.recycles_used == 300
+    assert restored == game
+
+
+# Written by format 1 (turn-overs in one byte): PY1-N-AAAAAAS, the stock drawn through, one turn-over, three draws.
+FORMAT_1_GAME = bytes.fromhex(
+    "010f0300000000120fffffff0000001b01ff1532060a12331d312000172b1a1e1f012f162d0825150309292a1b02ffff06ffff06ffff"
+    "06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff"
+    "06ffff06ffff07ffff02ffff06ffff06ffffe663a672"
+)
+
+
+def test_games_stored_in_format_1_still_load() -> None:
+    game = load_game(FORMAT_1_GAME)
+    expected = Game("PY1-N-AAAAAAS", explain_errors=True)
+    while expected.stock_count:
+        expected.play(DRAW)
+    expected.play(RECYCLE)
+    for _ in range(3):
+        expected.play(DRAW)
+    assert game == expected
+    assert (game.recycles_used, game.moves, len(game.waste), game.undo_available) == (1, 27, 3, 27)
 
 
 def test_selection_and_settings_survive() -> None:
@@ -81,12 +113,13 @@ def test_undo_depth_is_the_last_100_operations() -> None:
     "damage",
     [
         lambda b: b"",
-        lambda b: b"\x02" + b[1:],
+        lambda b: b"\x03" + b[1:],  # a format not yet written
+        lambda b: b"\x01" + b[1:],  # an older format: the checksum no longer fits
         lambda b: b[:-1],
         lambda b: b + b"\x00",
         lambda b: b[:10],
         lambda b: b[:8] + bytes([b[8] ^ 1]) + b[9:],
-        lambda b: b[:20] + b"\xff" + b[21:],
+        lambda b: b[:22] + b"\xff" + b[23:],
         "not bytes",
     ],
 )
