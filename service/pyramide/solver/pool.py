@@ -27,13 +27,13 @@ class PoolSearch:
         self.cover_pairs, self.strict = cover_pairs, strict
         self.pyramid_values = tuple(card_value(c) for c in pyramid)
         self.pool_values = tuple(card_value(c) for c in pool)
-        self._inside: dict[int, tuple[tuple[int, ...], tuple[tuple[Move, int], ...], list[int], list[int]]] = {}
+        self._inside: dict[int, tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]] = {}
         self._outside: dict[int, tuple[tuple[int, ...], dict[int, int]]] = {}
         self._dead: dict[tuple[int, int], int] = {}
 
     # -- what depends on the pyramid alone -----------------------------------------------------------------
 
-    def inside(self, present: int) -> tuple[tuple[int, ...], tuple[tuple[Move, int], ...], list[int], list[int]]:
+    def inside(self, present: int) -> tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]:
         """Counts of values in the pyramid, the removals inside it (with the mask each leaves), the free slots,
         and for each value the mask of the slots holding it."""
         cached = self._inside.get(present)
@@ -49,7 +49,7 @@ class PoolSearch:
             self._inside[present] = cached
         return cached
 
-    def _pyramid_moves(self, present: int, free: list[int]) -> tuple[tuple[Move, int], ...]:
+    def _pyramid_moves(self, present: int, free: tuple[int, ...]) -> tuple[tuple[Move, int], ...]:
         pyramid, values = self.pyramid, self.pyramid_values
         moves: list[tuple[Move, int]] = [
             (RemoveKing(pyramid[s]), present & ~(1 << s)) for s in free if is_king(pyramid[s])

@@ -171,7 +171,7 @@ def _pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) ->
     return tuple(result)
 
 
-def _waste_removals(deal: Deal, position: Position, free: list[int]) -> list[tuple[Move, Position]]:
+def _waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> list[tuple[Move, Position]]:
     pyramid, order, rules = deal.pyramid, deal.order, deal.rules
     present, left = position.present, position.left
     result: list[tuple[Move, Position]] = []
@@ -202,7 +202,7 @@ def _stock_moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     return []
 
 
-def _pool_removals(deal: Deal, position: Position, free: list[int]) -> list[tuple[Move, Position]]:
+def _pool_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> list[tuple[Move, Position]]:
     """In the pool model a removal names the pool card; equal values are interchangeable, so only the first
     remaining card of each value is offered."""
     pyramid, order, present, left = deal.pyramid, deal.order, position.present, position.left
