@@ -14,9 +14,13 @@ from typing import Any
 import pytest
 from litestar.testing import TestClient
 
+from pyramide.engine import DealCode
+from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.embedded_redis import SERVER_BINARY
+from pyramide.service.games import move_body
 from pyramide.service.settings import Settings
+from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 CLI = SERVER_BINARY.parent / "redis-cli"
 
@@ -109,3 +113,19 @@ def test_a_game_through_a_redis_cluster(cluster_url: str) -> None:
             assert client.get(f"{url}/record", headers=auth).json()["record"] == "D D"
         analysis = client.get("/v1/deals/PY1-N-AAAAAAS/analysis").json()
         assert analysis["winnable"] is True
+        _win_is_counted_across_slots(client, auth)
+
+
+def _win_is_counted_across_slots(client: TestClient[Any], auth: dict[str, str]) -> None:
+    """The game's, the player's and the deal's keys live in different slots: a win still counts once in each."""
+    code = str(DealCode.for_layout(easy_game().layout))
+    game = client.post("/v1/games", json={"code": code}, headers=auth).json()
+    for move in parse_record(EASY_CLEARING):
+        last = client.post(f"/v1/games/{game['id']}/moves", json=move_body(move), headers=auth)
+    assert last.json()["status"] == "won"
+    again = client.post(f"/v1/games/{game['id']}/moves", json={"type": "undo"}, headers=auth)
+    assert again.status_code == 409
+    stats = client.get("/v1/players/me/stats", headers=auth).json()
+    assert (stats["played"], stats["won"], stats["in_progress"]) == (6, 1, 5)
+    assert client.get("/v1/players/me/wins", headers=auth).json()["entries"][0]["game_id"] == game["id"]
+    assert [e["moves"] for e in client.get(f"/v1/leaderboards/{code}").json()["entries"]] == [16]

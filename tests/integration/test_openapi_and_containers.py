@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OPERATIONS = {
     "createPlayer", "getCurrentPlayer", "updateCurrentPlayer", "createGame", "getGame", "playMove", "tap",
     "abandonGame", "getGameRecord", "getDeal", "listRules", "getLiveness", "getReadiness", "getHint", "analyseDeal",
+    "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard",
 }  # fmt: skip
 
 
@@ -44,6 +45,11 @@ def test_constraints_reach_the_schema(client: TestClient[Any]) -> None:
     assert schemas["PairMove"]["additionalProperties"] is False
     assert len(schemas["LayoutBody"]["properties"]["pyramid"]["prefixItems"]) == 7
     assert schemas["RulesBody"]["properties"]["recycles"]["anyOf"][0]["maximum"] == 9
+    document = client.get("/schema/openapi.json").json()
+    for path in ("/v1/players/me/wins", "/v1/leaderboards/{code}"):  # every list pages the same way
+        parameters = {p["name"]: p["schema"] for p in document["paths"][path]["get"]["parameters"]}
+        assert parameters["limit"]["minimum"] == 1 and parameters["limit"]["maximum"] == 100
+        assert parameters["cursor"]["pattern"].startswith("^[0-9]{12}:")
 
 
 def test_the_regenerate_command_checks_the_committed_file() -> None:

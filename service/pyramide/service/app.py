@@ -20,12 +20,17 @@ from pyramide.service.analysis import Solver
 from pyramide.service.controllers.deals import DealController
 from pyramide.service.controllers.games import GameController
 from pyramide.service.controllers.health import HealthController
+from pyramide.service.controllers.leaderboards import LeaderboardController
 from pyramide.service.controllers.players import PlayerController
+from pyramide.service.controllers.stats import StatsController
 from pyramide.service.games import GameService
+from pyramide.service.leaderboards import Leaderboards
 from pyramide.service.openapi import install_document
 from pyramide.service.players import PlayerStore
 from pyramide.service.problems import EXCEPTION_HANDLERS
 from pyramide.service.settings import Settings
+from pyramide.service.settlement import Settlement
+from pyramide.service.stats import PlayerStats
 from pyramide.service.store import GameStore
 
 DESCRIPTION = """Pyramide solitaire as a REST/JSON game service: deal, play by moves or taps as in the app, undo, read
@@ -62,7 +67,13 @@ def create_app(
         app.state.redis = redis
         app.state.players = PlayerStore(redis)
         app.state.solver = Solver(time_limit_s=settings.solver_time_limit_s)
-        app.state.games = GameService(GameStore(redis, settings), settings.conflict_retries, app.state.solver)
+        games = GameStore(redis, settings)
+        app.state.stats = PlayerStats(redis)
+        app.state.leaderboards = Leaderboards(redis)
+        app.state.settlement = Settlement(
+            redis, games, app.state.stats, app.state.leaderboards, settings.settlement_grace_s
+        )
+        app.state.games = GameService(games, settings.conflict_retries, app.state.solver, app.state.settlement)
         try:
             yield
         finally:
@@ -72,7 +83,9 @@ def create_app(
     app = Litestar(
         route_handlers=[
             PlayerController,
+            StatsController,
             GameController,
+            LeaderboardController,
             DealController,
             HealthController,
             MetricsController,

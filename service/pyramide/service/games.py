@@ -40,6 +40,7 @@ from pyramide.engine.taps import feedback as make_feedback
 from pyramide.service.analysis import WINNABLE_ONLY_ATTEMPTS, Solver
 from pyramide.service.players import Player
 from pyramide.service.problems import ServiceError
+from pyramide.service.results import settle
 from pyramide.service.schemas import (
     CardTap,
     CodeGameBody,
@@ -52,6 +53,7 @@ from pyramide.service.schemas import (
     TapBody,
     UndoMove,
 )
+from pyramide.service.settlement import Settlement
 from pyramide.service.snapshots import now_ms, snapshot_json
 from pyramide.service.store import GameStore, Saved, derived_id, digest
 from pyramide.service.stored_game import StoredGame
@@ -119,10 +121,11 @@ def parse_if_match(header: str | None) -> int | None:
 
 
 class GameService:
-    def __init__(self, store: GameStore, conflict_retries: int, solver: Solver) -> None:
+    def __init__(self, store: GameStore, conflict_retries: int, solver: Solver, settlement: Settlement) -> None:
         self.store = store
         self.conflict_retries = conflict_retries
         self.solver = solver
+        self.settlement = settlement
 
     async def _deal(self, body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
         """The deal to play; for ``winnable_only`` the first random deal the solver proves winnable."""
@@ -143,6 +146,8 @@ class GameService:
         if stored.finished:
             raise IllegalMoveError("game_over")
         result = await self.solver.analyse(stored.game)
+        await self.store.count_hint(game_id)
+        await self.settlement.stats.count_hint(player.id)
         line = result["line"]
         return {**result, "move": line[0] if line else None}
 
@@ -208,15 +213,24 @@ class GameService:
                 return Reply.from_kept(kept, fingerprint)
             if if_match is not None and if_match != stored.version:
                 raise ServiceError(412, "precondition_failed", version=str(stored.version))
-            expected = stored.version
+            expected, was_started = stored.version, stored.started
             outcome = action(stored)
             if not outcome.changed:
                 return reply_for(stored, locale, outcome.feedback)
-            _advance(stored)
+            now = _advance(stored)
+            result = settle(stored, now)
+            started = stored.started and not was_started
+            if started or result is not None:
+                await self.settlement.expect(player.id, game_id)
             reply = reply_for(stored, locale, outcome.feedback)
             kept_reply = reply.kept(fingerprint) if key else b""
-            saved = await self.store.save(stored, expected, outcome.notation, key, kept_reply)
+            result_bytes = b"" if result is None else result.to_bytes()
+            saved, hints = await self.store.save(
+                stored, expected, outcome.notation, idempotency=key, response=kept_reply, result=result_bytes
+            )
             if saved is Saved.OK:
+                if started or result is not None:
+                    await self.settlement.record(player.id, game_id, started, result, hints)
                 return reply
             if saved is Saved.MISSING:
                 raise ServiceError(404, "game_not_found")
@@ -226,14 +240,15 @@ class GameService:
         raise ServiceError(409, "version_conflict")
 
 
-def _advance(stored: StoredGame) -> None:
-    """A change: a new version, and the clock's start at the first move and its end at the finish."""
+def _advance(stored: StoredGame) -> int:
+    """A change: a new version, and the clock's start at the first move and its end at the finish. Returns now."""
     stored.version += 1
     now = now_ms()
     if stored.first_move_ms is None and stored.game.moves > 0:
         stored.first_move_ms = now
     if stored.finished and stored.finished_ms is None:
         stored.finished_ms = now
+    return now
 
 
 def _guard_open(stored: StoredGame) -> None:
@@ -276,6 +291,8 @@ def play_action(move: Move) -> Action:
     def act(stored: StoredGame) -> Outcome:
         _guard_open(stored)
         stored.game.play(move)
+        if move == UNDO:
+            stored.undos += 1
         return Outcome(True, move.notation(), _end_feedback(stored.game))
 
     return act

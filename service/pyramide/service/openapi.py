@@ -23,13 +23,16 @@ from pyramide.service.schemas import (
     GameRecord,
     Health,
     Hint,
+    Leaderboard,
     MoveBody,
     Player,
     PlayerSettingsBody,
+    PlayerStats,
     Problem,
     RulesCatalogue,
     Snapshot,
     TapBody,
+    WonGamesPage,
 )
 
 COMMITTED: Final = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"
@@ -41,7 +44,7 @@ REQUEST_BODIES: Final[dict[str, Any]] = {
     "tap": TapBody,
 }
 PUBLIC_OPERATIONS: Final = frozenset(
-    {"createPlayer", "getDeal", "analyseDeal", "listRules", "getLiveness", "getReadiness"}
+    {"createPlayer", "getDeal", "analyseDeal", "getLeaderboard", "listRules", "getLiveness", "getReadiness"}
 )
 RESPONSE_MODELS: Final = (
     Hint,
@@ -54,6 +57,9 @@ RESPONSE_MODELS: Final = (
     RulesCatalogue,
     Problem,
     Health,
+    PlayerStats,
+    WonGamesPage,
+    Leaderboard,
 )
 _REF: Final = "#/components/schemas/{model}"
 

@@ -25,6 +25,9 @@ class Settings:
     """``PYRAMIDE_SOLVER_TIME_LIMIT_S``: how long a hint or a deal analysis may search."""
     conflict_retries: int = 5
     """How often a move that lost a race (no If-Match) is tried again on the fresh state before 409."""
+    settlement_grace_s: float = 30.0
+    """``PYRAMIDE_SETTLEMENT_GRACE_S``: a game whose statistics are still pending this long after its change was
+    saved is taken for one whose request died, and settled when its player's statistics are read."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -36,4 +39,5 @@ class Settings:
             unfinished_ttl_s=int(env.get("PYRAMIDE_UNFINISHED_TTL_S", 30 * DAY_S)),
             idempotency_ttl_s=int(env.get("PYRAMIDE_IDEMPOTENCY_TTL_S", DAY_S)),
             solver_time_limit_s=float(env.get("PYRAMIDE_SOLVER_TIME_LIMIT_S", 5.0)),
+            settlement_grace_s=float(env.get("PYRAMIDE_SETTLEMENT_GRACE_S", 30.0)),
         )

@@ -1,9 +1,9 @@
 """Games in Redis: atomic compare-and-set saves, the game record, and stored responses for idempotent retries.
 
 Every key of one game carries the hash tag ``{g:<id>}`` so that they share a Redis Cluster slot and one Lua script
-can write them together: the new state only if the version is still the one the request read, the record entry, and
-the response kept for its Idempotency-Key. Unfinished games expire ``unfinished_ttl_s`` after their last change;
-won and abandoned games are kept.
+can write them together: the new state only if the version is still the one the request read, the record entry,
+the response kept for its Idempotency-Key, and the game's result when the change ends it. Unfinished games expire
+``unfinished_ttl_s`` after their last change; won and abandoned games are kept.
 """
 
 from __future__ import annotations
@@ -20,19 +20,24 @@ Redis = Any  # redis.asyncio.Redis or redis.asyncio.cluster.RedisCluster: both h
 
 _SAVE: Final = """
 local current = redis.call('GET', KEYS[1])
-if not current then return 0 end
-if string.sub(current, 1, VERSION_BYTES) ~= ARGV[1] then return -1 end
+if not current then return {0, 0} end
+if string.sub(current, 1, VERSION_BYTES) ~= ARGV[1] then return {-1, 0} end
 local ttl = tonumber(ARGV[4])
 if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
+if ARGV[7] ~= '' then redis.call('SET', KEYS[4], ARGV[7], 'NX') end
 if ttl > 0 then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('PEXPIRE', KEYS[4], ttl)
+  redis.call('PEXPIRE', KEYS[5], ttl)
 else
   redis.call('SET', KEYS[1], ARGV[2])
   redis.call('PERSIST', KEYS[2])
+  redis.call('PERSIST', KEYS[4])
+  redis.call('PERSIST', KEYS[5])
 end
 if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[6]) end
-return 1
+return {1, tonumber(redis.call('GET', KEYS[5]) or '0')}
 """.replace("VERSION_BYTES", str(VERSION_BYTES))
 
 _CREATE: Final = """
@@ -67,6 +72,15 @@ def game_key(game_id: UUID) -> str:
 
 def record_key(game_id: UUID) -> str:
     return f"pyr:{{g:{game_id}}}:record"
+
+
+def result_key(game_id: UUID) -> str:
+    """The game's result for the statistics, written with the state that ends it (see ``results``)."""
+    return f"pyr:{{g:{game_id}}}:result"
+
+
+def hints_key(game_id: UUID) -> str:
+    return f"pyr:{{g:{game_id}}}:hints"
 
 
 def game_idempotency_key(game_id: UUID, key_digest: str) -> str:
@@ -109,16 +123,21 @@ class GameStore:
         stored: StoredGame,
         expected_version: int,
         notation: str | None,
+        *,
         idempotency: str | None = None,
         response: bytes = b"",
-    ) -> Saved:
-        """Write ``stored`` if the stored version is still ``expected_version``, append ``notation`` to the record
-        and keep ``response`` for the Idempotency-Key, all at once."""
-        result = await self._save(
+        result: bytes = b"",
+    ) -> tuple[Saved, int]:
+        """Write ``stored`` if the stored version is still ``expected_version``, append ``notation`` to the record,
+        keep ``response`` for the Idempotency-Key and the game's ``result`` for the statistics, all at once.
+        Also returns how many hints the game has used."""
+        saved, hints = await self._save(
             keys=[
                 game_key(stored.id),
                 record_key(stored.id),
                 game_idempotency_key(stored.id, idempotency or "-"),
+                result_key(stored.id),
+                hints_key(stored.id),
             ],
             args=[
                 version_bytes(expected_version),
@@ -127,9 +146,21 @@ class GameStore:
                 self._ttl_ms(stored),
                 response if idempotency else b"",
                 self.settings.idempotency_ttl_s * 1000,
+                result,
             ],
         )
-        return Saved(int(result))
+        return Saved(int(saved)), int(hints)
+
+    async def count_hint(self, game_id: UUID) -> None:
+        """One more hint used in this game; it expires with an unfinished game (the save script keeps it in step)."""
+        key = hints_key(game_id)
+        await self.redis.incr(key)
+        await self.redis.pexpire(key, self.settings.unfinished_ttl_s * 1000)
+
+    async def settled(self, game_id: UUID) -> tuple[bytes | None, bytes | None, int]:
+        """The stored game, its result and its hints, read together (one slot)."""
+        state, result, hints = await self.redis.mget([game_key(game_id), result_key(game_id), hints_key(game_id)])
+        return state, result, int(hints or 0)
 
     async def record(self, game_id: UUID) -> list[str]:
         return [m.decode() for m in await self.redis.lrange(record_key(game_id), 0, -1)]

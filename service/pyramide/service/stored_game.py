@@ -2,7 +2,8 @@
 
 Header (big-endian): version ``Q`` (first, so that the compare-and-set script can read it with one ``sub``), owner
 ``16s``, created, first move and finished times in ms since the epoch ``QQQ`` (0 for none), flags ``B`` (bit 0:
-abandoned). Then :func:`pyramide.engine.dump_game`.
+abandoned; bit 1: the game's result is settled in the statistics; bit 2: counters follow), then with bit 2 the
+undos taken ``I``. Then :func:`pyramide.engine.dump_game`. Games stored before the counters existed load with 0.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from uuid import UUID
 from pyramide.engine import Game, InvalidStateError, Status, dump_game, load_game
 
 _HEADER = struct.Struct(">Q16sQQQB")
+_COUNTERS = struct.Struct(">I")
 VERSION_BYTES = 8
 ABANDONED = 1
+SETTLED = 2
+COUNTERS = 4
 
 
 def version_bytes(version: int) -> bytes:
@@ -32,35 +36,52 @@ class StoredGame:
     first_move_ms: int | None = None
     finished_ms: int | None = None
     abandoned: bool = False
+    settled: bool = False
+    """Its result (won, or lost: stuck or abandoned) has been recorded for the statistics, once and for good."""
+    undos: int = 0
 
     @property
     def finished(self) -> bool:
         """Won or abandoned: kept for good and never changed again. A stuck game can still be undone."""
         return self.abandoned or self.game.status is Status.WON
 
+    @property
+    def started(self) -> bool:
+        """A move has been made: from then on the game counts in the statistics."""
+        return self.first_move_ms is not None
+
     def to_bytes(self) -> bytes:
+        flags = (ABANDONED if self.abandoned else 0) | (SETTLED if self.settled else 0) | COUNTERS
         header = _HEADER.pack(
             self.version,
             self.owner.bytes,
             self.created_ms,
             self.first_move_ms or 0,
             self.finished_ms or 0,
-            ABANDONED if self.abandoned else 0,
+            flags,
         )
-        return header + dump_game(self.game)
+        return header + _COUNTERS.pack(self.undos) + dump_game(self.game)
 
     @classmethod
     def from_bytes(cls, game_id: UUID, data: bytes) -> StoredGame:
         if len(data) < _HEADER.size:
             raise InvalidStateError("the stored game is cut short")
         version, owner, created, first, finished, flags = _HEADER.unpack_from(data)
+        start, undos = _HEADER.size, 0
+        if flags & COUNTERS:
+            if len(data) < start + _COUNTERS.size:
+                raise InvalidStateError("the stored game is cut short")
+            (undos,) = _COUNTERS.unpack_from(data, start)
+            start += _COUNTERS.size
         return cls(
             id=game_id,
             owner=UUID(bytes=owner),
-            game=load_game(data[_HEADER.size :]),
+            game=load_game(data[start:]),
             version=version,
             created_ms=created,
             first_move_ms=first or None,
             finished_ms=finished or None,
             abandoned=bool(flags & ABANDONED),
+            settled=bool(flags & SETTLED),
+            undos=undos,
         )
