@@ -1,0 +1,22 @@
+"""The examples README points to run as documented."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_leaderboard_example_fills_a_board_through_http() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "leaderboard.py")], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    table = done.stdout.split("rank  player")[1].split("\n\n")[0].strip().splitlines()[1:]
+    # Ana's second game has no pauses; the others pause 5, 10 and 50 ms a move: the order is by time
+    assert [line.split()[1] for line in table] == ["Ana", "Bence", "Csilla", "Dani"]
+    bence = next(line.split() for line in table if line.split()[1] == "Bence")
+    csilla = next(line.split() for line in table if line.split()[1] == "Csilla")
+    assert bence[4] == "3" and csilla[5] == "1"  # undos and hints shown
