@@ -54,16 +54,43 @@ def _counts(values: tuple[int, ...], mask: int) -> tuple[int, ...]:
 
 def removable_bound(deal: Deal, position: Position) -> int:
     """At most how many pyramid cards the whole game can have removed, starting from ``position``."""
-    pyramid_values, order_values = value_tables(deal)
-    present = position.present
-    outside = _counts(order_values, position.left)
-    inside = _counts(pyramid_values, present)
-    slots_of_value = [0] * 14
-    for slot in range(SLOTS):
-        if present >> slot & 1:
-            slots_of_value[pyramid_values[slot]] |= 1 << slot
-    dead = dead_cone_bound(pyramid_values, present, outside_signature(outside), slots_of_value, deal.rules.cover_pairs)
-    return min(class_bound(present, inside, outside), dead)
+    return Bounds(deal).removable(position.present, position.left)
+
+
+class Bounds:
+    """:func:`removable_bound` for one search, remembered: it depends only on the pyramid and the cards left, which
+    many positions share (they differ in how far the stock is drawn, the turn-overs used)."""
+
+    def __init__(self, deal: Deal) -> None:
+        self.pyramid_values, self.order_values = value_tables(deal)
+        self.cover_pairs = deal.rules.cover_pairs
+        self._inside: dict[int, tuple[tuple[int, ...], list[int]]] = {}
+        self._known: dict[tuple[int, int], int] = {}
+
+    def removable(self, present: int, left: int) -> int:
+        key = (present, left)
+        known = self._known.get(key)
+        if known is None:
+            known = self._known[key] = self._compute(present, left)
+        return known
+
+    def _compute(self, present: int, left: int) -> int:
+        inside, slots_of_value = self._pyramid(present)
+        outside = _counts(self.order_values, left)
+        dead = dead_cone_bound(
+            self.pyramid_values, present, outside_signature(outside), slots_of_value, self.cover_pairs
+        )
+        return min(class_bound(present, inside, outside), dead)
+
+    def _pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:
+        cached = self._inside.get(present)
+        if cached is None:
+            slots_of_value = [0] * 14
+            for slot in range(SLOTS):
+                if present >> slot & 1:
+                    slots_of_value[self.pyramid_values[slot]] |= 1 << slot
+            cached = self._inside[present] = (_counts(self.pyramid_values, present), slots_of_value)
+        return cached
 
 
 def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> int:

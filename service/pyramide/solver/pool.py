@@ -133,10 +133,11 @@ class PoolSearch:
         return present == 0 and (not self.strict or left == 0)
 
     def explore(
-        self, present: int, left: int, budget: int, deadline: float, prune: bool = True
+        self, present: int, left: int, budget: int, deadline: float, *, prune: bool = True, floor: int = -1
     ) -> tuple[bool | None, int, list[Move], int, bool]:
-        """(won, best removed, line to the best, positions, exhausted), as :func:`search._explore`; ``prune=False``
-        visits every reachable position (the tests' check on the bound)."""
+        """(won, best removed, line to the best, positions, exhausted), as :func:`search._explore`: positions that
+        cannot beat the best found, nor ``floor``, are cut; ``prune=False`` visits every reachable position (the
+        tests' check on the bound)."""
         start = present << LEFT_BITS | left
         parents: dict[int, tuple[int, Move] | None] = {start: None}
         best, best_at = SLOTS - present.bit_count(), start
@@ -149,7 +150,7 @@ class PoolSearch:
             removed = SLOTS - present.bit_count()
             if removed > best:
                 best, best_at = removed, key
-            if prune and best < SLOTS and not self.beats(present, left, best):
+            if prune and not self.beats(present, left, min(max(best, floor), SLOTS - 1)):
                 continue
             if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
                 return None, best, path_to(parents, best_at), len(parents), False

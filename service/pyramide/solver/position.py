@@ -59,7 +59,7 @@ def normalise(deal: Deal, position: Position) -> Position:
     if deal.pool:
         return Position(position.present, position.left, 0, 0, False)
     if deal.rules.recycles is None and position.recycles:
-        return position._replace(recycles=0)
+        return Position(position.present, position.left, position.drawn, 0, position.fresh)
     return position
 
 
@@ -146,7 +146,7 @@ def value_tables(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]]:
 def _pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     present = position.present
     return [
-        (move, position._replace(present=after))
+        (move, Position(after, position.left, position.drawn, position.recycles, position.fresh))
         for move, after in _pyramid_only(deal.pyramid, present, deal.rules.cover_pairs)
     ]
 
@@ -177,7 +177,8 @@ def _waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> li
     result: list[tuple[Move, Position]] = []
     top, beneath = _waste_top(position)
     if top >= 0:
-        taken = position._replace(left=left & ~(1 << top), fresh=False)
+        drawn, recycles = position.drawn, position.recycles
+        taken = Position(present, left & ~(1 << top), drawn, recycles, False)
         top_card = order[top]
         if is_king(top_card):
             result.append((RemoveKing(top_card), taken))
@@ -185,9 +186,11 @@ def _waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> li
             need = PAIR_SUM - card_value(top_card)
             for slot in free:
                 if card_value(pyramid[slot]) == need:
-                    result.append((RemovePair(pyramid[slot], top_card), taken._replace(present=present & ~(1 << slot))))
+                    after = Position(present & ~(1 << slot), taken.left, drawn, recycles, False)
+                    result.append((RemovePair(pyramid[slot], top_card), after))
             if rules.stock_waste_pairs and position.fresh and beneath >= 0 and card_value(order[beneath]) == need:
-                result.append((RemovePair(order[beneath], top_card), taken._replace(left=taken.left & ~(1 << beneath))))
+                after = Position(present, taken.left & ~(1 << beneath), drawn, recycles, False)
+                result.append((RemovePair(order[beneath], top_card), after))
     return result
 
 
@@ -196,9 +199,10 @@ def _stock_moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     left, limit = position.left, deal.rules.recycles
     stock = left >> position.drawn << position.drawn
     if stock:
-        return [(DRAW, position._replace(drawn=(stock & -stock).bit_length(), fresh=True))]
+        drawn = (stock & -stock).bit_length()
+        return [(DRAW, Position(position.present, left, drawn, position.recycles, True))]
     if left and (limit is None or position.recycles < limit):
-        return [(RECYCLE, position._replace(drawn=0, recycles=position.recycles + 1, fresh=False))]
+        return [(RECYCLE, Position(position.present, left, 0, position.recycles + 1, False))]
     return []
 
 
@@ -210,10 +214,13 @@ def _pool_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> lis
     result: list[tuple[Move, Position]] = []
     king = first_of_value.get(13)
     if king is not None and deal.rules.strict_win:
-        result.append((RemoveKing(order[king]), position._replace(left=left & ~(1 << king))))
+        after_king = Position(present, left & ~(1 << king), position.drawn, position.recycles, position.fresh)
+        result.append((RemoveKing(order[king]), after_king))
     for slot in free:
         partner = first_of_value.get(PAIR_SUM - card_value(pyramid[slot]))
         if partner is not None and partner != king:
-            after = position._replace(present=present & ~(1 << slot), left=left & ~(1 << partner))
+            after = Position(
+                present & ~(1 << slot), left & ~(1 << partner), position.drawn, position.recycles, position.fresh
+            )
             result.append((RemovePair(pyramid[slot], order[partner]), after))
     return result

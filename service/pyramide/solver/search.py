@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from pyramide.engine import DRAW, RECYCLE, Game, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS
-from pyramide.solver.bounds import removable_bound
+from pyramide.solver.bounds import Bounds
 from pyramide.solver.paths import path_to
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import Deal, Position, from_game, is_won, moves
@@ -54,11 +54,13 @@ def _removed(position: Position) -> int:
 
 
 def _explore(
-    deal: Deal, start: Position, budget: int, deadline: float, prune: bool = True
+    deal: Deal, start: Position, budget: int, deadline: float, *, prune: bool = True, floor: int = -1
 ) -> tuple[bool | None, int, list[Move], int, bool]:
-    """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted)."""
+    """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted). Positions
+    whose bound cannot beat the best found, nor ``floor``, are cut."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
     best, best_at = _removed(start), start
+    bound = Bounds(deal).removable
     stack = [start]
     while stack:
         position = stack.pop()
@@ -67,8 +69,8 @@ def _explore(
         removed = _removed(position)
         if removed > best:
             best, best_at = removed, position
-        if prune and removable_bound(deal, position) <= best < SLOTS:
-            continue
+        if prune and bound(position.present, position.left) <= min(max(best, floor), SLOTS - 1):
+            continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
         if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
             return None, best, path_to(parents, best_at), len(parents), False
         for move, after in reversed(moves(deal, position)):
@@ -81,13 +83,14 @@ def _explore(
 def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
     """Breadth first over full positions (every draw counts): a winning line with the fewest moves."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
+    bound = Bounds(deal).removable
     frontier = deque([start])
     while frontier:
         position = frontier.popleft()
         if is_won(deal, position):
             return path_to(parents, position)
         for move, after in moves(deal, position):
-            if after in parents or removable_bound(deal, after) < SLOTS:
+            if after in parents or bound(after.present, after.left) < SLOTS:
                 continue
             parents[after] = (position, move)
             if len(parents) >= budget:
@@ -124,11 +127,27 @@ def solve(
     deal, start = from_game(game)
     if deal.pool:
         pool = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, deal.rules.strict_win)
-        won, best, line, states, exhausted = pool.explore(start.present, start.left, budget, deadline)
+
+        def explore(budget: int, floor: int) -> tuple[bool | None, int, list[Move], int, bool]:
+            return pool.explore(start.present, start.left, budget, deadline, floor=floor)
     else:
-        won, best, line, states, exhausted = _explore(deal, start, budget, deadline)
-    winnable = won if exhausted or won else None
-    max_removable = best if exhausted else None
+
+        def explore(budget: int, floor: int) -> tuple[bool | None, int, list[Move], int, bool]:
+            return _explore(deal, start, budget, deadline, floor=floor)
+
+    # The pool search finds the most removable in one pass as fast as two; the full search first asks whether the
+    # deal can be won at all, cutting every position that cannot clear the pyramid: far fewer positions to prove
+    # a loss, which the limited turn-overs and stock–waste pairing make expensive.
+    won, best, line, states, exhausted = explore(budget, -1 if deal.pool else SLOTS - 1)
+    if exhausted and not won and best < SLOTS and not deal.pool:
+        # It cannot: now the most removable, a second search cutting what cannot beat the best seen so far.
+        _, best_again, line_again, more, exhausted = explore(budget - states, best)
+        states += more
+        if best_again > best:
+            best, line = best_again, line_again
+        won = False
+    winnable = won
+    max_removable = best if exhausted or won else None
     shortest_line = None
     if shortest and won:
         full_deal, full_start = from_game(game, pooled=False)
