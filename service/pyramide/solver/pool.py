@@ -22,9 +22,19 @@ class PoolSearch:
     """Depth-first search over (pyramid mask, pool mask) with a per-search cache of everything that depends on one
     mask only."""
 
-    def __init__(self, pyramid: tuple[Card, ...], pool: tuple[Card, ...], cover_pairs: bool, strict: bool) -> None:
+    def __init__(
+        self,
+        pyramid: tuple[Card, ...],
+        pool: tuple[Card, ...],
+        cover_pairs: bool,
+        strict: bool,
+        pool_pairs: bool = False,
+    ) -> None:
+        """``pool_pairs`` lets two pool cards pair: no rule set allows that, but it makes the search a relaxation of
+        stock–waste pairing (see :func:`search.solve`); it only matters under the strict win."""
         self.pyramid, self.pool = pyramid, pool
         self.cover_pairs, self.strict = cover_pairs, strict
+        self.pool_pairs = pool_pairs and strict
         self.pyramid_values = tuple(card_value(c) for c in pyramid)
         self.pool_values = tuple(card_value(c) for c in pool)
         self._inside: dict[int, tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]] = {}
@@ -121,6 +131,11 @@ class PoolSearch:
         king = first.get(KING)
         if king is not None and self.strict:
             result.append((RemoveKing(self.pool[king]), present, left & ~(1 << king)))
+        if self.pool_pairs:
+            for value in range(1, 7):
+                a, b = first.get(value), first.get(PAIR_SUM - value)
+                if a is not None and b is not None:
+                    result.append((RemovePair(self.pool[a], self.pool[b]), present, left & ~(1 << a) & ~(1 << b)))
         for slot in free:
             partner = first.get(PAIR_SUM - values[slot])
             if partner is not None and values[slot] != KING:

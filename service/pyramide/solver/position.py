@@ -80,7 +80,7 @@ def is_won(deal: Deal, position: Position) -> bool:
     return position.present == 0 and (not deal.rules.strict_win or position.left == 0)
 
 
-def _waste_top(position: Position) -> tuple[int, int]:
+def waste_top(position: Position) -> tuple[int, int]:
     """Indices of the waste top and the card beneath it (-1 where there is none)."""
     below = position.left & ((1 << position.drawn) - 1)
     if not below:
@@ -95,17 +95,17 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     if is_won(deal, position):
         return []
     free = free_slots(position.present)
-    result = _pyramid_removals(deal, position)
+    result = pyramid_removals(deal, position)
     if result and isinstance(result[0][0], RemoveKing):
         return [(result[0][0], normalise(deal, result[0][1]))]  # a free king: removing it now never loses anything
     if deal.pool:
         result.extend(_pool_removals(deal, position, free))
     else:
-        waste = _waste_removals(deal, position, free)
+        waste = waste_removals(deal, position, free)
         if waste and isinstance(waste[0][0], RemoveKing):
             return [(waste[0][0], normalise(deal, waste[0][1]))]  # the same for a king on top of the waste
         result.extend(waste)
-        result.extend(_stock_moves(deal, position))
+        result.extend(stock_moves(deal, position))
     exclusive = _exclusive_pair(deal, position, result)
     if exclusive is not None:
         return [(exclusive[0], normalise(deal, exclusive[1]))]
@@ -143,7 +143,7 @@ def value_tables(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(card_value(c) for c in deal.pyramid), tuple(card_value(c) for c in deal.order)
 
 
-def _pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
+def pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     present = position.present
     return [
         (move, Position(after, position.left, position.drawn, position.recycles, position.fresh))
@@ -171,11 +171,11 @@ def _pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) ->
     return tuple(result)
 
 
-def _waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> list[tuple[Move, Position]]:
+def waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> list[tuple[Move, Position]]:
     pyramid, order, rules = deal.pyramid, deal.order, deal.rules
     present, left = position.present, position.left
     result: list[tuple[Move, Position]] = []
-    top, beneath = _waste_top(position)
+    top, beneath = waste_top(position)
     if top >= 0:
         drawn, recycles = position.drawn, position.recycles
         taken = Position(present, left & ~(1 << top), drawn, recycles, False)
@@ -194,7 +194,7 @@ def _waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> li
     return result
 
 
-def _stock_moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
+def stock_moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     """Draw the next remaining card, or turn the waste over when the stock is empty and turn-overs are left."""
     left, limit = position.left, deal.rules.recycles
     stock = left >> position.drawn << position.drawn

@@ -14,11 +14,23 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from pyramide.engine import DRAW, RECYCLE, Game, Move, RemoveKing, RemovePair
-from pyramide.engine.pyramid import SLOTS
+from pyramide.engine.cards import Card
+from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds
 from pyramide.solver.paths import path_to
 from pyramide.solver.pool import PoolSearch
-from pyramide.solver.position import Deal, Position, from_game, is_won, moves
+from pyramide.solver.position import (
+    Deal,
+    Position,
+    from_game,
+    is_won,
+    moves,
+    normalise,
+    pyramid_removals,
+    stock_moves,
+    waste_removals,
+    waste_top,
+)
 
 DEFAULT_BUDGET = 2_000_000
 
@@ -54,10 +66,18 @@ def _removed(position: Position) -> int:
 
 
 def _explore(
-    deal: Deal, start: Position, budget: int, deadline: float, *, prune: bool = True, floor: int = -1
+    deal: Deal,
+    start: Position,
+    budget: int,
+    deadline: float,
+    *,
+    prune: bool = True,
+    floor: int = -1,
+    cap: int = SLOTS + 1,
 ) -> tuple[bool | None, int, list[Move], int, bool]:
     """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted). Positions
-    whose bound cannot beat the best found, nor ``floor``, are cut."""
+    whose bound cannot beat the best found, nor ``floor``, are cut; reaching ``cap`` removed cards, an upper bound
+    known from elsewhere, ends the search as if exhausted."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
     best, best_at = _removed(start), start
     bound = Bounds(deal).removable
@@ -69,6 +89,8 @@ def _explore(
         removed = _removed(position)
         if removed > best:
             best, best_at = removed, position
+            if best >= cap:
+                return False, best, path_to(parents, best_at), len(parents), True
         if prune and bound(position.present, position.left) <= min(max(best, floor), SLOTS - 1):
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
         if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
@@ -96,6 +118,92 @@ def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
             if len(parents) >= budget:
                 return None
             frontier.append(after)
+    return None
+
+
+def _full_search(
+    deal: Deal, start: Position, budget: int, deadline: float
+) -> tuple[bool | None, int, list[Move], int, bool]:
+    """The search under limited turn-overs or stock–waste pairing. The pool model, with any two pool cards allowed
+    to pair, is a relaxation of these rules (every line here is a line there) and its search is fast: the most it
+    removes caps what this deal can. Then, for each target from that cap down, the full search asks only "can
+    ``target`` cards be removed?", cutting every position whose bound is below the target: the first target
+    reached is the most removable (28: the deal is won), and each target refused is proved out of reach. Asking
+    narrow questions cuts far more than one search for the best that raises its cut as it goes."""
+    relaxed = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, deal.rules.strict_win, pool_pairs=True)
+    relaxed_won, cap, relaxed_line, states, relaxed_exhausted = relaxed.explore(
+        start.present, start.left, budget, deadline
+    )
+    if relaxed_exhausted or relaxed_won:
+        realised = realise(deal, start, relaxed_line)  # often the relaxed best line can simply be played here
+        if realised is not None:  # the relaxation's answer holds here too: won, or its most removable
+            line, end = realised
+            return relaxed_won, _removed(end), line, states, True
+    if relaxed_won or not relaxed_exhausted:
+        cap = SLOTS
+    floor_removed = _removed(start)
+    lowest = floor_removed + 1 if floor_removed < SLOTS else SLOTS  # under the strict win 28 may be reached, not won
+    for target in range(cap, lowest - 1, -1):
+        won, best, line, more, exhausted = _explore(
+            deal, start, budget - states, deadline, floor=target - 1, cap=target if target < SLOTS else SLOTS + 1
+        )
+        states += more
+        if won:
+            return True, SLOTS, line, states, True
+        if not exhausted:
+            return (None if target == SLOTS else False), best, line, states, False
+        if best >= target:
+            return False, best, line, states, True
+    return False, floor_removed, [], states, True
+
+
+def realise(deal: Deal, start: Position, pool_line: list[Move]) -> tuple[list[Move], Position] | None:
+    """Play a pool-model line under the deal's own rules: before each removal that needs a stock or waste card,
+    draw and turn over until it is the waste top (for two such cards, until the second is drawn onto the first).
+    The full line and where it ends, or ``None`` when the turn-overs run out first or a removal is not legal."""
+    position, line = start, list[Move]()
+    for move in pool_line:
+        cards = _cards_of(move)
+        outside = [c for c in cards if c in deal.order]
+        reached = _reach(deal, position, [deal.order.index(c) for c in outside]) if outside else (position, [])
+        if reached is None:
+            return None
+        position, steps = reached
+        line += steps
+        after = next((a for m, a in _removals(deal, position) if set(_cards_of(m)) == set(cards)), None)
+        if after is None:
+            return None
+        position = normalise(deal, after)
+        line.append(move)
+    return line, position
+
+
+def _cards_of(move: Move) -> tuple[Card, ...]:
+    if isinstance(move, RemovePair):
+        return move.cards
+    return (move.card,) if isinstance(move, RemoveKing) else ()
+
+
+def _removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
+    return pyramid_removals(deal, position) + waste_removals(deal, position, free_slots(position.present))
+
+
+def _reach(deal: Deal, position: Position, indices: list[int]) -> tuple[Position, list[Move]] | None:
+    """Draw and turn over until the card at ``indices[0]`` is the waste top, or for two cards until one is the top
+    with the other just drawn onto it; ``None`` when the turn-overs run out first."""
+    steps: list[Move] = []
+    for _ in range(4 * len(deal.order) + 4):
+        top, beneath = waste_top(position)
+        if len(indices) == 1 and top == indices[0]:
+            return position, steps
+        if len(indices) == 2 and position.fresh and {top, beneath} == set(indices):
+            return position, steps
+        options = stock_moves(deal, position)
+        if not options:
+            return None
+        move, position = options[0]
+        position = normalise(deal, position)
+        steps.append(move)
     return None
 
 
@@ -127,25 +235,9 @@ def solve(
     deal, start = from_game(game)
     if deal.pool:
         pool = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, deal.rules.strict_win)
-
-        def explore(budget: int, floor: int) -> tuple[bool | None, int, list[Move], int, bool]:
-            return pool.explore(start.present, start.left, budget, deadline, floor=floor)
+        won, best, line, states, exhausted = pool.explore(start.present, start.left, budget, deadline)
     else:
-
-        def explore(budget: int, floor: int) -> tuple[bool | None, int, list[Move], int, bool]:
-            return _explore(deal, start, budget, deadline, floor=floor)
-
-    # The pool search finds the most removable in one pass as fast as two; the full search first asks whether the
-    # deal can be won at all, cutting every position that cannot clear the pyramid: far fewer positions to prove
-    # a loss, which the limited turn-overs and stock–waste pairing make expensive.
-    won, best, line, states, exhausted = explore(budget, -1 if deal.pool else SLOTS - 1)
-    if exhausted and not won and best < SLOTS and not deal.pool:
-        # It cannot: now the most removable, a second search cutting what cannot beat the best seen so far.
-        _, best_again, line_again, more, exhausted = explore(budget - states, best)
-        states += more
-        if best_again > best:
-            best, line = best_again, line_again
-        won = False
+        won, best, line, states, exhausted = _full_search(deal, start, budget, deadline)
     winnable = won
     max_removable = best if exhausted or won else None
     shortest_line = None

@@ -16,7 +16,7 @@ from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import from_game
-from pyramide.solver.search import _explore
+from pyramide.solver.search import _explore, realise
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
 
 RULE_SETS = all_rule_sets()
@@ -168,3 +168,36 @@ def test_the_bound_never_prunes_the_answer_in_the_general_search(rules: Rules) -
         pruned = _explore(deal, start, 10**6, float("inf"))
         full = _explore(deal, start, 10**6, float("inf"), prune=False)
         assert pruned[:2] == full[:2], game.code
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(recycles=1), Rules(recycles=0, stock_waste_pairs=True, cover_pairs=True),
+     Rules(recycles=1, stock_waste_pairs=True, strict_win=True)],
+    ids=lambda r: r.segment,
+)  # fmt: skip
+def test_the_relaxed_pool_search_is_never_below_the_full_search(rules: Rules) -> None:
+    """The pool model with any two pool cards pairing allows every line these rules allow, so it may claim more
+    but never less; and ``solve`` (relaxation, realised lines, descending targets) agrees with the unpruned search."""
+    rng = random.Random(5)
+    for seed in range(6):
+        game = _late_position(DealCode(rules, number=rng.randrange(DEAL_COUNT)), seed, removals_left=16)
+        deal, start = from_game(game)
+        relaxed = PoolSearch(deal.pyramid, deal.order, rules.cover_pairs, rules.strict_win, pool_pairs=True)
+        relaxed_won, relaxed_best, *_ = relaxed.explore(start.present, start.left, 10**7, float("inf"))
+        full_won, full_best, *_ = _explore(deal, start, 10**6, float("inf"), prune=False)
+        assert relaxed_best >= full_best and (relaxed_won or not full_won), game.code
+        analysis = solve(game)
+        assert (analysis.winnable, analysis.max_removable) == (full_won, full_best), game.code
+        _replays_to(game, analysis.line, full_best)
+
+
+def test_a_relaxed_line_that_can_be_played_is_played() -> None:
+    """The easy deal's relaxed line needs no turn-over: it is taken as it is, without a full search."""
+    game = easy_game(Rules(recycles=0))
+    deal, start = from_game(game)
+    relaxed = PoolSearch(deal.pyramid, deal.order, False, False, pool_pairs=True)
+    won, _, line, _, _ = relaxed.explore(start.present, start.left, 10**6, float("inf"))
+    realised = realise(deal, start, line)
+    assert won and realised is not None
+    assert solve(game).states == relaxed.explore(start.present, start.left, 10**6, float("inf"))[3]
