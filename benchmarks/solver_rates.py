@@ -1,7 +1,7 @@
 """Solver: win rates over random deals, and how long deciding takes.
 
-Usage: .venv/bin/python benchmarks/solver_rates.py [--deals 10000] [--rules N C ...] [--budget 2000000] [--seed 1]
-       [--time-limit SECONDS]
+Usage: .venv/bin/python benchmarks/solver_rates.py [--deals 10000] [--rules N C ... | all] [--budget 2000000]
+       [--seed 1] [--time-limit SECONDS]
 
 For each rule set, solves ``--deals`` seeded random deals from the start and prints the share that can be won (of
 the deals decided within the budget), how many stayed undecided, the mean and worst time per deal and the mean
@@ -12,6 +12,7 @@ ours for the two rule sets they cover.
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import statistics
 import time
@@ -51,10 +52,22 @@ def run(rules: Rules, deals: int, budget: int, seed: int, time_limit_s: float | 
     }
 
 
+def every_rule_set() -> list[str]:
+    """Turn-overs 0, 1, 2 or unlimited × stock–waste pairing × covering-card pairing × strict win: 32 segments."""
+    segments = []
+    for recycles in (None, 0, 1, 2):
+        for pairs, cover, strict in itertools.product((False, True), repeat=3):
+            rules = Rules(recycles=recycles, stock_waste_pairs=pairs, cover_pairs=cover, strict_win=strict)
+            segments.append(rules.segment)
+    return segments
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=10_000)
-    parser.add_argument("--rules", nargs="+", default=["N", "C"], help="rule-set segments")
+    parser.add_argument(
+        "--rules", nargs="+", default=["N", "C"], help="rule-set segments, or `all` for every preset and variant"
+    )
     parser.add_argument("--budget", type=int, default=2_000_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per deal (then undecided)")
@@ -62,7 +75,7 @@ def main() -> None:
     print(f"{args.deals} random deals per rule set (seed {args.seed}), budget {args.budget:,} positions a deal")
     print("| rules | winnable | published | undecided | mean ms | median ms | worst ms | total s | positions |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for segment in args.rules:
+    for segment in every_rule_set() if args.rules == ["all"] else args.rules:
         row = run(Rules.from_segment(segment), args.deals, args.budget, args.seed, args.time_limit)
         published = f"{PUBLISHED[segment]:.2f}%" if segment in PUBLISHED else ""
         print(

@@ -261,7 +261,9 @@ class PlayerStats(BaseModel):
     played: Count = Field(description="Games in which a move was made.")
     won: Count
     lost: Count = Field(description="Games that reached a dead end or were abandoned.")
-    in_progress: Count = Field(description="Games played but neither won nor lost yet.")
+    in_progress: Count = Field(
+        description="Games played but neither won nor lost: still open, or left unfinished until they expired."
+    )
     win_rate: Annotated[float, Field(ge=0, le=1)] = Field(description="won / played; 0 before any game.")
     current_streak: Count = Field(description="Wins in a row, up to the latest result.")
     best_streak: Count
