@@ -112,6 +112,21 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     return [(m, normalise(deal, p)) for m, p in result]
 
 
+def every_move(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
+    """Every legal move, without the shortcuts of :func:`moves` (which are safe for winning, not for counting
+    moves: a king on the waste need not be removed at all on the shortest way)."""
+    if is_won(deal, position):
+        return []
+    free = free_slots(position.present)
+    result = pyramid_removals(deal, position)
+    if deal.pool:
+        result.extend(_pool_removals(deal, position, free))
+    else:
+        result.extend(waste_removals(deal, position, free))
+        result.extend(stock_moves(deal, position))
+    return [(m, normalise(deal, p)) for m, p in result]
+
+
 def _exclusive_pair(
     deal: Deal, position: Position, candidates: list[tuple[Move, Position]]
 ) -> tuple[Move, Position] | None:
@@ -147,12 +162,12 @@ def pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Positio
     present = position.present
     return [
         (move, Position(after, position.left, position.drawn, position.recycles, position.fresh))
-        for move, after in _pyramid_only(deal.pyramid, present, deal.rules.cover_pairs)
+        for move, after in pyramid_only(deal.pyramid, present, deal.rules.cover_pairs)
     ]
 
 
 @lru_cache(maxsize=1 << 16)
-def _pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) -> tuple[tuple[Move, int], ...]:
+def pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) -> tuple[tuple[Move, int], ...]:
     """The removals inside the pyramid (kings, pairs, covering-card pairs) and the mask each leaves: the same
     whatever the stock and waste hold, so computed once per pyramid shape."""
     free = free_slots(present)

@@ -22,6 +22,7 @@ from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import (
     Deal,
     Position,
+    every_move,
     from_game,
     is_won,
     moves,
@@ -31,8 +32,11 @@ from pyramide.solver.position import (
     waste_removals,
     waste_top,
 )
+from pyramide.solver.shortest import shortest_line as shortest_pool_line
 
 DEFAULT_BUDGET = 2_000_000
+NARROW_TARGETS = 2
+"""How many targets below the cap the full search asks about one by one before it searches for the most at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +115,7 @@ def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
         position = frontier.popleft()
         if is_won(deal, position):
             return path_to(parents, position)
-        for move, after in moves(deal, position):
+        for move, after in every_move(deal, position):
             if after in parents or bound(after.present, after.left) < SLOTS:
                 continue
             parents[after] = (position, move)
@@ -129,7 +133,8 @@ def _full_search(
     removes caps what this deal can. Then, for each target from that cap down, the full search asks only "can
     ``target`` cards be removed?", cutting every position whose bound is below the target: the first target
     reached is the most removable (28: the deal is won), and each target refused is proved out of reach. Asking
-    narrow questions cuts far more than one search for the best that raises its cut as it goes."""
+    narrow questions cuts far more than one search for the best that raises its cut as it goes, as long as the cap
+    is close; past ``NARROW_TARGETS`` refusals the cap was loose and one such search finishes the job."""
     relaxed = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, deal.rules.strict_win, pool_pairs=True)
     relaxed_won, cap, relaxed_line, states, relaxed_exhausted = relaxed.explore(
         start.present, start.left, budget, deadline
@@ -143,18 +148,27 @@ def _full_search(
         cap = SLOTS
     floor_removed = _removed(start)
     lowest = floor_removed + 1 if floor_removed < SLOTS else SLOTS  # under the strict win 28 may be reached, not won
+    best, line = floor_removed, list[Move]()
     for target in range(cap, lowest - 1, -1):
-        won, best, line, more, exhausted = _explore(
+        if target < cap - NARROW_TARGETS:  # the cap was loose: one search for the most, raising its cut as it goes
+            _, reached, reached_line, more, exhausted = _explore(
+                deal, start, budget - states, deadline, floor=best, cap=target
+            )
+            states += more
+            return False, max(best, reached), reached_line if reached > best else line, states, exhausted
+        won, reached, reached_line, more, exhausted = _explore(
             deal, start, budget - states, deadline, floor=target - 1, cap=target if target < SLOTS else SLOTS + 1
         )
         states += more
+        if reached > best:
+            best, line = reached, reached_line
         if won:
-            return True, SLOTS, line, states, True
+            return True, SLOTS, reached_line, states, True
         if not exhausted:
             return (None if target == SLOTS else False), best, line, states, False
-        if best >= target:
-            return False, best, line, states, True
-    return False, floor_removed, [], states, True
+        if reached >= target:
+            return False, reached, reached_line, states, True
+    return False, best, line, states, True
 
 
 def realise(deal: Deal, start: Position, pool_line: list[Move]) -> tuple[list[Move], Position] | None:
@@ -243,7 +257,10 @@ def solve(
     shortest_line = None
     if shortest and won:
         full_deal, full_start = from_game(game, pooled=False)
-        shortest_line = _shortest(full_deal, full_start, budget)
+        if deal.pool:
+            shortest_line = shortest_pool_line(full_deal, full_start, budget, deadline)
+        else:
+            shortest_line = _shortest(full_deal, full_start, budget)
     return Analysis(
         winnable=winnable,
         max_removable=max_removable,

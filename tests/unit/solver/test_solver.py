@@ -17,6 +17,7 @@ from pyramide.solver import solve
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import from_game
 from pyramide.solver.search import _explore, realise
+from pyramide.solver.shortest import shortest_line
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
 
 RULE_SETS = all_rule_sets()
@@ -54,6 +55,27 @@ def brute_force(game: Game, limit: int = 200_000) -> tuple[bool, int]:
                 queue.append(after)
         assert len(seen) < limit, "brute force needs a smaller case"
     return won, best
+
+
+def fewest_moves_to_win(game: Game, limit: int = 200_000) -> int | None:
+    """Breadth first over whole engine states with every legal move: the oracle for the shortest line."""
+    start = game.copy()
+    start.selection = None
+    depth = {_key(start): 0}
+    queue = deque([start])
+    while queue:
+        current = queue.popleft()
+        if current.is_won:
+            return depth[_key(current)]
+        for move in current.legal_moves():
+            after = current.copy()
+            after.play(move)
+            key = _key(after)
+            if key not in depth:
+                depth[key] = depth[_key(current)] + 1
+                queue.append(after)
+        assert len(depth) < limit, "the oracle needs a smaller case"
+    return None
 
 
 def _key(game: Game) -> tuple[object, ...]:
@@ -201,3 +223,45 @@ def test_a_relaxed_line_that_can_be_played_is_played() -> None:
     realised = realise(deal, start, line)
     assert won and realised is not None
     assert solve(game).states == relaxed.explore(start.present, start.left, 10**6, float("inf"))[3]
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(cover_pairs=True), Rules(strict_win=True)], ids=lambda r: r.segment)
+@pytest.mark.parametrize("seed", range(20))
+def test_the_a_star_shortest_line_is_as_short_as_any(rules: Rules, seed: int) -> None:
+    """Under unlimited turn-overs without stock–waste pairing the A* over removals finds lines exactly as short as
+    a breadth-first search over whole engine states with every legal move, and they win in the engine."""
+    code = DealCode(rules, number=random.Random(100 + seed).randrange(DEAL_COUNT))
+    game = _late_position(code, seed, removals_left=8)
+    deal, start = from_game(game, pooled=False)
+    fast = shortest_line(deal, start, 10**6, float("inf"))
+    fewest = fewest_moves_to_win(game)
+    assert (fast is None) == (fewest is None), game.code
+    if fast is not None:
+        assert len(fast) == fewest, game.code
+        _replays_to(game, fast, SLOTS)
+        assert solve(game, shortest=True).shortest == fast
+
+
+def test_the_a_star_shortest_line_on_a_whole_deal() -> None:
+    game = easy_game()
+    deal, start = from_game(game, pooled=False)
+    line = shortest_line(deal, start, 10**6, float("inf"))
+    assert line is not None and len(line) == 16  # the sixteen removals, no draw needed
+    _replays_to(game, line, SLOTS)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(recycles=1), Rules(recycles=0, stock_waste_pairs=True), Rules(recycles=2, stock_waste_pairs=True)],
+    ids=lambda r: r.segment,
+)
+@pytest.mark.parametrize("seed", range(10))
+def test_the_breadth_first_shortest_line_is_as_short_as_any(rules: Rules, seed: int) -> None:
+    code = DealCode(rules, number=random.Random(200 + seed).randrange(DEAL_COUNT))
+    game = _late_position(code, seed, removals_left=8)
+    line = solve(game, shortest=True).shortest
+    fewest = fewest_moves_to_win(game)
+    assert (line is None) == (fewest is None), game.code
+    if line is not None:
+        assert len(line) == fewest, game.code
+        _replays_to(game, line, SLOTS)

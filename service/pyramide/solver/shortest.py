@@ -1,0 +1,162 @@
+"""Shortest winning lines under unlimited turn-overs without stock–waste pairing (the app's rules among them).
+
+Moves count as the rules count them: removals, draws and turn-overs. Without stock–waste pairing a draw does
+nothing but move the stock forward, so a line is its removals plus the draws and turn-overs that bring each stock
+or waste card it uses to the top, and the fewest of those are known in advance: draw up to the card if it lies
+ahead; if it lies behind and is not on top, draw the rest, turn over, and draw up to it. The search is therefore A*
+over the positions where removals happen, each step a removal with the draws it needs (its cost), instead of a
+breadth-first search through every draw. The estimate never overestimates, so the first win taken off the queue is
+a shortest one: every king left in the pyramid takes a removal, and in each class of values that make 13 (A+Q,
+2+J, …) a removal takes at most one card of each value, so ``a`` and ``b`` pyramid cards of the two values take at
+least ``max(a, b)`` removals; and where ``a > b`` a stock or waste card of the partner value must come to the top,
+so the stock must be drawn at least as far as the nearest such card (none when one is in the waste: removals may
+uncover it). Positions that cannot clear the pyramid are cut with the bound of :mod:`pyramide.solver.bounds`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+
+from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
+from pyramide.engine.pyramid import SLOTS, free_slots
+from pyramide.solver.bounds import Bounds
+from pyramide.solver.position import Deal, Position, pyramid_only, value_tables
+
+KING = 13
+State = tuple[int, int, int]  # pyramid mask, remaining stock and waste cards, how far drawn
+
+
+def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
+    """A winning line with the fewest moves from ``start``, or ``None`` when there is none or the budget of
+    positions or the deadline ran out first."""
+    bound = Bounds(deal).removable
+    estimate = _Estimate(*value_tables(deal))
+    first: State = (start.present, start.left, start.drawn)
+    cost: dict[State, int] = {first: 0}
+    parents: dict[State, tuple[State, tuple[Move, ...]] | None] = {first: None}
+    tie = itertools.count()
+    queue = [(estimate(first), 0, next(tie), first)]
+    while queue:
+        _, spent, _, state = heapq.heappop(queue)
+        if spent > cost[state]:
+            continue
+        present, left, _ = state
+        if present == 0 and (not deal.rules.strict_win or left == 0):
+            return _line(parents, state)
+        if len(cost) >= budget or (not len(cost) % 1024 and time.perf_counter() > deadline):
+            return None
+        for steps, after in _steps(deal, state):
+            total = spent + len(steps)
+            if total < cost.get(after, total + 1) and bound(after[0], after[1]) == SLOTS:
+                cost[after], parents[after] = total, (state, steps)
+                heapq.heappush(queue, (total + estimate(after), total, next(tie), after))
+    return None
+
+
+class _Estimate:
+    """At least how many moves clear the pyramid from a state: removals, and the draws to the nearest card of each
+    value the pyramid needs from outside (see the module's docstring)."""
+
+    def __init__(self, pyramid_values: tuple[int, ...], order_values: tuple[int, ...]) -> None:
+        self.pyramid_values, self.order_values = pyramid_values, order_values
+        self.inside: dict[int, tuple[int, tuple[int, ...]]] = {}
+
+    def __call__(self, state: State) -> int:
+        present, left, drawn = state
+        removals, needed = self._inside(present)
+        if not needed:
+            return removals
+        waste = left & ((1 << drawn) - 1)
+        values = self.order_values
+        draws = 0
+        for value in needed:
+            nearest = None
+            rest, count = left >> drawn << drawn, 0
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                count += 1
+                if values[low.bit_length() - 1] == value:
+                    nearest = count
+                    break
+            if _holds(waste, values, value):
+                nearest = 0
+            if nearest is not None and nearest > draws:
+                draws = nearest
+        return removals + draws
+
+    def _inside(self, present: int) -> tuple[int, tuple[int, ...]]:
+        known = self.inside.get(present)
+        if known is None:
+            counts = [0] * 14
+            for slot in range(SLOTS):
+                if present >> slot & 1:
+                    counts[self.pyramid_values[slot]] += 1
+            removals = counts[KING] + sum(max(counts[v], counts[KING - v]) for v in range(1, 7))
+            needed = tuple(KING - v for v in range(1, KING) if counts[v] > counts[KING - v])
+            known = self.inside[present] = (removals, needed)
+        return known
+
+
+def _holds(cards: int, values: tuple[int, ...], value: int) -> bool:
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        if values[low.bit_length() - 1] == value:
+            return True
+    return False
+
+
+def _steps(deal: Deal, state: State) -> list[tuple[tuple[Move, ...], State]]:
+    """Every removal from ``state`` with the draws and turn-overs it needs first, and the state it leads to."""
+    present, left, drawn = state
+    result: list[tuple[tuple[Move, ...], State]] = [
+        ((move,), (after, left, drawn))
+        for move, after in pyramid_only(deal.pyramid, present, deal.rules.cover_pairs)
+    ]  # fmt: skip
+    pyramid_values, order_values = value_tables(deal)
+    wanted: dict[int, list[int]] = {}
+    for slot in free_slots(present):
+        wanted.setdefault(KING - pyramid_values[slot], []).append(slot)
+    rest = left
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        index = low.bit_length() - 1
+        value = order_values[index]
+        slots = wanted.get(value, ())
+        if not slots and not (value == KING and deal.rules.strict_win):
+            continue
+        reach, after_drawn = _bring_to_top(left, drawn, index)
+        remaining = left & ~low
+        card = deal.order[index]
+        if value == KING:
+            result.append(((*reach, RemoveKing(card)), (present, remaining, after_drawn)))
+        for slot in slots:
+            move = RemovePair(deal.pyramid[slot], card)
+            result.append(((*reach, move), (present & ~(1 << slot), remaining, after_drawn)))
+    return result
+
+
+def _bring_to_top(left: int, drawn: int, index: int) -> tuple[tuple[Move, ...], int]:
+    """The fewest draws and turn-overs that make the card at ``index`` the waste top, and how far drawn then."""
+    waste = left & ((1 << drawn) - 1)
+    if index < drawn and waste.bit_length() - 1 == index:
+        return (), drawn
+    upto = (1 << (index + 1)) - 1
+    if index >= drawn:
+        return (DRAW,) * (left & upto & ~((1 << drawn) - 1)).bit_count(), index + 1
+    stock = left >> drawn
+    return (DRAW,) * stock.bit_count() + (RECYCLE,) + (DRAW,) * (left & upto).bit_count(), index + 1
+
+
+def _line(parents: dict[State, tuple[State, tuple[Move, ...]] | None], state: State) -> list[Move]:
+    line: list[Move] = []
+    step = parents[state]
+    while step is not None:
+        state, moves = step
+        line[:0] = moves
+        step = parents[state]
+    return line
