@@ -8,9 +8,10 @@ over the positions where removals happen, each step a removal with the draws it 
 breadth-first search through every draw. The estimate never overestimates, so the first win taken off the queue is
 a shortest one: every king left in the pyramid takes a removal, and in each class of values that make 13 (A+Q,
 2+J, …) a removal takes at most one card of each value, so ``a`` and ``b`` pyramid cards of the two values take at
-least ``max(a, b)`` removals; and where ``a > b`` a stock or waste card of the partner value must come to the top,
-so the stock must be drawn at least as far as the nearest such card (none when one is in the waste: removals may
-uncover it). Positions that cannot clear the pyramid are cut with the bound of :mod:`pyramide.solver.bounds`.
+least ``max(a, b)`` removals; and where ``a > b``, ``a - b`` stock or waste cards of the partner value must come
+to the top: those the waste holds may be uncovered by removals, the rest must be drawn, so the stock must be drawn
+at least as far as the last of the nearest ones. Positions that cannot clear the pyramid are cut with the bound
+of :mod:`pyramide.solver.bounds`.
 """
 
 from __future__ import annotations
@@ -61,33 +62,34 @@ class _Estimate:
 
     def __init__(self, pyramid_values: tuple[int, ...], order_values: tuple[int, ...]) -> None:
         self.pyramid_values, self.order_values = pyramid_values, order_values
-        self.inside: dict[int, tuple[int, tuple[int, ...]]] = {}
+        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
 
     def __call__(self, state: State) -> int:
         present, left, drawn = state
         removals, needed = self._inside(present)
         if not needed:
             return removals
-        waste = left & ((1 << drawn) - 1)
         values = self.order_values
-        draws = 0
-        for value in needed:
-            nearest = None
-            rest, count = left >> drawn << drawn, 0
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                count += 1
-                if values[low.bit_length() - 1] == value:
-                    nearest = count
-                    break
-            if _holds(waste, values, value):
-                nearest = 0
-            if nearest is not None and nearest > draws:
-                draws = nearest
+        missing = dict(needed)
+        waste = left & ((1 << drawn) - 1)
+        while waste:  # cards in the waste may be uncovered by removals: count them as free
+            low = waste & -waste
+            waste ^= low
+            value = values[low.bit_length() - 1]
+            if missing.get(value):
+                missing[value] -= 1
+        draws, count, stock = 0, 0, left >> drawn << drawn
+        while stock and any(missing.values()):
+            low = stock & -stock
+            stock ^= low
+            count += 1
+            value = values[low.bit_length() - 1]
+            if missing.get(value):
+                missing[value] -= 1
+                draws = count  # the stock must be drawn at least this far
         return removals + draws
 
-    def _inside(self, present: int) -> tuple[int, tuple[int, ...]]:
+    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...]]:
         known = self.inside.get(present)
         if known is None:
             counts = [0] * 14
@@ -95,18 +97,11 @@ class _Estimate:
                 if present >> slot & 1:
                     counts[self.pyramid_values[slot]] += 1
             removals = counts[KING] + sum(max(counts[v], counts[KING - v]) for v in range(1, 7))
-            needed = tuple(KING - v for v in range(1, KING) if counts[v] > counts[KING - v])
+            needed = tuple(
+                (KING - v, counts[v] - counts[KING - v]) for v in range(1, KING) if counts[v] > counts[KING - v]
+            )
             known = self.inside[present] = (removals, needed)
         return known
-
-
-def _holds(cards: int, values: tuple[int, ...], value: int) -> bool:
-    while cards:
-        low = cards & -cards
-        cards ^= low
-        if values[low.bit_length() - 1] == value:
-            return True
-    return False
 
 
 def _steps(deal: Deal, state: State) -> list[tuple[tuple[Move, ...], State]]:
