@@ -13,7 +13,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from pyramide.engine import DRAW, RECYCLE, Game, Move, RemoveKing, RemovePair
+from pyramide.engine import Game, Move, RemoveKing, RemovePair
 from pyramide.engine.cards import Card
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds
@@ -222,21 +222,12 @@ def _reach(deal: Deal, position: Position, indices: list[int]) -> tuple[Position
 
 
 def expand(game: Game, line: list[Move]) -> list[Move]:
-    """Turn a pool-model line into engine moves: before each removal that uses a stock or waste card, draw and
-    turn over until that card is the waste top. Other lines come back unchanged."""
-    replay, expanded = game.copy(), list[Move]()
-    for move in line:
-        cards = move.cards if isinstance(move, RemovePair) else (move.card,) if isinstance(move, RemoveKing) else ()
-        for card in (c for c in cards if replay.slots[c] < 0):
-            for _ in range(2 * 26):
-                if replay.waste_top == card:
-                    break
-                step: Move = DRAW if replay.stock else RECYCLE
-                replay.play(step)
-                expanded.append(step)
-        replay.play(move)
-        expanded.append(move)
-    return expanded
+    """Turn a pool-model line into engine moves (:func:`realise` under the game's own rules). With unlimited
+    turn-overs and no stock–waste pairing, which the pool model needs, every card can always be brought up."""
+    deal, start = from_game(game, pooled=False)
+    realised = realise(deal, start, line)
+    assert realised is not None, "a pool-model line is always playable under unlimited turn-overs"
+    return realised[0]
 
 
 def solve(
