@@ -1,0 +1,42 @@
+"""The service's stored form of a game: its header, and games stored before the header had counters."""
+
+from __future__ import annotations
+
+import struct
+from uuid import UUID
+
+import pytest
+
+from pyramide.engine import DRAW, UNDO, Game, InvalidStateError, dump_game
+from pyramide.service.stored_game import StoredGame
+
+
+def _stored() -> StoredGame:
+    game = Game("PY1-N-AAAAAAS")
+    game.play(DRAW)
+    game.play(UNDO)
+    return StoredGame(
+        id=UUID(int=1, version=4), owner=UUID(int=2, version=4), game=game, version=7, created_ms=1_000,
+        first_move_ms=2_000, settled=True, undos=1,
+    )  # fmt: skip
+
+
+def test_the_header_round_trips() -> None:
+    stored = _stored()
+    again = StoredGame.from_bytes(stored.id, stored.to_bytes())
+    assert again == stored
+    assert (again.version, again.undos, again.settled, again.started, again.abandoned) == (7, 1, True, True, False)
+
+
+def test_a_game_stored_before_the_counters_loads_with_none_taken() -> None:
+    stored = _stored()
+    old = struct.pack(">Q16sQQQB", 7, stored.owner.bytes, 1_000, 2_000, 0, 0) + dump_game(stored.game)
+    again = StoredGame.from_bytes(stored.id, old)
+    assert (again.undos, again.settled, again.game) == (0, False, stored.game)
+
+
+def test_a_cut_header_is_refused() -> None:
+    data = _stored().to_bytes()
+    for size in (10, 49, 52):
+        with pytest.raises(InvalidStateError):
+            StoredGame.from_bytes(UUID(int=1, version=4), data[:size])
