@@ -30,8 +30,8 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _player(client: httpx.Client) -> dict[str, str]:
-    return {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+def _player(client: httpx.Client, name: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {client.post('/v1/players', json={'name': name}).json()['token']}"}
 
 
 def _play(client: httpx.Client, auth: dict[str, str], code: str, line: list[str], *, before: list[dict[str, Any]],
@@ -87,21 +87,19 @@ def _demo(client: httpx.Client, code: str) -> None:
     if not analysis["winnable"]:
         raise SystemExit(f"{code} is not proven winnable: pick another deal")
     line = analysis["line"]
-    ana, bence, csilla, dani = (_player(client) for _ in range(4))
+    ana, bence, csilla, dani = (_player(client, name) for name in ("Ana", "Bence", "Csilla", "Dani"))
     draws_undone = [{"type": "draw"}] * 3 + [{"type": "undo"}] * 3
     _play(client, ana, code, line, before=[], pause_s=0.02)
     _play(client, bence, code, line, before=draws_undone, pause_s=0.005)
     _play(client, csilla, code, line, before=[], hint=True, pause_s=0.01)
     _play(client, dani, code, line, before=[], pause_s=0.05)
     _play(client, ana, code, line, before=[])  # Ana again, faster: her entry improves, she still appears once
-    names = {client.get("/v1/players/me", headers=h).json()["id"]: n for n, h in
-             (("Ana", ana), ("Bence", bence), ("Csilla", csilla), ("Dani", dani))}  # fmt: skip
     board = client.get(f"/v1/leaderboards/{code}").json()
     print(f"GET /v1/leaderboards/{code}")
     print(json.dumps(board, indent=2))
     print("\nrank  player  elapsed_ms  moves  undos  hints")
     for entry in board["entries"]:
-        print(f"{entry['rank']:>4}  {names[entry['player']]:<6}  {entry['elapsed_ms']:>10}  {entry['moves']:>5}"
+        print(f"{entry['rank']:>4}  {entry['name']:<6}  {entry['elapsed_ms']:>10}  {entry['moves']:>5}"
               f"  {entry['undos']:>5}  {entry['hints']:>5}")  # fmt: skip
     print("\nGET /v1/players/me/stats (Ana)")
     print(json.dumps(client.get("/v1/players/me/stats", headers=ana).json(), indent=2))

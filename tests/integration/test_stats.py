@@ -340,3 +340,23 @@ def test_statistics_errors_in_both_languages(client: Client, language: str) -> N
 def test_an_unplayed_deal_has_an_empty_leaderboard(client: Client) -> None:
     board = client.get("/v1/leaderboards/py1 n aaaaaas").json()
     assert board == {"code": "PY1-N-AAAAAAS", "rules": board["rules"], "entries": [], "next_cursor": None}
+
+
+def test_leaderboards_show_the_names_players_chose(client: Client, clock: Clock) -> None:
+    ana = {"Authorization": f"Bearer {client.post('/v1/players', json={'name': 'Ana'}).json()['token']}"}
+    nameless = new_player(client)
+    _win(client, ana, clock, step_ms=100)
+    _win(client, nameless, clock, step_ms=200)
+    board = client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"]
+    assert [e["name"] for e in board] == ["Ana", None]
+    renamed = client.patch("/v1/players/me", json={"name": "Ana Kovács"}, headers=ana)
+    assert renamed.status_code == 200 and renamed.json()["name"] == "Ana Kovács"
+    assert client.get("/v1/players/me", headers=ana).json()["name"] == "Ana Kovács"
+    _win(client, ana, clock, step_ms=50)  # a better win: the entry is replaced, with the name of now
+    assert client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"][0]["name"] == "Ana Kovács"
+
+
+@pytest.mark.parametrize("name", ["", "x" * 25, "tab\there", 7])
+def test_names_are_short_printable_text(client: Client, name: object) -> None:
+    response = client.post("/v1/players", json={"name": name})
+    assert response.status_code == 422 and response.json()["code"] == "validation_failed"

@@ -218,7 +218,7 @@ class GameService:
             if not outcome.changed:
                 return reply_for(stored, locale, outcome.feedback)
             now = _advance(stored)
-            result = settle(stored, now)
+            result = settle(stored, now, player.name)
             started = stored.started and not was_started
             if started or result is not None:
                 await self.settlement.expect(player.id, game_id)

@@ -41,6 +41,8 @@ class Player:
     locale: Locale
     explain_errors: bool
     created_ms: int
+    name: str | None = None
+    """Shown beside the player's wins on leaderboards; ``None``: none chosen."""
 
     @property
     def created_at(self) -> datetime:
@@ -49,7 +51,14 @@ class Player:
 
 def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
     locale: Locale = "en" if fields.get(b"locale") == b"en" else "hu"
-    return Player(player_id, locale, fields.get(b"explain_errors") == b"1", int(fields.get(b"created_ms", b"0")))
+    name = fields.get(b"name")
+    return Player(
+        player_id,
+        locale,
+        fields.get(b"explain_errors") == b"1",
+        int(fields.get(b"created_ms", b"0")),
+        name.decode() if name else None,
+    )
 
 
 AUTH_CACHE_S = 10.0
@@ -67,7 +76,12 @@ class PlayerStore:
         self._known: dict[str, tuple[float, Player]] = {}
 
     async def create(
-        self, locale: Locale, explain_errors: bool, idempotency_key: str | None = None, fingerprint: str = ""
+        self,
+        locale: Locale,
+        explain_errors: bool,
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+        name: str | None = None,
     ) -> tuple[Player, str, bool]:
         """A new player and its token; with an Idempotency-Key already used, that player and the same token.
         The flag is false when the key was used before for a different request (``fingerprint``)."""
@@ -82,13 +96,13 @@ class PlayerStore:
             if idempotency_key is None
             else hmac.new(idempotency_key.encode(), f"{player_id}:{salt}".encode(), hashlib.sha256).hexdigest()
         )
-        player = Player(player_id, locale, explain_errors, int(time.time() * 1000))
+        player = Player(player_id, locale, explain_errors, int(time.time() * 1000), name)
         created = await self._create(
             keys=[player_key(player_id)],
             args=[
                 "token_hash", _hash(secret), "salt", salt, "locale", locale,
                 "explain_errors", "1" if explain_errors else "0", "created_ms", str(player.created_ms),
-                "fingerprint", fingerprint,
+                "fingerprint", fingerprint, *(("name", name) if name else ()),
             ],
         )  # fmt: skip
         if created:
@@ -127,8 +141,12 @@ class PlayerStore:
             return None
         return _player(player_id, fields)
 
-    async def update(self, player: Player, locale: Locale | None, explain_errors: bool | None) -> Player:
+    async def update(
+        self, player: Player, locale: Locale | None, explain_errors: bool | None, name: str | None = None
+    ) -> Player:
         changes: dict[str, str] = {}
+        if name is not None:
+            changes["name"] = name
         if locale is not None:
             changes["locale"] = locale
         if explain_errors is not None:
@@ -141,4 +159,5 @@ class PlayerStore:
             locale or player.locale,
             player.explain_errors if explain_errors is None else explain_errors,
             player.created_ms,
+            name or player.name,
         )

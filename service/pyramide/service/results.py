@@ -25,6 +25,8 @@ class GameResult:
     undos: int
     score: int
     finished_ms: int
+    name: str | None = None
+    """The player's name when the game ended, for the leaderboard."""
 
     def to_bytes(self) -> bytes:
         return json.dumps({**asdict(self), "player": str(self.player), "game": str(self.game)}).encode()
@@ -46,10 +48,11 @@ class GameResult:
             "hints": hints,
             "score": self.score,
             "finished_at": datetime.fromtimestamp(self.finished_ms / 1000, UTC).isoformat().replace("+00:00", "Z"),
+            "name": self.name,
         }
 
 
-def settle(stored: StoredGame, now_ms: int) -> GameResult | None:
+def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResult | None:
     """The result to record when this change ends a game that counts (a move was made) and has none yet: won, or
     lost when stuck or abandoned. A dead end settles the game as lost for good, as the rules document says the
     player then starts a new one; undo may still play on in it, but it is never counted again."""
@@ -72,4 +75,5 @@ def settle(stored: StoredGame, now_ms: int) -> GameResult | None:
         undos=stored.undos,
         score=game.score,
         finished_ms=finished,
+        name=name,
     )

@@ -82,20 +82,26 @@ class DealLayout(BaseModel):
 # -- players ---------------------------------------------------------------------------------------------------
 
 
+PlayerName = Annotated[str, StringConstraints(min_length=1, max_length=24, pattern=r"^[^\x00-\x1f\x7f]+$")]
+
+
 class PlayerSettingsBody(StrictModel):
     locale: Locale | None = Field(None, description="Language of messages when Accept-Language names none.")
     explain_errors: bool | None = Field(None, description="Default for new games: explain refused taps.")
+    name: PlayerName | None = Field(None, description="Shown beside the player's wins on leaderboards.")
 
 
 class CreatePlayerBody(StrictModel):
     locale: Locale = "hu"
     explain_errors: bool = False
+    name: PlayerName | None = Field(None, description="Shown beside the player's wins on leaderboards.")
 
 
 class Player(BaseModel):
     id: UUID
     locale: Locale
     explain_errors: bool
+    name: str | None = Field(description="Shown beside the player's wins on leaderboards; null: none chosen.")
     created_at: datetime
 
 
@@ -294,6 +300,7 @@ class WonGame(RankedWin):
 
 class LeaderboardEntry(RankedWin):
     player: UUID = Field(description="The player's id (each player appears once, with their best win).")
+    name: str | None = Field(None, description="The player's name when the win was entered; null: none chosen.")
 
 
 class WonGamesPage(BaseModel):

@@ -34,7 +34,7 @@ class PlayerController(Controller):
         body = await parse_body(request, _CREATE)
         players: PlayerStore = request.app.state.players
         player, token, same = await players.create(
-            body.locale, body.explain_errors, idempotency_key, await fingerprint(request)
+            body.locale, body.explain_errors, idempotency_key, await fingerprint(request), body.name
         )
         if not same:
             raise ServiceError(409, "idempotency_key_reused")
@@ -55,4 +55,4 @@ class PlayerController(Controller):
         player = await current_player(request)
         body = await parse_body(request, _SETTINGS)
         players: PlayerStore = request.app.state.players
-        return _view(await players.update(player, body.locale, body.explain_errors))
+        return _view(await players.update(player, body.locale, body.explain_errors, body.name))
