@@ -77,9 +77,7 @@ class Bounds:
     def _compute(self, present: int, left: int) -> int:
         inside, slots_of_value = self._pyramid(present)
         outside = _counts(self.order_values, left)
-        dead = dead_cone_bound(
-            self.pyramid_values, present, outside_signature(outside), slots_of_value, self.cover_pairs
-        )
+        dead = dead_cone_bound(present, outside_signature(outside), slots_of_value, self.cover_pairs)
         return min(class_bound(present, inside, outside), dead)
 
     def _pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:
@@ -110,24 +108,21 @@ def outside_signature(outside: Sequence[int]) -> int:
     return sum(1 << value for value in range(1, 14) if outside[value])
 
 
-def dead_cone_bound(
-    pyramid_values: tuple[int, ...], present: int, outside: int, slots_of_value: Sequence[int], cover_pairs: bool
-) -> int:
+def dead_cone_bound(present: int, outside: int, slots_of_value: Sequence[int], cover_pairs: bool) -> int:
     """The dead cards' bound: ``outside`` is :func:`outside_signature`, ``slots_of_value`` the mask of the present
     slots holding each value."""
     stuck = 0
-    rest = present
-    while rest:
-        low = rest & -rest
-        slot = low.bit_length() - 1
-        rest ^= low
-        value = pyramid_values[slot]
-        if value == KING or outside >> (KING - value) & 1:
-            continue
-        partners = slots_of_value[KING - value]
-        usable = partners & ~ON_TOP[slot] & ~BENEATH[slot]
-        if cover_pairs:
-            usable |= partners & ADJACENT[slot]
-        if not usable:
-            stuck |= low | (BENEATH[slot] & present)
+    for value in range(1, KING):
+        if outside >> (KING - value) & 1:
+            continue  # a partner is still outside the pyramid
+        slots, partners = slots_of_value[value], slots_of_value[KING - value]
+        while slots:
+            low = slots & -slots
+            slot = low.bit_length() - 1
+            slots ^= low
+            usable = partners & ~ON_TOP[slot] & ~BENEATH[slot]
+            if cover_pairs:
+                usable |= partners & ADJACENT[slot]
+            if not usable:
+                stuck |= low | (BENEATH[slot] & present)
     return SLOTS - stuck.bit_count()

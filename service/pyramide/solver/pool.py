@@ -38,7 +38,7 @@ class PoolSearch:
         self.pyramid_values = tuple(card_value(c) for c in pyramid)
         self.pool_values = tuple(card_value(c) for c in pool)
         self._inside: dict[int, tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]] = {}
-        self._outside: dict[int, tuple[tuple[int, ...], dict[int, int]]] = {}
+        self._outside: dict[int, tuple[tuple[int, ...], dict[int, int], int]] = {}
         self._dead: dict[tuple[int, int], int] = {}
 
     # -- what depends on the pyramid alone -----------------------------------------------------------------
@@ -76,8 +76,9 @@ class PoolSearch:
 
     # -- what depends on the pool alone --------------------------------------------------------------------
 
-    def outside(self, left: int) -> tuple[tuple[int, ...], dict[int, int]]:
-        """Counts of values in the pool, and the first pool card of each value (equal values are interchangeable)."""
+    def outside(self, left: int) -> tuple[tuple[int, ...], dict[int, int], int]:
+        """Counts of values in the pool, the first pool card of each value (equal values are interchangeable), and
+        :func:`outside_signature` of the counts."""
         cached = self._outside.get(left)
         if cached is None:
             counts, first = [0] * 14, dict[int, int]()
@@ -89,7 +90,7 @@ class PoolSearch:
                     first.setdefault(value, index)
                 rest >>= 1
                 index += 1
-            cached = (tuple(counts), first)
+            cached = (tuple(counts), first, outside_signature(counts))
             self._outside[left] = cached
         return cached
 
@@ -99,13 +100,13 @@ class PoolSearch:
         """Whether the bounds of :mod:`pyramide.solver.bounds` let this position remove more than ``best``: the
         cheap count per value class first, the dead-card cone only when that is not enough."""
         inside, _, _, slots_of_value = self.inside(present)
-        outside, _ = self.outside(left)
+        outside, _, signature = self.outside(left)
         if class_bound(present, inside, outside) <= best:
             return False
-        key = (present, outside_signature(outside))
+        key = (present, signature)
         dead = self._dead.get(key)
         if dead is None:
-            dead = dead_cone_bound(self.pyramid_values, present, key[1], slots_of_value, self.cover_pairs)
+            dead = dead_cone_bound(present, key[1], slots_of_value, self.cover_pairs)
             self._dead[key] = dead
         return dead > best
 
@@ -117,7 +118,7 @@ class PoolSearch:
             move, after = pyramid_moves[0]
             return [(move, after, left)]  # a free king: removing it now never loses anything
         inside = self.inside(present)[0]
-        outside, first = self.outside(left)
+        outside, first, _ = self.outside(left)
         values = self.pyramid_values
         if not self.strict:
             for slot in free:
