@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from pyramide.engine.pyramid import COVERERS, SLOTS
-from pyramide.solver.position import Deal, Position, value_tables
+from pyramide.solver.position import Deal, value_tables
 
 KING = 13
 
@@ -52,14 +52,10 @@ def _counts(values: tuple[int, ...], mask: int) -> tuple[int, ...]:
     return tuple(counts)
 
 
-def removable_bound(deal: Deal, position: Position) -> int:
-    """At most how many pyramid cards the whole game can have removed, starting from ``position``."""
-    return Bounds(deal).removable(position.present, position.left)
-
-
 class Bounds:
-    """:func:`removable_bound` for one search, remembered: it depends only on the pyramid and the cards left, which
-    many positions share (they differ in how far the stock is drawn, the turn-overs used)."""
+    """At most how many pyramid cards the whole game can have removed, for one search, remembered: it depends only
+    on the pyramid and the cards left, which many positions share (they differ in how far the stock is drawn, the
+    turn-overs used)."""
 
     def __init__(self, deal: Deal) -> None:
         self.pyramid_values, self.order_values = value_tables(deal)
@@ -75,12 +71,13 @@ class Bounds:
         return known
 
     def _compute(self, present: int, left: int) -> int:
-        inside, slots_of_value = self._pyramid(present)
+        inside, slots_of_value = self.pyramid(present)
         outside = _counts(self.order_values, left)
         dead = dead_cone_bound(present, outside_signature(outside), slots_of_value, self.cover_pairs)
         return min(class_bound(present, inside, outside), dead)
 
-    def _pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:
+    def pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:
+        """The counts of each value in the pyramid, and the mask of the slots holding each value."""
         cached = self._inside.get(present)
         if cached is None:
             slots_of_value = [0] * 14

@@ -32,8 +32,9 @@ State = tuple[int, int, int]  # pyramid mask, remaining stock and waste cards, h
 def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
     """A winning line with the fewest moves from ``start``, or ``None`` when there is none or the budget of
     positions or the deadline ran out first."""
-    bound = Bounds(deal).removable
-    estimate = _Estimate(*value_tables(deal))
+    bounds = Bounds(deal)
+    bound = bounds.removable
+    estimate = _Estimate(bounds)
     first: State = (start.present, start.left, start.drawn)
     cost: dict[State, int] = {first: 0}
     parents: dict[State, tuple[State, tuple[Move, ...]] | None] = {first: None}
@@ -60,8 +61,8 @@ class _Estimate:
     """At least how many moves clear the pyramid from a state: removals, and the draws to the nearest card of each
     value the pyramid needs from outside (see the module's docstring)."""
 
-    def __init__(self, pyramid_values: tuple[int, ...], order_values: tuple[int, ...]) -> None:
-        self.pyramid_values, self.order_values = pyramid_values, order_values
+    def __init__(self, bounds: Bounds) -> None:
+        self.bounds, self.order_values = bounds, bounds.order_values
         self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
 
     def __call__(self, state: State) -> int:
@@ -92,10 +93,7 @@ class _Estimate:
     def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...]]:
         known = self.inside.get(present)
         if known is None:
-            counts = [0] * 14
-            for slot in range(SLOTS):
-                if present >> slot & 1:
-                    counts[self.pyramid_values[slot]] += 1
+            counts = self.bounds.pyramid(present)[0]
             removals = counts[KING] + sum(max(counts[v], counts[KING - v]) for v in range(1, 7))
             needed = tuple(
                 (KING - v, counts[v] - counts[KING - v]) for v in range(1, KING) if counts[v] > counts[KING - v]
