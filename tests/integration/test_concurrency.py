@@ -10,7 +10,7 @@ import httpx
 import redis
 from litestar.testing import TestClient
 
-from pyramide.engine import DealCode, Game, dump_game
+from pyramide.engine import UNDO, DealCode, Game, card_code, dump_game
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.embedded_redis import EmbeddedRedis
@@ -142,3 +142,28 @@ def test_stored_games_are_small_and_expire_only_while_unfinished(
         client.post(f"/v1/games/{won['id']}/moves", json=move_body(move), headers=player)
     assert redis_client.ttl(game_key(won["id"])) == -1, "a won game is kept"
     assert len(dump_game(easy_game())) < 1024
+
+
+def test_two_processes_taking_turns_on_one_game_each_see_the_other_s_moves(settings: Settings) -> None:
+    """Each process keeps the games it saved last decoded; a move saved meanwhile by another process must be
+    read from Redis, never replaced by that kept copy."""
+    with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
+        player = new_player(first)
+        game = first.post("/v1/games", json={"code": "PY1-N-TURNSAB"}, headers=player).json()
+        replay = Game(DealCode.parse(game["code"]))
+        url = f"/v1/games/{game['id']}/moves"
+        for turn, client in enumerate((first, first, second, first, second, second, first, first, second, first)):
+            legal = replay.legal_moves()
+            move = legal[turn % len(legal)] if turn % 3 else UNDO if replay.undo_available else legal[0]
+            replay.play(move)
+            snapshot = client.post(url, json=move_body(move), headers=player).json()
+            assert snapshot["version"] == turn + 1
+            assert snapshot["legal_moves"] == [m.notation() for m in replay.legal_moves()]
+            assert [s["card"] for s in snapshot["pyramid"]] == [
+                s["card"] for s in second.get(f"/v1/games/{game['id']}", headers=player).json()["pyramid"]
+            ]
+            assert snapshot["waste"]["cards"] == [card_code(c) for c in replay.waste]
+            other = second if client is first else first
+            covered = other.post(f"/v1/games/{game['id']}/taps", json={"card": "7S"}, headers=player).json()
+            assert covered["feedback"]["code"] == "card_covered"  # answered without a save: from the state read
+            assert covered["version"] == turn + 1

@@ -180,13 +180,15 @@ class GameService:
 
     async def load(self, player: Player, game_id: UUID) -> StoredGame:
         state, _ = await self.store.load(game_id)
-        return self._owned(player, game_id, state)
+        return self._owned(player, game_id, state, StoredGame.from_bytes)
 
     @staticmethod
-    def _owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
+    def _owned(
+        player: Player, game_id: UUID, state: bytes | None, decode: Callable[[UUID, bytes], StoredGame]
+    ) -> StoredGame:
         if state is None:
             raise ServiceError(404, "game_not_found")
-        stored = StoredGame.from_bytes(game_id, state)
+        stored = decode(game_id, state)
         if stored.owner != player.id:
             raise ServiceError(404, "game_not_found")  # not 403: another player's game does not exist for you
         return stored
@@ -208,7 +210,7 @@ class GameService:
             if attempt:
                 await asyncio.sleep(random.uniform(0, RETRY_BACKOFF_S * 2**attempt))  # let the winner finish
             state, kept = await self.store.load(game_id, key)
-            stored = self._owned(player, game_id, state)
+            stored = self._owned(player, game_id, state, self.store.decode)
             if kept:
                 return Reply.from_kept(kept, fingerprint)
             if if_match is not None and if_match != stored.version:

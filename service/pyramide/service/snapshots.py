@@ -14,20 +14,19 @@ from pyramide.engine import Feedback as EngineFeedback
 from pyramide.engine import card_code
 from pyramide.engine.cards import Card
 from pyramide.engine.messages import Locale
-from pyramide.engine.pyramid import POSITIONS, is_free
+from pyramide.engine.pyramid import POSITIONS, free_slots
 from pyramide.service.schemas import Slot, Snapshot
 from pyramide.service.stored_game import StoredGame
 
 
 class _SnapshotWithCheckedSlots(Snapshot):
-    """:class:`Snapshot` for a pyramid already validated when :func:`_slots` built it (it is cached, so each
-    arrangement is validated once rather than on every move)."""
+    """:class:`Snapshot` for a pyramid already validated piece by piece when :func:`_slots` built it."""
 
     pyramid: Annotated[list[Any], Field(min_length=28, max_length=28)]
 
 
 _SNAPSHOT = TypeAdapter(_SnapshotWithCheckedSlots)
-_SLOTS = TypeAdapter(list[Slot])
+_SLOT = TypeAdapter(Slot)
 _JSON = msgspec.json.Encoder()
 
 
@@ -50,19 +49,27 @@ def elapsed_ms(stored: StoredGame, now: int) -> int | None:
     return max(0, (stored.finished_ms or now) - stored.first_move_ms)
 
 
+_SLOT_PIECES: dict[int, Slot] = {}
+
+
+def _slot(slot: int, card: Card | None, free: bool) -> Slot:
+    """One slot as validated data. There are at most 28 x 53 x 2 of them, each validated once and then shared by
+    every snapshot that shows it (they are only ever read)."""
+    key = (slot << 7) | ((52 if card is None else card) << 1) | free
+    piece = _SLOT_PIECES.get(key)
+    if piece is None:
+        row, col = POSITIONS[slot]
+        piece = _SLOT.validate_python({"row": row + 1, "col": col + 1, "card": _code(card), "free": free})
+        _SLOT_PIECES[key] = piece
+    return piece
+
+
 @lru_cache(maxsize=4096)
 def _slots(pyramid: tuple[Card, ...], present: int) -> list[Slot]:
-    """The 28 slots as validated data; the same for every move that leaves the pyramid as it is (draws, most taps)."""
-    slots: list[dict[str, object]] = [
-        {
-            "row": row + 1,
-            "col": col + 1,
-            "card": card_code(card) if present >> s & 1 else None,
-            "free": is_free(present, s),
-        }
-        for s, ((row, col), card) in enumerate(zip(POSITIONS, pyramid, strict=True))
-    ]
-    return _SLOTS.validate_python(slots)
+    """The 28 slots, from validated pieces (validating all 28 again on every move that removes a card cost more
+    than the rest of the snapshot together); the list is kept for the moves that leave the pyramid as it is."""
+    free = set(free_slots(present))
+    return [_slot(s, card if present >> s & 1 else None, s in free) for s, card in enumerate(pyramid)]
 
 
 def snapshot_data(stored: StoredGame, locale: Locale, feedback: EngineFeedback | None = None) -> dict[str, Any]:
