@@ -18,6 +18,17 @@ LEFT_BITS = 24
 LEFT_MASK = (1 << LEFT_BITS) - 1
 
 
+Inside = tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]
+
+
+def _masks_of_values(values: tuple[int, ...]) -> tuple[int, ...]:
+    """For each value 0-13, the mask of the positions holding it."""
+    masks = [0] * 14
+    for position, value in enumerate(values):
+        masks[value] |= 1 << position
+    return tuple(masks)
+
+
 class PoolSearch:
     """Depth-first search over (pyramid mask, pool mask) with a per-search cache of everything that depends on one
     mask only."""
@@ -37,25 +48,24 @@ class PoolSearch:
         self.pool_pairs = pool_pairs and strict
         self.pyramid_values = tuple(card_value(c) for c in pyramid)
         self.pool_values = tuple(card_value(c) for c in pool)
-        self._inside: dict[int, tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]] = {}
+        self.pyramid_masks = _masks_of_values(self.pyramid_values)
+        self.pool_masks = _masks_of_values(self.pool_values)
+        self._pairs: dict[int, Move] = {}
+        self._inside: dict[int, Inside] = {}
         self._outside: dict[int, tuple[tuple[int, ...], dict[int, int], int]] = {}
         self._dead: dict[tuple[int, int], int] = {}
 
     # -- what depends on the pyramid alone -----------------------------------------------------------------
 
-    def inside(self, present: int) -> tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]:
+    def inside(self, present: int) -> Inside:
         """Counts of values in the pyramid, the removals inside it (with the mask each leaves), the free slots,
         and for each value the mask of the slots holding it."""
         cached = self._inside.get(present)
         if cached is None:
-            counts, slots_of_value = [0] * 14, [0] * 14
-            for slot in range(SLOTS):
-                if present >> slot & 1:
-                    value = self.pyramid_values[slot]
-                    counts[value] += 1
-                    slots_of_value[value] |= 1 << slot
+            slots_of_value = [present & mask for mask in self.pyramid_masks]
             free = free_slots(present)
-            cached = (tuple(counts), self._pyramid_moves(present, free), free, slots_of_value)
+            counts = tuple(held.bit_count() for held in slots_of_value)
+            cached = (counts, self._pyramid_moves(present, free), free, slots_of_value)
             self._inside[present] = cached
         return cached
 
@@ -81,16 +91,10 @@ class PoolSearch:
         :func:`outside_signature` of the counts."""
         cached = self._outside.get(left)
         if cached is None:
-            counts, first = [0] * 14, dict[int, int]()
-            index, rest = 0, left
-            while rest:
-                if rest & 1:
-                    value = self.pool_values[index]
-                    counts[value] += 1
-                    first.setdefault(value, index)
-                rest >>= 1
-                index += 1
-            cached = (tuple(counts), first, outside_signature(counts))
+            held = [left & mask for mask in self.pool_masks]
+            first = {value: (cards & -cards).bit_length() - 1 for value, cards in enumerate(held) if cards}
+            counts = tuple(cards.bit_count() for cards in held)
+            cached = (counts, first, outside_signature(counts))
             self._outside[left] = cached
         return cached
 
@@ -113,11 +117,10 @@ class PoolSearch:
     def children(self, present: int, left: int) -> list[tuple[Move, int, int]]:
         """Moves from (present, left): pyramid removals first, then pool pairs (and pool kings under the strict
         win)."""
-        _, pyramid_moves, free, _ = self.inside(present)
+        inside, pyramid_moves, free, _ = self.inside(present)
         if pyramid_moves and isinstance(pyramid_moves[0][0], RemoveKing):
             move, after = pyramid_moves[0]
             return [(move, after, left)]  # a free king: removing it now never loses anything
-        inside = self.inside(present)[0]
         outside, first, _ = self.outside(left)
         values = self.pyramid_values
         if not self.strict:
@@ -126,8 +129,7 @@ class PoolSearch:
                 if not inside[need] and outside[need] >= inside[values[slot]] and need in first:
                     # Its partners are all in the pool, enough for every card of its value: pairing it now is safe.
                     index = first[need]
-                    move = RemovePair(self.pyramid[slot], self.pool[index])
-                    return [(move, present & ~(1 << slot), left & ~(1 << index))]
+                    return [(self._pair(slot, index), present & ~(1 << slot), left & ~(1 << index))]
         result = [(move, after, left) for move, after in pyramid_moves]
         king = first.get(KING)
         if king is not None and self.strict:
@@ -140,10 +142,16 @@ class PoolSearch:
         for slot in free:
             partner = first.get(PAIR_SUM - values[slot])
             if partner is not None and values[slot] != KING:
-                result.append(
-                    (RemovePair(self.pyramid[slot], self.pool[partner]), present & ~(1 << slot), left & ~(1 << partner))
-                )
+                result.append((self._pair(slot, partner), present & ~(1 << slot), left & ~(1 << partner)))
         return result
+
+    def _pair(self, slot: int, index: int) -> Move:
+        """The move pairing a pyramid slot's card with a pool card, made once per search."""
+        key = slot << 5 | index
+        move = self._pairs.get(key)
+        if move is None:
+            move = self._pairs[key] = RemovePair(self.pyramid[slot], self.pool[index])
+        return move
 
     def won(self, present: int, left: int) -> bool:
         return present == 0 and (not self.strict or left == 0)
@@ -153,16 +161,25 @@ class PoolSearch:
     ) -> tuple[bool | None, int, list[Move], int, bool]:
         """(won, best removed, line to the best, positions, exhausted), as :func:`search._explore`: positions that
         cannot beat the best found, nor ``floor``, are cut; ``prune=False`` visits every reachable position (the
-        tests' check on the bound)."""
+        tests' check on the bound).
+
+        Unless the win needs the pool emptied too, a position is also cut when another with the same pyramid and
+        more of the pool left (a superset: equal values are used lowest index first, so more cards of a value
+        always include fewer) is known: a spare pool card never hurts, so it does at least as well. Taking pairs
+        inside the pyramid first reaches the positions that keep more of the pool first."""
         start = present << LEFT_BITS | left
         parents: dict[int, tuple[int, Move] | None] = {start: None}
         best, best_at = SLOTS - present.bit_count(), start
         stack = [start]
+        dominance = prune and not self.strict
+        pools: dict[int, list[int]] = {present: [left]}  # for each pyramid, the pools known with it
         while stack:
             key = stack.pop()
             present, left = key >> LEFT_BITS, key & LEFT_MASK
             if self.won(present, left):
                 return True, SLOTS, path_to(parents, key), len(parents), True
+            if dominance and _has_superset(pools[present], left):
+                continue  # a position with more of the pool left was found after this one was queued
             removed = SLOTS - present.bit_count()
             if removed > best:
                 best, best_at = removed, key
@@ -172,7 +189,17 @@ class PoolSearch:
                 return None, best, path_to(parents, best_at), len(parents), False
             for move, after_present, after_left in reversed(self.children(present, left)):
                 after = after_present << LEFT_BITS | after_left
-                if after not in parents:
-                    parents[after] = (key, move)
-                    stack.append(after)
+                if after in parents:
+                    continue
+                if dominance:
+                    known = pools.setdefault(after_present, [])
+                    if any(after_left | other == other for other in known):
+                        continue
+                    known.append(after_left)
+                parents[after] = (key, move)
+                stack.append(after)
         return False, best, path_to(parents, best_at), len(parents), True
+
+
+def _has_superset(pools: list[int], left: int) -> bool:
+    return any(other != left and left | other == other for other in pools)

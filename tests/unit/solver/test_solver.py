@@ -179,6 +179,28 @@ def test_the_bound_never_prunes_the_answer_on_whole_deals(rules: Rules) -> None:
         assert pruned[:2] == full[:2] == general[:2], game.code
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    number=st.integers(0, DEAL_COUNT - 1),
+    cover_pairs=st.booleans(),
+    seed=st.integers(0, 3),
+    depth=st.sampled_from([0, 8]),
+)
+def test_cutting_positions_that_keep_less_of_the_pool_never_changes_the_answer(
+    number: int, cover_pairs: bool, seed: int, depth: int
+) -> None:
+    """The pool search cuts a position when one with the same pyramid and more of the pool left is known (and
+    those whose bound cannot beat the best); from fresh deals and part-played ones it agrees with visiting
+    every reachable position."""
+    code = DealCode(Rules(cover_pairs=cover_pairs), number=number)
+    game = _late_position(code, seed, removals_left=28 - depth) if depth else Game(code)
+    deal, start = from_game(game)
+    pool = PoolSearch(deal.pyramid, deal.order, cover_pairs, False)
+    pruned = pool.explore(start.present, start.left, 10**7, float("inf"))
+    full = pool.explore(start.present, start.left, 10**7, float("inf"), prune=False)
+    assert pruned[:2] == full[:2]
+
+
 @pytest.mark.parametrize(
     "rules", [Rules(recycles=1), Rules(recycles=0, stock_waste_pairs=True, cover_pairs=True)], ids=lambda r: r.segment
 )
