@@ -46,6 +46,8 @@ class PoolSearch:
         self.pyramid, self.pool = pyramid, pool
         self.cover_pairs, self.strict = cover_pairs, strict
         self.pool_pairs = pool_pairs and strict
+        self.relaxed = pool_pairs
+        """Searching as the relaxation of :func:`search._full_search`, whose line should stay easy to play."""
         self.pyramid_values = tuple(card_value(c) for c in pyramid)
         self.pool_values = tuple(card_value(c) for c in pool)
         self.pyramid_masks = _masks_of_values(self.pyramid_values)
@@ -125,9 +127,15 @@ class PoolSearch:
         values = self.pyramid_values
         if not self.strict:
             for slot in free:
-                need = PAIR_SUM - values[slot]
-                if not inside[need] and outside[need] >= inside[values[slot]] and need in first:
-                    # Its partners are all in the pool, enough for every card of its value: pairing it now is safe.
+                value = values[slot]
+                need = PAIR_SUM - value
+                if outside[need] >= inside[value] and need in first and not (self.relaxed and inside[need]):
+                    # The pool holds a partner for every pyramid card of its value, and (every pair takes one card
+                    # of each value of a class, so the class stays balanced) one for every pyramid card of the
+                    # other value too: pairing it with one now is safe, as a line pairing it with a pyramid card
+                    # instead can pair that one with a spare pool card. The relaxation for limited turn-overs
+                    # keeps to classes without pyramid partners: its line is played under the real rules next,
+                    # where pairs inside the pyramid are the ones that need no digging through the stock.
                     index = first[need]
                     return [(self._pair(slot, index), present & ~(1 << slot), left & ~(1 << index))]
         result = [(move, after, left) for move, after in pyramid_moves]

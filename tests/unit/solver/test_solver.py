@@ -108,6 +108,27 @@ def test_solver_agrees_with_brute_force_on_late_positions(rules: Rules, seed: in
     _replays_to(game, analysis.line, best)
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    number=st.integers(0, DEAL_COUNT - 1),
+    seed=st.integers(0, 1000),
+    rules=st.sampled_from(POOL_RULES),
+    removals_left=st.sampled_from([28, 20, 16, 12]),
+)
+def test_the_pool_search_s_shortcuts_agree_with_the_general_search(
+    number: int, seed: int, rules: Rules, removals_left: int
+) -> None:
+    """The pool search takes some moves without trying the others (a free king; a card whose class has a pool
+    partner for every pyramid card of either value) and cuts positions that keep less of the pool; the general
+    search over full positions does neither. On whole and part-played deals both find the same."""
+    game = _late_position(DealCode(rules, number=number), seed, removals_left)
+    deal, start = from_game(game)
+    pool = PoolSearch(deal.pyramid, deal.order, rules.cover_pairs, rules.strict_win)
+    fast = pool.explore(start.present, start.left, 10**7, float("inf"))
+    general = _explore(deal, start, 10**7, float("inf"))
+    assert fast[:2] == general[:2]
+
+
 def _replays_to(game: Game, line: Sequence[Move], removed: int) -> None:
     replay = game.copy()
     for move in line:
