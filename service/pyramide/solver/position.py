@@ -9,7 +9,7 @@ and whether the waste top was just drawn, that is the whole state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -31,19 +31,41 @@ class Position(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """What does not change during a game: the pyramid's cards, the order outside it, the rules."""
+    """What does not change during a game: the pyramid's cards, the order outside it, the rules; and what the
+    search reads on every move, worked out once (values, the positions holding each value, the pool model)."""
 
     pyramid: tuple[Card, ...]
     order: tuple[Card, ...]
     rules: Rules
     pooled: bool = True
     """Use the pool model where the rules allow it (not when every draw counts, as for the shortest line)."""
+    pyramid_values: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    order_values: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    pyramid_masks: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """For each value 0-13, the mask of the pyramid slots holding it."""
+    order_masks: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """For each value 0-13, the mask of the positions in ``order`` holding it."""
+    pool: bool = field(init=False, repr=False, compare=False)
+    """With unlimited turn-overs and no stock–waste pairing, any remaining card can be brought to the top whenever
+    it is needed: the stock and waste behave as an unordered pool."""
 
-    @property
-    def pool(self) -> bool:
-        """With unlimited turn-overs and no stock–waste pairing, any remaining card can be brought to the top
-        whenever it is needed: the stock and waste behave as an unordered pool."""
-        return self.pooled and self.rules.recycles is None and not self.rules.stock_waste_pairs
+    def __post_init__(self) -> None:
+        pyramid_values = tuple(card_value(c) for c in self.pyramid)
+        order_values = tuple(card_value(c) for c in self.order)
+        object.__setattr__(self, "pyramid_values", pyramid_values)
+        object.__setattr__(self, "order_values", order_values)
+        object.__setattr__(self, "pyramid_masks", masks_of_values(pyramid_values))
+        object.__setattr__(self, "order_masks", masks_of_values(order_values))
+        pool = self.pooled and self.rules.recycles is None and not self.rules.stock_waste_pairs
+        object.__setattr__(self, "pool", pool)
+
+
+def masks_of_values(values: tuple[int, ...]) -> tuple[int, ...]:
+    """For each value 0-13, the mask of the positions holding it."""
+    masks = [0] * 14
+    for position, value in enumerate(values):
+        masks[value] |= 1 << position
+    return tuple(masks)
 
 
 def from_game(game: Game, pooled: bool = True) -> tuple[Deal, Position]:
@@ -58,7 +80,7 @@ def normalise(deal: Deal, position: Position) -> Position:
     with unlimited turn-overs the count of them does not."""
     if deal.pool:
         return Position(position.present, position.left, 0, 0, False)
-    if deal.rules.recycles is None and position.recycles:
+    if position.recycles and deal.rules.recycles is None:
         return Position(position.present, position.left, position.drawn, 0, position.fresh)
     return position
 
@@ -132,30 +154,20 @@ def _exclusive_pair(
 ) -> tuple[Move, Position] | None:
     """A pair of two pyramid cards that are each other's only possible partners left anywhere: they can only ever
     go together, so removing them now never loses anything."""
-    pyramid_values, order_values = value_tables(deal)
     for move, after in candidates:
         if not isinstance(move, RemovePair) or after.left != position.left:
             continue
-        low = min(card_value(move.first), card_value(move.second))
-        count = 0
-        for slot in range(len(pyramid_values)):
-            if position.present >> slot & 1 and pyramid_values[slot] in (low, 13 - low):
-                count += 1
-        index, rest = 0, position.left
-        while rest and count <= 2:
-            if rest & 1 and order_values[index] in (low, 13 - low):
-                count += 1
-            rest >>= 1
-            index += 1
-        if count == 2:
+        low = card_value(move.first)
+        high = PAIR_SUM - low
+        count = (position.present & (deal.pyramid_masks[low] | deal.pyramid_masks[high])).bit_count()
+        if count == 2 and not position.left & (deal.order_masks[low] | deal.order_masks[high]):
             return move, after
     return None
 
 
-@lru_cache(maxsize=1 << 12)
 def value_tables(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The values of the pyramid's cards and of the cards outside it, in the deal's order."""
-    return tuple(card_value(c) for c in deal.pyramid), tuple(card_value(c) for c in deal.order)
+    return deal.pyramid_values, deal.order_values
 
 
 def pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
@@ -187,7 +199,7 @@ def pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) -> 
 
 
 def waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> list[tuple[Move, Position]]:
-    pyramid, order, rules = deal.pyramid, deal.order, deal.rules
+    pyramid, order, rules, values = deal.pyramid, deal.order, deal.rules, deal.pyramid_values
     present, left = position.present, position.left
     result: list[tuple[Move, Position]] = []
     top, beneath = waste_top(position)
@@ -195,15 +207,15 @@ def waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> lis
         drawn, recycles = position.drawn, position.recycles
         taken = Position(present, left & ~(1 << top), drawn, recycles, False)
         top_card = order[top]
-        if is_king(top_card):
+        need = PAIR_SUM - deal.order_values[top]
+        if not need:
             result.append((RemoveKing(top_card), taken))
         else:
-            need = PAIR_SUM - card_value(top_card)
             for slot in free:
-                if card_value(pyramid[slot]) == need:
+                if values[slot] == need:
                     after = Position(present & ~(1 << slot), taken.left, drawn, recycles, False)
                     result.append((RemovePair(pyramid[slot], top_card), after))
-            if rules.stock_waste_pairs and position.fresh and beneath >= 0 and card_value(order[beneath]) == need:
+            if rules.stock_waste_pairs and position.fresh and beneath >= 0 and deal.order_values[beneath] == need:
                 after = Position(present, taken.left & ~(1 << beneath), drawn, recycles, False)
                 result.append((RemovePair(order[beneath], top_card), after))
     return result

@@ -37,6 +37,42 @@ from pyramide.solver.shortest import shortest_line as shortest_pool_line
 DEFAULT_BUDGET = 2_000_000
 NARROW_TARGETS = 2
 """How many targets below the cap the full search asks about one by one before it searches for the most at once."""
+RELAXED_BUDGET = 200_000
+"""Positions one relaxed search may visit to bound a position of the full search (past it the cheap bound is used)."""
+
+
+class RelaxedBound:
+    """The bound of the full search (limited turn-overs, stock–waste pairing): the most pyramid cards the pool
+    model removes from the same pyramid and the same cards left, found by searching it, and never more than
+    :class:`Bounds` allows. The pool model lets any remaining card pair with the pyramid at any time, so every
+    line under the real rules is a line there, less its pairs of two stock or waste cards (those only take cards
+    away, which never helps where there is no order): what it cannot remove, no real line can. It counts pyramid
+    cards only, so it plays to the plain win even under the strict one (and keeps its shortcuts). It knows the
+    order of nothing, yet is far tighter than counting values: it knows which cards cover which. Many positions of
+    the full search share their pyramid and cards left (they differ in how far the stock is drawn and the
+    turn-overs used), and each answer is kept."""
+
+    def __init__(self, deal: Deal, deadline: float, budget: int) -> None:
+        self.bounds = Bounds(deal)
+        self.budget = budget
+        self.pool = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, strict=False)
+        self.deadline = deadline
+        self.states = 0
+        self._known: dict[tuple[int, int], int] = {}
+
+    def removable(self, present: int, left: int) -> int:
+        key = (present, left)
+        known = self._known.get(key)
+        if known is None:
+            known = self.bounds.removable(present, left)
+            allowance = min(RELAXED_BUDGET, self.budget - self.states)
+            if allowance > 0:
+                won, best, _, states, exhausted = self.pool.explore(present, left, allowance, self.deadline)
+                self.states += states
+                if exhausted:  # else it is no bound, and the counting one stands
+                    known = min(known, SLOTS if won else best)
+            self._known[key] = known
+        return known
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,13 +114,16 @@ def _explore(
     prune: bool = True,
     floor: int = -1,
     cap: int = SLOTS + 1,
+    relaxed: RelaxedBound | None = None,
 ) -> tuple[bool | None, int, list[Move], int, bool]:
     """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted). Positions
     whose bound cannot beat the best found, nor ``floor``, are cut; reaching ``cap`` removed cards, an upper bound
-    known from elsewhere, ends the search as if exhausted."""
+    known from elsewhere, ends the search as if exhausted. The bound is ``relaxed`` when given (its answers are
+    kept from one search to the next), else the counting bound of :class:`Bounds`."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
     best, best_at = _removed(start), start
-    bound = Bounds(deal).removable
+    bound = relaxed.removable if relaxed is not None else Bounds(deal).removable
+    spent_before = relaxed.states if relaxed is not None else 0
     stack = [start]
     while stack:
         position = stack.pop()
@@ -97,7 +136,8 @@ def _explore(
                 return False, best, path_to(parents, best_at), len(parents), True
         if prune and bound(position.present, position.left) <= min(max(best, floor), SLOTS - 1):
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
-        if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
+        spent = len(parents) + (relaxed.states - spent_before if relaxed is not None else 0)
+        if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
             return None, best, path_to(parents, best_at), len(parents), False
         for move, after in reversed(moves(deal, position)):
             if after not in parents:
@@ -146,18 +186,33 @@ def _full_search(
             return relaxed_won, _removed(end), line, states, True
     if relaxed_won or not relaxed_exhausted:
         cap = SLOTS
+    bound = RelaxedBound(deal, deadline, budget - states)
+    won, best, line, more, exhausted = _targets(deal, start, budget - states, deadline, cap=cap, bound=bound)
+    return won, best, line, states + more + bound.states, exhausted
+
+
+def _targets(
+    deal: Deal, start: Position, budget: int, deadline: float, *, cap: int, bound: RelaxedBound
+) -> tuple[bool | None, int, list[Move], int, bool]:
+    """The full searches of :func:`_full_search`, one target after the other from ``cap`` down."""
     floor_removed = _removed(start)
     lowest = floor_removed + 1 if floor_removed < SLOTS else SLOTS  # under the strict win 28 may be reached, not won
-    best, line = floor_removed, list[Move]()
+    best, line, states = floor_removed, list[Move](), 0
     for target in range(cap, lowest - 1, -1):
         if target < cap - NARROW_TARGETS:  # the cap was loose: one search for the most, raising its cut as it goes
             _, reached, reached_line, more, exhausted = _explore(
-                deal, start, budget - states, deadline, floor=best, cap=target
+                deal, start, budget - states - bound.states, deadline, floor=best, cap=target, relaxed=bound
             )
             states += more
             return False, max(best, reached), reached_line if reached > best else line, states, exhausted
         won, reached, reached_line, more, exhausted = _explore(
-            deal, start, budget - states, deadline, floor=target - 1, cap=target if target < SLOTS else SLOTS + 1
+            deal,
+            start,
+            budget - states - bound.states,
+            deadline,
+            floor=target - 1,
+            cap=target if target < SLOTS else SLOTS + 1,
+            relaxed=bound,
         )
         states += more
         if reached > best:

@@ -16,7 +16,7 @@ from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import from_game
-from pyramide.solver.search import _explore, realise
+from pyramide.solver.search import RelaxedBound, _explore, realise
 from pyramide.solver.shortest import shortest_line
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
 
@@ -233,6 +233,28 @@ def test_the_bound_never_prunes_the_answer_in_the_general_search(rules: Rules) -
         pruned = _explore(deal, start, 10**6, float("inf"))
         full = _explore(deal, start, 10**6, float("inf"), prune=False)
         assert pruned[:2] == full[:2], game.code
+
+
+LIMITED_RULES = [r for r in RULE_SETS if r.recycles is not None or r.stock_waste_pairs]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    number=st.integers(0, DEAL_COUNT - 1),
+    seed=st.integers(0, 1000),
+    rules=st.sampled_from(LIMITED_RULES),
+    removals_left=st.sampled_from([14, 16]),
+)
+def test_the_relaxed_bound_never_prunes_the_answer(number: int, seed: int, rules: Rules, removals_left: int) -> None:
+    """Under limited turn-overs and stock–waste pairing the full search is cut by what the pool model can remove
+    from the same pyramid and cards left; on part-played deals of every such rule set it finds what visiting every
+    reachable position finds."""
+    game = _late_position(DealCode(rules, number=number), seed, removals_left)
+    deal, start = from_game(game)
+    relaxed = RelaxedBound(deal, float("inf"), 10**7)
+    pruned = _explore(deal, start, 10**7, float("inf"), relaxed=relaxed)
+    full = _explore(deal, start, 10**7, float("inf"), prune=False)
+    assert pruned[:2] == full[:2]
 
 
 @pytest.mark.parametrize(
