@@ -165,11 +165,22 @@ class PoolSearch:
         return present == 0 and (not self.strict or left == 0)
 
     def explore(
-        self, present: int, left: int, budget: int, deadline: float, *, prune: bool = True, floor: int = -1
+        self,
+        present: int,
+        left: int,
+        budget: int,
+        deadline: float,
+        *,
+        prune: bool = True,
+        floor: int = -1,
+        cap: int = SLOTS + 1,
+        trail: list[int] | None = None,
     ) -> tuple[bool | None, int, list[Move], int, bool]:
         """(won, best removed, line to the best, positions, exhausted), as :func:`search._explore`: positions that
         cannot beat the best found, nor ``floor``, are cut; ``prune=False`` visits every reachable position (the
-        tests' check on the bound).
+        tests' check on the bound); reaching ``cap`` ends the search as if exhausted. ``trail``, when given, gets
+        the positions (``present << LEFT_BITS | left``) of the line that won or reached the cap, each of which
+        can therefore remove as many.
 
         Unless the win needs the pool emptied too, a position is also cut when another with the same pyramid and
         more of the pool left (a superset: equal values are used lowest index first, so more cards of a value
@@ -185,12 +196,16 @@ class PoolSearch:
             key = stack.pop()
             present, left = key >> LEFT_BITS, key & LEFT_MASK
             if self.won(present, left):
+                _follow(parents, key, trail)
                 return True, SLOTS, path_to(parents, key), len(parents), True
             if dominance and _has_superset(pools[present], left):
                 continue  # a position with more of the pool left was found after this one was queued
             removed = SLOTS - present.bit_count()
             if removed > best:
                 best, best_at = removed, key
+                if best >= cap:
+                    _follow(parents, key, trail)
+                    return False, best, path_to(parents, best_at), len(parents), True
             if prune and not self.beats(present, left, min(max(best, floor), SLOTS - 1)):
                 continue
             if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
@@ -207,6 +222,15 @@ class PoolSearch:
                 parents[after] = (key, move)
                 stack.append(after)
         return False, best, path_to(parents, best_at), len(parents), True
+
+
+def _follow(parents: dict[int, tuple[int, Move] | None], key: int, trail: list[int] | None) -> None:
+    while trail is not None:
+        trail.append(key)
+        step = parents[key]
+        if step is None:
+            return
+        key = step[0]
 
 
 def _has_superset(pools: list[int], left: int) -> bool:

@@ -18,7 +18,7 @@ from pyramide.engine.cards import Card
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds
 from pyramide.solver.paths import path_to
-from pyramide.solver.pool import PoolSearch
+from pyramide.solver.pool import LEFT_BITS, LEFT_MASK, PoolSearch
 from pyramide.solver.position import (
     Deal,
     Position,
@@ -58,21 +58,42 @@ class RelaxedBound:
         self.pool = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, strict=False)
         self.deadline = deadline
         self.states = 0
-        self._known: dict[tuple[int, int], int] = {}
+        self._known: dict[tuple[int, int], list[int]] = {}
+        """For each pyramid and cards left: the most the pool model can remove, as far as known, and the most
+        it was seen to reach."""
 
-    def removable(self, present: int, left: int) -> int:
+    def exceeds(self, present: int, left: int, threshold: int) -> bool:
+        """Whether more than ``threshold`` pyramid cards may still go. The pool search is asked just that (it cuts
+        at the threshold, which is far quicker than finding its most); what each answer proves is kept: a most
+        it cannot beat, a count it reached."""
         key = (present, left)
         known = self._known.get(key)
         if known is None:
-            known = self.bounds.removable(present, left)
-            allowance = min(RELAXED_BUDGET, self.budget - self.states)
-            if allowance > 0:
-                won, best, _, states, exhausted = self.pool.explore(present, left, allowance, self.deadline)
-                self.states += states
-                if exhausted:  # else it is no bound, and the counting one stands
-                    known = min(known, SLOTS if won else best)
-            self._known[key] = known
-        return known
+            known = self._known[key] = [self.bounds.removable(present, left), SLOTS - present.bit_count()]
+        most, reached = known
+        if most <= threshold or reached > threshold:
+            return most > threshold
+        allowance = min(RELAXED_BUDGET, self.budget - self.states)
+        if allowance <= 0:
+            return True
+        trail: list[int] = []
+        won, best, _, states, exhausted = self.pool.explore(
+            present, left, allowance, self.deadline, floor=threshold, cap=threshold + 1, trail=trail
+        )
+        self.states += states
+        if won or best > threshold:
+            reached = SLOTS if won else best
+            for step in trail:  # every position on the way reaches as far
+                on_way = self._known.get((step >> LEFT_BITS, step & LEFT_MASK))
+                if on_way is not None:
+                    on_way[1] = max(on_way[1], reached)
+                else:
+                    self._known[step >> LEFT_BITS, step & LEFT_MASK] = [SLOTS, reached]
+            return True
+        if exhausted:  # nothing above the threshold anywhere: that is the most now known
+            known[0] = threshold
+            return False
+        return True  # out of budget or time: no answer, nothing cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,35 +136,43 @@ def _explore(
     floor: int = -1,
     cap: int = SLOTS + 1,
     relaxed: RelaxedBound | None = None,
-) -> tuple[bool | None, int, list[Move], int, bool]:
-    """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted). Positions
-    whose bound cannot beat the best found, nor ``floor``, are cut; reaching ``cap`` removed cards, an upper bound
-    known from elsewhere, ends the search as if exhausted. The bound is ``relaxed`` when given (its answers are
-    kept from one search to the next), else the counting bound of :class:`Bounds`."""
+) -> tuple[bool | None, int, list[Move], int, bool, bool]:
+    """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted, complete).
+    Positions whose bound cannot beat the best found, nor ``floor``, are cut; reaching ``cap`` removed cards, an
+    upper bound known from elsewhere, ends the search as if exhausted. The bound is ``relaxed`` when given (its
+    answers are kept from one search to the next), else the counting bound of :class:`Bounds`. ``complete``: every
+    reachable position was visited (nothing cut, no cap reached), so the best found is the most there is."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
     best, best_at = _removed(start), start
-    bound = relaxed.removable if relaxed is not None else Bounds(deal).removable
+    bound = Bounds(deal).removable
     spent_before = relaxed.states if relaxed is not None else 0
     stack = [start]
+    cut = False
     while stack:
         position = stack.pop()
         if is_won(deal, position):
-            return True, SLOTS, path_to(parents, position), len(parents), True
+            return True, SLOTS, path_to(parents, position), len(parents), True, False
         removed = _removed(position)
         if removed > best:
             best, best_at = removed, position
             if best >= cap:
-                return False, best, path_to(parents, best_at), len(parents), True
-        if prune and bound(position.present, position.left) <= min(max(best, floor), SLOTS - 1):
+                return False, best, path_to(parents, best_at), len(parents), True, False
+        threshold = min(max(best, floor), SLOTS - 1)
+        if prune and not (
+            relaxed.exceeds(position.present, position.left, threshold)
+            if relaxed is not None
+            else bound(position.present, position.left) > threshold
+        ):
+            cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
         spent = len(parents) + (relaxed.states - spent_before if relaxed is not None else 0)
         if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
-            return None, best, path_to(parents, best_at), len(parents), False
+            return None, best, path_to(parents, best_at), len(parents), False, False
         for move, after in reversed(moves(deal, position)):
             if after not in parents:
                 parents[after] = (position, move)
                 stack.append(after)
-    return False, best, path_to(parents, best_at), len(parents), True
+    return False, best, path_to(parents, best_at), len(parents), True, not cut
 
 
 def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
@@ -199,13 +228,15 @@ def _targets(
     lowest = floor_removed + 1 if floor_removed < SLOTS else SLOTS  # under the strict win 28 may be reached, not won
     best, line, states = floor_removed, list[Move](), 0
     for target in range(cap, lowest - 1, -1):
-        if target < cap - NARROW_TARGETS:  # the cap was loose: one search for the most, raising its cut as it goes
-            _, reached, reached_line, more, exhausted = _explore(
+        if target < cap - NARROW_TARGETS or (target < cap and best < target - NARROW_TARGETS):
+            # The cap was loose (targets kept failing, or the best line seen lies far below): one search for the
+            # most, raising its cut as it goes. (It never looks for a win: the first target was 28 if any.)
+            _, reached, reached_line, more, exhausted, _ = _explore(
                 deal, start, budget - states - bound.states, deadline, floor=best, cap=target, relaxed=bound
             )
             states += more
             return False, max(best, reached), reached_line if reached > best else line, states, exhausted
-        won, reached, reached_line, more, exhausted = _explore(
+        won, reached, reached_line, more, exhausted, complete = _explore(
             deal,
             start,
             budget - states - bound.states,
@@ -219,6 +250,8 @@ def _targets(
             best, line = reached, reached_line
         if won:
             return True, SLOTS, reached_line, states, True
+        if complete:  # nothing was cut: the most removed is known, whatever the target
+            return False, reached, reached_line, states, True
         if not exhausted:
             return (None if target == SLOTS else False), best, line, states, False
         if reached >= target:

@@ -15,7 +15,7 @@ from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
 from pyramide.solver.pool import PoolSearch
-from pyramide.solver.position import from_game
+from pyramide.solver.position import from_game, moves
 from pyramide.solver.search import RelaxedBound, _explore, realise
 from pyramide.solver.shortest import shortest_line
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
@@ -255,6 +255,37 @@ def test_the_relaxed_bound_never_prunes_the_answer(number: int, seed: int, rules
     pruned = _explore(deal, start, 10**7, float("inf"), relaxed=relaxed)
     full = _explore(deal, start, 10**7, float("inf"), prune=False)
     assert pruned[:2] == full[:2]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    number=st.integers(0, DEAL_COUNT - 1),
+    rules=st.sampled_from(LIMITED_RULES),
+    seed=st.integers(0, 1000),
+    removals_left=st.sampled_from([28, 24]),
+    offsets=st.lists(st.integers(-3, 1), min_size=3, max_size=10),
+)
+def test_the_relaxed_bound_answers_as_the_whole_pool_model_does(
+    number: int, rules: Rules, seed: int, removals_left: int, offsets: list[int]
+) -> None:
+    """Asked in any order about positions of one game, with what it keeps from earlier answers (the most it
+    proved, the counts it saw reached on the way), the relaxed bound says "more than t may go" exactly when a
+    search of the whole pool model from that pyramid and those cards left removes more than t."""
+    deal, position = from_game(_late_position(DealCode(rules, number=number), seed, removals_left))
+    rng = random.Random(seed)
+    positions = [position]
+    for _ in range(3):  # a few positions further on, by random moves
+        for _ in range(rng.randrange(1, 6)):
+            options = moves(deal, position)
+            position = rng.choice(options)[1] if options else position
+        positions.append(position)
+    relaxed = RelaxedBound(deal, float("inf"), 10**7)
+    model = PoolSearch(deal.pyramid, deal.order, rules.cover_pairs, False)
+    for index, offset in enumerate(offsets):  # thresholds about the answer, up and down
+        start = positions[index % len(positions)]
+        most = model.explore(start.present, start.left, 10**7, float("inf"), prune=False)[1]
+        threshold = min(max(most + offset, 0), SLOTS - 1)
+        assert relaxed.exceeds(start.present, start.left, threshold) == (most > threshold)
 
 
 @pytest.mark.parametrize(
