@@ -48,6 +48,11 @@ class Deal:
     pool: bool = field(init=False, repr=False, compare=False)
     """With unlimited turn-overs and no stock–waste pairing, any remaining card can be brought to the top whenever
     it is needed: the stock and waste behave as an unordered pool."""
+    merges: bool = field(init=False, repr=False, compare=False)
+    """Whether :func:`normalise` ever changes a position of this deal."""
+    _inside: dict[int, tuple[tuple[Move, int], ...]] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         pyramid_values = tuple(card_value(c) for c in self.pyramid)
@@ -58,6 +63,14 @@ class Deal:
         object.__setattr__(self, "order_masks", masks_of_values(order_values))
         pool = self.pooled and self.rules.recycles is None and not self.rules.stock_waste_pairs
         object.__setattr__(self, "pool", pool)
+        object.__setattr__(self, "merges", pool or self.rules.recycles is None)
+
+    def inside(self, present: int) -> tuple[tuple[Move, int], ...]:
+        """:func:`pyramid_only` for this deal's pyramid, kept per mask."""
+        known = self._inside.get(present)
+        if known is None:
+            known = self._inside[present] = pyramid_only(self.pyramid, present, self.rules.cover_pairs)
+        return known
 
 
 def masks_of_values(values: tuple[int, ...]) -> tuple[int, ...]:
@@ -131,7 +144,7 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     exclusive = _exclusive_pair(deal, position, result)
     if exclusive is not None:
         return [(exclusive[0], normalise(deal, exclusive[1]))]
-    return [(m, normalise(deal, p)) for m, p in result]
+    return [(m, normalise(deal, p)) for m, p in result] if deal.merges else result
 
 
 def every_move(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
@@ -174,7 +187,7 @@ def pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Positio
     present = position.present
     return [
         (move, Position(after, position.left, position.drawn, position.recycles, position.fresh))
-        for move, after in pyramid_only(deal.pyramid, present, deal.rules.cover_pairs)
+        for move, after in deal.inside(present)
     ]
 
 
