@@ -39,6 +39,11 @@ NARROW_TARGETS = 2
 """How many targets below the cap the full search asks about one by one before it searches for the most at once."""
 RELAXED_BUDGET = 200_000
 """Positions one relaxed search may visit to bound a position of the full search (past it the cheap bound is used)."""
+RELAXED_TRIAL = 1_000
+RELAXED_USEFUL = 0.01
+"""After ``RELAXED_TRIAL`` relaxed searches, if fewer than this share of them cut anything the counting bound did
+not, the full search goes on with the counting bound (and what the searches proved): with few turn-overs the pool
+model is too generous to cut, and asking it cost more than the search it was meant to save."""
 
 
 class RelaxedBound:
@@ -58,6 +63,7 @@ class RelaxedBound:
         self.pool = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, strict=False)
         self.deadline = deadline
         self.states = 0
+        self.searches = self.refusals = 0
         self._known: dict[tuple[int, int], list[int]] = {}
         """For each pyramid and cards left: the most the pool model can remove, as far as known, and the most
         it was seen to reach."""
@@ -74,8 +80,9 @@ class RelaxedBound:
         if most <= threshold or reached > threshold:
             return most > threshold
         allowance = min(RELAXED_BUDGET, self.budget - self.states)
-        if allowance <= 0:
-            return True
+        if allowance <= 0 or (self.searches >= RELAXED_TRIAL and self.refusals < self.searches * RELAXED_USEFUL):
+            return True  # no budget left, or the pool model keeps agreeing with the counting bound: not worth asking
+        self.searches += 1
         trail: list[int] = []
         won, best, _, states, exhausted = self.pool.explore(
             present, left, allowance, self.deadline, floor=threshold, cap=threshold + 1, trail=trail
@@ -92,6 +99,7 @@ class RelaxedBound:
             return True
         if exhausted:  # nothing above the threshold anywhere: that is the most now known
             known[0] = threshold
+            self.refusals += 1
             return False
         return True  # out of budget or time: no answer, nothing cut
 
