@@ -11,6 +11,7 @@ from pyramide.engine.moves import Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, cover_pair_slots, free_slots
 from pyramide.solver.bounds import class_bound, dead_cone_bound, outside_signature
 from pyramide.solver.paths import path_to
+from pyramide.solver.position import masks_of_values
 
 PAIR_SUM = 13
 KING = 13
@@ -19,14 +20,6 @@ LEFT_MASK = (1 << LEFT_BITS) - 1
 
 
 Inside = tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]
-
-
-def _masks_of_values(values: tuple[int, ...]) -> tuple[int, ...]:
-    """For each value 0-13, the mask of the positions holding it."""
-    masks = [0] * 14
-    for position, value in enumerate(values):
-        masks[value] |= 1 << position
-    return tuple(masks)
 
 
 class PoolSearch:
@@ -50,8 +43,8 @@ class PoolSearch:
         """Searching as the relaxation of :func:`search._full_search`, whose line should stay easy to play."""
         self.pyramid_values = tuple(card_value(c) for c in pyramid)
         self.pool_values = tuple(card_value(c) for c in pool)
-        self.pyramid_masks = _masks_of_values(self.pyramid_values)
-        self.pool_masks = _masks_of_values(self.pool_values)
+        self.pyramid_masks = masks_of_values(self.pyramid_values)
+        self.pool_masks = masks_of_values(self.pool_values)
         self._pairs: dict[int, Move] = {}
         self._inside: dict[int, Inside] = {}
         self._outside: dict[int, tuple[tuple[int, ...], dict[int, int], int]] = {}

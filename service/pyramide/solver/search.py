@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pyramide.engine import Game, Move, RemoveKing, RemovePair
@@ -152,7 +153,7 @@ def _explore(
     reachable position was visited (nothing cut, no cap reached), so the best found is the most there is."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
     best, best_at = _removed(start), start
-    bound = Bounds(deal).removable
+    exceeds = relaxed.exceeds if relaxed is not None else _counting(deal)
     spent_before = relaxed.states if relaxed is not None else 0
     stack = [start]
     cut = False
@@ -166,11 +167,7 @@ def _explore(
             if best >= cap:
                 return False, best, path_to(parents, best_at), len(parents), True, False
         threshold = min(max(best, floor), SLOTS - 1)
-        if prune and not (
-            relaxed.exceeds(position.present, position.left, threshold)
-            if relaxed is not None
-            else bound(position.present, position.left) > threshold
-        ):
+        if prune and not exceeds(position.present, position.left, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
         spent = len(parents) + (relaxed.states - spent_before if relaxed is not None else 0)
@@ -181,6 +178,12 @@ def _explore(
                 parents[after] = (position, move)
                 stack.append(after)
     return False, best, path_to(parents, best_at), len(parents), True, not cut
+
+
+def _counting(deal: Deal) -> Callable[[int, int, int], bool]:
+    """:meth:`RelaxedBound.exceeds` by the counting bound of :class:`Bounds` alone."""
+    removable = Bounds(deal).removable
+    return lambda present, left, threshold: removable(present, left) > threshold
 
 
 def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
