@@ -100,6 +100,53 @@ def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> 
     return total
 
 
+def pyramid_pairs(slots_of_value: Sequence[int], cover_pairs: bool) -> tuple[int, ...]:
+    """For each value 1-6, the most disjoint pairs its class can make inside the pyramid: a maximum matching
+    between the slots of the two values, a pair allowed only when neither card lies on the other (or, under the
+    covering-card variant, when one lies directly on the other)."""
+    return tuple(
+        _class_pairs(slots_of_value[value], slots_of_value[KING - value], cover_pairs) if value else 0
+        for value in range(7)
+    )
+
+
+@lru_cache(maxsize=1 << 16)
+def _class_pairs(ones: int, others: int, cover_pairs: bool) -> int:
+    """:func:`pyramid_pairs` for one class, by the masks of its two values (the same masks recur in every deal)."""
+    if not ones or not others:
+        return 0
+    first, second = _slots_of(ones), _slots_of(others)
+    allowed = [
+        [
+            j
+            for j, b in enumerate(second)
+            if not (ON_TOP[a] | BENEATH[a]) >> b & 1 or (cover_pairs and ADJACENT[a] >> b & 1)
+        ]
+        for a in first
+    ]
+    partner_of: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in allowed[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in partner_of or augment(partner_of[j], seen):
+                    partner_of[j] = i
+                    return True
+        return False
+
+    return sum(augment(i, set()) for i in range(len(first)))
+
+
+def _slots_of(mask: int) -> list[int]:
+    slots = []
+    while mask:
+        low = mask & -mask
+        slots.append(low.bit_length() - 1)
+        mask ^= low
+    return slots
+
+
 def outside_signature(outside: Sequence[int]) -> int:
     """Bit ``v`` set when some card of value ``v`` is left outside the pyramid."""
     return sum(1 << value for value in range(1, 14) if outside[value])

@@ -22,7 +22,7 @@ import time
 
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
-from pyramide.solver.bounds import Bounds
+from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.position import Deal, Position, pyramid_only, value_tables
 
 KING = 13
@@ -93,10 +93,13 @@ class _Estimate:
     def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...]]:
         known = self.inside.get(present)
         if known is None:
-            counts = self.bounds.pyramid(present)[0]
-            removals = counts[KING] + sum(max(counts[v], counts[KING - v]) for v in range(1, 7))
+            counts, slots_of_value = self.bounds.pyramid(present)
+            pairs = pyramid_pairs(slots_of_value, self.bounds.cover_pairs)
+            removals = counts[KING] + sum(counts[v] + counts[KING - v] - pairs[v] for v in range(1, 7))
             needed = tuple(
-                (KING - v, counts[v] - counts[KING - v]) for v in range(1, KING) if counts[v] > counts[KING - v]
+                (KING - v, counts[v] - pairs[min(v, KING - v)])
+                for v in range(1, KING)
+                if counts[v] > pairs[min(v, KING - v)]
             )
             known = self.inside[present] = (removals, needed)
         return known

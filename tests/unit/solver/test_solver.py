@@ -14,10 +14,11 @@ from pyramide.engine import DealCode, Game, Move, Rules, all_rule_sets, dump_gam
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
+from pyramide.solver.bounds import Bounds
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import from_game, moves
 from pyramide.solver.search import RelaxedBound, _explore, realise
-from pyramide.solver.shortest import shortest_line
+from pyramide.solver.shortest import _Estimate, shortest_line
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
 
 RULE_SETS = all_rule_sets()
@@ -336,6 +337,18 @@ def test_the_a_star_shortest_line_is_as_short_as_any(rules: Rules, seed: int) ->
         assert len(fast) == fewest, game.code
         _replays_to(game, fast, SLOTS)
         assert solve(game, shortest=True).shortest == fast
+
+
+@settings(max_examples=40, deadline=None)
+@given(number=st.integers(0, DEAL_COUNT - 1), seed=st.integers(0, 1000), cover_pairs=st.booleans())
+def test_the_a_star_estimate_never_overestimates(number: int, seed: int, cover_pairs: bool) -> None:
+    """The estimate (removals: kings, and per class the cards less the pairs a matching inside the pyramid allows;
+    draws to the cards the pyramid needs from outside) is at most the fewest moves that win, so A* stays exact."""
+    game = _late_position(DealCode(Rules(cover_pairs=cover_pairs), number=number), seed, removals_left=10)
+    fewest = fewest_moves_to_win(game)
+    deal, start = from_game(game, pooled=False)
+    estimate = _Estimate(Bounds(deal))((start.present, start.left, start.drawn))
+    assert fewest is None or estimate <= fewest
 
 
 def test_the_a_star_shortest_line_on_a_whole_deal() -> None:
