@@ -41,7 +41,8 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
     tie = itertools.count()
     queue = [(estimate(first), 0, next(tie), first)]
     while queue:
-        _, spent, _, state = heapq.heappop(queue)
+        _, negative_spent, _, state = heapq.heappop(queue)
+        spent = -negative_spent
         if spent > cost[state]:
             continue
         present, left, _ = state
@@ -53,7 +54,7 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
             total = spent + len(steps)
             if total < cost.get(after, total + 1) and bound(after[0], after[1]) == SLOTS:
                 cost[after], parents[after] = total, (state, steps)
-                heapq.heappush(queue, (total + estimate(after), total, next(tie), after))
+                heapq.heappush(queue, (total + estimate(after), -total, next(tie), after))
     return None
 
 
