@@ -40,7 +40,7 @@ NARROW_TARGETS = 2
 """How many targets below the cap the full search asks about one by one before it searches for the most at once."""
 RELAXED_BUDGET = 200_000
 """Positions one relaxed search may visit to bound a position of the full search (past it the cheap bound is used)."""
-RELAXED_TRIAL = 1_000
+RELAXED_TRIAL = 200
 RELAXED_USEFUL = 0.01
 """After ``RELAXED_TRIAL`` relaxed searches, if fewer than this share of them cut anything the counting bound did
 not, the full search goes on with the counting bound (and what the searches proved): with few turn-overs the pool
