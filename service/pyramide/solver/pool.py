@@ -32,15 +32,18 @@ class PoolSearch:
         pool: tuple[Card, ...],
         cover_pairs: bool,
         strict: bool,
+        *,
         pool_pairs: bool = False,
+        relaxed: bool = False,
     ) -> None:
-        """``pool_pairs`` lets two pool cards pair: no rule set allows that, but it makes the search a relaxation of
-        stock–waste pairing (see :func:`search.solve`); it only matters under the strict win."""
+        """``pool_pairs`` lets any two pool cards pair: no rule set allows that, but it makes the search a
+        relaxation of stock–waste pairing (see :func:`search.solve`); it only matters under the strict win.
+        ``relaxed``: searching as the relaxation of :func:`search._full_search`, whose line should stay easy to
+        play under the real rules."""
         self.pyramid, self.pool = pyramid, pool
         self.cover_pairs, self.strict = cover_pairs, strict
         self.pool_pairs = pool_pairs and strict
-        self.relaxed = pool_pairs
-        """Searching as the relaxation of :func:`search._full_search`, whose line should stay easy to play."""
+        self.relaxed = relaxed
         self.pyramid_values = tuple(card_value(c) for c in pyramid)
         self.pool_values = tuple(card_value(c) for c in pool)
         self.pyramid_masks = masks_of_values(self.pyramid_values)

@@ -208,14 +208,19 @@ def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
 def _full_search(
     deal: Deal, start: Position, budget: int, deadline: float
 ) -> tuple[bool | None, int, list[Move], int, bool]:
-    """The search under limited turn-overs or stock–waste pairing. The pool model, with any two pool cards allowed
-    to pair, is a relaxation of these rules (every line here is a line there) and its search is fast: the most it
-    removes caps what this deal can. Then, for each target from that cap down, the full search asks only "can
-    ``target`` cards be removed?", cutting every position whose bound is below the target: the first target
-    reached is the most removable (28: the deal is won), and each target refused is proved out of reach. Asking
-    narrow questions cuts far more than one search for the best that raises its cut as it goes, as long as the cap
-    is close; past ``NARROW_TARGETS`` refusals the cap was loose and one such search finishes the job."""
-    relaxed = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, deal.rules.strict_win, pool_pairs=True)
+    """The search under limited turn-overs or stock–waste pairing. The pool model (with any two pool cards allowed
+    to pair where stock–waste pairs are) is a relaxation of these rules (every line here is a line there) and its
+    search is fast: the most it removes caps what this deal can, and when it cannot win, neither can the deal
+    (under the strict win the target of 28 is then a cleared pyramid). Then, for each target from that cap down,
+    the full search asks only "can ``target`` cards be removed?", cutting every position whose bound is below the
+    target: the first target reached is the most removable (28: the deal is won), and each target refused is
+    proved out of reach. Asking narrow questions cuts far more than one search for the best that raises its cut as
+    it goes, as long as the cap is close; past ``NARROW_TARGETS`` refusals the cap was loose and one such search
+    finishes the job."""
+    rules = deal.rules
+    relaxed = PoolSearch(
+        deal.pyramid, deal.order, rules.cover_pairs, rules.strict_win, pool_pairs=rules.stock_waste_pairs, relaxed=True
+    )
     relaxed_won, cap, relaxed_line, states, relaxed_exhausted = relaxed.explore(
         start.present, start.left, budget, deadline
     )
@@ -224,17 +229,21 @@ def _full_search(
         if realised is not None:  # the relaxation's answer holds here too: won, or its most removable
             line, end = realised
             return relaxed_won, _removed(end), line, states, True
-    if relaxed_won or not relaxed_exhausted:
+    may_win = relaxed_won or not relaxed_exhausted
+    if may_win:
         cap = SLOTS
     bound = RelaxedBound(deal, deadline, budget - states)
-    won, best, line, more, exhausted = _targets(deal, start, budget - states, deadline, cap=cap, bound=bound)
+    won, best, line, more, exhausted = _targets(
+        deal, start, budget - states, deadline, cap=cap, bound=bound, may_win=may_win
+    )
     return won, best, line, states + more + bound.states, exhausted
 
 
 def _targets(
-    deal: Deal, start: Position, budget: int, deadline: float, *, cap: int, bound: RelaxedBound
+    deal: Deal, start: Position, budget: int, deadline: float, *, cap: int, bound: RelaxedBound, may_win: bool
 ) -> tuple[bool | None, int, list[Move], int, bool]:
-    """The full searches of :func:`_full_search`, one target after the other from ``cap`` down."""
+    """The full searches of :func:`_full_search`, one target after the other from ``cap`` down. Unless ``may_win``
+    the relaxation proved the deal lost, so under the strict win target 28 is a cleared pyramid, not a win."""
     floor_removed = _removed(start)
     lowest = floor_removed + 1 if floor_removed < SLOTS else SLOTS  # under the strict win 28 may be reached, not won
     best, line, states = floor_removed, list[Move](), 0
@@ -253,7 +262,7 @@ def _targets(
             budget - states - bound.states,
             deadline,
             floor=target - 1,
-            cap=target if target < SLOTS else SLOTS + 1,
+            cap=target if target < SLOTS or not may_win else SLOTS + 1,
             relaxed=bound,
         )
         states += more

@@ -292,7 +292,8 @@ def test_the_relaxed_bound_answers_as_the_whole_pool_model_does(
 @pytest.mark.parametrize(
     "rules",
     [Rules(recycles=1), Rules(recycles=0, stock_waste_pairs=True, cover_pairs=True),
-     Rules(recycles=1, stock_waste_pairs=True, strict_win=True)],
+     Rules(recycles=1, stock_waste_pairs=True, strict_win=True), Rules(recycles=1, strict_win=True),
+     Rules(recycles=0, cover_pairs=True, strict_win=True)],
     ids=lambda r: r.segment,
 )  # fmt: skip
 def test_the_relaxed_pool_search_is_never_below_the_full_search(rules: Rules) -> None:
@@ -302,7 +303,14 @@ def test_the_relaxed_pool_search_is_never_below_the_full_search(rules: Rules) ->
     for seed in range(6):
         game = _late_position(DealCode(rules, number=rng.randrange(DEAL_COUNT)), seed, removals_left=16)
         deal, start = from_game(game)
-        relaxed = PoolSearch(deal.pyramid, deal.order, rules.cover_pairs, rules.strict_win, pool_pairs=True)
+        relaxed = PoolSearch(
+            deal.pyramid,
+            deal.order,
+            rules.cover_pairs,
+            rules.strict_win,
+            pool_pairs=rules.stock_waste_pairs,
+            relaxed=True,
+        )
         relaxed_won, relaxed_best, *_ = relaxed.explore(start.present, start.left, 10**7, float("inf"))
         full_won, full_best, *_ = _explore(deal, start, 10**6, float("inf"), prune=False)
         assert relaxed_best >= full_best and (relaxed_won or not full_won), game.code
@@ -315,7 +323,7 @@ def test_a_relaxed_line_that_can_be_played_is_played() -> None:
     """The easy deal's relaxed line needs no turn-over: it is taken as it is, without a full search."""
     game = easy_game(Rules(recycles=0))
     deal, start = from_game(game)
-    relaxed = PoolSearch(deal.pyramid, deal.order, False, False, pool_pairs=True)
+    relaxed = PoolSearch(deal.pyramid, deal.order, False, False, relaxed=True)
     won, _, line, _, _ = relaxed.explore(start.present, start.left, 10**6, float("inf"))
     realised = realise(deal, start, line)
     assert won and realised is not None
