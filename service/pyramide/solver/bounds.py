@@ -40,18 +40,6 @@ ADJACENT: tuple[int, ...] = tuple(
 """For each slot, the slots directly on it or directly under it: its partners under the covering-card variant."""
 
 
-@lru_cache(maxsize=1 << 16)
-def _counts(values: tuple[int, ...], mask: int) -> tuple[int, ...]:
-    counts = [0] * 14
-    index = 0
-    while mask:
-        if mask & 1:
-            counts[values[index]] += 1
-        mask >>= 1
-        index += 1
-    return tuple(counts)
-
-
 class Bounds:
     """At most how many pyramid cards the whole game can have removed, for one search, remembered: it depends only
     on the pyramid and the cards left, which many positions share (they differ in how far the stock is drawn, the
@@ -59,8 +47,10 @@ class Bounds:
 
     def __init__(self, deal: Deal) -> None:
         self.pyramid_values, self.order_values = value_tables(deal)
+        self.pyramid_masks, self.order_masks = deal.pyramid_masks, deal.order_masks
         self.cover_pairs = deal.rules.cover_pairs
         self._inside: dict[int, tuple[tuple[int, ...], list[int]]] = {}
+        self._outside: dict[int, tuple[tuple[int, ...], int]] = {}
         self._known: dict[tuple[int, int], int] = {}
 
     def removable(self, present: int, left: int) -> int:
@@ -72,19 +62,25 @@ class Bounds:
 
     def _compute(self, present: int, left: int) -> int:
         inside, slots_of_value = self.pyramid(present)
-        outside = _counts(self.order_values, left)
-        dead = dead_cone_bound(present, outside_signature(outside), slots_of_value, self.cover_pairs)
+        outside, signature = self.outside(left)
+        dead = dead_cone_bound(present, signature, slots_of_value, self.cover_pairs)
         return min(class_bound(present, inside, outside), dead)
 
     def pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:
         """The counts of each value in the pyramid, and the mask of the slots holding each value."""
         cached = self._inside.get(present)
         if cached is None:
-            slots_of_value = [0] * 14
-            for slot in range(SLOTS):
-                if present >> slot & 1:
-                    slots_of_value[self.pyramid_values[slot]] |= 1 << slot
-            cached = self._inside[present] = (_counts(self.pyramid_values, present), slots_of_value)
+            slots_of_value = [present & mask for mask in self.pyramid_masks]
+            cached = self._inside[present] = (tuple(held.bit_count() for held in slots_of_value), slots_of_value)
+        return cached
+
+    def outside(self, left: int) -> tuple[tuple[int, ...], int]:
+        """The counts of each value among the cards left outside the pyramid, and :func:`outside_signature`."""
+        cached = self._outside.get(left)
+        if cached is None:
+            held = [left & mask for mask in self.order_masks]
+            signature = sum(1 << value for value, cards in enumerate(held) if cards and value)
+            cached = self._outside[left] = (tuple(cards.bit_count() for cards in held), signature)
         return cached
 
 

@@ -23,7 +23,7 @@ import time
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
-from pyramide.solver.position import Deal, Position, pyramid_only, value_tables
+from pyramide.solver.position import Deal, Position, masks_of_values, pyramid_only, value_tables
 
 KING = 13
 State = tuple[int, int, int]  # pyramid mask, remaining stock and waste cards, how far drawn
@@ -64,6 +64,7 @@ class _Estimate:
 
     def __init__(self, bounds: Bounds) -> None:
         self.bounds, self.order_values = bounds, bounds.order_values
+        self.order_masks = masks_of_values(bounds.order_values)
         self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
 
     def __call__(self, state: State) -> int:
@@ -71,25 +72,21 @@ class _Estimate:
         removals, needed = self._inside(present)
         if not needed:
             return removals
-        values = self.order_values
-        missing = dict(needed)
         waste = left & ((1 << drawn) - 1)
-        while waste:  # cards in the waste may be uncovered by removals: count them as free
-            low = waste & -waste
-            waste ^= low
-            value = values[low.bit_length() - 1]
-            if missing.get(value):
-                missing[value] -= 1
-        draws, count, stock = 0, 0, left >> drawn << drawn
-        while stock and any(missing.values()):
-            low = stock & -stock
-            stock ^= low
-            count += 1
-            value = values[low.bit_length() - 1]
-            if missing.get(value):
-                missing[value] -= 1
-                draws = count  # the stock must be drawn at least this far
-        return removals + draws
+        stock = left ^ waste
+        furthest = 0
+        for value, count in needed:
+            of_value = self.order_masks[value]
+            short = count - (waste & of_value).bit_count()  # cards in the waste may be uncovered by removals: free
+            cards = stock & of_value
+            while short > 0 and cards:  # the nearest ones in the stock must be drawn
+                nearest = cards & -cards
+                cards ^= nearest
+                short -= 1
+                furthest = max(furthest, nearest)
+        if not furthest:
+            return removals
+        return removals + (stock & ((furthest << 1) - 1)).bit_count()  # the stock must be drawn at least this far
 
     def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...]]:
         known = self.inside.get(present)
