@@ -5,13 +5,16 @@ nothing but move the stock forward, so a line is its removals plus the draws and
 or waste card it uses to the top, and the fewest of those are known in advance: draw up to the card if it lies
 ahead; if it lies behind and is not on top, draw the rest, turn over, and draw up to it. The search is therefore A*
 over the positions where removals happen, each step a removal with the draws it needs (its cost), instead of a
-breadth-first search through every draw. The estimate never overestimates, so the first win taken off the queue is
-a shortest one: every king left in the pyramid takes a removal, and in each class of values that make 13 (A+Q,
-2+J, …) a removal takes at most one card of each value, so ``a`` and ``b`` pyramid cards of the two values take at
-least ``max(a, b)`` removals; and where ``a > b``, ``a - b`` stock or waste cards of the partner value must come
-to the top: those the waste holds may be uncovered by removals, the rest must be drawn, so the stock must be drawn
-at least as far as the last of the nearest ones. Positions that cannot clear the pyramid are cut with the bound
-of :mod:`pyramide.solver.bounds`.
+breadth-first search through every draw; a king outside the pyramid may be removed too, as taking one off the
+waste uncovers the card beneath it without a turn-over. The estimate never overestimates, so the first win taken
+off the queue is a shortest one: every king left in the pyramid takes a removal, and in each class of values that
+make 13 (A+Q, 2+J, …) a removal takes at most two cards, both from the pyramid only if neither lies on the other
+(or, with covering-card pairs, one lies directly on the other): with ``a`` and ``b`` pyramid cards of the two
+values and at most ``m`` such pairs (a maximum matching), the class takes at least ``a + b - m`` removals; the
+``a - m`` and ``b - m`` cards left over need stock or waste cards of the partner value on top: those the waste
+holds may be uncovered by removals, the rest must be drawn, so the stock must be drawn at least as far as the last
+of the nearest ones. Among states of equal estimate the one furthest along is taken first. Positions that cannot
+clear the pyramid are cut with the bound of :mod:`pyramide.solver.bounds`.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import time
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
-from pyramide.solver.position import Deal, Position, masks_of_values, pyramid_only, value_tables
+from pyramide.solver.position import Deal, Position, masks_of_values
 
 KING = 13
 State = tuple[int, int, int]  # pyramid mask, remaining stock and waste cards, how far drawn
@@ -37,7 +40,7 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
     estimate = _Estimate(bounds)
     first: State = (start.present, start.left, start.drawn)
     cost: dict[State, int] = {first: 0}
-    parents: dict[State, tuple[State, tuple[Move, ...]] | None] = {first: None}
+    parents: dict[State, tuple[State, Move, int] | None] = {first: None}
     tie = itertools.count()
     queue = [(estimate(first), 0, next(tie), first)]
     while queue:
@@ -50,10 +53,10 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
             return _line(parents, state)
         if len(cost) >= budget or (not len(cost) % 1024 and time.perf_counter() > deadline):
             return None
-        for steps, after in _steps(deal, state):
-            total = spent + len(steps)
+        for moves, move, index, after in _steps(deal, state):
+            total = spent + moves
             if total < cost.get(after, total + 1) and bound(after[0], after[1]) == SLOTS:
-                cost[after], parents[after] = total, (state, steps)
+                cost[after], parents[after] = total, (state, move, index)
                 heapq.heappush(queue, (total + estimate(after), -total, next(tie), after))
     return None
 
@@ -103,14 +106,15 @@ class _Estimate:
         return known
 
 
-def _steps(deal: Deal, state: State) -> list[tuple[tuple[Move, ...], State]]:
-    """Every removal from ``state`` with the draws and turn-overs it needs first, and the state it leads to."""
+def _steps(deal: Deal, state: State) -> list[tuple[int, Move, int, State]]:
+    """Every removal from ``state`` with how many moves it takes (the draws and turn-overs it needs first, and
+    itself), the move, the index of the stock or waste card it takes (-1: none), and the state it leads to. A king
+    outside the pyramid may go too: taking one off the waste uncovers the card beneath without a turn-over."""
     present, left, drawn = state
-    result: list[tuple[tuple[Move, ...], State]] = [
-        ((move,), (after, left, drawn))
-        for move, after in pyramid_only(deal.pyramid, present, deal.rules.cover_pairs)
-    ]  # fmt: skip
-    pyramid_values, order_values = value_tables(deal)
+    result: list[tuple[int, Move, int, State]] = [
+        (1, move, -1, (after, left, drawn)) for move, after in deal.inside(present)
+    ]
+    pyramid_values, order_values = deal.pyramid_values, deal.order_values
     wanted: dict[int, list[int]] = {}
     for slot in free_slots(present):
         wanted.setdefault(KING - pyramid_values[slot], []).append(slot)
@@ -121,36 +125,48 @@ def _steps(deal: Deal, state: State) -> list[tuple[tuple[Move, ...], State]]:
         index = low.bit_length() - 1
         value = order_values[index]
         slots = wanted.get(value, ())
-        if not slots and not (value == KING and deal.rules.strict_win):
+        if not slots and value != KING:
             continue
-        reach, after_drawn = _bring_to_top(left, drawn, index)
+        reach, after_drawn = _reach(left, drawn, index)
         remaining = left & ~low
         card = deal.order[index]
         if value == KING:
-            result.append(((*reach, RemoveKing(card)), (present, remaining, after_drawn)))
+            result.append((reach + 1, RemoveKing(card), index, (present, remaining, after_drawn)))
         for slot in slots:
             move = RemovePair(deal.pyramid[slot], card)
-            result.append(((*reach, move), (present & ~(1 << slot), remaining, after_drawn)))
+            result.append((reach + 1, move, index, (present & ~(1 << slot), remaining, after_drawn)))
     return result
 
 
-def _bring_to_top(left: int, drawn: int, index: int) -> tuple[tuple[Move, ...], int]:
-    """The fewest draws and turn-overs that make the card at ``index`` the waste top, and how far drawn then."""
+def _reach(left: int, drawn: int, index: int) -> tuple[int, int]:
+    """How many draws and turn-overs make the card at ``index`` the waste top (the fewest), and how far drawn then."""
     waste = left & ((1 << drawn) - 1)
     if index < drawn and waste.bit_length() - 1 == index:
-        return (), drawn
+        return 0, drawn
     upto = (1 << (index + 1)) - 1
     if index >= drawn:
-        return (DRAW,) * (left & upto & ~((1 << drawn) - 1)).bit_count(), index + 1
-    stock = left >> drawn
-    return (DRAW,) * stock.bit_count() + (RECYCLE,) + (DRAW,) * (left & upto).bit_count(), index + 1
+        return (left & upto & ~((1 << drawn) - 1)).bit_count(), index + 1
+    return (left >> drawn).bit_count() + 1 + (left & upto).bit_count(), index + 1
 
 
-def _line(parents: dict[State, tuple[State, tuple[Move, ...]] | None], state: State) -> list[Move]:
+def _bring_to_top(left: int, drawn: int, index: int) -> tuple[Move, ...]:
+    """The moves of :func:`_reach`: draws up to the card, or the rest of the stock, a turn-over, and draws to it."""
+    if index < 0:
+        return ()
+    if index >= drawn:
+        return (DRAW,) * _reach(left, drawn, index)[0]
+    count = _reach(left, drawn, index)[0]
+    if not count:
+        return ()
+    ahead = (left >> drawn).bit_count()
+    return (DRAW,) * ahead + (RECYCLE,) + (DRAW,) * (count - ahead - 1)
+
+
+def _line(parents: dict[State, tuple[State, Move, int] | None], state: State) -> list[Move]:
     line: list[Move] = []
     step = parents[state]
     while step is not None:
-        state, moves = step
-        line[:0] = moves
+        state, move, index = step
+        line[:0] = (*_bring_to_top(state[1], state[2], index), move)
         step = parents[state]
     return line

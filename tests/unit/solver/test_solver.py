@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyramide.engine import DealCode, Game, Move, Rules, all_rule_sets, dump_game
+from pyramide.engine import DRAW, DealCode, Game, Move, Rules, all_rule_sets, dump_game
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
@@ -357,6 +357,20 @@ def test_the_a_star_estimate_never_overestimates(number: int, seed: int, cover_p
     deal, start = from_game(game, pooled=False)
     estimate = _Estimate(Bounds(deal))((start.present, start.left, start.drawn))
     assert fewest is None or estimate <= fewest
+
+
+def test_the_a_star_takes_a_king_off_the_waste_when_that_is_shorter() -> None:
+    """Taking a king off the waste uncovers the card beneath without turning the stock over. Here that makes the
+    shortest line 27 moves (the breadth-first search over every engine move agrees); without the step the A* found
+    39."""
+    game = _late_position(DealCode(Rules(), number=7837701724), 732, removals_left=8)
+    for _ in range(8):
+        game.play(DRAW)
+    deal, start = from_game(game, pooled=False)
+    line = shortest_line(deal, start, 10**6, float("inf"))
+    assert line is not None and len(line) == fewest_moves_to_win(game) == 27
+    assert "KH" in [m.notation() for m in line]
+    _replays_to(game, line, SLOTS)
 
 
 def test_the_a_star_shortest_line_on_a_whole_deal() -> None:
