@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from pyramide.engine.pyramid import COVERERS, SLOTS
-from pyramide.solver.position import Deal, value_tables
+from pyramide.solver.position import Deal
 
 KING = 13
 
@@ -46,7 +46,6 @@ class Bounds:
     turn-overs used)."""
 
     def __init__(self, deal: Deal) -> None:
-        self.pyramid_values, self.order_values = value_tables(deal)
         self.pyramid_masks, self.order_masks = deal.pyramid_masks, deal.order_masks
         self.cover_pairs = deal.rules.cover_pairs
         self._inside: dict[int, tuple[tuple[int, ...], list[int]]] = {}
@@ -78,9 +77,8 @@ class Bounds:
         """The counts of each value among the cards left outside the pyramid, and :func:`outside_signature`."""
         cached = self._outside.get(left)
         if cached is None:
-            held = [left & mask for mask in self.order_masks]
-            signature = sum(1 << value for value, cards in enumerate(held) if cards and value)
-            cached = self._outside[left] = (tuple(cards.bit_count() for cards in held), signature)
+            counts = tuple((left & mask).bit_count() for mask in self.order_masks)
+            cached = self._outside[left] = (counts, outside_signature(counts))
         return cached
 
 

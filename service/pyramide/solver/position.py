@@ -178,11 +178,6 @@ def _exclusive_pair(
     return None
 
 
-def value_tables(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The values of the pyramid's cards and of the cards outside it, in the deal's order."""
-    return deal.pyramid_values, deal.order_values
-
-
 def pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     present = position.present
     return [

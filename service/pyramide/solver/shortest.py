@@ -26,7 +26,7 @@ import time
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
-from pyramide.solver.position import Deal, Position, masks_of_values
+from pyramide.solver.position import Deal, Position
 
 KING = 13
 State = tuple[int, int, int]  # pyramid mask, remaining stock and waste cards, how far drawn
@@ -66,8 +66,7 @@ class _Estimate:
     value the pyramid needs from outside (see the module's docstring)."""
 
     def __init__(self, bounds: Bounds) -> None:
-        self.bounds, self.order_values = bounds, bounds.order_values
-        self.order_masks = masks_of_values(bounds.order_values)
+        self.bounds, self.order_masks = bounds, bounds.order_masks
         self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
 
     def __call__(self, state: State) -> int:
