@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Annotated, Any
 
 import msgspec
@@ -49,19 +49,12 @@ def elapsed_ms(stored: StoredGame, now: int) -> int | None:
     return max(0, (stored.finished_ms or now) - stored.first_move_ms)
 
 
-_SLOT_PIECES: dict[int, Slot] = {}
-
-
+@cache
 def _slot(slot: int, card: Card | None, free: bool) -> Slot:
     """One slot as validated data. There are at most 28 x 53 x 2 of them, each validated once and then shared by
     every snapshot that shows it (they are only ever read)."""
-    key = (slot << 7) | ((52 if card is None else card) << 1) | free
-    piece = _SLOT_PIECES.get(key)
-    if piece is None:
-        row, col = POSITIONS[slot]
-        piece = _SLOT.validate_python({"row": row + 1, "col": col + 1, "card": _code(card), "free": free})
-        _SLOT_PIECES[key] = piece
-    return piece
+    row, col = POSITIONS[slot]
+    return _SLOT.validate_python({"row": row + 1, "col": col + 1, "card": _code(card), "free": free})
 
 
 @lru_cache(maxsize=4096)
