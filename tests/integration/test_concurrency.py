@@ -123,6 +123,18 @@ def test_redis_down_is_503_and_the_service_recovers(
     assert client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player).json()["moves"] == 2
 
 
+def test_a_server_that_lost_its_scripts_still_saves_moves(
+    client: Client, player: dict[str, str], redis_client: redis.Redis
+) -> None:
+    """A failover or a restart without persistence forgets the loaded Lua scripts; the store loads them again."""
+    game = client.post("/v1/games", json={"code": "PY1-N-SCRIPTS"}, headers=player).json()
+    redis_client.script_flush()
+    moved = client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player)
+    assert moved.status_code == 200 and moved.json()["moves"] == 1
+    redis_client.script_flush()
+    assert client.post("/v1/games", json={"code": "PY1-N-SCRIPTS"}, headers=player).status_code == 201
+
+
 def test_stored_games_are_small_and_expire_only_while_unfinished(
     client: Client, player: dict[str, str], redis_client: redis.Redis
 ) -> None:

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from functools import lru_cache
 from typing import Any, Final
 from uuid import UUID
+
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
 
 from pyramide.service.settings import Settings
 from pyramide.service.stored_game import VERSION_BYTES, StoredGame, version_bytes
@@ -56,6 +60,9 @@ class Saved(enum.Enum):
     MISSING = 0
 
 
+RECENT_GAMES: Final = 4096
+
+
 def digest(*parts: str) -> str:
     """A short stable hash, for keys derived from client input (Idempotency-Key) that Redis never sees raw."""
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
@@ -66,8 +73,10 @@ def derived_id(*parts: str) -> UUID:
     return UUID(bytes=hashlib.sha256("\x1f".join(("pyramide-id", *parts)).encode()).digest()[:16], version=4)
 
 
+@lru_cache(maxsize=RECENT_GAMES)
 def game_tag(game_id: UUID) -> str:
-    """The prefix of every key of one game: its hash tag puts them all in one cluster slot."""
+    """The prefix of every key of one game: its hash tag puts them all in one cluster slot. Kept for the games in
+    play, as every request names a game's keys several times (``str(UUID)`` is not cheap)."""
     return f"pyr:{{g:{game_id}}}:"
 
 
@@ -90,9 +99,6 @@ def hints_key(game_id: UUID) -> str:
 
 def game_idempotency_key(game_id: UUID, key_digest: str) -> str:
     return game_tag(game_id) + "idem:" + key_digest
-
-
-RECENT_GAMES: Final = 4096
 
 
 class GameStore:
@@ -130,9 +136,10 @@ class GameStore:
     async def create(self, stored: StoredGame, idempotency: str | None, response: bytes) -> bytes | None:
         """Store a new game; if one with this id exists already (a retried create), return its kept response."""
         idem_key = game_idempotency_key(stored.id, idempotency or "-")
-        created, kept = await self._create(
-            keys=[game_key(stored.id), idem_key],
-            args=[
+        created, kept = await self._run(
+            self._create,
+            [game_key(stored.id), idem_key],
+            [
                 stored.to_bytes(),
                 self._ttl_ms(stored),
                 response if idempotency else b"",
@@ -156,15 +163,16 @@ class GameStore:
         Also returns how many hints the game has used. Once saved, ``stored`` belongs to the store (see
         :meth:`decode`): the caller must not change it any more."""
         game_id, state = stored.id, stored.to_bytes()
-        saved, hints = await self._save(
-            keys=[
+        saved, hints = await self._run(
+            self._save,
+            [
                 game_key(game_id),
                 record_key(game_id),
                 game_idempotency_key(game_id, idempotency or "-"),
                 result_key(game_id),
                 hints_key(game_id),
             ],
-            args=[
+            [
                 version_bytes(expected_version),
                 state,
                 notation or "",
@@ -177,6 +185,15 @@ class GameStore:
         if saved == 1:
             self._remember(stored, state)
         return Saved(int(saved)), int(hints)
+
+    async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+        """EVALSHA straight through the client (redis-py's ``Script.__call__`` costs an import and a Protocol check
+        on every call: a few per cent of a move); loads the script again if the server lost it (restart, failover)."""
+        try:
+            return await self.redis.evalsha(script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            script.sha = await self.redis.script_load(script.script)
+            return await self.redis.evalsha(script.sha, len(keys), *keys, *args)
 
     async def count_hint(self, game_id: UUID) -> None:
         """One more hint used in this game; it expires with an unfinished game (the save script keeps it in step)."""
