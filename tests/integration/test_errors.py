@@ -75,6 +75,36 @@ def test_service_errors(client: Client, player: dict[str, str], language: str) -
     _check(reused, 409, "idempotency_key_reused", language)
 
 
+@pytest.mark.parametrize("language", ["hu", "en"])
+def test_every_post_refuses_a_malformed_idempotency_key_and_documents_it(
+    client: Client, player: dict[str, str], language: str
+) -> None:
+    """Each POST reads the header itself; the schema must say so, and a bad key must change nothing."""
+    game = _game(client, player)
+    document = client.get("/schema/openapi.json").json()
+    posts = {path: ops["post"] for path, ops in document["paths"].items() if "post" in ops}
+    assert {op["operationId"] for op in posts.values()} == {
+        "createPlayer",
+        "createGame",
+        "playMove",
+        "tap",
+        "abandonGame",
+    }
+    bodies = {"createPlayer": {}, "createGame": {}, "playMove": {"type": "draw"}, "tap": {"target": "stock"}}
+    for path, operation in posts.items():
+        header = next(p for p in operation["parameters"] if p["name"] == "Idempotency-Key")
+        assert header["in"] == "header" and not header["required"] and "400" in operation["responses"]
+        url = path.replace("{game_id}", game)
+        for bad in ("", "a b", "x" * 201):
+            headers = {**player, "Accept-Language": language, "Idempotency-Key": bad}
+            response = client.post(url, json=bodies.get(operation["operationId"], {}), headers=headers)
+            _check(response, 400, "invalid_idempotency_key", language)
+    after = client.get(f"/v1/games/{game}", headers=player).json()
+    assert after["version"] == 0 and after["status"] == "in_progress", "refused requests change nothing"
+    ok = client.post(f"/v1/games/{game}/moves", json={"type": "draw"}, headers={**player, "Idempotency-Key": "x" * 200})
+    assert ok.status_code == 200
+
+
 ENGINE_CASES = [
     ({"type": "pair", "cards": ["QC", "AD"]}, "card_covered"),
     ({"type": "pair", "cards": ["7C", "7S"]}, "sum_must_be_13"),

@@ -15,6 +15,7 @@ from pydantic.json_schema import JsonSchemaMode
 
 from pyramide.service.problems import PROBLEM_JSON
 from pyramide.service.schemas import (
+    IDEMPOTENCY_KEY_PATTERN,
     CreatedPlayer,
     CreateGameBody,
     CreatePlayerBody,
@@ -62,6 +63,14 @@ RESPONSE_MODELS: Final = (
     Leaderboard,
 )
 _REF: Final = "#/components/schemas/{model}"
+IDEMPOTENCY_KEY_HEADER: Final = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "A retried request with the same key gets the identical response and is applied once."
+    " 1-200 visible ASCII characters (400 `invalid_idempotency_key` otherwise).",
+    "schema": {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
+}
 
 
 def _pydantic_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -81,13 +90,15 @@ def build_document(app: Litestar) -> dict[str, Any]:
     components = document.setdefault("components", {})
     components["schemas"] = dict(sorted({**components.get("schemas", {}), **definitions}.items()))
     for path in document["paths"].values():
-        for operation in path.values():
+        for method, operation in path.items():
             operation_id = operation.get("operationId")
             if operation_id in PUBLIC_OPERATIONS:
                 operation["security"] = []
             for status, response in operation.get("responses", {}).items():
                 if int(status) >= 400:  # every error is problem+json, also the 400 Litestar adds by itself
                     response["content"] = {PROBLEM_JSON: {"schema": {"$ref": _REF.format(model="Problem")}}}
+            if method == "post":  # every POST takes one; handlers read it with `requests.idempotency_key`
+                operation.setdefault("parameters", []).append(IDEMPOTENCY_KEY_HEADER)
             body = bodies.get(operation_id)
             if body is not None:
                 operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}

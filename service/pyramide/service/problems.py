@@ -44,6 +44,10 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "Ezt az Idempotency-Key kulcsot már egy másik kéréshez használták",
         "en": "This Idempotency-Key was already used for a different request",
     },
+    "invalid_idempotency_key": {
+        "hu": "Az Idempotency-Key fejléc 1–200 látható ASCII karakter lehet",
+        "en": "The Idempotency-Key header must be 1 to 200 visible ASCII characters",
+    },
     "service_unavailable": {
         "hu": "A szolgáltatás átmenetileg nem érhető el, próbáld újra később",
         "en": "The service is temporarily unavailable; try again later",

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import HeaderParameter
 
 from pyramide.service.problems import PROBLEM_JSON
-from pyramide.service.schemas import IDEMPOTENCY_KEY_PATTERN, Problem
+from pyramide.service.schemas import Problem
 
 _DESCRIPTIONS = {
     400: "Malformed request (not JSON, or a bad header)",
@@ -30,14 +27,3 @@ def problems(*statuses: int, redis: bool = True) -> dict[int, ResponseSpec]:
         )
         for status in (*statuses, *([503] if redis else []))
     }
-
-
-IdempotencyKey = Annotated[
-    str | None,
-    HeaderParameter(
-        name="Idempotency-Key",
-        required=False,
-        pattern=IDEMPOTENCY_KEY_PATTERN,
-        description="A retried request with the same key gets the identical response and is applied once.",
-    ),
-]

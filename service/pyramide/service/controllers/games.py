@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 
 from pyramide.engine.moves import format_record
 from pyramide.engine.moves import parse_move as _parse_move
-from pyramide.service.controllers.docs import IdempotencyKey, problems
+from pyramide.service.controllers.docs import problems
 from pyramide.service.games import (
     GameService,
     Reply,
@@ -22,7 +22,14 @@ from pyramide.service.games import (
     reply_for,
     tap_action,
 )
-from pyramide.service.requests import AnyRequest, current_player, fingerprint, locale_of, parse_body
+from pyramide.service.requests import (
+    AnyRequest,
+    current_player,
+    fingerprint,
+    idempotency_key,
+    locale_of,
+    parse_body,
+)
 from pyramide.service.schemas import CreateGameBody, GameRecord, Hint, MoveBody, RulesBody, Snapshot, TapBody
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
@@ -52,16 +59,17 @@ class GameController(Controller):
         ' `{"layout": …}` a layout chosen by hand.',
         responses=problems(400, 401, 409, 422),
     )
-    async def create(self, request: AnyRequest, idempotency_key: IdempotencyKey = None) -> Response[Snapshot]:
+    async def create(self, request: AnyRequest) -> Response[Snapshot]:
         player = await current_player(request)
+        key = idempotency_key(request)
         body = await parse_body(request, _CREATE)
         service: GameService = request.app.state.games
         reply = await service.create(
             player,
             body,
             locale_of(request, player),
-            idempotency_key,
-            await fingerprint(request) if idempotency_key else "",
+            key,
+            await fingerprint(request) if key else "",
         )
         return _send(reply)
 
@@ -80,10 +88,8 @@ class GameController(Controller):
         responses=problems(400, 401, 404, 409, 412, 422),
         status_code=200,
     )
-    async def move(
-        self, request: AnyRequest, game_id: FromPath[UUID], idempotency_key: IdempotencyKey = None
-    ) -> Response[Snapshot]:
-        return await self._act(request, game_id, idempotency_key, "move")
+    async def move(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
+        return await self._act(request, game_id, "move")
 
     @post(
         "/{game_id:uuid}/taps",
@@ -93,10 +99,8 @@ class GameController(Controller):
         responses=problems(400, 401, 404, 409, 412, 422),
         status_code=200,
     )
-    async def tap(
-        self, request: AnyRequest, game_id: FromPath[UUID], idempotency_key: IdempotencyKey = None
-    ) -> Response[Snapshot]:
-        return await self._act(request, game_id, idempotency_key, "tap")
+    async def tap(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
+        return await self._act(request, game_id, "tap")
 
     @post(
         "/{game_id:uuid}/abandon",
@@ -106,10 +110,8 @@ class GameController(Controller):
         responses=problems(400, 401, 404, 409, 412),
         status_code=200,
     )
-    async def abandon(
-        self, request: AnyRequest, game_id: FromPath[UUID], idempotency_key: IdempotencyKey = None
-    ) -> Response[Snapshot]:
-        return await self._act(request, game_id, idempotency_key, "abandon")
+    async def abandon(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
+        return await self._act(request, game_id, "abandon")
 
     @get(
         "/{game_id:uuid}/hint",
@@ -142,8 +144,9 @@ class GameController(Controller):
             record=format_record(moves),
         )
 
-    async def _act(self, request: AnyRequest, game_id: UUID, key: str | None, kind: str) -> Response[Snapshot]:
+    async def _act(self, request: AnyRequest, game_id: UUID, kind: str) -> Response[Snapshot]:
         player = await current_player(request)
+        key = idempotency_key(request)
         if kind == "move":
             move: MoveBody = await parse_body(request, _MOVE)
             action = play_action(move_from_body(move))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from litestar import Controller, Response, get, patch, post
 from pydantic import TypeAdapter
 
-from pyramide.service.controllers.docs import IdempotencyKey, problems
+from pyramide.service.controllers.docs import problems
 from pyramide.service.players import PlayerStore
 from pyramide.service.problems import ServiceError
-from pyramide.service.requests import AnyRequest, current_player, fingerprint, parse_body
+from pyramide.service.requests import AnyRequest, current_player, fingerprint, idempotency_key, parse_body
 from pyramide.service.schemas import CreatedPlayer, CreatePlayerBody, Player, PlayerSettingsBody
 
 _CREATE = TypeAdapter(CreatePlayerBody)
@@ -30,11 +30,12 @@ class PlayerController(Controller):
         description="Returns the player's bearer token once; the service keeps only its hash.",
         responses=problems(400, 409, 422),
     )
-    async def create(self, request: AnyRequest, idempotency_key: IdempotencyKey = None) -> Response[CreatedPlayer]:
+    async def create(self, request: AnyRequest) -> Response[CreatedPlayer]:
+        key = idempotency_key(request)
         body = await parse_body(request, _CREATE)
         players: PlayerStore = request.app.state.players
         player, token, same = await players.create(
-            body.locale, body.explain_errors, idempotency_key, await fingerprint(request), body.name
+            body.locale, body.explain_errors, key, await fingerprint(request), body.name
         )
         if not same:
             raise ServiceError(409, "idempotency_key_reused")
