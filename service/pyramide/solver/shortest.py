@@ -13,8 +13,13 @@ make 13 (A+Q, 2+J, …) a removal takes at most two cards, both from the pyramid
 values and at most ``m`` such pairs (a maximum matching), the class takes at least ``a + b - m`` removals; the
 ``a - m`` and ``b - m`` cards left over need stock or waste cards of the partner value on top: those the waste
 holds may be uncovered by removals, the rest must be drawn, so the stock must be drawn at least as far as the last
-of the nearest ones. Among states of equal estimate the one furthest along is taken first. Positions that cannot
-clear the pyramid are cut with the bound of :mod:`pyramide.solver.bounds`.
+of the nearest ones. A waste card that no pyramid card left can pair with (and is no king) stays until the next
+turn-over, and so does every card beneath it: those are not counted as uncoverable, and when the pyramid needs
+more of a value than the stock and the rest of the waste hold, the estimate adds the whole stock, the turn-over and
+the draws up to the nearest such card after it. A free king in the pyramid, or two free cards that are each
+other's last partner, is removed at once without trying anything else (some shortest line does so). Among states
+of equal estimate the one furthest along is taken first. Positions that cannot clear the pyramid are cut with the
+bound of :mod:`pyramide.solver.bounds`.
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
             return _line(parents, state)
         if len(cost) >= budget or (not len(cost) % 1024 and time.perf_counter() > deadline):
             return None
-        for moves, move, index, after in _steps(deal, state):
+        for moves, move, index, after in _steps(deal, bounds, state):
             total = spent + moves
             if total < cost.get(after, total + 1) and bound(after[0], after[1]) == SLOTS:
                 cost[after], parents[after] = total, (state, move, index)
@@ -67,30 +72,41 @@ class _Estimate:
 
     def __init__(self, bounds: Bounds) -> None:
         self.bounds, self.order_masks = bounds, bounds.order_masks
-        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
+        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...], int]] = {}
 
     def __call__(self, state: State) -> int:
         present, left, drawn = state
-        removals, needed = self._inside(present)
+        removals, needed, blocking = self._inside(present)
         if not needed:
             return removals
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
-        furthest = 0
+        stuck = _stuck(waste, blocking)
+        free = waste ^ stuck
+        furthest = after_turn = 0
         for value, count in needed:
             of_value = self.order_masks[value]
-            short = count - (waste & of_value).bit_count()  # cards in the waste may be uncovered by removals: free
+            short = count - (free & of_value).bit_count()  # free waste cards may be uncovered by removals
             cards = stock & of_value
-            while short > 0 and cards:  # the nearest ones in the stock must be drawn
-                nearest = cards & -cards
-                cards ^= nearest
-                short -= 1
-                furthest = max(furthest, nearest)
+            if cards.bit_count() >= short:
+                while short > 0:  # the nearest ones in the stock must be drawn
+                    nearest = cards & -cards
+                    cards ^= nearest
+                    short -= 1
+                    furthest = max(furthest, nearest)
+                continue
+            wanted = _lowest(stuck & of_value, short - cards.bit_count())  # the rest only after a turn-over
+            if wanted:
+                after_turn = max(after_turn, (stuck & ((wanted << 1) - 1)).bit_count())
+        if after_turn:
+            return removals + stock.bit_count() + 1 + after_turn  # the whole stock, the turn-over, then the draws
         if not furthest:
             return removals
         return removals + (stock & ((furthest << 1) - 1)).bit_count()  # the stock must be drawn at least this far
 
-    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...]]:
+    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...], int]:
+        """For a pyramid: the fewest removals it takes, how many cards of each value it needs from outside, and the
+        mask of the outside cards that can never leave the waste now (a value whose partners have all gone)."""
         known = self.inside.get(present)
         if known is None:
             counts, slots_of_value = self.bounds.pyramid(present)
@@ -101,18 +117,42 @@ class _Estimate:
                 for v in range(1, KING)
                 if counts[v] > pairs[min(v, KING - v)]
             )
-            known = self.inside[present] = (removals, needed)
+            blocking = 0
+            for value in range(1, KING):
+                if not counts[KING - value]:
+                    blocking |= self.order_masks[value]
+            known = self.inside[present] = (removals, needed, blocking)
         return known
 
 
-def _steps(deal: Deal, state: State) -> list[tuple[int, Move, int, State]]:
+def _stuck(waste: int, blocking: int) -> int:
+    """The waste cards that stay until the next turn-over: a card no pyramid card left can pair with (a king can
+    always go) and every card beneath it."""
+    blockers = waste & blocking
+    if not blockers:
+        return 0
+    return waste & ((1 << blockers.bit_length()) - 1)
+
+
+def _lowest(cards: int, count: int) -> int:
+    """The ``count``-th lowest card of the mask ``cards`` (as a one-bit mask), or 0 when it holds fewer."""
+    if count <= 0:
+        return 0
+    for _ in range(count - 1):
+        cards &= cards - 1
+    return cards & -cards
+
+
+def _steps(deal: Deal, bounds: Bounds, state: State) -> list[tuple[int, Move, int, State]]:
     """Every removal from ``state`` with how many moves it takes (the draws and turn-overs it needs first, and
     itself), the move, the index of the stock or waste card it takes (-1: none), and the state it leads to. A king
     outside the pyramid may go too: taking one off the waste uncovers the card beneath without a turn-over."""
     present, left, drawn = state
-    result: list[tuple[int, Move, int, State]] = [
-        (1, move, -1, (after, left, drawn)) for move, after in deal.inside(present)
-    ]
+    inside = deal.inside(present)
+    forced = _forced(inside, bounds, deal.pyramid_values, present, left)
+    if forced is not None:
+        return [(1, forced[0], -1, (forced[1], left, drawn))]
+    result: list[tuple[int, Move, int, State]] = [(1, move, -1, (after, left, drawn)) for move, after in inside]
     pyramid_values, order_values = deal.pyramid_values, deal.order_values
     wanted: dict[int, list[int]] = {}
     for slot in free_slots(present):
@@ -135,6 +175,30 @@ def _steps(deal: Deal, state: State) -> list[tuple[int, Move, int, State]]:
             move = RemovePair(deal.pyramid[slot], card)
             result.append((reach + 1, move, index, (present & ~(1 << slot), remaining, after_drawn)))
     return result
+
+
+def _forced(
+    inside: tuple[tuple[Move, int], ...], bounds: Bounds, values: tuple[int, ...], present: int, left: int
+) -> tuple[Move, int] | None:
+    """A removal inside the pyramid that some shortest line makes now, if there is one: a free king, or two free
+    cards that are each other's last partner anywhere. Either must be made sooner or later, costs one move whenever
+    it is made, and only frees cards: made at once, every other move of the line stays legal."""
+    counts = None
+    for move, after in inside:
+        if isinstance(move, RemoveKing):
+            return move, after
+        if counts is None:
+            pyramid, outside = bounds.pyramid(present)[0], bounds.outside(left)[0]
+            counts = [a + b for a, b in zip(pyramid, outside, strict=True)]
+        gone = present ^ after
+        first, second = (values[s] for s in _slots(gone))
+        if counts[first] == 1 and counts[second] == 1:
+            return move, after
+    return None
+
+
+def _slots(mask: int) -> tuple[int, ...]:
+    return tuple(s for s in range(SLOTS) if mask >> s & 1)
 
 
 def _reach(left: int, drawn: int, index: int) -> tuple[int, int]:

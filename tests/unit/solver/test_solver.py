@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyramide.engine import DRAW, DealCode, Game, Move, Rules, all_rule_sets, dump_game
+from pyramide.engine import DRAW, RECYCLE, DealCode, Game, Move, Rules, all_rule_sets, dump_game
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
@@ -18,7 +18,7 @@ from pyramide.solver.bounds import Bounds
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import from_game, moves
 from pyramide.solver.search import RelaxedBound, _explore, realise
-from pyramide.solver.shortest import _Estimate, shortest_line
+from pyramide.solver.shortest import _Estimate, _forced, shortest_line
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
 
 RULE_SETS = all_rule_sets()
@@ -347,7 +347,57 @@ def test_the_a_star_shortest_line_is_as_short_as_any(rules: Rules, seed: int) ->
         assert solve(game, shortest=True).shortest == fast
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
+@given(
+    number=st.integers(0, DEAL_COUNT - 1),
+    seed=st.integers(0, 1000),
+    rules=st.sampled_from([Rules(), Rules(cover_pairs=True), Rules(strict_win=True)]),
+    removals_left=st.integers(4, 9),
+    draws=st.integers(0, 30),
+)
+def test_the_a_star_line_is_shortest_from_any_late_position(
+    number: int, seed: int, rules: Rules, removals_left: int, draws: int
+) -> None:
+    """Whatever the position (waste deep or empty, stock turned over or not), the A* with its forced moves and
+    its estimate finds a line exactly as short as breadth-first search over every engine move."""
+    game = _late_position(DealCode(rules, number=number), seed, removals_left)
+    for _ in range(draws):
+        legal = game.legal_moves()
+        if DRAW in legal:
+            game.play(DRAW)
+        elif RECYCLE in legal:
+            game.play(RECYCLE)
+    deal, start = from_game(game, pooled=False)
+    line = shortest_line(deal, start, 10**6, float("inf"))
+    fewest = fewest_moves_to_win(game)
+    assert (line is None) == (fewest is None), game.code
+    if line is not None:
+        assert len(line) == fewest, game.code
+        _replays_to(game, line, SLOTS)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    number=st.integers(0, DEAL_COUNT - 1),
+    seed=st.integers(0, 1000),
+    rules=st.sampled_from([Rules(), Rules(cover_pairs=True), Rules(strict_win=True)]),
+    removals_left=st.integers(4, 10),
+)
+def test_a_forced_removal_begins_a_shortest_line(number: int, seed: int, rules: Rules, removals_left: int) -> None:
+    """The A* offers only the forced removal when there is one (a free king, or two free cards that are each
+    other's last partner): some shortest line must begin with it."""
+    game = _late_position(DealCode(rules, number=number), seed, removals_left)
+    deal, start = from_game(game, pooled=False)
+    forced = _forced(deal.inside(start.present), Bounds(deal), deal.pyramid_values, start.present, start.left)
+    if forced is None:
+        return
+    fewest = fewest_moves_to_win(game)
+    after = game.copy()
+    after.play(forced[0])
+    assert fewest is None or fewest_moves_to_win(after) == fewest - 1, (game.code, forced[0].notation())
+
+
+@settings(max_examples=80, deadline=None)
 @given(number=st.integers(0, DEAL_COUNT - 1), seed=st.integers(0, 1000), cover_pairs=st.booleans())
 def test_the_a_star_estimate_never_overestimates(number: int, seed: int, cover_pairs: bool) -> None:
     """The estimate (removals: kings, and per class the cards less the pairs a matching inside the pyramid allows;
