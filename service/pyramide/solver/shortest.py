@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
+from dataclasses import dataclass
 
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
@@ -43,9 +44,10 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
     bounds = Bounds(deal)
     bound = bounds.removable
     estimate = _Estimate(bounds)
+    shapes = _Shapes(deal)
     first: State = (start.present, start.left, start.drawn)
     cost: dict[State, int] = {first: 0}
-    parents: dict[State, tuple[State, Move, int] | None] = {first: None}
+    parents: dict[State, tuple[State, Step] | None] = {first: None}
     tie = itertools.count()
     queue = [(estimate(first), 0, next(tie), first)]
     while queue:
@@ -55,13 +57,14 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
             continue
         present, left, _ = state
         if present == 0 and (not deal.rules.strict_win or left == 0):
-            return _line(parents, state)
+            return _line(deal, parents, state)
         if len(cost) >= budget or (not len(cost) % 1024 and time.perf_counter() > deadline):
             return None
-        for moves, move, index, after in _steps(deal, bounds, state):
-            total = spent + moves
+        for step in shapes.steps(state):
+            after = step[4]
+            total = spent + step[0]
             if total < cost.get(after, total + 1) and bound(after[0], after[1]) == SLOTS:
-                cost[after], parents[after] = total, (state, move, index)
+                cost[after], parents[after] = total, (state, step)
                 heapq.heappush(queue, (total + estimate(after), -total, next(tie), after))
     return None
 
@@ -76,7 +79,7 @@ class _Estimate:
 
     def __call__(self, state: State) -> int:
         present, left, drawn = state
-        removals, needed, blocking = self._inside(present)
+        removals, needed, blocking = self.inside.get(present) or self._inside(present)
         if not needed:
             return removals
         waste = left & ((1 << drawn) - 1)
@@ -84,8 +87,9 @@ class _Estimate:
         stuck = _stuck(waste, blocking)
         free = waste ^ stuck
         furthest = after_turn = 0
+        order_masks = self.order_masks
         for value, count in needed:
-            of_value = self.order_masks[value]
+            of_value = order_masks[value]
             short = count - (free & of_value).bit_count()  # free waste cards may be uncovered by removals
             cards = stock & of_value
             if cards.bit_count() >= short:
@@ -143,62 +147,93 @@ def _lowest(cards: int, count: int) -> int:
     return cards & -cards
 
 
-def _steps(deal: Deal, bounds: Bounds, state: State) -> list[tuple[int, Move, int, State]]:
-    """Every removal from ``state`` with how many moves it takes (the draws and turn-overs it needs first, and
-    itself), the move, the index of the stock or waste card it takes (-1: none), and the state it leads to. A king
-    outside the pyramid may go too: taking one off the waste uncovers the card beneath without a turn-over."""
-    present, left, drawn = state
-    inside = deal.inside(present)
-    forced = _forced(inside, bounds, deal.pyramid_values, present, left)
-    if forced is not None:
-        return [(1, forced[0], -1, (forced[1], left, drawn))]
-    result: list[tuple[int, Move, int, State]] = [(1, move, -1, (after, left, drawn)) for move, after in inside]
-    pyramid_values, order_values = deal.pyramid_values, deal.order_values
-    wanted: dict[int, list[int]] = {}
-    for slot in free_slots(present):
-        wanted.setdefault(KING - pyramid_values[slot], []).append(slot)
-    rest = left
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        index = low.bit_length() - 1
-        value = order_values[index]
-        slots = wanted.get(value, ())
-        if not slots and value != KING:
-            continue
-        reach, after_drawn = _reach(left, drawn, index)
-        remaining = left & ~low
-        card = deal.order[index]
-        if value == KING:
-            result.append((reach + 1, RemoveKing(card), index, (present, remaining, after_drawn)))
-        for slot in slots:
-            move = RemovePair(deal.pyramid[slot], card)
-            result.append((reach + 1, move, index, (present & ~(1 << slot), remaining, after_drawn)))
-    return result
+Step = tuple[int, Move | None, int, int, State]
+"""A removal: the moves it takes (the draws and turn-overs it needs first, and itself), the move (``None`` for one
+with a stock or waste card, made only for the line found), the pyramid slot and the stock or waste index of the
+card it takes (-1: none), and the state it leads to."""
 
 
-def _forced(
-    inside: tuple[tuple[Move, int], ...], bounds: Bounds, values: tuple[int, ...], present: int, left: int
-) -> tuple[Move, int] | None:
-    """A removal inside the pyramid that some shortest line makes now, if there is one: a free king, or two free
-    cards that are each other's last partner anywhere. Either must be made sooner or later, costs one move whenever
-    it is made, and only frees cards: made at once, every other move of the line stays legal."""
-    counts = None
-    for move, after in inside:
-        if isinstance(move, RemoveKing):
-            return move, after
-        if counts is None:
-            pyramid, outside = bounds.pyramid(present)[0], bounds.outside(left)[0]
-            counts = [a + b for a, b in zip(pyramid, outside, strict=True)]
-        gone = present ^ after
-        first, second = (values[s] for s in _slots(gone))
-        if counts[first] == 1 and counts[second] == 1:
-            return move, after
-    return None
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What the steps need of one pyramid, worked out once: its removals inside it, a free king's, its pairs with
+    the values of their cards, the free slots that each value outside would pair with, its count of each value."""
+
+    inside: tuple[tuple[Move, int], ...]
+    king: tuple[Move, int] | None
+    pairs: tuple[tuple[Move, int, int, int], ...]
+    wanted: dict[int, tuple[int, ...]]
+    counts: tuple[int, ...]
 
 
-def _slots(mask: int) -> tuple[int, ...]:
-    return tuple(s for s in range(SLOTS) if mask >> s & 1)
+class _Shapes:
+    def __init__(self, deal: Deal) -> None:
+        self.deal = deal
+        self.known: dict[int, _Shape] = {}
+
+    def shape(self, present: int) -> _Shape:
+        known = self.known.get(present)
+        if known is None:
+            known = self.known[present] = self._shape(present)
+        return known
+
+    def _shape(self, present: int) -> _Shape:
+        deal, values = self.deal, self.deal.pyramid_values
+        inside = deal.inside(present)
+        king = next(((m, a) for m, a in inside if isinstance(m, RemoveKing)), None)
+        pairs: list[tuple[Move, int, int, int]] = []
+        for move, after in inside:
+            if isinstance(move, RemovePair):
+                first, second = (values[s] for s in range(SLOTS) if (present ^ after) >> s & 1)
+                pairs.append((move, after, first, second))
+        wanted: dict[int, list[int]] = {}
+        for slot in free_slots(present):
+            wanted.setdefault(KING - values[slot], []).append(slot)
+        counts = tuple((present & mask).bit_count() for mask in deal.pyramid_masks)
+        return _Shape(inside, king, tuple(pairs), {v: tuple(s) for v, s in wanted.items()}, counts)
+
+    def steps(self, state: State) -> list[Step]:
+        """Every removal from ``state`` (see :data:`Step`). A king outside the pyramid may go too: taking one off
+        the waste uncovers the card beneath without a turn-over."""
+        present, left, drawn = state
+        shape = self.shape(present)
+        forced = self._forced(shape, left)
+        if forced is not None:
+            return [(1, forced[0], -1, -1, (forced[1], left, drawn))]
+        result: list[Step] = [(1, move, -1, -1, (after, left, drawn)) for move, after in shape.inside]
+        order_values, wanted = self.deal.order_values, shape.wanted
+        rest = left
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            index = low.bit_length() - 1
+            value = order_values[index]
+            slots = wanted.get(value, ())
+            if not slots and value != KING:
+                continue
+            reach, after_drawn = _reach(left, drawn, index)
+            remaining = left & ~low
+            if value == KING:
+                result.append((reach + 1, None, -1, index, (present, remaining, after_drawn)))
+            for slot in slots:
+                result.append((reach + 1, None, slot, index, (present & ~(1 << slot), remaining, after_drawn)))
+        return result
+
+    def _forced(self, shape: _Shape, left: int) -> tuple[Move, int] | None:
+        """A removal inside the pyramid that some shortest line makes now, if there is one: a free king, or two
+        free cards that are each other's last partner anywhere. Either must be made sooner or later, costs one
+        move whenever it is made, and only frees cards: made at once, every other move of the line stays legal."""
+        if shape.king is not None:
+            return shape.king
+        counts, order_masks = shape.counts, self.deal.order_masks
+        for move, after, first, second in shape.pairs:
+            if (
+                counts[first] == 1
+                and counts[second] == 1
+                and not left & order_masks[first]
+                and not left & order_masks[second]
+            ):
+                return move, after
+        return None
 
 
 def _reach(left: int, drawn: int, index: int) -> tuple[int, int]:
@@ -225,11 +260,14 @@ def _bring_to_top(left: int, drawn: int, index: int) -> tuple[Move, ...]:
     return (DRAW,) * ahead + (RECYCLE,) + (DRAW,) * (count - ahead - 1)
 
 
-def _line(parents: dict[State, tuple[State, Move, int] | None], state: State) -> list[Move]:
+def _line(deal: Deal, parents: dict[State, tuple[State, Step] | None], state: State) -> list[Move]:
     line: list[Move] = []
     step = parents[state]
     while step is not None:
-        state, move, index = step
+        state, (_, move, slot, index, _) = step
+        if move is None:
+            card = deal.order[index]
+            move = RemoveKing(card) if slot < 0 else RemovePair(deal.pyramid[slot], card)
         line[:0] = (*_bring_to_top(state[1], state[2], index), move)
         step = parents[state]
     return line

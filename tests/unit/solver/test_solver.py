@@ -18,7 +18,7 @@ from pyramide.solver.bounds import Bounds
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import from_game, moves
 from pyramide.solver.search import RelaxedBound, _explore, realise
-from pyramide.solver.shortest import _Estimate, _forced, shortest_line
+from pyramide.solver.shortest import _Estimate, _Shapes, shortest_line
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
 
 RULE_SETS = all_rule_sets()
@@ -388,7 +388,8 @@ def test_a_forced_removal_begins_a_shortest_line(number: int, seed: int, rules: 
     other's last partner): some shortest line must begin with it."""
     game = _late_position(DealCode(rules, number=number), seed, removals_left)
     deal, start = from_game(game, pooled=False)
-    forced = _forced(deal.inside(start.present), Bounds(deal), deal.pyramid_values, start.present, start.left)
+    shapes = _Shapes(deal)
+    forced = shapes._forced(shapes.shape(start.present), start.left)
     if forced is None:
         return
     fewest = fewest_moves_to_win(game)
