@@ -60,10 +60,12 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
             return _line(deal, parents, state)
         if len(cost) >= budget or (not len(cost) % 1024 and time.perf_counter() > deadline):
             return None
+        if bound(present, left) < SLOTS:  # checked when taken, not when queued: most queued states never are
+            continue
         for step in shapes.steps(state):
             after = step[4]
             total = spent + step[0]
-            if total < cost.get(after, total + 1) and bound(after[0], after[1]) == SLOTS:
+            if total < cost.get(after, total + 1):
                 cost[after], parents[after] = total, (state, step)
                 heapq.heappush(queue, (total + estimate(after), -total, next(tie), after))
     return None
@@ -93,11 +95,7 @@ class _Estimate:
             short = count - (free & of_value).bit_count()  # free waste cards may be uncovered by removals
             cards = stock & of_value
             if cards.bit_count() >= short:
-                while short > 0:  # the nearest ones in the stock must be drawn
-                    nearest = cards & -cards
-                    cards ^= nearest
-                    short -= 1
-                    furthest = max(furthest, nearest)
+                furthest = max(furthest, _lowest(cards, short))  # the nearest ones in the stock must be drawn
                 continue
             wanted = _lowest(stuck & of_value, short - cards.bit_count())  # the rest only after a turn-over
             if wanted:
@@ -212,6 +210,7 @@ class _Shapes:
                 continue
             reach, after_drawn = _reach(left, drawn, index)
             remaining = left & ~low
+            after_drawn = (remaining & ((1 << after_drawn) - 1)).bit_length()  # one name for one waste
             if value == KING:
                 result.append((reach + 1, None, -1, index, (present, remaining, after_drawn)))
             for slot in slots:
