@@ -13,13 +13,14 @@ make 13 (A+Q, 2+J, …) a removal takes at most two cards, both from the pyramid
 values and at most ``m`` such pairs (a maximum matching), the class takes at least ``a + b - m`` removals; the
 ``a - m`` and ``b - m`` cards left over need stock or waste cards of the partner value on top: those the waste
 holds may be uncovered by removals, the rest must be drawn, so the stock must be drawn at least as far as the last
-of the nearest ones. A waste card that no pyramid card left can pair with (and is no king) stays until the next
-turn-over, and so does every card beneath it: those are not counted as uncoverable, and when the pyramid needs
-more of a value than the stock and the rest of the waste hold, the estimate adds the whole stock, the turn-over and
-the draws up to the nearest such card after it. A free king in the pyramid, or two free cards that are each
-other's last partner, is removed at once without trying anything else (some shortest line does so). Among states
-of equal estimate the one furthest along is taken first. Positions that cannot clear the pyramid are cut with the
-bound of :mod:`pyramide.solver.bounds`.
+of the nearest ones. A waste card other than a king leaves only with a pyramid card of the partner value, so
+where a value's cards, from the top of the waste down, outnumber the pyramid's partners for it, one of them stays
+until the next turn-over, and so does every card beneath: those are not counted as uncoverable, and when the
+pyramid needs more of a value than the stock and the rest of the waste hold, the estimate adds the whole stock, the
+turn-over and the draws up to the nearest such card after it. A free king in the pyramid, or two free cards that
+are each other's last partner, is removed at once without trying anything else (some shortest line does so). Among
+states of equal estimate the one furthest along is taken first. Positions that cannot clear the pyramid are cut
+with the bound of :mod:`pyramide.solver.bounds` when they come off the queue.
 """
 
 from __future__ import annotations
@@ -78,26 +79,44 @@ class _Estimate:
     def __init__(self, bounds: Bounds) -> None:
         self.bounds, self.order_masks = bounds, bounds.order_masks
         self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...], int]] = {}
+        self.partners: dict[int, tuple[tuple[int, int], ...]] = {}
+        self.stuck: dict[int, int] = {}
+
+    def stuck_in_waste(self, present: int, waste: int) -> int:
+        """The cards of ``waste`` that stay there until the next turn-over, with this pyramid (see :func:`_stuck`)."""
+        partners = (self.inside.get(present) or self._inside(present))[2]
+        key = partners << 32 | waste
+        stuck = self.stuck.get(key)
+        if stuck is None:
+            stuck = self.stuck[key] = _stuck(waste, self.partners[partners], self.order_masks)
+        return stuck
 
     def __call__(self, state: State) -> int:
         present, left, drawn = state
-        removals, needed, blocking = self.inside.get(present) or self._inside(present)
+        removals, needed, _ = self.inside.get(present) or self._inside(present)
         if not needed:
             return removals
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
-        stuck = _stuck(waste, blocking)
+        stuck = self.stuck_in_waste(present, waste)
         free = waste ^ stuck
         furthest = after_turn = 0
         order_masks = self.order_masks
         for value, count in needed:
             of_value = order_masks[value]
             short = count - (free & of_value).bit_count()  # free waste cards may be uncovered by removals
-            cards = stock & of_value
-            if cards.bit_count() >= short:
-                furthest = max(furthest, _lowest(cards, short))  # the nearest ones in the stock must be drawn
+            if short <= 0:
                 continue
-            wanted = _lowest(stuck & of_value, short - cards.bit_count())  # the rest only after a turn-over
+            cards = stock & of_value
+            have = cards.bit_count()
+            if have >= short:  # the nearest ones in the stock must be drawn
+                for _ in range(short - 1):
+                    cards &= cards - 1
+                nearest = cards & -cards
+                if nearest > furthest:  # noqa: PLR1730 - the estimate runs for every state queued; max() costs more
+                    furthest = nearest
+                continue
+            wanted = _lowest(stuck & of_value, short - have)  # the rest only after a turn-over
             if wanted:
                 after_turn = max(after_turn, (stuck & ((wanted << 1) - 1)).bit_count())
         if after_turn:
@@ -107,8 +126,8 @@ class _Estimate:
         return removals + (stock & ((furthest << 1) - 1)).bit_count()  # the stock must be drawn at least this far
 
     def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...], int]:
-        """For a pyramid: the fewest removals it takes, how many cards of each value it needs from outside, and the
-        mask of the outside cards that can never leave the waste now (a value whose partners have all gone)."""
+        """For a pyramid: the fewest removals it takes, how many cards of each value it needs from outside, and a
+        number naming how many partners it holds for each value outside (see :meth:`stuck_in_waste`)."""
         known = self.inside.get(present)
         if known is None:
             counts, slots_of_value = self.bounds.pyramid(present)
@@ -119,21 +138,25 @@ class _Estimate:
                 for v in range(1, KING)
                 if counts[v] > pairs[min(v, KING - v)]
             )
-            blocking = 0
-            for value in range(1, KING):
-                if not counts[KING - value]:
-                    blocking |= self.order_masks[value]
-            known = self.inside[present] = (removals, needed, blocking)
+            partners = tuple((v, counts[KING - v]) for v in range(1, KING) if counts[KING - v] < 4)
+            key = sum(count + 1 << 3 * value for value, count in partners)  # a number for each, to key by
+            self.partners[key] = partners
+            known = self.inside[present] = (removals, needed, key)
         return known
 
 
-def _stuck(waste: int, blocking: int) -> int:
-    """The waste cards that stay until the next turn-over: a card no pyramid card left can pair with (a king can
-    always go) and every card beneath it."""
-    blockers = waste & blocking
-    if not blockers:
-        return 0
-    return waste & ((1 << blockers.bit_length()) - 1)
+def _stuck(waste: int, partners: tuple[tuple[int, int], ...], order_masks: tuple[int, ...]) -> int:
+    """The waste cards that stay until the next turn-over. Without stock–waste pairing a waste card other than a
+    king leaves only with a pyramid card of the partner value, each pyramid card once: where a value's cards from the
+    top of the waste down outnumber the pyramid's partners for it, one of them stays, and every card beneath."""
+    highest = 0
+    for value, count in partners:
+        cards = waste & order_masks[value]
+        if cards.bit_count() > count:
+            for _ in range(count):
+                cards ^= 1 << (cards.bit_length() - 1)
+            highest = max(highest, cards.bit_length() - 1)
+    return waste & ((1 << highest) - 1) if highest else 0
 
 
 def _lowest(cards: int, count: int) -> int:

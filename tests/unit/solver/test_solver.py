@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pyramide.engine import DRAW, RECYCLE, DealCode, Game, Move, Rules, all_rule_sets, dump_game
+from pyramide.engine.cards import Card
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
@@ -361,12 +362,7 @@ def test_the_a_star_line_is_shortest_from_any_late_position(
     """Whatever the position (waste deep or empty, stock turned over or not), the A* with its forced moves and
     its estimate finds a line exactly as short as breadth-first search over every engine move."""
     game = _late_position(DealCode(rules, number=number), seed, removals_left)
-    for _ in range(draws):
-        legal = game.legal_moves()
-        if DRAW in legal:
-            game.play(DRAW)
-        elif RECYCLE in legal:
-            game.play(RECYCLE)
+    _draw(game, draws)
     deal, start = from_game(game, pooled=False)
     line = shortest_line(deal, start, 10**6, float("inf"))
     fewest = fewest_moves_to_win(game)
@@ -398,16 +394,78 @@ def test_a_forced_removal_begins_a_shortest_line(number: int, seed: int, rules: 
     assert fewest is None or fewest_moves_to_win(after) == fewest - 1, (game.code, forced[0].notation())
 
 
-@settings(max_examples=80, deadline=None)
-@given(number=st.integers(0, DEAL_COUNT - 1), seed=st.integers(0, 1000), cover_pairs=st.booleans())
-def test_the_a_star_estimate_never_overestimates(number: int, seed: int, cover_pairs: bool) -> None:
+@settings(max_examples=200, deadline=None)
+@given(
+    number=st.integers(0, DEAL_COUNT - 1),
+    seed=st.integers(0, 1000),
+    cover_pairs=st.booleans(),
+    removals_left=st.integers(6, 10),
+    draws=st.integers(0, 40),
+)
+def test_the_a_star_estimate_never_overestimates(
+    number: int, seed: int, cover_pairs: bool, removals_left: int, draws: int
+) -> None:
     """The estimate (removals: kings, and per class the cards less the pairs a matching inside the pyramid allows;
-    draws to the cards the pyramid needs from outside) is at most the fewest moves that win, so A* stays exact."""
-    game = _late_position(DealCode(Rules(cover_pairs=cover_pairs), number=number), seed, removals_left=10)
+    draws to the cards the pyramid needs from outside, past a turn-over for those stuck in the waste) is at most
+    the fewest moves that win, so A* stays exact: from late positions with the waste at any depth."""
+    game = _late_position(DealCode(Rules(cover_pairs=cover_pairs), number=number), seed, removals_left)
+    _draw(game, draws)
     fewest = fewest_moves_to_win(game)
     deal, start = from_game(game, pooled=False)
     estimate = _Estimate(Bounds(deal))((start.present, start.left, start.drawn))
     assert fewest is None or estimate <= fewest
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    number=st.integers(0, DEAL_COUNT - 1),
+    seed=st.integers(0, 1000),
+    cover_pairs=st.booleans(),
+    removals_left=st.integers(6, 12),
+    draws=st.integers(0, 40),
+)
+def test_waste_cards_counted_stuck_never_come_to_the_top_before_a_turn_over(
+    number: int, seed: int, cover_pairs: bool, removals_left: int, draws: int
+) -> None:
+    """The estimate takes some waste cards as reachable only after a turn-over. Every line of play without one
+    (all draws and removals, breadth first over engine states) must leave each of them covered."""
+    game = _late_position(DealCode(Rules(cover_pairs=cover_pairs), number=number), seed, removals_left)
+    _draw(game, draws)
+    deal, start = from_game(game, pooled=False)
+    waste = start.left & ((1 << start.drawn) - 1)
+    stuck = _Estimate(Bounds(deal)).stuck_in_waste(start.present, waste)
+    stuck_cards = {deal.order[i] for i in range(start.drawn) if stuck >> i & 1}
+    assert not stuck_cards & _tops_before_a_turn_over(game)
+
+
+def _tops_before_a_turn_over(game: Game, limit: int = 100_000) -> set[Card]:
+    tops: set[Card] = set()
+    seen = {_key(game)}
+    queue = deque([game])
+    while queue:
+        current = queue.popleft()
+        if current.waste_top is not None:
+            tops.add(current.waste_top)
+        for move in current.legal_moves():
+            if move == RECYCLE:
+                continue
+            after = current.copy()
+            after.play(move)
+            if _key(after) not in seen:
+                seen.add(_key(after))
+                queue.append(after)
+        assert len(seen) < limit, "needs a smaller case"
+    return tops
+
+
+def _draw(game: Game, count: int) -> None:
+    """Up to ``count`` draws, turning the waste over when the stock runs out."""
+    for _ in range(count):
+        legal = game.legal_moves()
+        if DRAW in legal:
+            game.play(DRAW)
+        elif RECYCLE in legal:
+            game.play(RECYCLE)
 
 
 def test_the_a_star_takes_a_king_off_the_waste_when_that_is_shorter() -> None:
