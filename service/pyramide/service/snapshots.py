@@ -15,18 +15,21 @@ from pyramide.engine import card_code
 from pyramide.engine.cards import Card
 from pyramide.engine.messages import Locale
 from pyramide.engine.pyramid import POSITIONS, free_slots
-from pyramide.service.schemas import Slot, Snapshot
+from pyramide.engine.rules import Rules
+from pyramide.service.schemas import RulesBody, Slot, Snapshot
 from pyramide.service.stored_game import StoredGame
 
 
 class _SnapshotWithCheckedSlots(Snapshot):
-    """:class:`Snapshot` for a pyramid already validated piece by piece when :func:`_slots` built it."""
+    """:class:`Snapshot` for a pyramid and rules already validated piece by piece (:func:`_slots`, :func:`_rules`)."""
 
     pyramid: Annotated[list[Any], Field(min_length=28, max_length=28)]
+    rules: Any
 
 
 _SNAPSHOT = TypeAdapter(_SnapshotWithCheckedSlots)
 _SLOT = TypeAdapter(Slot)
+_RULES = TypeAdapter(RulesBody)
 _JSON = msgspec.json.Encoder()
 
 
@@ -34,6 +37,15 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+@cache
+def _rules(rules: Rules) -> dict[str, Any]:
+    """A rule set as validated data: one of at most 32, each validated once and shared (they are only read)."""
+    data = rules.to_json()
+    _RULES.validate_python(data)
+    return data
+
+
+@lru_cache(maxsize=4096)
 def _time(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
 
@@ -77,7 +89,7 @@ def snapshot_data(stored: StoredGame, locale: Locale, feedback: EngineFeedback |
     data = {
         "id": stored.id,
         "code": str(game.code),
-        "rules": game.rules.to_json(),
+        "rules": _rules(game.rules),
         "version": stored.version,
         "status": status,
         "score": game.score,
