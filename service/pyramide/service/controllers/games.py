@@ -26,6 +26,7 @@ from pyramide.service.requests import (
     AnyRequest,
     current_player,
     fingerprint,
+    header_value,
     idempotency_key,
     locale_of,
     parse_body,
@@ -160,7 +161,7 @@ class GameController(Controller):
             game_id=game_id,
             action=action,
             locale=locale_of(request, player),
-            if_match=parse_if_match(request.headers.get("if-match")),
+            if_match=parse_if_match(header_value(request, b"if-match")),
             idempotency_key=key,
             fingerprint=await fingerprint(request) if key else "",
         )
