@@ -331,38 +331,29 @@ def test_a_relaxed_line_that_can_be_played_is_played() -> None:
     assert solve(game).states == relaxed.explore(start.present, start.left, 10**6, float("inf"))[3]
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(cover_pairs=True), Rules(strict_win=True)], ids=lambda r: r.segment)
-@pytest.mark.parametrize("seed", range(20))
-def test_the_a_star_shortest_line_is_as_short_as_any(rules: Rules, seed: int) -> None:
-    """Under unlimited turn-overs without stock–waste pairing the A* over removals finds lines exactly as short as
-    a breadth-first search over whole engine states with every legal move, and they win in the engine."""
-    code = DealCode(rules, number=random.Random(100 + seed).randrange(DEAL_COUNT))
-    game = _late_position(code, seed, removals_left=8)
-    deal, start = from_game(game, pooled=False)
-    fast = shortest_line(deal, start, 10**6, float("inf"))
-    fewest = fewest_moves_to_win(game)
-    assert (fast is None) == (fewest is None), game.code
-    if fast is not None:
-        assert len(fast) == fewest, game.code
-        _replays_to(game, fast, SLOTS)
-        assert solve(game, shortest=True).shortest == fast
+A_STAR_RULES = st.sampled_from([Rules(), Rules(cover_pairs=True), Rules(strict_win=True)])
+
+
+@st.composite
+def late_games(
+    draw: st.DrawFn,
+    rules: st.SearchStrategy[Rules] = A_STAR_RULES,
+    removals_left: tuple[int, int] = (6, 10),
+    draws: tuple[int, int] = (0, 40),
+) -> Game:
+    """A random deal played at random until few cards remain, then drawn on: the waste at any depth, the stock
+    turned over or not."""
+    code = DealCode(draw(rules), number=draw(st.integers(0, DEAL_COUNT - 1)))
+    game = _late_position(code, draw(st.integers(0, 1000)), draw(st.integers(*removals_left)))
+    _draw(game, draw(st.integers(*draws)))
+    return game
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    number=st.integers(0, DEAL_COUNT - 1),
-    seed=st.integers(0, 1000),
-    rules=st.sampled_from([Rules(), Rules(cover_pairs=True), Rules(strict_win=True)]),
-    removals_left=st.integers(4, 9),
-    draws=st.integers(0, 30),
-)
-def test_the_a_star_line_is_shortest_from_any_late_position(
-    number: int, seed: int, rules: Rules, removals_left: int, draws: int
-) -> None:
-    """Whatever the position (waste deep or empty, stock turned over or not), the A* with its forced moves and
-    its estimate finds a line exactly as short as breadth-first search over every engine move."""
-    game = _late_position(DealCode(rules, number=number), seed, removals_left)
-    _draw(game, draws)
+@given(game=late_games(removals_left=(4, 9), draws=(0, 30)))
+def test_the_a_star_line_is_shortest_from_any_late_position(game: Game) -> None:
+    """Whatever the position, the A* with its forced moves and its estimate finds a line exactly as short as
+    breadth-first search over every engine move."""
     deal, start = from_game(game, pooled=False)
     line = shortest_line(deal, start, 10**6, float("inf"))
     fewest = fewest_moves_to_win(game)
@@ -370,19 +361,14 @@ def test_the_a_star_line_is_shortest_from_any_late_position(
     if line is not None:
         assert len(line) == fewest, game.code
         _replays_to(game, line, SLOTS)
+        assert solve(game, shortest=True).shortest == line
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    number=st.integers(0, DEAL_COUNT - 1),
-    seed=st.integers(0, 1000),
-    rules=st.sampled_from([Rules(), Rules(cover_pairs=True), Rules(strict_win=True)]),
-    removals_left=st.integers(4, 10),
-)
-def test_a_forced_removal_begins_a_shortest_line(number: int, seed: int, rules: Rules, removals_left: int) -> None:
+@given(game=late_games(removals_left=(4, 10), draws=(0, 0)))
+def test_a_forced_removal_begins_a_shortest_line(game: Game) -> None:
     """The A* offers only the forced removal when there is one (a free king, or two free cards that are each
     other's last partner): some shortest line must begin with it."""
-    game = _late_position(DealCode(rules, number=number), seed, removals_left)
     deal, start = from_game(game, pooled=False)
     shapes = _Shapes(deal)
     forced = shapes._forced(shapes.shape(start.present), start.left)
@@ -395,21 +381,11 @@ def test_a_forced_removal_begins_a_shortest_line(number: int, seed: int, rules: 
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    number=st.integers(0, DEAL_COUNT - 1),
-    seed=st.integers(0, 1000),
-    cover_pairs=st.booleans(),
-    removals_left=st.integers(6, 10),
-    draws=st.integers(0, 40),
-)
-def test_the_a_star_estimate_never_overestimates(
-    number: int, seed: int, cover_pairs: bool, removals_left: int, draws: int
-) -> None:
+@given(game=late_games())
+def test_the_a_star_estimate_never_overestimates(game: Game) -> None:
     """The estimate (removals: kings, and per class the cards less the pairs a matching inside the pyramid allows;
     draws to the cards the pyramid needs from outside, past a turn-over for those stuck in the waste) is at most
-    the fewest moves that win, so A* stays exact: from late positions with the waste at any depth."""
-    game = _late_position(DealCode(Rules(cover_pairs=cover_pairs), number=number), seed, removals_left)
-    _draw(game, draws)
+    the fewest moves that win, so A* stays exact."""
     fewest = fewest_moves_to_win(game)
     deal, start = from_game(game, pooled=False)
     estimate = _Estimate(Bounds(deal))((start.present, start.left, start.drawn))
@@ -417,20 +393,10 @@ def test_the_a_star_estimate_never_overestimates(
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    number=st.integers(0, DEAL_COUNT - 1),
-    seed=st.integers(0, 1000),
-    cover_pairs=st.booleans(),
-    removals_left=st.integers(6, 12),
-    draws=st.integers(0, 40),
-)
-def test_waste_cards_counted_stuck_never_come_to_the_top_before_a_turn_over(
-    number: int, seed: int, cover_pairs: bool, removals_left: int, draws: int
-) -> None:
+@given(game=late_games(removals_left=(6, 12)))
+def test_waste_cards_counted_stuck_never_come_to_the_top_before_a_turn_over(game: Game) -> None:
     """The estimate takes some waste cards as reachable only after a turn-over. Every line of play without one
     (all draws and removals, breadth first over engine states) must leave each of them covered."""
-    game = _late_position(DealCode(Rules(cover_pairs=cover_pairs), number=number), seed, removals_left)
-    _draw(game, draws)
     deal, start = from_game(game, pooled=False)
     waste = start.left & ((1 << start.drawn) - 1)
     stuck = _Estimate(Bounds(deal)).stuck_in_waste(start.present, waste)
