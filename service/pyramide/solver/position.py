@@ -170,12 +170,16 @@ def _exclusive_pair(
     for move, after in candidates:
         if not isinstance(move, RemovePair) or after.left != position.left:
             continue
-        low = card_value(move.first)
-        high = PAIR_SUM - low
-        count = (position.present & (deal.pyramid_masks[low] | deal.pyramid_masks[high])).bit_count()
-        if count == 2 and not position.left & (deal.order_masks[low] | deal.order_masks[high]):
+        if last_partners(deal, position.present, position.left, card_value(move.first)):
             return move, after
     return None
+
+
+def last_partners(deal: Deal, present: int, left: int, value: int) -> bool:
+    """Whether the only cards left of ``value`` and its partner value are one of each in the pyramid."""
+    low, high = value, PAIR_SUM - value
+    count = (present & (deal.pyramid_masks[low] | deal.pyramid_masks[high])).bit_count()
+    return count == 2 and not left & (deal.order_masks[low] | deal.order_masks[high])
 
 
 def pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:

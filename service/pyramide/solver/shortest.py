@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
-from pyramide.solver.position import Deal, Position
+from pyramide.solver.position import Deal, Position, last_partners
 
 KING = 13
 State = tuple[int, int, int]  # pyramid mask, remaining stock and waste cards, how far drawn
@@ -177,13 +177,12 @@ card it takes (-1: none), and the state it leads to."""
 @dataclass(frozen=True, slots=True)
 class _Shape:
     """What the steps need of one pyramid, worked out once: its removals inside it, a free king's, its pairs with
-    the values of their cards, the free slots that each value outside would pair with, its count of each value."""
+    the value of one of their cards, and the free slots that each value outside would pair with."""
 
     inside: tuple[tuple[Move, int], ...]
     king: tuple[Move, int] | None
-    pairs: tuple[tuple[Move, int, int, int], ...]
+    pairs: tuple[tuple[Move, int, int], ...]
     wanted: dict[int, tuple[int, ...]]
-    counts: tuple[int, ...]
 
 
 class _Shapes:
@@ -201,23 +200,18 @@ class _Shapes:
         deal, values = self.deal, self.deal.pyramid_values
         inside = deal.inside(present)
         king = next(((m, a) for m, a in inside if isinstance(m, RemoveKing)), None)
-        pairs: list[tuple[Move, int, int, int]] = []
-        for move, after in inside:
-            if isinstance(move, RemovePair):
-                first, second = (values[s] for s in range(SLOTS) if (present ^ after) >> s & 1)
-                pairs.append((move, after, first, second))
+        pairs = tuple((m, a, values[(present ^ a).bit_length() - 1]) for m, a in inside if isinstance(m, RemovePair))
         wanted: dict[int, list[int]] = {}
         for slot in free_slots(present):
             wanted.setdefault(KING - values[slot], []).append(slot)
-        counts = tuple((present & mask).bit_count() for mask in deal.pyramid_masks)
-        return _Shape(inside, king, tuple(pairs), {v: tuple(s) for v, s in wanted.items()}, counts)
+        return _Shape(inside, king, pairs, {v: tuple(s) for v, s in wanted.items()})
 
     def steps(self, state: State) -> list[Step]:
         """Every removal from ``state`` (see :data:`Step`). A king outside the pyramid may go too: taking one off
         the waste uncovers the card beneath without a turn-over."""
         present, left, drawn = state
         shape = self.shape(present)
-        forced = self._forced(shape, left)
+        forced = self._forced(shape, present, left)
         if forced is not None:
             return [(1, forced[0], -1, -1, (forced[1], left, drawn))]
         result: list[Step] = [(1, move, -1, -1, (after, left, drawn)) for move, after in shape.inside]
@@ -240,20 +234,14 @@ class _Shapes:
                 result.append((reach + 1, None, slot, index, (present & ~(1 << slot), remaining, after_drawn)))
         return result
 
-    def _forced(self, shape: _Shape, left: int) -> tuple[Move, int] | None:
+    def _forced(self, shape: _Shape, present: int, left: int) -> tuple[Move, int] | None:
         """A removal inside the pyramid that some shortest line makes now, if there is one: a free king, or two
         free cards that are each other's last partner anywhere. Either must be made sooner or later, costs one
         move whenever it is made, and only frees cards: made at once, every other move of the line stays legal."""
         if shape.king is not None:
             return shape.king
-        counts, order_masks = shape.counts, self.deal.order_masks
-        for move, after, first, second in shape.pairs:
-            if (
-                counts[first] == 1
-                and counts[second] == 1
-                and not left & order_masks[first]
-                and not left & order_masks[second]
-            ):
+        for move, after, value in shape.pairs:
+            if last_partners(self.deal, present, left, value):
                 return move, after
         return None
 

@@ -371,7 +371,7 @@ def test_a_forced_removal_begins_a_shortest_line(game: Game) -> None:
     other's last partner): some shortest line must begin with it."""
     deal, start = from_game(game, pooled=False)
     shapes = _Shapes(deal)
-    forced = shapes._forced(shapes.shape(start.present), start.left)
+    forced = shapes._forced(shapes.shape(start.present), start.present, start.left)
     if forced is None:
         return
     fewest = fewest_moves_to_win(game)
