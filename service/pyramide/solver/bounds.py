@@ -3,8 +3,9 @@
 - a card none of whose possible partners is left can never go, nor any card beneath it (two pyramid cards pair only
   when neither lies on the other, except a card with its last covering card under the covering-card variant);
 - in each class of values that make 13 (A+Q, 2+J, …), every removal takes one card of each value: with ``a`` and
-  ``b`` pyramid cards and ``p`` and ``q`` other cards of the two values, at most
-  ``min(a, q) + min(b, p) + 2·min(a − min(a, q), b − min(b, p))`` of the pyramid's go.
+  ``b`` pyramid cards and ``p`` and ``q`` other cards of the two values, at most ``2·k + min(a − k, q) +
+  min(b − k, p)`` of the pyramid's go, with ``k = min(a, b)`` pairs inside it (one more pair inside never loses:
+  it takes two pyramid cards, and frees at most one outside partner for each).
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ class Bounds:
         dead = dead_cone_bound(present, signature, slots_of_value, self.cover_pairs)
         return min(class_bound(present, inside, outside), dead)
 
+    def playable(self, present: int, left: int, drawn: int) -> int:
+        """The cards of ``left`` that may still be played from a position with no turn-over left, under rules
+        without stock–waste pairing: those stuck in the waste (:func:`stuck_in_waste`) never will."""
+        waste = left & ((1 << drawn) - 1)
+        if not waste:
+            return left
+        return left & ~stuck_in_waste(waste, waste_partners(self.pyramid(present)[0]), self.order_masks)
+
     def pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:
         """The counts of each value in the pyramid, and the mask of the slots holding each value."""
         cached = self._inside.get(present)
@@ -82,15 +91,35 @@ class Bounds:
         return cached
 
 
+def waste_partners(pyramid_counts: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """For each value a waste card may have (kings aside, they always go), how many pyramid cards could take one,
+    where that is fewer than four (four always suffice)."""
+    return tuple((v, pyramid_counts[KING - v]) for v in range(1, KING) if pyramid_counts[KING - v] < 4)
+
+
+def stuck_in_waste(waste: int, partners: tuple[tuple[int, int], ...], order_masks: Sequence[int]) -> int:
+    """The cards of ``waste`` that stay there until the next turn-over, under rules without stock–waste pairing.
+    A waste card other than a king then leaves only with a pyramid card of the partner value, each pyramid card
+    once (``partners``: :func:`waste_partners`): where a value's cards from the top of the waste down outnumber the
+    pyramid's partners for it, one of them stays, and every card beneath."""
+    highest = 0
+    for value, count in partners:
+        cards = waste & order_masks[value]
+        if cards.bit_count() > count:
+            for _ in range(count):
+                cards ^= 1 << (cards.bit_length() - 1)
+            highest = max(highest, cards.bit_length() - 1)
+    return waste & ((1 << highest) - 1) if highest else 0
+
+
 def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> int:
     """The count per value class: ``inside`` and ``outside`` count the values in the pyramid and outside it."""
     total = SLOTS - present.bit_count() + inside[KING]
     for value in range(1, 7):
         a, b, p, q = inside[value], inside[KING - value], outside[value], outside[KING - value]
-        x = a if a < q else q
-        y = b if b < p else p
-        rest_a, rest_b = a - x, b - y
-        total += x + y + 2 * (rest_a if rest_a < rest_b else rest_b)
+        pairs = a if a < b else b  # pairs inside first: each takes two pyramid cards, one outside partner only one
+        rest_a, rest_b = a - pairs, b - pairs
+        total += 2 * pairs + (rest_a if rest_a < q else q) + (rest_b if rest_b < p else p)
     return total
 
 

@@ -125,13 +125,14 @@ class PoolSearch:
             for slot in free:
                 value = values[slot]
                 need = PAIR_SUM - value
-                if outside[need] >= inside[value] and need in first and not (self.relaxed and inside[need]):
-                    # The pool holds a partner for every pyramid card of its value, and (every pair takes one card
-                    # of each value of a class, so the class stays balanced) one for every pyramid card of the
-                    # other value too: pairing it with one now is safe, as a line pairing it with a pyramid card
-                    # instead can pair that one with a spare pool card. The relaxation for limited turn-overs
-                    # keeps to classes without pyramid partners: its line is played under the real rules next,
-                    # where pairs inside the pyramid are the ones that need no digging through the stock.
+                spare = outside[need] >= inside[value] and outside[value] >= inside[need]
+                if spare and need in first and not (self.relaxed and inside[need]):
+                    # The pool holds a partner for every pyramid card of its value, and one for every pyramid card
+                    # of the other value too (in a whole deck the first implies the second, but not once cards
+                    # stuck in the waste are left out): pairing it with one now is safe, as a line pairing it with
+                    # a pyramid card instead can pair that one with a spare pool card. The relaxation for limited
+                    # turn-overs keeps to classes without pyramid partners: its line is played under the real rules
+                    # next, where pairs inside the pyramid are the ones that need no digging through the stock.
                     index = first[need]
                     return [(self._pair(slot, index), present & ~(1 << slot), left & ~(1 << index))]
         result = [(move, after, left) for move, after in pyramid_moves]

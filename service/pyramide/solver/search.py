@@ -153,7 +153,10 @@ def _explore(
     reachable position was visited (nothing cut, no cap reached), so the best found is the most there is."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
     best, best_at = _removed(start), start
-    exceeds = relaxed.exceeds if relaxed is not None else _counting(deal)
+    bounds = relaxed.bounds if relaxed is not None else Bounds(deal)
+    exceeds = relaxed.exceeds if relaxed is not None else _counting(bounds)
+    # With the turn-overs used up and no stock–waste pairing, cards stuck in the waste are out of the game.
+    last_pass = -1 if deal.rules.recycles is None or deal.rules.stock_waste_pairs else deal.rules.recycles
     spent_before = relaxed.states if relaxed is not None else 0
     stack = [start]
     cut = False
@@ -167,7 +170,10 @@ def _explore(
             if best >= cap:
                 return False, best, path_to(parents, best_at), len(parents), True, False
         threshold = min(max(best, floor), SLOTS - 1)
-        if prune and not exceeds(position.present, position.left, threshold):
+        left = position.left
+        if 0 <= last_pass <= position.recycles:
+            left = bounds.playable(position.present, left, position.drawn)  # what is buried now stays buried
+        if prune and not exceeds(position.present, left, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
         spent = len(parents) + (relaxed.states - spent_before if relaxed is not None else 0)
@@ -180,9 +186,9 @@ def _explore(
     return False, best, path_to(parents, best_at), len(parents), True, not cut
 
 
-def _counting(deal: Deal) -> Callable[[int, int, int], bool]:
+def _counting(bounds: Bounds) -> Callable[[int, int, int], bool]:
     """:meth:`RelaxedBound.exceeds` by the counting bound of :class:`Bounds` alone."""
-    removable = Bounds(deal).removable
+    removable = bounds.removable
     return lambda present, left, threshold: removable(present, left) > threshold
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
-from pyramide.solver.bounds import Bounds, pyramid_pairs
+from pyramide.solver.bounds import Bounds, pyramid_pairs, stuck_in_waste, waste_partners
 from pyramide.solver.position import Deal, Position, last_partners
 
 KING = 13
@@ -83,12 +83,12 @@ class _Estimate:
         self.stuck: dict[int, int] = {}
 
     def stuck_in_waste(self, present: int, waste: int) -> int:
-        """The cards of ``waste`` that stay there until the next turn-over, with this pyramid (see :func:`_stuck`)."""
+        """The cards of ``waste`` that stay until the next turn-over with this pyramid (:func:`stuck_in_waste`)."""
         partners = (self.inside.get(present) or self._inside(present))[2]
         key = partners << 32 | waste
         stuck = self.stuck.get(key)
         if stuck is None:
-            stuck = self.stuck[key] = _stuck(waste, self.partners[partners], self.order_masks)
+            stuck = self.stuck[key] = stuck_in_waste(waste, self.partners[partners], self.order_masks)
         return stuck
 
     def __call__(self, state: State) -> int:
@@ -138,25 +138,11 @@ class _Estimate:
                 for v in range(1, KING)
                 if counts[v] > pairs[min(v, KING - v)]
             )
-            partners = tuple((v, counts[KING - v]) for v in range(1, KING) if counts[KING - v] < 4)
+            partners = waste_partners(counts)
             key = sum(count + 1 << 3 * value for value, count in partners)  # a number for each, to key by
             self.partners[key] = partners
             known = self.inside[present] = (removals, needed, key)
         return known
-
-
-def _stuck(waste: int, partners: tuple[tuple[int, int], ...], order_masks: tuple[int, ...]) -> int:
-    """The waste cards that stay until the next turn-over. Without stock–waste pairing a waste card other than a
-    king leaves only with a pyramid card of the partner value, each pyramid card once: where a value's cards from the
-    top of the waste down outnumber the pyramid's partners for it, one of them stays, and every card beneath."""
-    highest = 0
-    for value, count in partners:
-        cards = waste & order_masks[value]
-        if cards.bit_count() > count:
-            for _ in range(count):
-                cards ^= 1 << (cards.bit_length() - 1)
-            highest = max(highest, cards.bit_length() - 1)
-    return waste & ((1 << highest) - 1) if highest else 0
 
 
 def _lowest(cards: int, count: int) -> int:
