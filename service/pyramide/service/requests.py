@@ -65,7 +65,7 @@ async def fingerprint(request: AnyRequest) -> str:
 def idempotency_key(request: AnyRequest) -> str | None:
     """The ``Idempotency-Key`` header; 400 ``invalid_idempotency_key`` when it is not 1-200 visible ASCII
     characters. Read here, not declared as a handler parameter: Litestar's extraction of that one optional header
-    cost about a tenth of a move request's time. The schema documents it on every POST (see ``openapi``)."""
+    cost a few per cent of a move request. The schema documents it on every POST (see ``openapi``)."""
     key = header_value(request, b"idempotency-key")
     if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
         raise ServiceError(400, "invalid_idempotency_key")

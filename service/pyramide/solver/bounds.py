@@ -5,7 +5,7 @@
 - in each class of values that make 13 (A+Q, 2+J, …), every removal takes one card of each value: with ``a`` and
   ``b`` pyramid cards and ``p`` and ``q`` other cards of the two values, at most ``2·k + min(a − k, q) +
   min(b − k, p)`` of the pyramid's go, with ``k = min(a, b)`` pairs inside it (one more pair inside never loses:
-  it takes two pyramid cards, and frees at most one outside partner for each).
+  it takes two more pyramid cards and leaves at most two fewer to pair with cards outside).
 """
 
 from __future__ import annotations
