@@ -52,6 +52,10 @@ class Bounds:
         self._inside: dict[int, tuple[tuple[int, ...], list[int]]] = {}
         self._outside: dict[int, tuple[tuple[int, ...], int]] = {}
         self._known: dict[tuple[int, int], int] = {}
+        self._partners: dict[int, int] = {}
+        """For each pyramid, a number naming its :func:`waste_partners` (pyramids with the same counts share it)."""
+        self._partner_counts: dict[int, tuple[tuple[int, int], ...]] = {}
+        self._stuck: dict[int, int] = {}
 
     def removable(self, present: int, left: int) -> int:
         key = (present, left)
@@ -68,11 +72,22 @@ class Bounds:
 
     def playable(self, present: int, left: int, drawn: int) -> int:
         """The cards of ``left`` that may still be played from a position with no turn-over left, under rules
-        without stock–waste pairing: those stuck in the waste (:func:`stuck_in_waste`) never will."""
-        waste = left & ((1 << drawn) - 1)
-        if not waste:
-            return left
-        return left & ~stuck_in_waste(waste, waste_partners(self.pyramid(present)[0]), self.order_masks)
+        without stock–waste pairing: those stuck in the waste never will."""
+        return left & ~self.stuck(present, left & ((1 << drawn) - 1))
+
+    def stuck(self, present: int, waste: int) -> int:
+        """The cards of ``waste`` that stay there until the next turn-over with this pyramid, under rules without
+        stock–waste pairing (:func:`stuck_in_waste`); kept per the pyramid's partner counts and the waste."""
+        partners = self._partners.get(present)
+        if partners is None:
+            counts = waste_partners(self.pyramid(present)[0])
+            partners = self._partners[present] = sum(count + 1 << 3 * value for value, count in counts)
+            self._partner_counts[partners] = counts
+        key = partners << 32 | waste
+        stuck = self._stuck.get(key)
+        if stuck is None:
+            stuck = self._stuck[key] = stuck_in_waste(waste, self._partner_counts[partners], self.order_masks)
+        return stuck
 
     def pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:
         """The counts of each value in the pyramid, and the mask of the slots holding each value."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
-from pyramide.solver.bounds import Bounds, pyramid_pairs, stuck_in_waste, waste_partners
+from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.position import Deal, Position, last_partners
 
 KING = 13
@@ -78,27 +78,16 @@ class _Estimate:
 
     def __init__(self, bounds: Bounds) -> None:
         self.bounds, self.order_masks = bounds, bounds.order_masks
-        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...], int]] = {}
-        self.partners: dict[int, tuple[tuple[int, int], ...]] = {}
-        self.stuck: dict[int, int] = {}
-
-    def stuck_in_waste(self, present: int, waste: int) -> int:
-        """The cards of ``waste`` that stay until the next turn-over with this pyramid (:func:`stuck_in_waste`)."""
-        partners = (self.inside.get(present) or self._inside(present))[2]
-        key = partners << 32 | waste
-        stuck = self.stuck.get(key)
-        if stuck is None:
-            stuck = self.stuck[key] = stuck_in_waste(waste, self.partners[partners], self.order_masks)
-        return stuck
+        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
 
     def __call__(self, state: State) -> int:
         present, left, drawn = state
-        removals, needed, _ = self.inside.get(present) or self._inside(present)
+        removals, needed = self.inside.get(present) or self._inside(present)
         if not needed:
             return removals
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
-        stuck = self.stuck_in_waste(present, waste)
+        stuck = self.bounds.stuck(present, waste)
         free = waste ^ stuck
         furthest = after_turn = 0
         order_masks = self.order_masks
@@ -125,9 +114,8 @@ class _Estimate:
             return removals
         return removals + (stock & ((furthest << 1) - 1)).bit_count()  # the stock must be drawn at least this far
 
-    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...], int]:
-        """For a pyramid: the fewest removals it takes, how many cards of each value it needs from outside, and a
-        number naming how many partners it holds for each value outside (see :meth:`stuck_in_waste`)."""
+    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...]]:
+        """For a pyramid: the fewest removals it takes, and how many cards of each value it needs from outside."""
         known = self.inside.get(present)
         if known is None:
             counts, slots_of_value = self.bounds.pyramid(present)
@@ -138,10 +126,7 @@ class _Estimate:
                 for v in range(1, KING)
                 if counts[v] > pairs[min(v, KING - v)]
             )
-            partners = waste_partners(counts)
-            key = sum(count + 1 << 3 * value for value, count in partners)  # a number for each, to key by
-            self.partners[key] = partners
-            known = self.inside[present] = (removals, needed, key)
+            known = self.inside[present] = (removals, needed)
         return known
 
 

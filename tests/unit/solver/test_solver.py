@@ -430,7 +430,7 @@ def test_waste_cards_counted_stuck_never_come_to_the_top_before_a_turn_over(game
     (all draws and removals, breadth first over engine states) must leave each of them covered."""
     deal, start = from_game(game, pooled=False)
     waste = start.left & ((1 << start.drawn) - 1)
-    stuck = _Estimate(Bounds(deal)).stuck_in_waste(start.present, waste)
+    stuck = Bounds(deal).stuck(start.present, waste)
     stuck_cards = {deal.order[i] for i in range(start.drawn) if stuck >> i & 1}
     assert not stuck_cards & _tops_before_a_turn_over(game)
 
