@@ -13,6 +13,7 @@ from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.games import move_body
 from pyramide.service.problems import MESSAGES, localised, problem_response
+from pyramide.service.requests import MAX_BODY_BYTES
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
 
 Client = TestClient[Any]
@@ -103,6 +104,25 @@ def test_every_post_refuses_a_malformed_idempotency_key_and_documents_it(
     assert after["version"] == 0 and after["status"] == "in_progress", "refused requests change nothing"
     ok = client.post(f"/v1/games/{game}/moves", json={"type": "draw"}, headers={**player, "Idempotency-Key": "x" * 200})
     assert ok.status_code == 200
+
+
+@pytest.mark.parametrize("language", ["hu", "en"])
+def test_too_long_bodies_are_413_and_documented(client: Client, player: dict[str, str], language: str) -> None:
+    """Past the limit a body is refused whatever route takes it, and nothing changes."""
+    game = _game(client, player)
+    headers = {**player, "Accept-Language": language, "Content-Type": "application/json"}
+    url = f"/v1/games/{game}/moves"
+    assert client.post(url, json={"type": "draw"}, headers=headers).json()["version"] == 1
+    too_long = b'{"type": "draw", "padding": "' + b"x" * MAX_BODY_BYTES + b'"}'
+    problem = _check(client.post(url, content=too_long, headers=headers), 413, "body_too_large", language)
+    assert str(MAX_BODY_BYTES) in problem["detail"]
+    _check(client.post("/v1/players", content=too_long, headers=headers), 413, "body_too_large", language)
+    assert client.get(f"/v1/games/{game}", headers=player).json()["version"] == 1, "refused bodies change nothing"
+    document = client.get("/schema/openapi.json").json()
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if "requestBody" in operation or method == "post":
+                assert "413" in operation["responses"], (method, path)
 
 
 ENGINE_CASES = [

@@ -48,6 +48,10 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "Az Idempotency-Key fejléc 1–200 látható ASCII karakter lehet",
         "en": "The Idempotency-Key header must be 1 to 200 visible ASCII characters",
     },
+    "body_too_large": {
+        "hu": "A kérés törzse hosszabb a megengedettnél; a határ bájtban: {limit}",
+        "en": "The request body is longer than allowed; the limit in bytes: {limit}",
+    },
     "service_unavailable": {
         "hu": "A szolgáltatás átmenetileg nem érhető el, próbáld újra később",
         "en": "The service is temporarily unavailable; try again later",
@@ -66,6 +70,7 @@ _STATUS_CODES: Final = {
     404: "not_found",
     405: "method_not_allowed",
     412: "precondition_failed",
+    413: "body_too_large",
     422: "validation_failed",
     503: "service_unavailable",
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from litestar import Request
 from pydantic import TypeAdapter, ValidationError
@@ -17,6 +17,9 @@ from pyramide.service.schemas import IDEMPOTENCY_KEY_PATTERN
 T = TypeVar("T")
 AnyRequest = Request[Any, Any, Any]
 _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+MAX_BODY_BYTES: Final = 64 * 1024
+"""Far above any body the API takes (a layout is about 1 KiB); a longer one is refused with 413 unread."""
+_BODY: Final = "pyramide.body"
 
 
 def header_value(request: AnyRequest, name: bytes) -> str | None:
@@ -44,9 +47,36 @@ def locale_of(request: AnyRequest, player: Player | None = None) -> Locale:
     return negotiate_locale(header_value(request, b"accept-language"), player.locale if player else "hu")
 
 
+async def read_body(request: AnyRequest) -> bytes:
+    """The request body, read once from the ASGI channel and kept in the scope for the next reader; 413
+    ``body_too_large`` past ``MAX_BODY_BYTES``. Litestar's ``Request.body`` first builds the whole header map to
+    read Content-Length: that was a third of reading a move's body."""
+    scope: dict[str, Any] = request.scope  # type: ignore[assignment]
+    body: bytes | None = scope.get(_BODY)
+    if body is None:
+        body = scope[_BODY] = await _receive_body(request)
+    return body
+
+
+async def _receive_body(request: AnyRequest) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await request.receive()
+        if message["type"] != "http.request":
+            raise ServiceError(400, "bad_request")  # the client went away mid-body
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise ServiceError(413, "body_too_large", limit=str(MAX_BODY_BYTES))
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
 async def parse_body(request: AnyRequest, adapter: TypeAdapter[T]) -> T:
     """The JSON body validated strictly against its model: 400 when it is not JSON, 422 when it does not fit."""
-    raw = await request.body()
+    raw = await read_body(request)
     try:
         return adapter.validate_json(raw or b"{}", strict=True)
     except ValidationError as error:
@@ -58,7 +88,7 @@ async def parse_body(request: AnyRequest, adapter: TypeAdapter[T]) -> T:
 
 async def fingerprint(request: AnyRequest) -> str:
     """What makes two requests the same one, for Idempotency-Key: method, path and body."""
-    body = await request.body()
+    body = await read_body(request)
     return hashlib.sha256(b"%s %s\n%s" % (request.method.encode(), request.url.path.encode(), body)).hexdigest()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from litestar.openapi.datastructures import ResponseSpec
 
 from pyramide.service.problems import PROBLEM_JSON
+from pyramide.service.requests import MAX_BODY_BYTES
 from pyramide.service.schemas import Problem
 
 _DESCRIPTIONS = {
@@ -14,6 +15,7 @@ _DESCRIPTIONS = {
     409: "The move is not allowed now (the engine's code), a lost race, an Idempotency-Key reused, or no deal"
     " proven winnable in time for winnable_only",
     412: "If-Match names a version the game has moved on from",
+    413: f"The body is longer than the service reads ({MAX_BODY_BYTES} bytes)",
     422: "The body does not fit the schema, or names no possible deal, layout or rules",
     503: "Redis is unreachable; retry after Retry-After seconds",
 }

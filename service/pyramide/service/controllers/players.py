@@ -28,7 +28,7 @@ class PlayerController(Controller):
         operation_id="createPlayer",
         summary="Create an anonymous player",
         description="Returns the player's bearer token once; the service keeps only its hash.",
-        responses=problems(400, 409, 422),
+        responses=problems(400, 409, 413, 422),
     )
     async def create(self, request: AnyRequest) -> Response[CreatedPlayer]:
         key = idempotency_key(request)
@@ -50,7 +50,7 @@ class PlayerController(Controller):
         "/me",
         operation_id="updateCurrentPlayer",
         summary="Change the caller's settings",
-        responses=problems(400, 401, 422),
+        responses=problems(400, 401, 413, 422),
     )
     async def update(self, request: AnyRequest) -> Player:
         player = await current_player(request)
