@@ -183,24 +183,24 @@ class Slot(TypedDict):
     free: bool
 
 
-class Waste(BaseModel):
+class Waste(TypedDict):
     count: Count
     top: str | None
-    cards: list[str] = Field(description="The face-up waste cards, bottom to top.")
+    cards: Annotated[list[str], Field(description="The face-up waste cards, bottom to top.")]
 
 
-class Stock(BaseModel):
-    count: Count = Field(description="Face-down cards; their order is never shown.")
+class Stock(TypedDict):
+    count: Annotated[Count, Field(description="Face-down cards; their order is never shown.")]
 
 
-class RecyclesState(BaseModel):
+class RecyclesState(TypedDict):
     used: Count
-    left: Count | None = Field(description="null: without limit.")
+    left: Annotated[Count | None, Field(description="null: without limit.")]
 
 
-class Feedback(BaseModel):
+class Feedback(TypedDict):
     code: str
-    message: str | None = Field(description="Localised; null when the game does not show it.")
+    message: Annotated[str | None, Field(description="Localised; null when the game does not show it.")]
 
 
 GameStatus = Literal["in_progress", "won", "stuck", "abandoned"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 from functools import cache, lru_cache
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import msgspec
 from pydantic import Field, TypeAdapter
@@ -69,12 +69,20 @@ def _slot(slot: int, card: Card | None, free: bool) -> Slot:
     return _SLOT.validate_python({"row": row + 1, "col": col + 1, "card": _code(card), "free": free})
 
 
+class _Pyramid(NamedTuple):
+    slots: list[Slot]
+    written: msgspec.Raw
+    """The same slots as JSON: they were most of the bytes a snapshot writes, and most moves leave them as they
+    were."""
+
+
 @lru_cache(maxsize=4096)
-def _slots(pyramid: tuple[Card, ...], present: int) -> list[Slot]:
+def _pyramid(pyramid: tuple[Card, ...], present: int) -> _Pyramid:
     """The 28 slots, from validated pieces (validating all 28 again on every move that removes a card cost more
-    than the rest of the snapshot together); the list is kept for the moves that leave the pyramid as it is."""
+    than the rest of the snapshot together), kept with their JSON for the moves that leave the pyramid as it is."""
     free = set(free_slots(present))
-    return [_slot(s, card if present >> s & 1 else None, s in free) for s, card in enumerate(pyramid)]
+    slots = [_slot(s, card if present >> s & 1 else None, s in free) for s, card in enumerate(pyramid)]
+    return _Pyramid(slots, msgspec.Raw(_JSON.encode(slots)))
 
 
 def snapshot_data(stored: StoredGame, locale: Locale, feedback: EngineFeedback | None = None) -> dict[str, Any]:
@@ -95,7 +103,7 @@ def snapshot_data(stored: StoredGame, locale: Locale, feedback: EngineFeedback |
         "score": game.score,
         "moves": game.moves,
         "elapsed_ms": elapsed_ms(stored, now_ms()),
-        "pyramid": _slots(game.layout.pyramid, game.present),
+        "pyramid": _pyramid(game.layout.pyramid, game.present).slots,
         "waste": {"count": len(waste), "top": _code(top), "cards": [card_code(c) for c in waste]},
         "stock": {"count": game.stock_count},
         "selected": _code(game.selection),
@@ -113,11 +121,10 @@ def snapshot_data(stored: StoredGame, locale: Locale, feedback: EngineFeedback |
     return data
 
 
-def encode_snapshot(data: dict[str, Any]) -> bytes:
-    """Validated snapshot data as JSON. It holds only JSON types, UUIDs and UTC datetimes, which msgspec writes
-    exactly as pydantic would (a test holds it to that), in a fraction of the time."""
-    return _JSON.encode(data)
-
-
 def snapshot_json(stored: StoredGame, locale: Locale, feedback: EngineFeedback | None = None) -> bytes:
-    return encode_snapshot(snapshot_data(stored, locale, feedback))
+    """The snapshot as sent: :func:`snapshot_data` with the pyramid's kept JSON. It holds only JSON types, UUIDs
+    and UTC datetimes, which msgspec writes exactly as pydantic would (a test holds it to that), in a fraction of
+    the time."""
+    data = snapshot_data(stored, locale, feedback)
+    data["pyramid"] = _pyramid(stored.game.layout.pyramid, stored.game.present).written
+    return _JSON.encode(data)

@@ -11,10 +11,12 @@ from pydantic import TypeAdapter
 
 from pyramide.engine import DealCode, Game, tap_card
 from pyramide.engine.deal_codes import DEAL_COUNT
+from pyramide.engine.messages import Locale
 from pyramide.engine.rules import all_rule_sets
 from pyramide.engine.taps import feedback
+from pyramide.service import snapshots
 from pyramide.service.schemas import Snapshot
-from pyramide.service.snapshots import encode_snapshot, snapshot_data, snapshot_json
+from pyramide.service.snapshots import snapshot_data, snapshot_json
 from pyramide.service.stored_game import StoredGame
 
 _DOCUMENTED = TypeAdapter(Snapshot)
@@ -50,12 +52,15 @@ def _stored(seed: int) -> StoredGame:
 
 
 @pytest.mark.parametrize("seed", range(60))
-def test_snapshot_json_is_what_pydantic_writes_for_the_documented_model(seed: int) -> None:
+def test_snapshot_json_is_what_pydantic_writes_for_the_documented_model(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(snapshots, "now_ms", lambda: 1_790_000_500_000)  # the same elapsed time in both
     stored = _stored(seed)
     said = None if seed % 3 else feedback("sum_must_be_13")
-    data = snapshot_data(stored, "en" if seed % 2 else "hu", said)
-    written = json.loads(encode_snapshot(data))
-    documented = json.loads(_DOCUMENTED.dump_json(_DOCUMENTED.validate_python(data)))
+    locale: Locale = "en" if seed % 2 else "hu"
+    written = json.loads(snapshot_json(stored, locale, said))
+    documented = json.loads(_DOCUMENTED.dump_json(_DOCUMENTED.validate_python(snapshot_data(stored, locale, said))))
     assert written == documented  # times and ids compared as text, not only as the same instant
 
 
