@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass
 from uuid import UUID
 
-from pyramide.engine import Game, InvalidStateError, Status, dump_game, load_game
+from pyramide.engine import Game, InvalidStateError, dump_game, load_game
 
 _HEADER = struct.Struct(">Q16sQQQB")
 _COUNTERS = struct.Struct(">I")
@@ -43,7 +43,7 @@ class StoredGame:
     @property
     def finished(self) -> bool:
         """Won or abandoned: kept for good and never changed again. A stuck game can still be undone."""
-        return self.abandoned or self.game.status is Status.WON
+        return self.abandoned or self.game.is_won
 
     @property
     def started(self) -> bool:
