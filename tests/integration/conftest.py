@@ -53,6 +53,12 @@ def client(app: Litestar) -> Iterator[TestClient[Any]]:
         yield test_client
 
 
+def metric_values(client: TestClient[Any]) -> dict[str, float]:
+    """Every sample ``/metrics`` shows, by its name with labels."""
+    lines = client.get("/metrics").text.splitlines()
+    return {line.rpartition(" ")[0]: float(line.rpartition(" ")[2]) for line in lines if line[:1] != "#"}
+
+
 def new_player(client: TestClient[Any], **settings: object) -> dict[str, str]:
     """Headers that authenticate a fresh player."""
     response = client.post("/v1/players", json=settings)

@@ -17,7 +17,7 @@ from pyramide.service.embedded_redis import EmbeddedRedis
 from pyramide.service.games import move_body
 from pyramide.service.settings import Settings
 from pyramide.service.store import game_key
-from tests.integration.conftest import new_player
+from tests.integration.conftest import metric_values, new_player
 from tests.integration.conftest import serve_in_thread as _serve
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
@@ -108,10 +108,14 @@ def test_redis_down_is_503_and_the_service_recovers(
 ) -> None:
     game = client.post("/v1/games", json={"code": "PY1-N-OUTAGES"}, headers=player).json()
     client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player)
+    errors = 'litestar_requests_error_total{app_name="pyramide",method="POST",path="/v1/games/{game_id}/moves",'
+    errors += 'status_code="503"}'
     redis_server.stop()
     try:
+        before = metric_values(client).get(errors, 0)
         down = client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player)
         assert down.status_code == 503 and down.json()["code"] == "service_unavailable"
+        assert metric_values(client)[errors] == before + 1, "the outage shows in the metrics as errors"
         assert down.headers["retry-after"] == "1"
         assert client.get("/health/ready").status_code == 503
         assert client.get("/health/live").status_code == 200

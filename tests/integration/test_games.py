@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from litestar.testing import TestClient
@@ -12,7 +13,7 @@ from pyramide.engine.moves import parse_record
 from pyramide.service.games import move_body, move_from_body
 from pyramide.service.schemas import MoveBody
 from pyramide.solver import solve
-from tests.integration.conftest import new_player
+from tests.integration.conftest import metric_values, new_player
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
 
 Client = TestClient[Any]
@@ -197,12 +198,22 @@ def test_moves_by_notation_equal_parse_move(client: Client, player: dict[str, st
 
 
 def test_prometheus_metrics_count_requests(client: Client, player: dict[str, str]) -> None:
+    """Per route template and status, under the names of Litestar's Prometheus plugin (dashboards keep working)."""
+    labels = 'app_name="pyramide",method="{}",path="{}",status_code="{}"'
+    created = "litestar_requests_total{" + labels.format("POST", "/v1/games", "201") + "}"
+    missing = "litestar_requests_total{" + labels.format("GET", "/v1/games/{game_id}", "404") + "}"
+    timed = "litestar_request_duration_seconds_count{" + labels.format("POST", "/v1/games", "201") + "}"
+    running = "litestar_requests_in_progress{" + labels.format("POST", "/v1/games", "200") + "}"
+    before = metric_values(client)
     client.post("/v1/games", json={}, headers=player)
-    metrics = client.get("/metrics")
-    assert metrics.status_code == 200
-    assert (
-        'litestar_requests_total{app_name="pyramide",method="POST",path="/v1/games",status_code="201"}' in metrics.text
-    )
+    client.post("/v1/games", json={}, headers=player)
+    client.get(f"/v1/games/{uuid.uuid4()}", headers=player)
+    assert client.get("/metrics").status_code == 200
+    after = metric_values(client)
+    assert after[created] - before.get(created, 0) == 2 and after[timed] - before.get(timed, 0) == 2
+    assert after[missing] - before.get(missing, 0) == 1
+    assert after[running] == 0, "requests in progress go back down"
+    assert not any(n.startswith("litestar_requests_error_total") and 'code="404"' in n for n in after), "5xx only"
 
 
 def test_move_bodies_round_trip() -> None:

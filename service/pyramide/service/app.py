@@ -10,7 +10,7 @@ from litestar import Litestar
 from litestar.config.response_cache import ResponseCacheConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.plugins.prometheus import PrometheusController
 from litestar.types import ControllerRouterHandler
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -25,6 +25,7 @@ from pyramide.service.controllers.players import PlayerController
 from pyramide.service.controllers.stats import StatsController
 from pyramide.service.games import GameService
 from pyramide.service.leaderboards import Leaderboards
+from pyramide.service.metrics import RequestMetrics
 from pyramide.service.openapi import install_document
 from pyramide.service.players import PlayerStore
 from pyramide.service.problems import EXCEPTION_HANDLERS
@@ -93,7 +94,7 @@ def create_app(
         ],
         lifespan=[redis_client],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
-        middleware=[PrometheusConfig(app_name="pyramide", group_path=True).middleware],
+        middleware=[RequestMetrics(app_name="pyramide").middleware],
         openapi_config=OpenAPIConfig(
             title="Pyramide",
             version=pyramide.__version__,
