@@ -7,10 +7,13 @@ import dataclasses
 import itertools
 from collections.abc import Iterator
 from typing import Any
+from uuid import UUID
 
 import httpx
 import pytest
+import redis
 from litestar.testing import TestClient
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
@@ -19,6 +22,7 @@ from pyramide.service.app import create_app
 from pyramide.service.games import move_body
 from pyramide.service.settings import Settings
 from pyramide.service.settlement import Settlement
+from pyramide.service.stats import PlayerStats, stats_keys
 from tests.integration.conftest import new_player, serve_in_thread
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game
 
@@ -138,7 +142,8 @@ def test_a_game_counts_once_a_move_is_made(client: Client, player: dict[str, str
     }  # fmt: skip
 
 
-def test_streaks_across_wins_and_losses(client: Client, player: dict[str, str]) -> None:
+def test_streaks_across_wins_and_losses(client: Client, player: dict[str, str], redis_client: redis.Redis) -> None:
+    pending = stats_keys(UUID(client.get("/v1/players/me", headers=player).json()["id"]))[4]
     seen = []
     for step in ("win", "win", "abandon", "win", "win", "win", "stuck", "win"):
         if step == "win":
@@ -147,6 +152,7 @@ def test_streaks_across_wins_and_losses(client: Client, player: dict[str, str]) 
             _abandon_after_a_move(client, player)
         else:
             _lose_stuck(client, player)
+        assert redis_client.zcard(pending) == 0, "every start and end settled by its own request"
         stats = _stats(client, player)
         seen.append((stats["current_streak"], stats["best_streak"]))
     assert seen == [(1, 1), (2, 2), (0, 2), (1, 2), (2, 2), (3, 3), (0, 3), (1, 3)]
@@ -302,6 +308,28 @@ def test_a_crash_between_the_game_and_its_statistics_is_repaired_once(
     assert len(crash_client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"]) == 1
     (entry,) = crash_client.get("/v1/players/me/wins", headers=player).json()["entries"]
     assert entry["game_id"] == game
+
+
+def test_a_failure_after_the_leaderboard_entry_leaves_the_win_pending_and_it_is_counted_once(
+    crash_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A win goes on the leaderboard before the statistics record it and take it off the pending list in one step:
+    Redis failing in between leaves it pending, and the next read of the statistics counts it, once."""
+    player = new_player(crash_client)
+    original = PlayerStats.record_result
+
+    async def fails(self: PlayerStats, *args: Any, **kwargs: Any) -> bool:
+        raise RedisConnectionError("gone mid-settlement")
+
+    monkeypatch.setattr(PlayerStats, "record_result", fails)
+    _play(crash_client, player, _easy(crash_client, player), WINNING)
+    assert len(crash_client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"]) == 1
+    monkeypatch.setattr(PlayerStats, "record_result", original)
+    for _ in range(3):
+        stats = _stats(crash_client, player)
+        assert (stats["played"], stats["won"], stats["in_progress"]) == (1, 1, 0)
+    assert len(crash_client.get("/v1/players/me/wins", headers=player).json()["entries"]) == 1
+    assert len(crash_client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"]) == 1
 
 
 def test_a_request_still_running_is_not_settled_from_outside(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:

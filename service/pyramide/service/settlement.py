@@ -6,9 +6,10 @@ write can cover them. Instead, for a change that makes a game count (its first m
 1. the game's id goes into the player's ``pending`` set (the player's slot), before anything else;
 2. the game is saved with compare-and-set; the change that ends it writes the game's result in the same script
    (the game's slot), so a result exists exactly when the ending state was stored;
-3. the start or result is recorded in the player's statistics and the win entered on the leaderboard; both steps
-   are idempotent (a game's state in the statistics only moves forward; a leaderboard keeps each player's best);
-4. the game leaves ``pending``.
+3. a win is entered on the leaderboard (idempotent: a leaderboard keeps each player's best);
+4. the start or the result is recorded in the player's statistics, and the game leaves ``pending`` in the same
+   script (idempotent: a game's state in the statistics only moves forward). A result counts the game as played,
+   so a change that both starts and ends a game records only the result.
 
 If the process dies anywhere after 1, the game stays pending; reading the player's statistics first settles every
 pending game older than a grace period from what the game's slot says (started? result?), repeating 3 and 4. A
@@ -48,15 +49,17 @@ class Settlement:
         await self.redis.zadd(stats_keys(player)[4], {str(game): int(time.time() * 1000)})
 
     async def record(self, player: UUID, game: UUID, started: bool, result: GameResult | None, hints: int) -> None:
-        """Steps 3 and 4. A failure here loses nothing: the game stays pending and is settled later."""
+        """Steps 3 and 4: one round trip for a start or a loss, two for a win. A failure here loses nothing: the
+        game stays pending and is settled later."""
         try:
-            if started:
-                await self.stats.record_start(player, game)
             if result is not None:
-                await self.stats.record_result(result, hints)
                 if result.won:
                     await self.boards.enter(result, hints)
-            await self.redis.zrem(stats_keys(player)[4], str(game))
+                await self.stats.record_result(result, hints)
+            elif started:
+                await self.stats.record_start(player, game)
+            else:
+                await self.redis.zrem(stats_keys(player)[4], str(game))
         except RedisError:
             log.warning("statistics of game %s left pending; settled on the player's next statistics read", game)
 

@@ -19,6 +19,7 @@ from pyramide.service.results import GameResult
 from pyramide.service.store import Redis
 
 _RECORD: Final = """
+redis.call('ZREM', KEYS[5], ARGV[1])
 local state = redis.call('HGET', KEYS[2], ARGV[1])
 if state == 'won' or state == 'lost' then return 0 end
 if ARGV[2] == 'start' then
@@ -70,15 +71,15 @@ class PlayerStats:
         self._lists = RankedLists(redis)
 
     async def record_start(self, player: UUID, game: UUID) -> None:
-        await self._record(keys=stats_keys(player)[:4], args=[str(game), "start"])
+        """Count a game as played once; it leaves the pending settlements in the same step."""
+        await self._record(keys=stats_keys(player), args=[str(game), "start"])
 
     async def record_result(self, result: GameResult, hints: int) -> bool:
-        """Count a won or lost game once; false when it was counted already."""
+        """Count a won or lost game once (as played too); false when it was counted already. It leaves the pending
+        settlements in the same step."""
         member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.game))
         args = [str(result.game), "won" if result.won else "lost", result.elapsed_ms, result.moves, member]
-        return bool(
-            await self._record(keys=stats_keys(result.player)[:4], args=[*args, json.dumps(result.entry(hints))])
-        )
+        return bool(await self._record(keys=stats_keys(result.player), args=[*args, json.dumps(result.entry(hints))]))
 
     async def count_hint(self, player: UUID) -> None:
         await self.redis.hincrby(stats_keys(player)[0], "hints", 1)
