@@ -129,21 +129,24 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     """Every legal move and the position it leads to; removals first (kings, then pairs), then draw, turn-over."""
     if is_won(deal, position):
         return []
-    free = free_slots(position.present)
-    result = pyramid_removals(deal, position)
-    if result and isinstance(result[0][0], RemoveKing):
-        return [(result[0][0], normalise(deal, result[0][1]))]  # a free king: removing it now never loses anything
+    present, left = position.present, position.left
+    inside = deal.inside(present)
+    if inside and isinstance(inside[0][0], RemoveKing):  # a free king: removing it now never loses anything
+        return [(inside[0][0], normalise(deal, position._replace(present=inside[0][1])))]
+    free = free_slots(present)
     if deal.pool:
-        result.extend(_pool_removals(deal, position, free))
+        outside = _pool_removals(deal, position, free)
     else:
-        waste = waste_removals(deal, position, free)
-        if waste and isinstance(waste[0][0], RemoveKing):
-            return [(waste[0][0], normalise(deal, waste[0][1]))]  # the same for a king on top of the waste
-        result.extend(waste)
-        result.extend(stock_moves(deal, position))
-    exclusive = _exclusive_pair(deal, position, result)
-    if exclusive is not None:
-        return [(exclusive[0], normalise(deal, exclusive[1]))]
+        outside = waste_removals(deal, position, free)
+        if outside and isinstance(outside[0][0], RemoveKing):
+            return [(outside[0][0], normalise(deal, outside[0][1]))]  # the same for a king on top of the waste
+        outside.extend(stock_moves(deal, position))
+    for move, after in inside:
+        if isinstance(move, RemovePair) and last_partners(deal, present, left, card_value(move.first)):
+            return [(move, normalise(deal, position._replace(present=after)))]  # see :func:`last_partners`
+    drawn, recycles, fresh = position.drawn, position.recycles, position.fresh
+    result = [(move, Position(after, left, drawn, recycles, fresh)) for move, after in inside]
+    result += outside
     return [(m, normalise(deal, p)) for m, p in result] if deal.merges else result
 
 
@@ -162,21 +165,9 @@ def every_move(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     return [(m, normalise(deal, p)) for m, p in result]
 
 
-def _exclusive_pair(
-    deal: Deal, position: Position, candidates: list[tuple[Move, Position]]
-) -> tuple[Move, Position] | None:
-    """A pair of two pyramid cards that are each other's only possible partners left anywhere: they can only ever
-    go together, so removing them now never loses anything."""
-    for move, after in candidates:
-        if not isinstance(move, RemovePair) or after.left != position.left:
-            continue
-        if last_partners(deal, position.present, position.left, card_value(move.first)):
-            return move, after
-    return None
-
-
 def last_partners(deal: Deal, present: int, left: int, value: int) -> bool:
-    """Whether the only cards left of ``value`` and its partner value are one of each in the pyramid."""
+    """Whether the only cards left of ``value`` and its partner value are one of each in the pyramid: two such
+    free cards can only ever go together, so removing them now never loses anything."""
     low, high = value, PAIR_SUM - value
     count = (present & (deal.pyramid_masks[low] | deal.pyramid_masks[high])).bit_count()
     return count == 2 and not left & (deal.order_masks[low] | deal.order_masks[high])

@@ -160,11 +160,12 @@ def _explore(
     spent_before = relaxed.states if relaxed is not None else 0
     stack = [start]
     cut = False
+    strict = deal.rules.strict_win
     while stack:
         position = stack.pop()
-        if is_won(deal, position):
+        if not position.present and (not strict or not position.left):  # won (:func:`is_won`, inlined: hot)
             return True, SLOTS, path_to(parents, position), len(parents), True, False
-        removed = _removed(position)
+        removed = SLOTS - position.present.bit_count()
         if removed > best:
             best, best_at = removed, position
             if best >= cap:
