@@ -68,6 +68,8 @@ class RelaxedBound:
         self._known: dict[tuple[int, int], list[int]] = {}
         """For each pyramid and cards left: the most the pool model can remove, as far as known, and the most
         it was seen to reach."""
+        self._searched: dict[int, list[tuple[int, list[int]]]] = {}
+        """For each pyramid, the cards left it was searched with and what that proved (the same lists)."""
 
     def exceeds(self, present: int, left: int, threshold: int) -> bool:
         """Whether more than ``threshold`` pyramid cards may still go. The pool search is asked just that (it cuts
@@ -80,10 +82,20 @@ class RelaxedBound:
         most, reached = known
         if most <= threshold or reached > threshold:
             return most > threshold
+        searched = self._searched.setdefault(present, [])
+        for cards, (other_most, other_reached) in searched:
+            # With more cards left the pool model removes at least as much (a card it holds need never be used).
+            if left | cards == cards and other_most <= threshold:
+                known[0] = threshold
+                return False
+            if left | cards == left and other_reached > threshold:
+                known[1] = other_reached
+                return True
         allowance = min(RELAXED_BUDGET, self.budget - self.states)
         if allowance <= 0 or (self.searches >= RELAXED_TRIAL and self.refusals < self.searches * RELAXED_USEFUL):
             return True  # no budget left, or the pool model keeps agreeing with the counting bound: not worth asking
         self.searches += 1
+        searched.append((left, known))
         trail: list[int] = []
         won, best, _, states, exhausted = self.pool.explore(
             present, left, allowance, self.deadline, floor=threshold, cap=threshold + 1, trail=trail
