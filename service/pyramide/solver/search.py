@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
 from pyramide.engine import DRAW, Game, Move, RemoveKing, RemovePair
@@ -159,7 +159,8 @@ def _explore(
     relaxed: RelaxedBound | None = None,
 ) -> tuple[bool | None, int, list[Move], int, bool, bool]:
     """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted, complete).
-    Positions whose bound cannot beat the best found, nor ``floor``, are cut; reaching ``cap`` removed cards, an
+    Positions whose bound cannot beat the best found, nor ``floor``, are cut, and so are positions seen with fewer
+    turn-overs used (``prune=False`` visits every reachable position); reaching ``cap`` removed cards, an
     upper bound known from elsewhere, ends the search as if exhausted. The bound is ``relaxed`` when given (its
     answers are kept from one search to the next), else the counting bound of :class:`Bounds`. ``complete``: every
     reachable position was visited (nothing cut, no cap reached), so the best found is the most there is."""
@@ -196,10 +197,17 @@ def _explore(
         if last_pass < 0 or position.recycles < last_pass:
             position, children = _draw_on(deal, parents, position, children)
         for move, after in reversed(children):
-            if after not in parents:
+            if after not in parents and not (prune and after.recycles and _seen_with_fewer_turn_overs(parents, after)):
                 parents[after] = (position, move)
                 stack.append(after)
     return False, best, path_to(parents, best_at), len(parents), True, not cut
+
+
+def _seen_with_fewer_turn_overs(seen: Container[Position], position: Position) -> bool:
+    """The same position with fewer turn-overs used is already in the search: it can do all this one can and
+    more, so this one need not be searched (it is cut for the same reason the other is)."""
+    present, left, drawn, recycles, fresh = position
+    return any(Position(present, left, drawn, used, fresh) in seen for used in range(recycles))
 
 
 def _draw_on(

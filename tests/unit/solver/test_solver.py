@@ -18,7 +18,7 @@ from pyramide.solver import solve
 from pyramide.solver.bounds import Bounds
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import Position, from_game, moves
-from pyramide.solver.search import RelaxedBound, _explore, realise
+from pyramide.solver.search import RelaxedBound, _explore, _seen_with_fewer_turn_overs, realise
 from pyramide.solver.shortest import _Estimate, _Shapes, shortest_line
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
 
@@ -257,6 +257,18 @@ def test_the_relaxed_bound_never_prunes_the_answer(number: int, seed: int, rules
     pruned = _explore(deal, start, 10**7, float("inf"), relaxed=relaxed)
     full = _explore(deal, start, 10**7, float("inf"), prune=False)
     assert pruned[:2] == full[:2]
+
+
+def test_a_position_gives_way_only_to_itself_with_fewer_turn_overs_used() -> None:
+    """The full search skips a position already seen with fewer turn-overs used (it can do all this one can), and
+    nothing else: not one with more used, nor one that differs in anything but the turn-overs."""
+    seen: dict[Position, None] = {Position(5, 7, 3, 1, True): None}
+    assert _seen_with_fewer_turn_overs(seen, Position(5, 7, 3, 2, True))
+    assert not _seen_with_fewer_turn_overs(seen, Position(5, 7, 3, 1, True))
+    assert not _seen_with_fewer_turn_overs(seen, Position(5, 7, 3, 0, True)), "more turn-overs used is not better"
+    for other in (Position(4, 7, 3, 2, True), Position(5, 6, 3, 2, True), Position(5, 7, 2, 2, True)):
+        assert not _seen_with_fewer_turn_overs(seen, other)
+    assert not _seen_with_fewer_turn_overs(seen, Position(5, 7, 3, 2, False))
 
 
 @settings(max_examples=80, deadline=None)
