@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
+import pytest
 from litestar.testing import TestClient
 from pydantic import TypeAdapter
 
 from pyramide.engine import DealCode, Game, Rules, parse_move
 from pyramide.engine.moves import parse_record
+from pyramide.service.analysis import Solver
 from pyramide.service.games import move_body, move_from_body
 from pyramide.service.schemas import MoveBody
 from pyramide.solver import solve
@@ -245,3 +248,29 @@ def test_a_deal_analysis_is_cached_per_code(client: Client, redis_client: Any) -
 def test_winnable_only_deals_are_proven_winnable(client: Client, player: dict[str, str]) -> None:
     game = client.post("/v1/games", json={"winnable_only": True}, headers=player).json()
     assert solve(Game(DealCode.parse(game["code"]))).winnable is True
+
+
+def test_winnable_only_is_timed_from_the_solvers_first_answer(
+    client: Client, player: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold worker process may answer the first deal late; that is not time spent looking for a winnable deal.
+    When no deal is proven winnable in the time after it, the answer is 409."""
+    answers: list[bool] = []
+
+    async def analyse(self: Solver, game: Game, budget: int = 0) -> dict[str, Any]:
+        if not answers:
+            await asyncio.sleep(self.time_limit_s * 1.5)  # a worker process starting
+        answers.append(len(answers) == 1)  # the first deal is lost, the second won
+        return {"winnable": answers[-1]}
+
+    monkeypatch.setattr(Solver, "analyse", analyse)
+    created = client.post("/v1/games", json={"winnable_only": True}, headers=player)
+    assert created.status_code == 201 and answers == [False, True]
+    monkeypatch.setattr(Solver, "analyse", lambda self, game, budget=0: _lost())
+    refused = client.post("/v1/games", json={"winnable_only": True}, headers=player)
+    assert refused.status_code == 409 and refused.json()["code"] == "winnable_deal_not_found"
+
+
+async def _lost() -> dict[str, Any]:
+    await asyncio.sleep(0.05)
+    return {"winnable": False}

@@ -12,8 +12,7 @@ from __future__ import annotations
 import gc
 import time
 from collections import deque
-from collections.abc import Callable, Container, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
 from pyramide.engine import DRAW, Game, Move, RemoveKing, RemovePair
@@ -394,20 +393,14 @@ def solve(
 ) -> Analysis:
     """Analyse ``game`` from its current position under its own rules, within ``budget`` positions and, if given,
     ``time_limit_s`` seconds (past either the answer is unknown, never a guess)."""
-    with _collector_paused():
-        return _solve(game, budget, shortest, time_limit_s)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The searches build millions of small tuples and never a reference cycle: the garbage collector's passes
-    over them (a twentieth of the instructions of a long search, more of its time) find nothing to free."""
-    enabled = gc.isenabled()
+    # The searches build millions of small tuples and never a reference cycle: the garbage collector's passes over
+    # them (a twentieth of the instructions of a long search) find nothing to free. Paused, then left as it was.
+    collecting = gc.isenabled()
     gc.disable()
     try:
-        yield
+        return _solve(game, budget, shortest, time_limit_s)
     finally:
-        if enabled:
+        if collecting:
             gc.enable()
 
 

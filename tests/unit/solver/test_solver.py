@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 from collections import deque
 from collections.abc import Sequence
@@ -257,6 +258,19 @@ def test_the_relaxed_bound_never_prunes_the_answer(number: int, seed: int, rules
     pruned = _explore(deal, start, 10**7, float("inf"), relaxed=relaxed)
     full = _explore(deal, start, 10**7, float("inf"), prune=False)
     assert pruned[:2] == full[:2]
+
+
+def test_solving_leaves_the_garbage_collector_as_it_found_it() -> None:
+    """A search pauses the collector (it makes no reference cycles); the caller's setting is restored."""
+    game = Game(DealCode(Rules(recycles=2, stock_waste_pairs=True), number=4550952372))
+    assert gc.isenabled()
+    assert solve(game).max_removable == 25 and gc.isenabled()
+    gc.disable()
+    try:
+        solve(game)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_a_position_gives_way_only_to_itself_with_fewer_turn_overs_used() -> None:
