@@ -29,6 +29,11 @@ class Position(NamedTuple):
     fresh: bool
 
 
+_new = tuple.__new__
+"""``_new(Position, fields)`` builds a position without the generated ``__new__``: 2.3 times faster, and the move
+generation builds millions of them."""
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
     """What does not change during a game: the pyramid's cards, the order outside it, the rules; and what the
@@ -145,7 +150,7 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
         if isinstance(move, RemovePair) and last_partners(deal, present, left, card_value(move.first)):
             return [(move, normalise(deal, position._replace(present=after)))]  # see :func:`last_partners`
     drawn, recycles, fresh = position.drawn, position.recycles, position.fresh
-    result = [(move, Position(after, left, drawn, recycles, fresh)) for move, after in inside]
+    result = [(move, _new(Position, (after, left, drawn, recycles, fresh))) for move, after in inside]
     result += outside
     return [(m, normalise(deal, p)) for m, p in result] if deal.merges else result
 
@@ -208,7 +213,7 @@ def waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> lis
     top, beneath = waste_top(position)
     if top >= 0:
         drawn, recycles = position.drawn, position.recycles
-        taken = Position(present, left & ~(1 << top), drawn, recycles, False)
+        taken = _new(Position, (present, left & ~(1 << top), drawn, recycles, False))
         top_card = order[top]
         need = PAIR_SUM - deal.order_values[top]
         if not need:
@@ -216,10 +221,10 @@ def waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> lis
         else:
             for slot in free:
                 if values[slot] == need:
-                    after = Position(present & ~(1 << slot), taken.left, drawn, recycles, False)
+                    after = _new(Position, (present & ~(1 << slot), taken.left, drawn, recycles, False))
                     result.append((RemovePair(pyramid[slot], top_card), after))
             if rules.stock_waste_pairs and position.fresh and beneath >= 0 and deal.order_values[beneath] == need:
-                after = Position(present, taken.left & ~(1 << beneath), drawn, recycles, False)
+                after = _new(Position, (present, taken.left & ~(1 << beneath), drawn, recycles, False))
                 result.append((RemovePair(order[beneath], top_card), after))
     return result
 
@@ -230,7 +235,7 @@ def stock_moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     stock = left >> position.drawn << position.drawn
     if stock:
         drawn = (stock & -stock).bit_length()
-        return [(DRAW, Position(position.present, left, drawn, position.recycles, True))]
+        return [(DRAW, _new(Position, (position.present, left, drawn, position.recycles, True)))]
     if left and (limit is None or position.recycles < limit):
         return [(RECYCLE, Position(position.present, left, 0, position.recycles + 1, False))]
     return []

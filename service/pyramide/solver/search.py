@@ -208,7 +208,7 @@ def _seen_with_fewer_turn_overs(seen: Container[Position], position: Position) -
     """The same position with fewer turn-overs used is already in the search: it can do all this one can and
     more, so this one need not be searched (it is cut for the same reason the other is)."""
     present, left, drawn, recycles, fresh = position
-    return any(Position(present, left, drawn, used, fresh) in seen for used in range(recycles))
+    return any(Position._make((present, left, drawn, used, fresh)) in seen for used in range(recycles))
 
 
 def _draw_on(
