@@ -64,7 +64,7 @@ class RequestMetrics:
                 return
             method, path = scope["method"], scope.get("path_template", scope["path"])
             started = time.perf_counter()
-            span = [500, 0.0]  # status, duration: an exception that escapes counts as a 500
+            span = [500, 0.0]  # status and duration; an exception that escapes counts as a 500, timed to the end
 
             async def timed_send(message: Message) -> None:
                 if message["type"] == "http.response.start":
@@ -79,7 +79,7 @@ class RequestMetrics:
                 await app(scope, receive, timed_send)
             finally:
                 running.dec()
-                self._record(method, path, int(span[0]), span[1])
+                self._record(method, path, int(span[0]), span[1] or time.perf_counter() - started)
 
         return metered
 
