@@ -7,6 +7,7 @@ looked up once per route and status and kept, and is a plain ASGI wrapper.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -19,6 +20,8 @@ from prometheus_client.registry import REGISTRY
 
 PREFIX: Final = "litestar"
 LABELS: Final = ("method", "path", "status_code", "app_name")
+CLIENT_CLOSED: Final = 499
+"""The status label of a request cancelled because its client went away (nginx's convention)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,9 @@ class RequestMetrics:
             running.inc()
             try:
                 await app(scope, receive, timed_send)
+            except asyncio.CancelledError:
+                span[0] = CLIENT_CLOSED  # the client went away: not an error of the service
+                raise
             finally:
                 running.dec()
                 self._record(method, path, int(span[0]), span[1] or time.perf_counter() - started)
