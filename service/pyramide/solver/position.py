@@ -149,8 +149,7 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     for move, after in inside:
         if isinstance(move, RemovePair) and last_partners(deal, present, left, card_value(move.first)):
             return [(move, normalise(deal, position._replace(present=after)))]  # see :func:`last_partners`
-    drawn, recycles, fresh = position.drawn, position.recycles, position.fresh
-    result = [(move, _new(Position, (after, left, drawn, recycles, fresh))) for move, after in inside]
+    result = pyramid_removals(deal, position)
     result += outside
     return [(m, normalise(deal, p)) for m, p in result] if deal.merges else result
 
@@ -179,10 +178,9 @@ def last_partners(deal: Deal, present: int, left: int, value: int) -> bool:
 
 
 def pyramid_removals(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
-    present = position.present
+    left, drawn, recycles, fresh = position.left, position.drawn, position.recycles, position.fresh
     return [
-        (move, Position(after, position.left, position.drawn, position.recycles, position.fresh))
-        for move, after in deal.inside(present)
+        (move, _new(Position, (after, left, drawn, recycles, fresh))) for move, after in deal.inside(position.present)
     ]
 
 
