@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from typing import Any
 
 import httpx
@@ -125,6 +126,28 @@ def test_redis_down_is_503_and_the_service_recovers(
     after = client.get(f"/v1/games/{game['id']}", headers=player).json()
     assert after["moves"] == 1 and after["version"] == 1, "nothing lost, nothing applied twice"
     assert client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player).json()["moves"] == 2
+
+
+def test_a_redis_that_stops_answering_is_503_within_the_time_limit(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """A Redis that hangs (here: paused) is answered like one that is down, once the time limit is up, and the
+    service carries on when it answers again."""
+    limited = dataclasses.replace(settings, redis_timeout_s=0.2)
+    with TestClient(create_app(limited), raise_server_exceptions=False) as client:
+        player = new_player(client)
+        game = client.post("/v1/games", json={"code": "PY1-N-HANGING"}, headers=player).json()
+        redis_client.execute_command("CLIENT", "PAUSE", 4000, "ALL")
+        paused = time.monotonic()
+        hung = client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player)
+        waited = time.monotonic() - paused
+        assert hung.status_code == 503 and hung.json()["code"] == "service_unavailable"
+        assert hung.headers["retry-after"] == "1"
+        assert waited < 1.0, f"answered after {waited:.1f} s, not when the 0.2 s limit ran out"
+        redis_client.ping()  # returns when the pause is over
+        after = client.get(f"/v1/games/{game['id']}", headers=player)
+        assert after.status_code == 200 and after.json()["moves"] == 0, "the refused move was not applied"
+        assert client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player).json()["moves"] == 1
 
 
 def test_a_server_that_lost_its_scripts_still_saves_moves(

@@ -51,9 +51,10 @@ def connect(settings: Settings) -> Redis | RedisCluster:
     """A client for ``settings.redis_url``; it reconnects by itself after Redis comes back."""
     if settings.redis_url is None:
         raise ValueError("no Redis URL: set REDIS_URL or let `pyramide serve` start the embedded Redis")
+    url, timeout = settings.redis_url, settings.redis_timeout_s
     if settings.redis_cluster:
-        return RedisCluster.from_url(settings.redis_url, socket_timeout=2.0, socket_connect_timeout=2.0)
-    return Redis.from_url(settings.redis_url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        return RedisCluster.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    return Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
 
 
 def create_app(

@@ -15,6 +15,8 @@ class Settings:
     """``REDIS_URL``; without it ``pyramide serve`` starts the embedded Redis."""
     redis_cluster: bool = False
     """``REDIS_CLUSTER=1``: talk to a Redis Cluster (keys already carry hash tags)."""
+    redis_timeout_s: float = 2.0
+    """``PYRAMIDE_REDIS_TIMEOUT_S``: how long a Redis command may take before the request answers 503."""
     data_dir: Path = field(default_factory=lambda: Path("data"))
     """``PYRAMIDE_DATA_DIR``: where the embedded Redis keeps its files."""
     unfinished_ttl_s: int = 30 * DAY_S
@@ -35,6 +37,7 @@ class Settings:
         return cls(
             redis_url=env.get("REDIS_URL") or None,
             redis_cluster=env.get("REDIS_CLUSTER", "").lower() in ("1", "true", "yes"),
+            redis_timeout_s=float(env.get("PYRAMIDE_REDIS_TIMEOUT_S", 2.0)),
             data_dir=Path(env.get("PYRAMIDE_DATA_DIR", "data")),
             unfinished_ttl_s=int(env.get("PYRAMIDE_UNFINISHED_TTL_S", 30 * DAY_S)),
             idempotency_ttl_s=int(env.get("PYRAMIDE_IDEMPOTENCY_TTL_S", DAY_S)),
