@@ -33,6 +33,8 @@ async def _fifty_draws(base_url: str) -> tuple[list[httpx.Response], dict[str, A
         player = {"Authorization": f"Bearer {token}"}
         game = (await client.post("/v1/games", json={"code": "PY1-N-CONCURR"}, headers=player)).json()
         url = f"/v1/games/{game['id']}/moves"
+        # 50 connections opened first, so that the draws leave together rather than one per connection set up
+        await asyncio.gather(*(client.get(f"/v1/games/{game['id']}", headers=player) for _ in range(50)))
         responses = await asyncio.gather(*(client.post(url, json=DRAW, headers=player) for _ in range(50)))
         final = (await client.get(f"/v1/games/{game['id']}", headers=player)).json()
         record = (await client.get(f"/v1/games/{game['id']}/record", headers=player)).json()
@@ -137,7 +139,7 @@ def test_a_redis_that_stops_answering_is_503_within_the_time_limit(
     with TestClient(create_app(limited), raise_server_exceptions=False) as client:
         player = new_player(client)
         game = client.post("/v1/games", json={"code": "PY1-N-HANGING"}, headers=player).json()
-        redis_client.execute_command("CLIENT", "PAUSE", 4000, "ALL")
+        redis_client.client_pause(4000, all=True)
         paused = time.monotonic()
         hung = client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player)
         waited = time.monotonic() - paused

@@ -12,8 +12,6 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.plugins.prometheus import PrometheusController
 from litestar.types import ControllerRouterHandler
-from redis.asyncio import Redis
-from redis.asyncio.cluster import RedisCluster
 
 import pyramide
 from pyramide.service.analysis import Solver
@@ -29,6 +27,7 @@ from pyramide.service.metrics import RequestMetrics
 from pyramide.service.openapi import install_document
 from pyramide.service.players import PlayerStore
 from pyramide.service.problems import EXCEPTION_HANDLERS
+from pyramide.service.redis_client import connect
 from pyramide.service.settings import Settings
 from pyramide.service.settlement import Settlement
 from pyramide.service.stats import PlayerStats
@@ -45,16 +44,6 @@ GC_YOUNG_THRESHOLD = 20_000
 class MetricsController(PrometheusController):
     path = "/metrics"
     include_in_schema = False
-
-
-def connect(settings: Settings) -> Redis | RedisCluster:
-    """A client for ``settings.redis_url``; it reconnects by itself after Redis comes back."""
-    if settings.redis_url is None:
-        raise ValueError("no Redis URL: set REDIS_URL or let `pyramide serve` start the embedded Redis")
-    url, timeout = settings.redis_url, settings.redis_timeout_s
-    if settings.redis_cluster:
-        return RedisCluster.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
-    return Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
 
 
 def create_app(
