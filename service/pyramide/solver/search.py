@@ -41,6 +41,11 @@ NARROW_TARGETS = 2
 """How many targets below the cap the full search asks about one by one before it searches for the most at once."""
 RELAXED_BUDGET = 200_000
 """Positions one relaxed search may visit to bound a position of the full search (past it the cheap bound is used)."""
+RELAXED_RECALL = 48
+"""How many of the latest pool searches with a pyramid the relaxed bound looks through for an answer before it
+searches again: the nearest in the depth-first search answer most often. On a hard 2S deal 97.5 % of the answers
+came from the latest 48 (up to 497 were kept); looking no further cut its instructions by 1.3 % for 0.5 % more
+positions, looking through 24 cost 0.9 % more instructions."""
 RELAXED_TRIAL = 200
 RELAXED_USEFUL = 0.01
 """After ``RELAXED_TRIAL`` relaxed searches, if fewer than this share of them cut anything the counting bound did
@@ -84,7 +89,7 @@ class RelaxedBound:
         if most <= threshold or reached > threshold:
             return most > threshold
         searched = self._searched.setdefault(present, [])
-        for cards, (other_most, other_reached) in reversed(searched):  # the latest, nearest in the search, first
+        for cards, (other_most, other_reached) in reversed(searched[-RELAXED_RECALL:]):  # the latest first
             # With more cards left the pool model removes at least as much (a card it holds need never be used).
             if left | cards == cards and other_most <= threshold:
                 known[0] = threshold
