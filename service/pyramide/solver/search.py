@@ -178,29 +178,30 @@ def _explore(
     last_pass = -1 if deal.rules.recycles is None or deal.rules.stock_waste_pairs else deal.rules.recycles
     spent_before = relaxed.states if relaxed is not None else 0
     stack = [start]
+    threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
     cut = False
     strict = deal.rules.strict_win
     while stack:
         position = stack.pop()
-        if not position.present and (not strict or not position.left):  # won (:func:`is_won`, inlined: hot)
+        present, left, drawn, recycles, _ = position
+        if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
             return True, SLOTS, path_to(parents, position), len(parents), True, False
-        removed = SLOTS - position.present.bit_count()
+        removed = SLOTS - present.bit_count()
         if removed > best:
             best, best_at = removed, position
             if best >= cap:
                 return False, best, path_to(parents, best_at), len(parents), True, False
-        threshold = min(max(best, floor), SLOTS - 1)
-        left = position.left
-        if 0 <= last_pass <= position.recycles:
-            left = bounds.playable(position.present, left, position.drawn)  # what is buried now stays buried
-        if prune and not exceeds(position.present, left, threshold):
+            threshold = min(max(best, floor), SLOTS - 1)
+        if 0 <= last_pass <= recycles:
+            left = bounds.playable(present, left, drawn)  # what is buried now stays buried
+        if prune and not exceeds(present, left, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
         spent = len(parents) + (relaxed.states - spent_before if relaxed is not None else 0)
         if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
             return None, best, path_to(parents, best_at), len(parents), False, False
         children = moves(deal, position)
-        if last_pass < 0 or position.recycles < last_pass:
+        if last_pass < 0 or recycles < last_pass:
             position, children = _draw_on(deal, parents, position, children)
         for move, after in reversed(children):
             if after not in parents and not (prune and after.recycles and _seen_with_fewer_turn_overs(parents, after)):
