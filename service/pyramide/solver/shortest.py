@@ -47,27 +47,27 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
     estimate = _Estimate(bounds)
     shapes = _Shapes(deal)
     first: State = (start.present, start.left, start.drawn)
-    cost: dict[State, int] = {first: 0}
-    parents: dict[State, tuple[State, Step] | None] = {first: None}
+    reached: dict[State, Reached] = {first: (0, None)}
     tie = itertools.count()
     queue = [(estimate(first), 0, next(tie), first)]
     while queue:
         _, negative_spent, _, state = heapq.heappop(queue)
         spent = -negative_spent
-        if spent > cost[state]:
+        if spent > reached[state][0]:
             continue
         present, left, _ = state
         if present == 0 and (not deal.rules.strict_win or left == 0):
-            return _line(deal, parents, state)
-        if len(cost) >= budget or (not len(cost) % 1024 and time.perf_counter() > deadline):
+            return _line(deal, reached, state)
+        if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
             return None
         if bound(present, left) < SLOTS:  # checked when taken, not when queued: most queued states never are
             continue
         for step in shapes.steps(state):
             after = step[4]
             total = spent + step[0]
-            if total < cost.get(after, total + 1):
-                cost[after], parents[after] = total, (state, step)
+            known = reached.get(after)
+            if known is None or total < known[0]:
+                reached[after] = (total, (state, step))
                 heapq.heappush(queue, (total + estimate(after), -total, next(tie), after))
     return None
 
@@ -107,7 +107,9 @@ class _Estimate:
                 continue
             wanted = _lowest(stuck & of_value, short - have)  # the rest only after a turn-over
             if wanted:
-                after_turn = max(after_turn, (stuck & ((wanted << 1) - 1)).bit_count())
+                through = (stuck & ((wanted << 1) - 1)).bit_count()
+                if through > after_turn:  # noqa: PLR1730 - as above
+                    after_turn = through
         if after_turn:
             return removals + stock.bit_count() + 1 + after_turn  # the whole stock, the turn-over, then the draws
         if not furthest:
@@ -143,6 +145,11 @@ Step = tuple[int, Move | None, int, int, State]
 """A removal: the moves it takes (the draws and turn-overs it needs first, and itself), the move (``None`` for one
 with a stock or waste card, made only for the line found), the pyramid slot and the stock or waste index of the
 card it takes (-1: none), and the state it leads to."""
+
+
+Reached = tuple[int, tuple[State, Step] | None]
+"""How a state was reached the cheapest way known: the moves it took, and the state and step before (none: the
+start)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,14 +248,14 @@ def _bring_to_top(left: int, drawn: int, index: int) -> tuple[Move, ...]:
     return (DRAW,) * ahead + (RECYCLE,) + (DRAW,) * (count - ahead - 1)
 
 
-def _line(deal: Deal, parents: dict[State, tuple[State, Step] | None], state: State) -> list[Move]:
+def _line(deal: Deal, reached: dict[State, Reached], state: State) -> list[Move]:
     line: list[Move] = []
-    step = parents[state]
+    step = reached[state][1]
     while step is not None:
         state, (_, move, slot, index, _) = step
         if move is None:
             card = deal.order[index]
             move = RemoveKing(card) if slot < 0 else RemovePair(deal.pyramid[slot], card)
         line[:0] = (*_bring_to_top(state[1], state[2], index), move)
-        step = parents[state]
+        step = reached[state][1]
     return line
