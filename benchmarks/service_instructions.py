@@ -1,0 +1,136 @@
+"""Load, counted in instructions: the server's own work per request, the move route against the bare baseline.
+
+Usage: .venv/bin/python benchmarks/service_instructions.py [--requests 1000] [--clients 32]
+
+The same server as ``service_load.py`` (the app plus a route doing one Redis GET and one SET), run under valgrind's
+callgrind, which counts the instructions the server process executes. After a warm-up the counters are zeroed,
+``--requests`` baseline requests are sent by ``--clients`` concurrent clients and the count is read; then the same
+for moves of whole games on seeded deals. Prints instructions per request and their ratio (baseline / move: the
+throughput ratio the server would reach were instructions all that counted). Unlike the timings of
+``service_load.py``, the counts hardly move with what else the machine is doing (about 1 % between runs), so they
+tell whether a change made a request cheaper; they know nothing of caches and stalls, so they are not a timing.
+Needs valgrind (``callgrind_control`` beside it); takes a few minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import aiohttp
+import httpx
+
+from pyramide.engine import parse_move
+from pyramide.engine.deal_codes import random_deal_code
+from pyramide.service.embedded_redis import EmbeddedRedis
+from pyramide.service.games import move_body
+
+SERVER = Path(__file__).with_name("service_load.py")
+
+
+async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> None:
+    """``count`` requests of one kind from ``clients`` concurrent clients."""
+    sent = 0
+    connector = aiohttp.TCPConnector(limit=clients)
+    async with aiohttp.ClientSession(url, connector=connector) as client:
+
+        async def baseline(index: int) -> None:
+            nonlocal sent
+            while sent < count:
+                sent += 1
+                async with client.post(f"/bench/baseline/k{index}") as response:
+                    await response.read()
+
+        async def games(index: int) -> None:
+            nonlocal sent
+            rng = random.Random(seed * 1000 + index)
+            async with client.post("/v1/players", json={}) as response:
+                headers = {"Authorization": f"Bearer {(await response.json())['token']}"}
+            while sent < count:
+                code = str(random_deal_code(randbelow=rng.randrange))
+                async with client.post("/v1/games", json={"code": code}, headers=headers) as response:
+                    game = await response.json()
+                legal = game["legal_moves"]
+                while legal and sent < count:
+                    sent += 1
+                    removals = [m for m in legal if m not in ("D", "R")]
+                    body = move_body(parse_move(rng.choice(removals) if removals else legal[0]))
+                    async with client.post(f"/v1/games/{game['id']}/moves", json=body, headers=headers) as response:
+                        snapshot = await response.json(content_type=None)
+                    legal = [] if snapshot["status"] != "in_progress" else snapshot["legal_moves"]
+
+        run: Callable[[int], Awaitable[None]] = baseline if worker == "baseline" else games
+        await asyncio.gather(*(run(i) for i in range(clients)))
+
+
+def _counted(pid: int, out: Path, send: Callable[[], None]) -> int:
+    """The instructions the server executed while ``send`` ran."""
+    subprocess.run(["callgrind_control", "--zero", str(pid)], check=True, capture_output=True)
+    send()
+    for stale in out.parent.glob(out.name + "*"):
+        stale.unlink()
+    subprocess.run(["callgrind_control", "--dump", str(pid)], check=True, capture_output=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for dump in out.parent.glob(out.name + "*"):
+            for line in dump.read_text().splitlines():
+                if line.startswith("totals:"):
+                    return int(line.split()[1])
+        time.sleep(0.5)
+    raise RuntimeError("callgrind wrote no counts")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--clients", type=int, default=32)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as data, EmbeddedRedis(Path(data)) as redis:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        url, out = f"http://127.0.0.1:{port}", Path(data) / "callgrind.out"
+        command = [sys.executable, str(SERVER), "--serve", str(port), redis.url]
+        valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"]
+        server = subprocess.Popen(valgrind + command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            _wait_ready(url)
+            counts: dict[str, int] = {}
+            for seed, worker in enumerate(("baseline", "games")):
+                asyncio.run(_send(url, args.clients, 300, 100 + seed, worker))  # warm-up
+
+                def send(worker: str = worker, seed: int = seed) -> None:
+                    asyncio.run(_send(url, args.clients, args.requests, seed, worker))
+
+                counts[worker] = _counted(server.pid, out, send)
+        finally:
+            server.terminate()
+            server.wait(timeout=120)
+    base, move = counts["baseline"] / args.requests, counts["games"] / args.requests
+    print(f"server instructions per request, {args.requests} requests from {args.clients} concurrent clients:")
+    print(f"  baseline GET+SET {base:12,.0f}")
+    print(f"  move route       {move:12,.0f}   (game creation included, as in whole games)")
+    print(f"  ratio baseline / move: {base / move:.3f}")
+
+
+def _wait_ready(url: str) -> None:
+    deadline = time.monotonic() + 600  # the server starts slowly under valgrind
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health/ready", timeout=30).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(1)
+    raise RuntimeError("the server did not become ready")
+
+
+if __name__ == "__main__":
+    main()
