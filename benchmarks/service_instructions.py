@@ -26,12 +26,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
-import httpx
 
 from pyramide.engine import parse_move
 from pyramide.engine.deal_codes import random_deal_code
 from pyramide.service.embedded_redis import EmbeddedRedis
 from pyramide.service.games import move_body
+from service_load import wait_ready
 
 SERVER = Path(__file__).with_name("service_load.py")
 
@@ -102,7 +102,7 @@ def main() -> None:
         valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"]
         server = subprocess.Popen(valgrind + command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            _wait_ready(url)
+            wait_ready(url, seconds=600)
             counts: dict[str, int] = {}
             for seed, worker in enumerate(("baseline", "games")):
                 asyncio.run(_send(url, args.clients, 300, 100 + seed, worker))  # warm-up
@@ -119,17 +119,6 @@ def main() -> None:
     print(f"  baseline GET+SET {base:12,.0f}")
     print(f"  move route       {move:12,.0f}   (game creation included, as in whole games)")
     print(f"  ratio baseline / move: {base / move:.3f}")
-
-
-def _wait_ready(url: str) -> None:
-    deadline = time.monotonic() + 600  # the server starts slowly under valgrind
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/health/ready", timeout=30).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(1)
-    raise RuntimeError("the server did not become ready")
 
 
 if __name__ == "__main__":

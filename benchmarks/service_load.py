@@ -148,18 +148,19 @@ def main() -> None:
         url = f"http://127.0.0.1:{port}"
         process = subprocess.Popen([sys.executable, __file__, "--serve", str(port), server.url], env={**os.environ})
         try:
-            _wait_ready(url)
+            wait_ready(url)
             _run(url, server.url, args)
         finally:
             process.terminate()
             process.wait(timeout=20)
 
 
-def _wait_ready(url: str) -> None:
-    deadline = time.monotonic() + 30
+def wait_ready(url: str, seconds: float = 30) -> None:
+    """Until the server at ``url`` answers ready (``seconds`` at most: under valgrind it starts slowly)."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"{url}/health/ready", timeout=1).status_code == 200:
+            if httpx.get(f"{url}/health/ready", timeout=seconds / 20).status_code == 200:
                 return
         except httpx.TransportError:
             time.sleep(0.1)
