@@ -133,23 +133,27 @@ def test_redis_down_is_503_and_the_service_recovers(
 def test_a_redis_that_stops_answering_is_503_within_the_time_limit(
     settings: Settings, redis_client: redis.Redis
 ) -> None:
-    """A Redis that hangs (here: paused) is answered like one that is down, once the time limit is up, and the
-    service carries on when it answers again."""
-    limited = dataclasses.replace(settings, redis_timeout_s=0.2)
-    with TestClient(create_app(limited), raise_server_exceptions=False) as client:
-        player = new_player(client)
-        game = client.post("/v1/games", json={"code": "PY1-N-HANGING"}, headers=player).json()
-        redis_client.client_pause(4000, all=True)
-        paused = time.monotonic()
-        hung = client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player)
-        waited = time.monotonic() - paused
-        assert hung.status_code == 503 and hung.json()["code"] == "service_unavailable"
-        assert hung.headers["retry-after"] == "1"
-        assert waited < 1.0, f"answered after {waited:.1f} s, not when the 0.2 s limit ran out"
-        redis_client.ping()  # returns when the pause is over
-        after = client.get(f"/v1/games/{game['id']}", headers=player)
-        assert after.status_code == 200 and after.json()["moves"] == 0, "the refused move was not applied"
-        assert client.post(f"/v1/games/{game['id']}/moves", json=DRAW, headers=player).json()["moves"] == 1
+    """A Redis that hangs (here: paused) is answered like one that is down, once the time limit is up, on a new
+    connection (its handshake) as on one in use, and the service carries on when it answers again."""
+    # Database 1: a new connection's handshake then selects it, which a paused Redis holds up like any command.
+    limited = dataclasses.replace(settings, redis_url=f"{settings.redis_url}?db=1", redis_timeout_s=0.2)
+    with TestClient(create_app(limited), raise_server_exceptions=False) as setup:
+        player = new_player(setup)
+        game = setup.post("/v1/games", json={"code": "PY1-N-HANGING"}, headers=player).json()
+    url = f"/v1/games/{game['id']}/moves"
+    with TestClient(create_app(limited), raise_server_exceptions=False) as fresh:  # no connection made yet
+        for connections in ("new", "in use"):
+            redis_client.client_pause(2000, all=True)
+            paused = time.monotonic()
+            hung = fresh.post(url, json=DRAW, headers=player)
+            waited = time.monotonic() - paused
+            assert hung.status_code == 503 and hung.json()["code"] == "service_unavailable", connections
+            assert hung.headers["retry-after"] == "1"
+            assert waited < 1.0, f"{connections}: answered after {waited:.1f} s, not when the 0.2 s limit ran out"
+            redis_client.ping()  # returns when the pause is over
+            after = fresh.get(f"/v1/games/{game['id']}", headers=player)
+            assert after.status_code == 200 and after.json()["moves"] == 0, "the refused move was not applied"
+        assert fresh.post(url, json=DRAW, headers=player).json()["moves"] == 1
 
 
 def test_a_server_that_lost_its_scripts_still_saves_moves(

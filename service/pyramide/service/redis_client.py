@@ -18,7 +18,8 @@ class LeanCommands(AbstractConnection):
     redis-py's asyncio connections pack every command in Python (its blocking client uses hiredis for this), and
     write it under ``asyncio.wait_for``, which on Python 3.11 starts a task for every command. A command's write
     needs no time limit of its own here: every command is smaller than the transport's buffer, so the write only
-    queues bytes, and the read that follows keeps redis-py's socket timeout, which also ends the connection.
+    queues bytes, and the read that follows keeps redis-py's socket timeout, which also ends the connection. (The
+    pool connects a connection before it lends it, so a new connection's handshake keeps the time limit too.)
     """
 
     _packer = HiredisRespSerializer()
@@ -28,8 +29,6 @@ class LeanCommands(AbstractConnection):
         return packed
 
     async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
-        if not self.is_connected:
-            await self.connect_check_health(check_health=False)  # the handshake keeps the time limit
         timeout, self.socket_timeout = self.socket_timeout, None
         try:
             await super().send_packed_command(command, check_health)
