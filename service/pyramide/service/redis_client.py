@@ -37,7 +37,8 @@ class LeanCommands(AbstractConnection):
 
 
 def connect(settings: Settings) -> Redis | RedisCluster:
-    """A client for ``settings.redis_url``; it reconnects by itself after Redis comes back."""
+    """A client for ``settings.redis_url``; it reconnects by itself after Redis comes back. A cluster client keeps
+    redis-py's own connections (it builds them itself)."""
     if settings.redis_url is None:
         raise ValueError("no Redis URL: set REDIS_URL or let `pyramide serve` start the embedded Redis")
     url, timeout = settings.redis_url, settings.redis_timeout_s
