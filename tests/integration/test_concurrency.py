@@ -26,8 +26,11 @@ Client = TestClient[Any]
 DRAW = {"type": "draw"}
 
 
-async def _fifty_draws(base_url: str) -> tuple[list[httpx.Response], dict[str, Any], dict[str, Any]]:
-    """50 draws sent at once over real HTTP, each on its own connection."""
+async def _fifty_draws(
+    base_url: str, hold_writes: redis.Redis | None = None
+) -> tuple[list[httpx.Response], dict[str, Any], dict[str, Any]]:
+    """50 draws sent at once over real HTTP, each on its own connection. With ``hold_writes``, Redis holds every
+    write back for a second (reads go on), so that every draw reads the game before any is saved: races for sure."""
     async with httpx.AsyncClient(base_url=base_url, limits=httpx.Limits(max_connections=60)) as client:
         token = (await client.post("/v1/players", json={})).json()["token"]
         player = {"Authorization": f"Bearer {token}"}
@@ -35,6 +38,8 @@ async def _fifty_draws(base_url: str) -> tuple[list[httpx.Response], dict[str, A
         url = f"/v1/games/{game['id']}/moves"
         # 50 connections opened first, so that the draws leave together rather than one per connection set up
         await asyncio.gather(*(client.get(f"/v1/games/{game['id']}", headers=player) for _ in range(50)))
+        if hold_writes is not None:
+            hold_writes.client_pause(1000, all=False)  # WRITE mode: scripts wait, reads do not
         responses = await asyncio.gather(*(client.post(url, json=DRAW, headers=player) for _ in range(50)))
         final = (await client.get(f"/v1/games/{game['id']}", headers=player)).json()
         record = (await client.get(f"/v1/games/{game['id']}/record", headers=player)).json()
@@ -60,13 +65,13 @@ def test_fifty_simultaneous_moves_equal_a_serial_replay(live_url: str) -> None:
     assert set(refused) <= {"version_conflict", "stock_empty"}
 
 
-def test_without_retries_a_lost_race_is_version_conflict(settings: Settings) -> None:
+def test_without_retries_a_lost_race_is_version_conflict(settings: Settings, redis_client: redis.Redis) -> None:
     app = create_app(dataclasses.replace(settings, conflict_retries=0))
     with _serve(app) as url:
-        responses, final, _ = asyncio.run(_fifty_draws(url))
-    codes = {r.json()["code"] for r in responses if r.status_code == 409}
-    assert "version_conflict" in codes
-    assert final["version"] == sum(r.status_code == 200 for r in responses)
+        responses, final, _ = asyncio.run(_fifty_draws(url, hold_writes=redis_client))
+    codes = [r.json()["code"] for r in responses if r.status_code == 409]
+    assert codes == ["version_conflict"] * 49, "all fifty read version 0: one is saved, every other lost its race"
+    assert final["version"] == sum(r.status_code == 200 for r in responses) == 1
 
 
 def test_a_retried_move_is_applied_once_and_answered_identically(client: Client, player: dict[str, str]) -> None:
