@@ -30,7 +30,7 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _serve(data_dir: Path) -> Iterator[str]:
+def _serve(data_dir: Path, stop: signal.Signals = signal.SIGINT) -> Iterator[str]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"PYRAMIDE_SOLVER_TIME_LIMIT_S": "0.5"}
     process = subprocess.Popen(
@@ -51,7 +51,7 @@ def _serve(data_dir: Path) -> Iterator[str]:
                 time.sleep(0.1)
         yield url
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         process.wait(timeout=20)
 
 
@@ -103,3 +103,11 @@ def test_serve_fuzzed_over_http_and_persistent(tmp_path: Path) -> None:
     with _serve(data_dir) as url:
         kept = httpx.get(f"{url}/v1/games/{game['id']}", headers=auth)
         assert kept.status_code == 200 and kept.json()["moves"] == 1, "games survive a restart (append-only file)"
+
+
+def test_serve_stopped_by_sigterm_stops_its_redis(tmp_path: Path) -> None:
+    """What `docker stop`, systemd and supervisors send: the embedded Redis must not outlive the service."""
+    data_dir = tmp_path / "data"
+    with _serve(data_dir, stop=signal.SIGTERM):
+        assert _redis_running(data_dir)
+    assert not _redis_running(data_dir), "the embedded Redis stops with the service"

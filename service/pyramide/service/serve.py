@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -25,6 +26,9 @@ def serve(host: str, port: int, data_dir: str | None) -> int:
         settings = dataclasses.replace(settings, data_dir=Path(data_dir))
     embedded = None
     if settings.redis_url is None:
+        # uvicorn stops on SIGTERM, then raises it again: with the default action the process would die there,
+        # before stopping the embedded Redis (which `docker stop`, systemd or a supervisor's TERM would orphan).
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         embedded = EmbeddedRedis(settings.data_dir).start()
         log.info("embedded Redis at %s (data in %s)", embedded.url, embedded.data_dir)
         settings = dataclasses.replace(settings, redis_url=embedded.url)
@@ -34,6 +38,10 @@ def serve(host: str, port: int, data_dir: str | None) -> int:
         if embedded is not None:
             embedded.stop()
     return 0
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:  # noqa: ARG001 - a signal handler's signature
+    raise SystemExit(128 + signum)
 
 
 def write_openapi(check: bool) -> int:
