@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,11 +26,9 @@ from pathlib import Path
 
 import aiohttp
 
-from pyramide.engine import parse_move
 from pyramide.engine.deal_codes import random_deal_code
 from pyramide.service.embedded_redis import EmbeddedRedis
-from pyramide.service.games import move_body
-from service_load import wait_ready
+from service_load import choose_move, free_port, wait_ready
 
 SERVER = Path(__file__).with_name("service_load.py")
 
@@ -61,8 +58,7 @@ async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> N
                 legal = game["legal_moves"]
                 while legal and sent < count:
                     sent += 1
-                    removals = [m for m in legal if m not in ("D", "R")]
-                    body = move_body(parse_move(rng.choice(removals) if removals else legal[0]))
+                    body = choose_move(legal, rng)
                     async with client.post(f"/v1/games/{game['id']}/moves", json=body, headers=headers) as response:
                         snapshot = await response.json(content_type=None)
                     legal = [] if snapshot["status"] != "in_progress" else snapshot["legal_moves"]
@@ -94,9 +90,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data, EmbeddedRedis(Path(data)) as redis:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
         url, out = f"http://127.0.0.1:{port}", Path(data) / "callgrind.out"
         command = [sys.executable, str(SERVER), "--serve", str(port), redis.url]
         valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"]

@@ -61,7 +61,8 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
-def _choose(legal: list[str], rng: random.Random) -> dict[str, Any]:
+def choose_move(legal: list[str], rng: random.Random) -> dict[str, Any]:
+    """The body of a move from ``legal``: a removal at random while there is one, else the draw or turn-over."""
     removals = [m for m in legal if m not in ("D", "R")]
     return move_body(parse_move(rng.choice(removals) if removals else legal[0]))
 
@@ -90,7 +91,7 @@ async def _game_client(client: aiohttp.ClientSession, index: int, until: float, 
                 break
             start = time.perf_counter()
             url = f"/v1/games/{game['id']}/moves"
-            async with client.post(url, json=_choose(legal, rng), headers=headers) as response:
+            async with client.post(url, json=choose_move(legal, rng), headers=headers) as response:
                 snapshot = await response.json(content_type=None)
             out["latency"].append(time.perf_counter() - start)
             if response.status != 200:
@@ -142,9 +143,7 @@ def main() -> None:
         serve(int(args.serve[0]), args.serve[1])
         return
     with tempfile.TemporaryDirectory() as data, EmbeddedRedis(Path(data)) as server:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         process = subprocess.Popen([sys.executable, __file__, "--serve", str(port), server.url], env={**os.environ})
         try:
@@ -153,6 +152,14 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(timeout=20)
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def wait_ready(url: str, seconds: float = 30) -> None:
