@@ -217,3 +217,62 @@ def test_two_processes_taking_turns_on_one_game_each_see_the_other_s_moves(setti
             covered = other.post(f"/v1/games/{game['id']}/taps", json={"card": "7S"}, headers=player).json()
             assert covered["feedback"]["code"] == "card_covered"  # answered without a save: from the state read
             assert covered["version"] == turn + 1
+
+
+def test_a_process_acting_on_its_older_copy_plays_on_the_game_as_redis_holds_it(settings: Settings) -> None:
+    """A process acts first on the copy of a game it saved last; when another process has moved since, the save
+    finds another state in Redis and nothing is written from the old copy: the move is played on the state in
+    Redis (a move legal only there is applied, not refused), a retry the other process applied is answered with
+    its kept response, and If-Match is held to the version in Redis, not to the copy's. An old copy is no lost
+    race: no retries for those are allowed here."""
+    no_retries = dataclasses.replace(settings, conflict_retries=0)
+    with TestClient(create_app(no_retries)) as first, TestClient(create_app(no_retries)) as second:
+        player = new_player(first)
+        game = first.post("/v1/games", json={"layout": easy_game().code.to_json()}, headers=player).json()
+        url = f"/v1/games/{game['id']}/moves"
+
+        def move(client: Client, body: dict[str, Any], headers: dict[str, str] | None = None) -> httpx.Response:
+            return client.post(url, json=body, headers={**player, **(headers or {})})
+
+        assert move(first, {"type": "king", "card": "KS"}).json()["version"] == 1
+        assert move(second, {"type": "pair", "cards": ["AD", "QD"]}).json()["version"] == 2
+        only_now = move(first, {"type": "pair", "cards": ["4D", "9D"]})  # freed by the pair first has not seen
+        assert only_now.status_code == 200 and only_now.json()["version"] == 3
+        assert not {"KS", "AD", "QD", "4D", "9D"} & {slot["card"] for slot in only_now.json()["pyramid"]}
+        retry = {"Idempotency-Key": "across-processes"}
+        applied = move(second, {"type": "pair", "cards": ["2D", "JD"]}, retry)
+        again = move(first, {"type": "pair", "cards": ["2D", "JD"]}, retry)
+        assert again.status_code == applied.status_code == 200 and again.content == applied.content
+        assert applied.json()["version"] == 4
+        assert move(first, DRAW, {"If-Match": '"4"'}).json()["version"] == 5
+        stale = move(second, DRAW, {"If-Match": '"4"'})  # the version of second's copy, not of the game any more
+        assert stale.status_code == 412 and "5" in stale.json()["detail"]
+        assert move(second, DRAW).json()["version"] == 6
+        assert move(first, DRAW, {"If-Match": '"6"'}).json()["version"] == 7  # first's copy is still at version 5
+        record = first.get(f"/v1/games/{game['id']}/record", headers=player).json()
+        assert record["moves"] == ["KS", "AD+QD", "4D+9D", "2D+JD", "D", "D", "D"]
+
+
+def test_the_next_move_on_a_game_this_process_saved_reads_nothing_before_its_save(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """The copy a process keeps of the games it saved is confirmed by the save itself: its next move is one Redis
+    command, the save, where a process without the copy reads the game first."""
+
+    def commands_of_one_draw(client: Client, url: str, player: dict[str, str]) -> dict[str, int]:
+        before = redis_client.info("commandstats")
+        assert client.post(url, json=DRAW, headers=player).status_code == 200
+        after = redis_client.info("commandstats")
+        counts = {name: row["calls"] - before.get(name, {"calls": 0})["calls"] for name, row in after.items()}
+        return {name: count for name, count in counts.items() if count and name != "cmdstat_info"}
+
+    with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
+        player = new_player(first)
+        second.get("/v1/players/me", headers=player)  # both know the player's token by now
+        game = first.post("/v1/games", json={"code": "PY1-N-ONETRIP"}, headers=player).json()
+        url = f"/v1/games/{game['id']}/moves"
+        first.post(url, json=DRAW, headers=player)
+        with_copy = commands_of_one_draw(first, url, player)
+        without_copy = commands_of_one_draw(second, url, player)
+    assert with_copy["cmdstat_evalsha"] == without_copy["cmdstat_evalsha"] == 1
+    assert with_copy == {**without_copy, "cmdstat_get": without_copy["cmdstat_get"] - 1}

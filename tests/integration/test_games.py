@@ -154,13 +154,23 @@ def test_abandon_ends_the_game(client: Client, player: dict[str, str]) -> None:
 def test_players_cannot_see_each_others_games(client: Client, player: dict[str, str]) -> None:
     game = _doc_game(client, player)
     other = new_player(client)
+    url = f"/v1/games/{game['id']}"
     for response in (
-        client.get(f"/v1/games/{game['id']}", headers=other),
-        client.post(f"/v1/games/{game['id']}/moves", json={"type": "draw"}, headers=other),
-        client.get(f"/v1/games/{game['id']}/record", headers=other),
+        client.get(url, headers=other),
+        client.post(f"{url}/moves", json={"type": "draw"}, headers=other),
+        client.get(f"{url}/record", headers=other),
     ):
         assert response.status_code == 404 and response.json()["code"] == "game_not_found"
-    assert client.get(f"/v1/games/{game['id']}", headers=player).json()["moves"] == 0
+    assert client.get(url, headers=player).json()["moves"] == 0
+    client.post(f"{url}/moves", json={"type": "draw"}, headers=player)  # the service now keeps the game as saved
+    for response in (
+        client.post(f"{url}/moves", json={"type": "draw"}, headers=other),
+        client.post(f"{url}/taps", json={"target": "stock"}, headers=other),
+        client.post(f"{url}/abandon", headers=other),
+    ):
+        assert response.status_code == 404 and response.json()["code"] == "game_not_found"
+    after = client.get(url, headers=player).json()
+    assert (after["version"], after["moves"], after["status"]) == (1, 1, "in_progress")
 
 
 def test_deals_are_public(client: Client) -> None:

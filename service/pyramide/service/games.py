@@ -184,15 +184,13 @@ class GameService:
 
     async def load(self, player: Player, game_id: UUID) -> StoredGame:
         state, _ = await self.store.load(game_id)
-        return self._owned(player, game_id, state, StoredGame.from_bytes)
+        return self._owned(player, game_id, state)
 
     @staticmethod
-    def _owned(
-        player: Player, game_id: UUID, state: bytes | None, decode: Callable[[UUID, bytes], StoredGame]
-    ) -> StoredGame:
+    def _owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
         if state is None:
             raise ServiceError(404, "game_not_found")
-        stored = decode(game_id, state)
+        stored = StoredGame.from_bytes(game_id, state)
         if stored.owner != player.id:
             raise ServiceError(404, "game_not_found")  # not 403: another player's game does not exist for you
         return stored
@@ -208,42 +206,108 @@ class GameService:
         idempotency_key: str | None,
         fingerprint: str,
     ) -> Reply:
-        """Load, act, save with compare-and-set; retried on a lost race unless ``if_match`` pins the version."""
+        """Act on the game and save it with compare-and-set; a lost race is tried again unless ``if_match`` pins
+        the version. The first try acts on the game as this process saved it last, when it has it: the save then
+        confirms that Redis still holds exactly that state, so a move costs one round trip, not two. Anything
+        else (a refusal, a tap that changes nothing, another owner, another version) is answered only from the
+        state read from Redis."""
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
-        for attempt in range(self.conflict_retries + 1):
-            if attempt:
-                await asyncio.sleep(random.uniform(0, RETRY_BACKOFF_S * 2**attempt))  # let the winner finish
-            state, kept = await self.store.load(game_id, key)
-            stored = self._owned(player, game_id, state, self.store.decode)
-            if kept:
-                return Reply.from_kept(kept, fingerprint)
-            if if_match is not None and if_match != stored.version:
-                raise ServiceError(412, "precondition_failed", version=str(stored.version))
-            expected, was_started = stored.version, stored.started
-            outcome = action(stored)
-            if not outcome.changed:
-                return reply_for(stored, locale, outcome.feedback)
-            now = _advance(stored)
-            result = settle(stored, now, player.name)
-            started = stored.started and not was_started
-            if started or result is not None:
-                await self.settlement.expect(player.id, game_id)
-            reply = reply_for(stored, locale, outcome.feedback)
-            kept_reply = reply.kept(fingerprint) if key else b""
-            result_bytes = b"" if result is None else result.to_bytes()
-            saved, hints = await self.store.save(
-                stored, expected, outcome.notation, idempotency=key, response=kept_reply, result=result_bytes
+        recent = self.store.take_recent(game_id)
+        basis = None if recent is None else _Basis(*recent, confirmed=False)
+        races = 0
+        while True:
+            if basis is None:
+                state, kept = await self.store.load(game_id, key)
+                stored = self._owned(player, game_id, state)
+                if kept:
+                    return Reply.from_kept(kept, fingerprint)
+                basis = _Basis(state or b"", stored, confirmed=True)
+            tried = await self._try(
+                basis,
+                player=player,
+                action=action,
+                locale=locale,
+                if_match=if_match,
+                key=key,
+                fingerprint=fingerprint,
             )
-            if saved is Saved.OK:
-                if started or result is not None:
-                    await self.settlement.record(player.id, game_id, started, result, hints)
-                return reply
-            if saved is Saved.MISSING:
-                raise ServiceError(404, "game_not_found")
-            if if_match is not None:
-                current = await self.load(player, game_id)
-                raise ServiceError(412, "precondition_failed", version=str(current.version))
-        raise ServiceError(409, "version_conflict")
+            if isinstance(tried, Reply):
+                return tried
+            if tried is None:  # the kept copy would not do: read the game
+                basis = None
+            elif not basis.confirmed:  # the kept copy was out of date: act on the state Redis answered with
+                basis = _Basis(tried, StoredGame.from_bytes(game_id, tried), confirmed=True)
+            else:
+                races += 1
+                if if_match is not None:
+                    raise ServiceError(
+                        412, "precondition_failed", version=str(StoredGame.from_bytes(game_id, tried).version)
+                    )
+                if races > self.conflict_retries:
+                    raise ServiceError(409, "version_conflict")
+                await asyncio.sleep(random.uniform(0, RETRY_BACKOFF_S * 2**races))  # let the winner finish
+                basis = None
+
+    async def _try(
+        self,
+        basis: _Basis,
+        *,
+        player: Player,
+        action: Action,
+        locale: Locale,
+        if_match: int | None,
+        key: str | None,
+        fingerprint: str,
+    ) -> Reply | bytes | None:
+        """One try: the reply, or the state Redis holds when it is not ``basis.state``, or ``None`` when ``basis``
+        is an unconfirmed copy that cannot answer by itself."""
+        stored = basis.stored
+        if not basis.confirmed and (stored.owner != player.id or if_match not in (None, stored.version)):
+            return None
+        if if_match is not None and if_match != stored.version:
+            raise ServiceError(412, "precondition_failed", version=str(stored.version))
+        was_started = stored.started
+        try:
+            outcome = action(stored)
+        except IllegalMoveError:
+            if basis.confirmed:
+                raise
+            return None
+        if not outcome.changed:
+            return reply_for(stored, locale, outcome.feedback) if basis.confirmed else None
+        now = _advance(stored)
+        result = settle(stored, now, player.name)
+        started = stored.started and not was_started
+        if started or result is not None:
+            await self.settlement.expect(player.id, stored.id)
+        reply = reply_for(stored, locale, outcome.feedback)
+        saved = await self.store.save(
+            stored,
+            basis.state,
+            outcome.notation,
+            idempotency=key,
+            response=reply.kept(fingerprint) if key else b"",
+            result=b"" if result is None else result.to_bytes(),
+        )
+        if saved.saved is Saved.OK:
+            if started or result is not None:
+                await self.settlement.record(player.id, stored.id, started, result, saved.hints)
+            return reply
+        if saved.saved is Saved.KEPT:
+            return Reply.from_kept(saved.kept, fingerprint)
+        if saved.saved is Saved.MISSING:
+            raise ServiceError(404, "game_not_found")
+        return saved.current
+
+
+@dataclass(frozen=True, slots=True)
+class _Basis:
+    """The state a request acts on, as bytes and decoded: read from Redis for this request (``confirmed``), or the
+    copy this process saved last, which only the save confirms."""
+
+    state: bytes
+    stored: StoredGame
+    confirmed: bool
 
 
 def _advance(stored: StoredGame) -> int:

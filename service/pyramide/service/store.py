@@ -1,15 +1,16 @@
 """Games in Redis: atomic compare-and-set saves, the game record, and stored responses for idempotent retries.
 
 Every key of one game carries the hash tag ``{g:<id>}`` so that they share a Redis Cluster slot and one Lua script
-can write them together: the new state only if the version is still the one the request read, the record entry,
-the response kept for its Idempotency-Key, and the game's result when the change ends it. Unfinished games expire
-``unfinished_ttl_s`` after their last change; won and abandoned games are kept.
+can write them together: the new state only if Redis still holds exactly the state the request acted on, the record
+entry, the response kept for its Idempotency-Key, and the game's result when the change ends it. Unfinished games
+expire ``unfinished_ttl_s`` after their last change; won and abandoned games are kept.
 """
 
 from __future__ import annotations
 
 import enum
 import hashlib
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 from uuid import UUID
@@ -18,14 +19,18 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
 from pyramide.service.settings import Settings
-from pyramide.service.stored_game import VERSION_BYTES, StoredGame, version_bytes
+from pyramide.service.stored_game import StoredGame
 
 Redis = Any  # redis.asyncio.Redis or redis.asyncio.cluster.RedisCluster: both have the calls used here
 
 _SAVE: Final = """
 local current = redis.call('GET', KEYS[1])
-if not current then return {0, 0} end
-if string.sub(current, 1, VERSION_BYTES) ~= ARGV[1] then return {-1, 0} end
+if not current then return {0, ''} end
+if ARGV[5] ~= '' then
+  local kept = redis.call('GET', KEYS[3])
+  if kept then return {2, kept} end
+end
+if current ~= ARGV[1] then return {-1, current} end
 local ttl = tonumber(ARGV[4])
 if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
 if ARGV[7] ~= '' then redis.call('SET', KEYS[4], ARGV[7], 'NX') end
@@ -42,7 +47,7 @@ else
 end
 if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[6]) end
 return {1, tonumber(redis.call('GET', KEYS[5]) or '0')}
-""".replace("VERSION_BYTES", str(VERSION_BYTES))
+"""
 
 _CREATE: Final = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -57,7 +62,21 @@ return {1, ''}
 class Saved(enum.Enum):
     OK = 1
     CONFLICT = -1
+    """Redis holds another state than the one acted on (in ``SaveResult.current``): nothing was written."""
     MISSING = 0
+    KEPT = 2
+    """A request with the same Idempotency-Key was applied before: its response is in ``SaveResult.kept``."""
+
+
+@dataclass(frozen=True, slots=True)
+class SaveResult:
+    saved: Saved
+    hints: int = 0
+    """How many hints the game has used (``OK``)."""
+    current: bytes = b""
+    """The state Redis holds (``CONFLICT``)."""
+    kept: bytes = b""
+    """The response kept for the Idempotency-Key (``KEPT``)."""
 
 
 RECENT_GAMES: Final = 4096
@@ -109,14 +128,11 @@ class GameStore:
         self._create = redis.register_script(_CREATE)
         self._recent: dict[UUID, tuple[bytes, StoredGame]] = {}
 
-    def decode(self, game_id: UUID, state: bytes) -> StoredGame:
-        """The game stored as ``state``, for the caller to change. The games this process saved last are kept
-        decoded: when the bytes read back from Redis are exactly the ones saved (the usual next move) the kept
-        object is handed over instead of decoding them again. Redis stays the authority; this only skips work."""
-        recent = self._recent.pop(game_id, None)
-        if recent is not None and recent[0] == state:
-            return recent[1]
-        return StoredGame.from_bytes(game_id, state)
+    def take_recent(self, game_id: UUID) -> tuple[bytes, StoredGame] | None:
+        """The game as this process saved it last (bytes and decoded), for the caller to change, if it is among the
+        last ``RECENT_GAMES`` saved here. Redis stays the authority: another process may have changed the game
+        since, and :meth:`save` writes only over exactly these bytes. Taken out, so only one request has it."""
+        return self._recent.pop(game_id, None)
 
     def _remember(self, stored: StoredGame, state: bytes) -> None:
         if len(self._recent) >= RECENT_GAMES:
@@ -151,19 +167,20 @@ class GameStore:
     async def save(
         self,
         stored: StoredGame,
-        expected_version: int,
+        basis: bytes,
         notation: str | None,
         *,
         idempotency: str | None = None,
         response: bytes = b"",
         result: bytes = b"",
-    ) -> tuple[Saved, int]:
-        """Write ``stored`` if the stored version is still ``expected_version``, append ``notation`` to the record,
-        keep ``response`` for the Idempotency-Key and the game's ``result`` for the statistics, all at once.
-        Also returns how many hints the game has used. Once saved, ``stored`` belongs to the store (see
-        :meth:`decode`): the caller must not change it any more."""
+    ) -> SaveResult:
+        """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
+        the record, keep ``response`` for the Idempotency-Key and the game's ``result`` for the statistics, all at
+        once; with an Idempotency-Key already used, write nothing and return its kept response. A conflict
+        returns the state Redis holds, so the caller needs no other read to try again. Once saved, ``stored``
+        belongs to the store (see :meth:`take_recent`): the caller must not change it any more."""
         game_id, state = stored.id, stored.to_bytes()
-        saved, hints = await self._run(
+        saved, payload = await self._run(
             self._save,
             [
                 game_key(game_id),
@@ -173,7 +190,7 @@ class GameStore:
                 hints_key(game_id),
             ],
             [
-                version_bytes(expected_version),
+                basis,
                 state,
                 notation or "",
                 self._ttl_ms(stored),
@@ -182,9 +199,13 @@ class GameStore:
                 result,
             ],
         )
-        if saved == 1:
+        outcome = Saved(int(saved))
+        if outcome is Saved.OK:
             self._remember(stored, state)
-        return Saved(int(saved)), int(hints)
+            return SaveResult(outcome, hints=int(payload))
+        if outcome is Saved.CONFLICT:
+            return SaveResult(outcome, current=payload)
+        return SaveResult(outcome, kept=payload or b"")
 
     async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
         """EVALSHA straight through the client (redis-py's ``Script.__call__`` costs an import and a Protocol check

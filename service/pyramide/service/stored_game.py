@@ -1,9 +1,9 @@
 """A game as the service stores it: the engine's bytes behind a small fixed header.
 
-Header (big-endian): version ``Q`` (first, so that the compare-and-set script can read it with one ``sub``), owner
-``16s``, created, first move and finished times in ms since the epoch ``QQQ`` (0 for none), flags ``B`` (bit 0:
-abandoned; bit 1: the game's result is settled in the statistics; bit 2: counters follow), then with bit 2 the
-undos taken ``I``. Then :func:`pyramide.engine.dump_game`. Games stored before the counters existed load with 0.
+Header (big-endian): version ``Q``, owner ``16s``, created, first move and finished times in ms since the epoch
+``QQQ`` (0 for none), flags ``B`` (bit 0: abandoned; bit 1: the game's result is settled in the statistics; bit 2:
+counters follow), then with bit 2 the undos taken ``I``. Then :func:`pyramide.engine.dump_game`. Games stored
+before the counters existed load with 0.
 """
 
 from __future__ import annotations
@@ -16,14 +16,9 @@ from pyramide.engine import Game, InvalidStateError, dump_game, load_game
 
 _HEADER = struct.Struct(">Q16sQQQB")
 _COUNTERS = struct.Struct(">I")
-VERSION_BYTES = 8
 ABANDONED = 1
 SETTLED = 2
 COUNTERS = 4
-
-
-def version_bytes(version: int) -> bytes:
-    return version.to_bytes(VERSION_BYTES, "big")
 
 
 @dataclass(slots=True)
