@@ -1,9 +1,10 @@
-"""Playing through the store: load the game, let the engine act, save it back with an optimistic version check.
+"""Playing through the store: take the game, let the engine act, save it back with an optimistic compare-and-set.
 
-Concurrency policy: a request with ``If-Match`` acts only on that version and gets 412 if the game has moved on; a
-request without it that loses a race is tried again on the fresh state (the engine re-checks the move there), up
-to ``Settings.conflict_retries`` times, then answered 409 ``version_conflict``. Exactly one write succeeds per
-version, so no update is ever lost.
+The game acted on is read from Redis, or is the copy this process kept of what it saved last, which the
+compare-and-set confirms (it writes only over exactly the state acted on). Concurrency policy: a request with
+``If-Match`` acts only on that version and gets 412 if the game has moved on; a request without it that loses a race
+is tried again on the fresh state (the engine re-checks the move there), up to ``Settings.conflict_retries`` times,
+then answered 409 ``version_conflict``. Exactly one write succeeds per version, so no update is ever lost.
 """
 
 from __future__ import annotations
