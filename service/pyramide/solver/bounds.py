@@ -43,22 +43,29 @@ ADJACENT: tuple[int, ...] = tuple(
 
 class Bounds:
     """At most how many pyramid cards the whole game can have removed, for one search, remembered: it depends only
-    on the pyramid and the cards left, which many positions share (they differ in how far the stock is drawn, the
-    turn-overs used)."""
+    on the pyramid and how many cards of each value are left outside it, which many positions share (they differ
+    in which cards of a value are left, how far the stock is drawn, the turn-overs used)."""
 
     def __init__(self, deal: Deal) -> None:
         self.pyramid_masks, self.order_masks = deal.pyramid_masks, deal.order_masks
         self.cover_pairs = deal.rules.cover_pairs
         self._inside: dict[int, tuple[tuple[int, ...], list[int]]] = {}
         self._outside: dict[int, tuple[tuple[int, ...], int]] = {}
-        self._known: dict[tuple[int, int], int] = {}
+        self._kinds: dict[int, int] = {}
+        """For each set of cards left, a number naming the counts of each value in it."""
+        self._kind_of_counts: dict[tuple[int, ...], int] = {}
+        self._known: dict[int, int] = {}
         self._partners: dict[int, int] = {}
         """For each pyramid, a number naming its :func:`waste_partners` (pyramids with the same counts share it)."""
         self._partner_counts: dict[int, tuple[tuple[int, int], ...]] = {}
         self._stuck: dict[int, int] = {}
 
     def removable(self, present: int, left: int) -> int:
-        key = (present, left)
+        kind = self._kinds.get(left)
+        if kind is None:
+            counts = self.outside(left)[0]
+            kind = self._kinds[left] = self._kind_of_counts.setdefault(counts, len(self._kind_of_counts))
+        key = kind << SLOTS | present
         known = self._known.get(key)
         if known is None:
             known = self._known[key] = self._compute(present, left)
@@ -77,12 +84,20 @@ class Bounds:
 
     def stuck(self, present: int, waste: int) -> int:
         """The cards of ``waste`` that stay there until the next turn-over with this pyramid, under rules without
-        stock–waste pairing (:func:`stuck_in_waste`); kept per the pyramid's partner counts and the waste."""
+        stock–waste pairing (:func:`stuck_in_waste`)."""
+        return self.stuck_with(self.partners(present), waste)
+
+    def partners(self, present: int) -> int:
+        """A number naming the pyramid's :func:`waste_partners`: pyramids with the same counts share it."""
         partners = self._partners.get(present)
         if partners is None:
             counts = waste_partners(self.pyramid(present)[0])
             partners = self._partners[present] = sum(count + 1 << 3 * value for value, count in counts)
             self._partner_counts[partners] = counts
+        return partners
+
+    def stuck_with(self, partners: int, waste: int) -> int:
+        """:meth:`stuck` for the pyramids named ``partners`` (:meth:`partners`), kept per those and the waste."""
         key = partners << 32 | waste
         stuck = self._stuck.get(key)
         if stuck is None:

@@ -44,31 +44,32 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
     positions or the deadline ran out first."""
     bounds = Bounds(deal)
     bound = bounds.removable
-    estimate = _Estimate(bounds)
+    estimate = _Estimate(bounds).of  # a bound method: calling the instance itself costs more
     shapes = _Shapes(deal)
     first: State = (start.present, start.left, start.drawn)
     reached: dict[State, Reached] = {first: (0, None)}
     tie = itertools.count()
     queue = [(estimate(first), 0, next(tie), first)]
+    pop, push, steps, strict = heapq.heappop, heapq.heappush, shapes.steps, deal.rules.strict_win
     while queue:
-        _, negative_spent, _, state = heapq.heappop(queue)
+        _, negative_spent, _, state = pop(queue)
         spent = -negative_spent
         if spent > reached[state][0]:
             continue
         present, left, _ = state
-        if present == 0 and (not deal.rules.strict_win or left == 0):
+        if present == 0 and (not strict or left == 0):
             return _line(deal, reached, state)
         if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
             return None
         if bound(present, left) < SLOTS:  # checked when taken, not when queued: most queued states never are
             continue
-        for step in shapes.steps(state):
+        for step in steps(state):
             after = step[4]
             total = spent + step[0]
             known = reached.get(after)
             if known is None or total < known[0]:
                 reached[after] = (total, (state, step))
-                heapq.heappush(queue, (total + estimate(after), -total, next(tie), after))
+                push(queue, (total + estimate(after), -total, next(tie), after))
     return None
 
 
@@ -78,34 +79,40 @@ class _Estimate:
 
     def __init__(self, bounds: Bounds) -> None:
         self.bounds, self.order_masks = bounds, bounds.order_masks
-        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
+        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...], int]] = {}
+        self.stuck: dict[int, int] = {}
+        """:meth:`Bounds.stuck_with` by ``partners << 32 | waste``, looked up here: a call costs more than a look-up."""
 
-    def __call__(self, state: State) -> int:
+    def of(self, state: State) -> int:
         present, left, drawn = state
-        removals, needed = self.inside.get(present) or self._inside(present)
+        removals, needed, partners = self.inside.get(present) or self._inside(present)
         if not needed:
             return removals
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
-        stuck = self.bounds.stuck(present, waste)
+        key = partners << 32 | waste
+        stuck = self.stuck.get(key, -1) if waste else 0
+        if stuck < 0:
+            stuck = self.stuck[key] = self.bounds.stuck_with(partners, waste)
         free = waste ^ stuck
         furthest = after_turn = 0
-        order_masks = self.order_masks
-        for value, count in needed:
-            of_value = order_masks[value]
+        for of_value, count in needed:
             short = count - (free & of_value).bit_count()  # free waste cards may be uncovered by removals
             if short <= 0:
                 continue
             cards = stock & of_value
             have = cards.bit_count()
             if have >= short:  # the nearest ones in the stock must be drawn
-                for _ in range(short - 1):
-                    cards &= cards - 1
+                if short > 1:
+                    cards = _drop_lowest(cards, short - 1)
                 nearest = cards & -cards
                 if nearest > furthest:  # noqa: PLR1730 - the estimate runs for every state queued; max() costs more
                     furthest = nearest
                 continue
-            wanted = _lowest(stuck & of_value, short - have)  # the rest only after a turn-over
+            cards = stuck & of_value  # the rest only after a turn-over
+            if short - have > 1:
+                cards = _drop_lowest(cards, short - have - 1)
+            wanted = cards & -cards
             if wanted:
                 through = (stuck & ((wanted << 1) - 1)).bit_count()
                 if through > after_turn:  # noqa: PLR1730 - as above
@@ -116,29 +123,28 @@ class _Estimate:
             return removals
         return removals + (stock & ((furthest << 1) - 1)).bit_count()  # the stock must be drawn at least this far
 
-    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...]]:
-        """For a pyramid: the fewest removals it takes, and how many cards of each value it needs from outside."""
+    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...], int]:
+        """For a pyramid: the fewest removals it takes, how many cards of each value it needs from outside (by the
+        mask of the outside positions holding that value), and its waste partners (:meth:`Bounds.partners`)."""
         known = self.inside.get(present)
         if known is None:
             counts, slots_of_value = self.bounds.pyramid(present)
             pairs = pyramid_pairs(slots_of_value, self.bounds.cover_pairs)
             removals = counts[KING] + sum(counts[v] + counts[KING - v] - pairs[v] for v in range(1, 7))
             needed = tuple(
-                (KING - v, counts[v] - pairs[min(v, KING - v)])
+                (self.order_masks[KING - v], counts[v] - pairs[min(v, KING - v)])
                 for v in range(1, KING)
                 if counts[v] > pairs[min(v, KING - v)]
             )
-            known = self.inside[present] = (removals, needed)
+            known = self.inside[present] = (removals, needed, self.bounds.partners(present))
         return known
 
 
-def _lowest(cards: int, count: int) -> int:
-    """The ``count``-th lowest card of the mask ``cards`` (as a one-bit mask), or 0 when it holds fewer."""
-    if count <= 0:
-        return 0
-    for _ in range(count - 1):
+def _drop_lowest(cards: int, count: int) -> int:
+    """The mask ``cards`` without its ``count`` lowest cards."""
+    for _ in range(count):
         cards &= cards - 1
-    return cards & -cards
+    return cards
 
 
 Step = tuple[int, Move | None, int, int, State]
@@ -161,6 +167,8 @@ class _Shape:
     king: tuple[Move, int] | None
     pairs: tuple[tuple[Move, int, int], ...]
     wanted: dict[int, tuple[int, ...]]
+    useful: int
+    """The positions outside the pyramid whose cards could be removed with it: kings and the wanted values."""
 
 
 class _Shapes:
@@ -182,7 +190,10 @@ class _Shapes:
         wanted: dict[int, list[int]] = {}
         for slot in free_slots(present):
             wanted.setdefault(KING - values[slot], []).append(slot)
-        return _Shape(inside, king, pairs, {v: tuple(s) for v, s in wanted.items()})
+        useful = deal.order_masks[KING]
+        for value in wanted:
+            useful |= deal.order_masks[value]
+        return _Shape(inside, king, pairs, {v: tuple(s) for v, s in wanted.items()}, useful)
 
     def steps(self, state: State) -> list[Step]:
         """Every removal from ``state`` (see :data:`Step`). A king outside the pyramid may go too: taking one off
@@ -194,18 +205,25 @@ class _Shapes:
             return [(1, forced[0], -1, -1, (forced[1], left, drawn))]
         result: list[Step] = [(1, move, -1, -1, (after, left, drawn)) for move, after in shape.inside]
         order_values, wanted = self.deal.order_values, shape.wanted
-        rest = left
-        while rest:
+        below = (1 << drawn) - 1
+        top = (left & below).bit_length() - 1
+        to_turn_over = (left >> drawn).bit_count() + 1
+        rest = left & shape.useful
+        while rest:  # the moves of _reach, worked out here: this runs for every card of every state taken
             low = rest & -rest
             rest ^= low
             index = low.bit_length() - 1
             value = order_values[index]
             slots = wanted.get(value, ())
-            if not slots and value != KING:
-                continue
-            reach, after_drawn = _reach(left, drawn, index)
-            remaining = left & ~low
-            after_drawn = (remaining & ((1 << after_drawn) - 1)).bit_length()  # one name for one waste
+            remaining = left ^ low
+            if index == top:
+                reach, after_drawn = 0, (remaining & below).bit_length()
+            else:
+                upto = (low << 1) - 1
+                reach = (
+                    (left & upto & ~below).bit_count() if index >= drawn else to_turn_over + (left & upto).bit_count()
+                )
+                after_drawn = (remaining & upto).bit_length()  # one name for one waste
             if value == KING:
                 result.append((reach + 1, None, -1, index, (present, remaining, after_drawn)))
             for slot in slots:

@@ -445,7 +445,7 @@ def test_the_a_star_estimate_never_overestimates(game: Game) -> None:
     the fewest moves that win, so A* stays exact."""
     fewest = fewest_moves_to_win(game)
     deal, start = from_game(game, pooled=False)
-    estimate = _Estimate(Bounds(deal))((start.present, start.left, start.drawn))
+    estimate = _Estimate(Bounds(deal)).of((start.present, start.left, start.drawn))
     assert fewest is None or estimate <= fewest
 
 
