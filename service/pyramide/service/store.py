@@ -177,8 +177,9 @@ class GameStore:
         """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
         the record, keep ``response`` for the Idempotency-Key and the game's ``result`` for the statistics, all at
         once; with an Idempotency-Key already used, write nothing and return its kept response. A conflict
-        returns the state Redis holds, so the caller needs no other read to try again. Once saved, ``stored``
-        belongs to the store (see :meth:`take_recent`): the caller must not change it any more."""
+        returns the state Redis holds, so a caller that acted on an old copy needs no other read to try again.
+        Once saved, ``stored`` belongs to the store (see :meth:`take_recent`): the caller must not change it any
+        more."""
         game_id, state = stored.id, stored.to_bytes()
         saved, payload = await self._run(
             self._save,
