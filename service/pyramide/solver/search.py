@@ -9,7 +9,6 @@ the fewest moves as the rules count them (removals, draws and turn-overs).
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import deque
 from collections.abc import Callable, Container
@@ -19,6 +18,7 @@ from pyramide.engine import DRAW, Game, Move, RemoveKing, RemovePair
 from pyramide.engine.cards import Card
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds
+from pyramide.solver.collector import collector_paused
 from pyramide.solver.paths import path_to
 from pyramide.solver.pool import LEFT_BITS, LEFT_MASK, PoolSearch
 from pyramide.solver.position import (
@@ -402,15 +402,8 @@ def solve(
 ) -> Analysis:
     """Analyse ``game`` from its current position under its own rules, within ``budget`` positions and, if given,
     ``time_limit_s`` seconds (past either the answer is unknown, never a guess)."""
-    # The searches build millions of small tuples and never a reference cycle: the garbage collector's passes over
-    # them (a twentieth of the instructions of a long search) find nothing to free. Paused, then left as it was.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _solve(game, budget, shortest, time_limit_s)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _solve(game: Game, budget: int, shortest: bool, time_limit_s: float | None) -> Analysis:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
+from pyramide.solver.collector import collector_paused
 from pyramide.solver.position import Deal, Position, last_partners
 
 KING = 13
@@ -42,6 +43,11 @@ State = tuple[int, int, int]  # pyramid mask, remaining stock and waste cards, h
 def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
     """A winning line with the fewest moves from ``start``, or ``None`` when there is none or the budget of
     positions or the deadline ran out first."""
+    with collector_paused():
+        return _a_star(deal, start, budget, deadline)
+
+
+def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
     bounds = Bounds(deal)
     bound = bounds.removable
     estimate = _Estimate(bounds).of  # a bound method: calling the instance itself costs more

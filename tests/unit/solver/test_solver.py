@@ -273,6 +273,23 @@ def test_solving_leaves_the_garbage_collector_as_it_found_it() -> None:
         gc.enable()
 
 
+def test_a_shortest_line_search_runs_without_collector_passes() -> None:
+    """Called directly, not only through ``solve``: no collection runs during the search (hundreds would), only
+    the one that the allocations made meanwhile set off once the collector is on again."""
+    deal, start = from_game(Game(DealCode(Rules(), number=1823296038)), pooled=False)
+    passes: list[str] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        passes.append(phase)
+
+    gc.callbacks.append(count)
+    try:
+        line = shortest_line(deal, start, 10**7, float("inf"))
+    finally:
+        gc.callbacks.remove(count)
+    assert line is not None and passes.count("start") <= 1 and gc.isenabled()
+
+
 def test_a_position_gives_way_only_to_itself_with_fewer_turn_overs_used() -> None:
     """The full search skips a position already seen with fewer turn-overs used (it can do all this one can), and
     nothing else: not one with more used, nor one that differs in anything but the turn-overs."""
