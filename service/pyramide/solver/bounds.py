@@ -58,7 +58,8 @@ class Bounds:
         self._partners: dict[int, int] = {}
         """For each pyramid, a number naming its :func:`waste_partners` (pyramids with the same counts share it)."""
         self._partner_counts: dict[int, tuple[tuple[int, int], ...]] = {}
-        self._stuck: dict[int, int] = {}
+        self.stuck_known: dict[int, int] = {}
+        """:meth:`stuck_with` by ``partners << 32 | waste``, for hot loops to look up before they call it."""
 
     def removable(self, present: int, left: int) -> int:
         kind = self._kinds.get(left)
@@ -99,9 +100,9 @@ class Bounds:
     def stuck_with(self, partners: int, waste: int) -> int:
         """:meth:`stuck` for the pyramids named ``partners`` (:meth:`partners`), kept per those and the waste."""
         key = partners << 32 | waste
-        stuck = self._stuck.get(key)
+        stuck = self.stuck_known.get(key)
         if stuck is None:
-            stuck = self._stuck[key] = stuck_in_waste(waste, self._partner_counts[partners], self.order_masks)
+            stuck = self.stuck_known[key] = stuck_in_waste(waste, self._partner_counts[partners], self.order_masks)
         return stuck
 
     def pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:

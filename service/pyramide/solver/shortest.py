@@ -86,8 +86,7 @@ class _Estimate:
     def __init__(self, bounds: Bounds) -> None:
         self.bounds, self.order_masks = bounds, bounds.order_masks
         self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...], int]] = {}
-        self.stuck: dict[int, int] = {}
-        """:meth:`Bounds.stuck_with` by ``partners << 32 | waste``, looked up here: a call costs more than a look-up."""
+        self.stuck_known = bounds.stuck_known  # looked up here first: a call costs more than a look-up
 
     def of(self, state: State) -> int:
         present, left, drawn = state
@@ -96,10 +95,9 @@ class _Estimate:
             return removals
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
-        key = partners << 32 | waste
-        stuck = self.stuck.get(key, -1) if waste else 0
+        stuck = self.stuck_known.get(partners << 32 | waste, -1) if waste else 0
         if stuck < 0:
-            stuck = self.stuck[key] = self.bounds.stuck_with(partners, waste)
+            stuck = self.bounds.stuck_with(partners, waste)
         free = waste ^ stuck
         furthest = after_turn = 0
         for of_value, count in needed:
