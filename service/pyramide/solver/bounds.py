@@ -50,9 +50,7 @@ class Bounds:
         self.pyramid_masks, self.order_masks = deal.pyramid_masks, deal.order_masks
         self.cover_pairs = deal.rules.cover_pairs
         self._inside: dict[int, tuple[tuple[int, ...], list[int]]] = {}
-        self._outside: dict[int, tuple[tuple[int, ...], int]] = {}
-        self._kinds: dict[int, int] = {}
-        """For each set of cards left, a number naming the counts of each value in it."""
+        self._outside: dict[int, tuple[tuple[int, ...], int, int]] = {}
         self._kind_of_counts: dict[tuple[int, ...], int] = {}
         self._known: dict[int, int] = {}
         self._partners: dict[int, int] = {}
@@ -62,11 +60,7 @@ class Bounds:
         """:meth:`stuck_with` by ``partners << 32 | waste``, for hot loops to look up before they call it."""
 
     def removable(self, present: int, left: int) -> int:
-        kind = self._kinds.get(left)
-        if kind is None:
-            counts = self.outside(left)[0]
-            kind = self._kinds[left] = self._kind_of_counts.setdefault(counts, len(self._kind_of_counts))
-        key = kind << SLOTS | present
+        key = (self._outside.get(left) or self.outside(left))[2] << SLOTS | present
         known = self._known.get(key)
         if known is None:
             known = self._known[key] = self._compute(present, left)
@@ -74,7 +68,7 @@ class Bounds:
 
     def _compute(self, present: int, left: int) -> int:
         inside, slots_of_value = self.pyramid(present)
-        outside, signature = self.outside(left)
+        outside, signature, _ = self.outside(left)
         dead = dead_cone_bound(present, signature, slots_of_value, self.cover_pairs)
         return min(class_bound(present, inside, outside), dead)
 
@@ -113,12 +107,14 @@ class Bounds:
             cached = self._inside[present] = (tuple(held.bit_count() for held in slots_of_value), slots_of_value)
         return cached
 
-    def outside(self, left: int) -> tuple[tuple[int, ...], int]:
-        """The counts of each value among the cards left outside the pyramid, and :func:`outside_signature`."""
+    def outside(self, left: int) -> tuple[tuple[int, ...], int, int]:
+        """The counts of each value among the cards left outside the pyramid, :func:`outside_signature`, and a
+        number naming those counts (sets of cards with the same counts share it: the bound is kept per it)."""
         cached = self._outside.get(left)
         if cached is None:
             counts = tuple((left & mask).bit_count() for mask in self.order_masks)
-            cached = self._outside[left] = (counts, outside_signature(counts))
+            kind = self._kind_of_counts.setdefault(counts, len(self._kind_of_counts))
+            cached = self._outside[left] = (counts, outside_signature(counts), kind)
         return cached
 
 
