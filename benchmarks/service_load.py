@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +38,12 @@ from pyramide.engine import parse_move
 from pyramide.service.app import create_app
 from pyramide.service.embedded_redis import EmbeddedRedis
 from pyramide.service.games import move_body
-from pyramide.service.settings import Settings
+from pyramide.service.settings import Limits, Settings
 from pyramide.service.store import game_key
 
 BASELINE_VALUE = b"x" * 400  # about the size of a stored game
+BENCHMARK_LIMITS = Limits(players=10**9, analyses=10**9, games=10**9, moves=10**9, hints=10**9)
+"""Limits no load here reaches, but still checked on every request, so their cost is measured."""
 
 
 def serve(port: int, redis_url: str) -> None:
@@ -52,7 +56,7 @@ def serve(port: int, redis_url: str) -> None:
         await client.set(f"bench:{{{key}}}", BASELINE_VALUE)
         return {"had": 0 if value is None else len(value)}
 
-    app = create_app(Settings(redis_url=redis_url), extra_route_handlers=[baseline])
+    app = create_app(Settings(redis_url=redis_url, limits=BENCHMARK_LIMITS), extra_route_handlers=[baseline])
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
@@ -122,13 +126,14 @@ async def _phase(url: str, clients: int, seconds: float, worker: Any) -> dict[st
 def _full_history_memory(url: str, redis_url: str) -> int:
     """MEMORY USAGE of a game whose undo history is full (100 operations)."""
     with httpx.Client(base_url=url) as client:
-        headers = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+        player = client.post("/v1/players", json={}).json()
+        headers = {"Authorization": f"Bearer {player['token']}"}
         snapshot = client.post("/v1/games", json={"code": "PY1-N-MEMORYS"}, headers=headers).json()
         for _ in range(130):
             body = {"type": "draw"} if "D" in snapshot["legal_moves"] else {"type": "recycle"}
             snapshot = client.post(f"/v1/games/{snapshot['id']}/moves", json=body, headers=headers).json()
     assert snapshot["undo_available"] == 100
-    usage = redis.Redis.from_url(redis_url).memory_usage(game_key(snapshot["id"]))
+    usage = redis.Redis.from_url(redis_url).memory_usage(game_key(player["id"], snapshot["id"]))
     return -1 if usage is None else int(usage)
 
 
@@ -152,6 +157,27 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(timeout=20)
+
+
+@contextmanager
+def pyramide_serve(env: dict[str, str], *options: str) -> Iterator[str]:
+    """`pyramide serve` in its own process on a free port, with the embedded Redis in a fresh directory and
+    ``env`` added to the environment; yields its URL once it is ready, and stops it after."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as data:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", data, *options],
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_ready(url, 60)
+            yield url
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
 
 
 def free_port() -> int:

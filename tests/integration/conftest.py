@@ -18,7 +18,11 @@ from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.embedded_redis import EmbeddedRedis
-from pyramide.service.settings import Settings
+from pyramide.service.http_server import server_config
+from pyramide.service.settings import Limits, Settings
+
+TEST_LIMITS = Limits(players=100_000, analyses=100_000, games=100_000, moves=100_000, hints=100_000)
+"""Limits the tests' bursts do not reach (they run far faster than a person); tests of the limits set their own."""
 
 
 @pytest.fixture(scope="session")
@@ -39,7 +43,13 @@ def redis_client(redis_server: EmbeddedRedis) -> Iterator[redis.Redis]:
 
 @pytest.fixture
 def settings(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Settings:
-    return Settings(redis_url=redis_server.url, data_dir=Path(redis_server.data_dir), solver_time_limit_s=0.5)
+    return Settings(
+        redis_url=redis_server.url,
+        data_dir=Path(redis_server.data_dir),
+        solver_time_limit_s=0.5,
+        solver_workers=1,
+        limits=TEST_LIMITS,
+    )
 
 
 @pytest.fixture
@@ -72,13 +82,44 @@ def player(client: TestClient[Any]) -> dict[str, str]:
 
 
 @contextmanager
-def serve_in_thread(app: Litestar) -> Iterator[str]:
+def client_commands(url: str) -> Iterator[list[str]]:
+    """The commands that clients send to Redis while the block runs, as Redis's MONITOR shows them (commands run
+    inside a script are left out: they are not round trips)."""
+    seen: list[str] = []
+    stop = "pyramide-monitor-stop"
+    with redis.Redis.from_url(url).monitor() as monitor:  # type: ignore[no-untyped-call]
+        thread = threading.Thread(target=_listen, args=(monitor, seen, stop), daemon=True)
+        thread.start()
+        time.sleep(0.05)
+        try:
+            yield seen
+        finally:
+            redis.Redis.from_url(url).echo(stop)
+            thread.join(timeout=5)
+
+
+_HANDSHAKE = frozenset({"HELLO", "CLIENT", "SELECT"})
+"""What a connection sends once when it opens (the stop signal's own connection among them): not a request's."""
+
+
+def _listen(monitor: Any, seen: list[str], stop: str) -> None:
+    for event in monitor.listen():
+        command = event["command"]
+        if stop in command:
+            return
+        name = command.split(" ")[0].upper()
+        if event.get("client_type") != "lua" and name not in _HANDSHAKE:
+            seen.append(name)
+
+
+@contextmanager
+def serve_in_thread(app: Litestar, header_timeout_s: float = 10.0) -> Iterator[str]:
     """The app served by uvicorn on a free loopback port, in a thread of this process: real HTTP and real
     concurrency, in-process."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(server_config(app, "127.0.0.1", port, header_timeout_s, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:

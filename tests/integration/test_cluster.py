@@ -96,7 +96,9 @@ def test_a_game_through_a_redis_cluster(cluster_url: str) -> None:
     app = create_app(Settings(redis_url=cluster_url, redis_cluster=True, solver_time_limit_s=1))
     client: TestClient[Any]
     with TestClient(app) as client:
-        token = client.post("/v1/players", json={}, headers={"Idempotency-Key": "cluster-player-0001"}).json()["token"]
+        token = client.post(
+            "/v1/players", json={}, headers={"Idempotency-Key": "cluster-player-0001-long-enough-key"}
+        ).json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
         assert client.get("/health/ready").status_code == 200
         games = [client.post("/v1/games", json={"code": f"PY1-N-CLUSTE{c}"}, headers=auth).json() for c in "ABCDE"]

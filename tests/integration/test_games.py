@@ -251,7 +251,7 @@ def test_hints_come_from_the_solver(client: Client, player: dict[str, str]) -> N
 def test_a_deal_analysis_is_cached_per_code(client: Client, redis_client: Any) -> None:
     first = client.get("/v1/deals/py1-n-aaaaaas/analysis").json()
     assert first["code"] == "PY1-N-AAAAAAS" and first["winnable"] is True and first["max_removable"] == 28
-    assert redis_client.exists("pyr:{analysis:PY1-N-AAAAAAS}")
+    assert list(redis_client.scan_iter(match="pyr:{analysis:PY1-N-AAAAAAS}:*"))
     assert client.get("/v1/deals/PY1-N-AAAAAAS/analysis").json() == first
 
 

@@ -27,6 +27,7 @@ from pyramide.service.metrics import RequestMetrics
 from pyramide.service.openapi import install_document
 from pyramide.service.players import PlayerStore
 from pyramide.service.problems import EXCEPTION_HANDLERS
+from pyramide.service.ratelimit import RateLimiter
 from pyramide.service.redis_client import connect
 from pyramide.service.settings import Settings
 from pyramide.service.settlement import Settlement
@@ -56,15 +57,21 @@ def create_app(
     async def redis_client(app: Litestar) -> AsyncIterator[None]:
         redis = connect(settings)
         app.state.redis = redis
-        app.state.players = PlayerStore(redis)
-        app.state.solver = Solver(time_limit_s=settings.solver_time_limit_s)
+        app.state.settings = settings
+        app.state.limiter = RateLimiter(redis)
+        app.state.players = PlayerStore(redis, settings)
+        app.state.solver = Solver(
+            settings.solver_workers, settings.solver_time_limit_s, settings.solver_queue, redis=redis
+        )
         games = GameStore(redis, settings)
         app.state.stats = PlayerStats(redis)
         app.state.leaderboards = Leaderboards(redis)
         app.state.settlement = Settlement(
             redis, games, app.state.stats, app.state.leaderboards, settings.settlement_grace_s
         )
-        app.state.games = GameService(games, settings.conflict_retries, app.state.solver, app.state.settlement)
+        app.state.games = GameService(
+            games, settings.conflict_retries, app.state.solver, app.state.settlement, app.state.limiter
+        )
         try:
             yield
         finally:

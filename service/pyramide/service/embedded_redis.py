@@ -19,10 +19,12 @@ START_TIMEOUT_S = 10.0
 class EmbeddedRedis:
     """Start, stop and restart one ``redis-server``; ``url`` connects to it. Data survives a restart."""
 
-    def __init__(self, data_dir: Path | str, *, appendonly: bool = True) -> None:
+    def __init__(self, data_dir: Path | str, *, appendonly: bool = True, maxmemory: str = "0") -> None:
+        """``maxmemory`` (e.g. ``1gb``; ``0``: none): past it Redis refuses writes (``noeviction``), never evicts."""
         self.data_dir = Path(data_dir).resolve()
         self.socket = self.data_dir / "redis.sock"
         self.appendonly = appendonly
+        self.maxmemory = maxmemory
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -46,6 +48,8 @@ class EmbeddedRedis:
             "--dir", str(self.data_dir),
             "--appendonly", "yes" if self.appendonly else "no",
             "--save", "",
+            "--maxmemory", self.maxmemory,
+            "--maxmemory-policy", "noeviction",
             "--daemonize", "no",
             "--logfile", str(self.data_dir / "redis.log"),
         ]  # fmt: skip

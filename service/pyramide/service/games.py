@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +43,7 @@ from pyramide.engine.taps import feedback as make_feedback
 from pyramide.service.analysis import WINNABLE_ONLY_ATTEMPTS, Solver
 from pyramide.service.players import Player
 from pyramide.service.problems import ServiceError
+from pyramide.service.ratelimit import RateLimiter, player_limit_key
 from pyramide.service.results import settle
 from pyramide.service.schemas import (
     CardTap,
@@ -56,7 +59,7 @@ from pyramide.service.schemas import (
 )
 from pyramide.service.settlement import Settlement
 from pyramide.service.snapshots import now_ms, snapshot_json
-from pyramide.service.store import GameStore, Saved, derived_id, digest
+from pyramide.service.store import GameStore, RateLimited, Saved, derived_id, digest
 from pyramide.service.stored_game import StoredGame
 
 RETRY_BACKOFF_S = 0.001
@@ -64,23 +67,50 @@ RETRY_BACKOFF_S = 0.001
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """A response as it is sent and as it is kept for an Idempotency-Key."""
+    """A response as it is sent, and what rebuilds it for a retry with the same Idempotency-Key."""
 
     status: int
     body: bytes
     headers: dict[str, str]
+    locale: Locale = "hu"
+    feedback: Feedback | None = None
+    now: int = 0
 
     def kept(self, fingerprint: str) -> bytes:
-        return json.dumps(
-            {"fp": fingerprint, "status": self.status, "body": self.body.decode(), "headers": self.headers}
-        ).encode()
+        """The head of the kept response: the request's fingerprint and what, with the stored game that the save
+        script appends, rebuilds this response byte for byte (see :meth:`from_kept`)."""
+        flags = (_EN if self.locale == "en" else 0) | (_LOCATION if "Location" in self.headers else 0)
+        feedback = b"" if self.feedback is None else _feedback_json(self.feedback)
+        return _KEPT.pack(bytes.fromhex(fingerprint)[:16], self.status, self.now, flags, len(feedback)) + feedback
 
     @classmethod
-    def from_kept(cls, data: bytes, fingerprint: str) -> Reply:
-        kept = json.loads(data)
-        if kept["fp"] != fingerprint:
+    def from_kept(cls, data: bytes, fingerprint: str, game_id: UUID) -> Reply:
+        """The response kept for an Idempotency-Key; 409 ``idempotency_key_reused`` for a different request."""
+        fp, status, now, flags, size = _KEPT.unpack_from(data)
+        if fp != bytes.fromhex(fingerprint)[:16]:
             raise ServiceError(409, "idempotency_key_reused")
-        return cls(kept["status"], kept["body"].encode(), kept["headers"])
+        start = _KEPT.size
+        feedback = _feedback_from_json(data[start : start + size]) if size else None
+        stored = StoredGame.from_bytes(game_id, data[start + size :])
+        reply = reply_for(stored, "en" if flags & _EN else "hu", feedback, status, now)
+        if flags & _LOCATION:
+            reply.headers["Location"] = f"/v1/games/{game_id}"
+        return reply
+
+
+_KEPT = struct.Struct(">16sHQBH")
+"""Fingerprint (16 bytes of its SHA-256), status, the moment answered (ms), flags, length of the feedback JSON."""
+_EN = 1
+_LOCATION = 2
+
+
+def _feedback_json(feedback: Feedback) -> bytes:
+    return json.dumps([feedback.code, feedback.params, feedback.always_shown], separators=(",", ":")).encode()
+
+
+def _feedback_from_json(data: bytes) -> Feedback:
+    code, params, always_shown = json.loads(data)
+    return Feedback(code, tuple((k, v) for k, v in params), always_shown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,26 +137,55 @@ def deal_for(body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
     return random_deal_code(_rules(body.rules))
 
 
-def reply_for(stored: StoredGame, locale: Locale, feedback: Feedback | None, status: int = 200) -> Reply:
-    return Reply(status, snapshot_json(stored, locale, feedback), {"ETag": f'"{stored.version}"'})
+def reply_for(
+    stored: StoredGame, locale: Locale, feedback: Feedback | None, status: int = 200, now: int | None = None
+) -> Reply:
+    now = now_ms() if now is None else now
+    body = snapshot_json(stored, locale, feedback, now)
+    return Reply(status, body, {"ETag": f'"{stored.version}"'}, locale, feedback, now)
 
 
-def parse_if_match(header: str | None) -> int | None:
-    """``If-Match: "7"`` (also ``W/"7"`` or ``7``) as version 7; ``*`` or no header as ``None``."""
+_ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)')
+_VERSION = re.compile(r"[0-9]{1,19}")
+
+
+def parse_if_match(header: str | None) -> tuple[int, ...] | None:
+    """The versions ``If-Match`` accepts: ``None`` for no header or ``*`` (any current game). Entity tags are
+    compared strongly (RFC 9110 13.1.1): a weak tag (``W/"7"``) or one that names no version of ours matches
+    nothing, so the request gets 412. A bare number (``7``) is taken as ``"7"``. A header that is not a list of
+    entity tags is 400 ``invalid_if_match``."""
     if header is None or header.strip() == "*":
         return None
-    text = header.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
-        raise ServiceError(412, "precondition_failed", version="?")
-    return int(text)
+    text = header.strip()
+    if _VERSION.fullmatch(text):
+        return (int(text),)
+    if not text:
+        raise ServiceError(400, "invalid_if_match")
+    versions: list[int] = []
+    position = 0
+    while position < len(text):
+        match = _ENTITY_TAG.match(text, position)
+        if match is None or match.end() == position:
+            raise ServiceError(400, "invalid_if_match")
+        weak, tag = match.groups()
+        if not weak and _VERSION.fullmatch(tag):
+            versions.append(int(tag))
+        position = match.end()
+    return tuple(versions)
 
 
 class GameService:
-    def __init__(self, store: GameStore, conflict_retries: int, solver: Solver, settlement: Settlement) -> None:
+    def __init__(
+        self, store: GameStore, conflict_retries: int, solver: Solver, settlement: Settlement, limiter: RateLimiter
+    ) -> None:
         self.store = store
+        self.limiter = limiter
         self.conflict_retries = conflict_retries
         self.solver = solver
         self.settlement = settlement
+        self.moves_limit = store.settings.limits.limit("moves")
+        self.games_limit = store.settings.limits.limit("games")
+        self.hints_limit = store.settings.limits.limit("hints")
 
     async def _deal(self, body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
         """The deal to play; for ``winnable_only`` the first random deal the solver proves winnable, trying for up to
@@ -150,8 +209,9 @@ class GameService:
         stored = await self.load(player, game_id)
         if stored.finished:
             raise IllegalMoveError("game_over")
-        result = await self.solver.analyse(stored.game)
-        await self.store.count_hint(game_id)
+        await self.limiter.check(self.hints_limit, player_limit_key(player.id, self.hints_limit))
+        result = await self.solver.for_player(player.id, stored.game)
+        await self.store.count_hint(player.id, game_id)
         await self.settlement.stats.count_hint(player.id)
         line = result["line"]
         return {**result, "move": line[0] if line else None}
@@ -176,16 +236,19 @@ class GameService:
         reply = reply_for(stored, locale, None, status=201)
         reply.headers["Location"] = f"/v1/games/{stored.id}"
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
-        kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"")
+        try:
+            kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"")
+        except RateLimited as limited:
+            raise self.games_limit.exceeded(limited.wait_ms) from None
         if kept is None:
             return reply
         if not kept:
             raise ServiceError(409, "idempotency_key_reused")
-        return Reply.from_kept(kept, fingerprint)
+        return Reply.from_kept(kept, fingerprint, stored.id)
 
     async def load(self, player: Player, game_id: UUID) -> StoredGame:
-        state, _ = await self.store.load(game_id)
-        return self._owned(player, game_id, state)
+        """The player's game, to read; 404 when the player has no such game."""
+        return self._owned(player, game_id, await self.store.read(player.id, game_id))
 
     @staticmethod
     def _owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
@@ -203,7 +266,7 @@ class GameService:
         game_id: UUID,
         action: Action,
         locale: Locale,
-        if_match: int | None,
+        if_match: tuple[int, ...] | None,
         idempotency_key: str | None,
         fingerprint: str,
     ) -> Reply:
@@ -218,10 +281,13 @@ class GameService:
         races = 0
         while True:
             if basis is None:
-                state, kept = await self.store.load(game_id, key)
+                try:
+                    state, kept = await self.store.load(player.id, game_id, key)
+                except RateLimited as limited:
+                    raise self.moves_limit.exceeded(limited.wait_ms) from None
                 stored = self._owned(player, game_id, state)
                 if kept:
-                    return Reply.from_kept(kept, fingerprint)
+                    return Reply.from_kept(kept, fingerprint, game_id)
                 basis = _Basis(state or b"", stored, confirmed=True)
             tried = await self._try(
                 basis,
@@ -256,16 +322,16 @@ class GameService:
         player: Player,
         action: Action,
         locale: Locale,
-        if_match: int | None,
+        if_match: tuple[int, ...] | None,
         key: str | None,
         fingerprint: str,
     ) -> Reply | bytes | None:
         """One try: the reply, or the state Redis holds when it is not ``basis.state``, or ``None`` when ``basis``
         is an unconfirmed copy that cannot answer by itself."""
         stored = basis.stored
-        if not basis.confirmed and (stored.owner != player.id or if_match not in (None, stored.version)):
+        if not basis.confirmed and (stored.owner != player.id or not _matches(if_match, stored.version)):
             return None
-        if if_match is not None and if_match != stored.version:
+        if not _matches(if_match, stored.version):
             raise ServiceError(412, "precondition_failed", version=str(stored.version))
         was_started = stored.started
         try:
@@ -295,10 +361,16 @@ class GameService:
                 await self.settlement.record(player.id, stored.id, started, result, saved.hints)
             return reply
         if saved.saved is Saved.KEPT:
-            return Reply.from_kept(saved.kept, fingerprint)
+            return Reply.from_kept(saved.kept, fingerprint, stored.id)
+        if saved.saved is Saved.LIMITED:
+            raise self.moves_limit.exceeded(saved.wait_ms)
         if saved.saved is Saved.MISSING:
             raise ServiceError(404, "game_not_found")
         return saved.current
+
+
+def _matches(if_match: tuple[int, ...] | None, version: int) -> bool:
+    return if_match is None or version in if_match
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from pydantic.json_schema import JsonSchemaMode
 
 from pyramide.service.problems import PROBLEM_JSON
 from pyramide.service.schemas import (
+    CREATE_PLAYER_KEY_PATTERN,
     IDEMPOTENCY_KEY_PATTERN,
     CreatedPlayer,
     CreateGameBody,
@@ -72,6 +73,14 @@ IDEMPOTENCY_KEY_HEADER: Final = {
     "schema": {"type": "string", "pattern": IDEMPOTENCY_KEY_PATTERN},
 }
 
+SECRET_IDEMPOTENCY_KEY_HEADER: Final = {
+    **IDEMPOTENCY_KEY_HEADER,
+    "description": "A retried request with the same key gets the identical response (the same player and token)"
+    " and creates one player. The key is what proves a retry is yours: 32-200 visible ASCII characters, such as"
+    " a UUID (400 `weak_idempotency_key` if shorter).",
+    "schema": {"type": "string", "pattern": CREATE_PLAYER_KEY_PATTERN},
+}
+
 
 def _pydantic_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     """JSON schemas of the request bodies by operation id, and every model's definition."""
@@ -98,7 +107,8 @@ def build_document(app: Litestar) -> dict[str, Any]:
                 if int(status) >= 400:  # every error is problem+json, also the 400 Litestar adds by itself
                     response["content"] = {PROBLEM_JSON: {"schema": {"$ref": _REF.format(model="Problem")}}}
             if method == "post":  # every POST takes one; handlers read it with `requests.idempotency_key`
-                operation.setdefault("parameters", []).append(IDEMPOTENCY_KEY_HEADER)
+                header = SECRET_IDEMPOTENCY_KEY_HEADER if operation_id == "createPlayer" else IDEMPOTENCY_KEY_HEADER
+                operation.setdefault("parameters", []).append(header)
             body = bodies.get(operation_id)
             if body is not None:
                 operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}

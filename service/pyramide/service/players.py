@@ -1,15 +1,22 @@
 """Anonymous players and their bearer tokens.
 
-A token is ``<player id>.<secret>``; Redis keeps only the SHA-256 of the secret, in the player's hash
-``pyr:{p:<id>}:player``. A create retried with the same Idempotency-Key derives the same player id and the same
-secret (an HMAC of the key and a salt kept with the player), so the retry gets the identical token back although
-the token itself is never stored.
+A token is ``<player id>.<secret>``: both random, neither derived from anything a client sends. Redis keeps only the
+SHA-256 of the secret, in the player's hash ``pyr:{p:<id>}:player``. A player that has never finished a game expires
+``player_idle_ttl_s`` after its last request (its statistics with it); finishing a game keeps it for good.
+
+Creating a player with an ``Idempotency-Key`` keeps the response for retries, and the response holds the token, so it
+is kept sealed: under ``pyr:{ip:<SHA-256 of the key>}`` (the key itself is never stored) and encrypted with AES-GCM
+under a key derived from the Idempotency-Key by HKDF. Only a caller holding the Idempotency-Key finds the record and
+can read it; Redis cannot. That is also why the key must carry at least 128 bits (see ``schemas``): it is the only
+secret between a retry and the token. The record expires with the idempotency window.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import os
 import secrets
 import time
 from dataclasses import dataclass
@@ -17,18 +24,34 @@ from datetime import UTC, datetime
 from typing import Final
 from uuid import UUID, uuid4
 
-from pyramide.engine.messages import Locale
-from pyramide.service.store import Redis, derived_id
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-_CREATE: Final = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+from pyramide.engine.messages import Locale
+from pyramide.service.problems import ServiceError
+from pyramide.service.settings import Settings
+from pyramide.service.stats import FOLLOW_PLAYER_LUA, player_key, stats_keys
+from pyramide.service.store import Redis
+
+_AUTHENTICATE: Final = (
+    FOLLOW_PLAYER_LUA
+    + """
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields > 0 and redis.call('PTTL', KEYS[1]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  follow_player(KEYS[1], #KEYS)
+end
+return fields
+"""
+)
+_INSERT: Final = """
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 """
-
-
-def player_key(player_id: UUID) -> str:
-    return f"pyr:{{p:{player_id}}}:player"
+_NONCE_BYTES: Final = 12
 
 
 def _hash(secret: str) -> str:
@@ -48,6 +71,14 @@ class Player:
     def created_at(self) -> datetime:
         return datetime.fromtimestamp(self.created_ms / 1000, UTC)
 
+    def fields(self) -> dict[str, str]:
+        return {
+            "locale": self.locale,
+            "explain_errors": "1" if self.explain_errors else "0",
+            "created_ms": str(self.created_ms),
+            **({"name": self.name} if self.name else {}),
+        }
+
 
 def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
     locale: Locale = "en" if fields.get(b"locale") == b"en" else "hu"
@@ -61,6 +92,36 @@ def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
     )
 
 
+class SealedCreate:
+    """The kept response of one ``createPlayer`` Idempotency-Key: where it is kept and how it is sealed."""
+
+    def __init__(self, idempotency_key: str) -> None:
+        secret = idempotency_key.encode()
+        lookup = hashlib.sha256(b"pyramide:create-player\x1f" + secret).hexdigest()
+        self.key = f"pyr:{{ip:{lookup}}}"
+        self._aad = lookup.encode()
+        derive = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"pyramide", info=b"create-player response")
+        self._aead = AESGCM(derive.derive(secret))
+
+    def seal(self, fingerprint: str, player: Player, token: str) -> bytes:
+        plain = json.dumps({"fp": fingerprint, "id": str(player.id), "token": token, **player.fields()}).encode()
+        nonce = os.urandom(_NONCE_BYTES)
+        return nonce + self._aead.encrypt(nonce, plain, self._aad)
+
+    def open(self, sealed: bytes, fingerprint: str) -> tuple[Player, str]:
+        """The player and token kept; 409 ``idempotency_key_reused`` when the kept request was another one."""
+        try:
+            plain = self._aead.decrypt(sealed[:_NONCE_BYTES], sealed[_NONCE_BYTES:], self._aad)
+        except InvalidTag:
+            raise ServiceError(409, "idempotency_key_reused") from None
+        kept = json.loads(plain)
+        if not hmac.compare_digest(kept.pop("fp"), fingerprint):
+            raise ServiceError(409, "idempotency_key_reused")
+        token = kept.pop("token")
+        player_id = UUID(kept.pop("id"))
+        return _player(player_id, {k.encode(): v.encode() for k, v in kept.items()}), token
+
+
 AUTH_CACHE_S = 10.0
 AUTH_CACHE_SIZE = 10_000
 
@@ -70,9 +131,11 @@ class PlayerStore:
     move costs no extra Redis round trip for its token; a settings change made through another process shows
     here within that time."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, settings: Settings) -> None:
         self.redis = redis
-        self._create = redis.register_script(_CREATE)
+        self.settings = settings
+        self._authenticate_script = redis.register_script(_AUTHENTICATE)
+        self._insert_script = redis.register_script(_INSERT)
         self._known: dict[str, tuple[float, Player]] = {}
 
     async def create(
@@ -82,34 +145,35 @@ class PlayerStore:
         idempotency_key: str | None = None,
         fingerprint: str = "",
         name: str | None = None,
-    ) -> tuple[Player, str, bool]:
-        """A new player and its token; with an Idempotency-Key already used, that player and the same token.
-        The flag is false when the key was used before for a different request (``fingerprint``)."""
+    ) -> tuple[Player, str]:
+        """A new player and its token; with an Idempotency-Key used before for the same request, that player and
+        the same token (409 ``idempotency_key_reused`` for a different request). Concurrent requests with one key
+        all get the one player that was kept first: each creates a player, only one keeps its record, and the
+        others delete theirs before answering with the kept one, so every token answered works."""
+        player = Player(uuid4(), locale, explain_errors, int(time.time() * 1000), name)
         if idempotency_key is None:
-            player_id, salt = uuid4(), secrets.token_hex(16)
-        else:
-            player_id = derived_id("player", idempotency_key)
-            existing = await self.redis.hget(player_key(player_id), "salt")
-            salt = existing.decode() if existing else secrets.token_hex(16)
-        secret = (
-            secrets.token_urlsafe(32)
-            if idempotency_key is None
-            else hmac.new(idempotency_key.encode(), f"{player_id}:{salt}".encode(), hashlib.sha256).hexdigest()
-        )
-        player = Player(player_id, locale, explain_errors, int(time.time() * 1000), name)
-        created = await self._create(
-            keys=[player_key(player_id)],
-            args=[
-                "token_hash", _hash(secret), "salt", salt, "locale", locale,
-                "explain_errors", "1" if explain_errors else "0", "created_ms", str(player.created_ms),
-                "fingerprint", fingerprint, *(("name", name) if name else ()),
-            ],
-        )  # fmt: skip
-        if created:
-            return player, f"{player_id}.{secret}", True
-        fields = await self.redis.hgetall(player_key(player_id))
-        same_request = fields.get(b"fingerprint", b"").decode() == fingerprint
-        return _player(player_id, fields), f"{player_id}.{secret}", same_request
+            return player, await self._insert(player)
+        sealed = SealedCreate(idempotency_key)
+        kept = await self.redis.get(sealed.key)
+        if kept is not None:
+            return sealed.open(kept, fingerprint)
+        token = await self._insert(player)
+        ttl_ms = self.settings.idempotency_ttl_s * 1000
+        if await self.redis.set(sealed.key, sealed.seal(fingerprint, player, token), nx=True, px=ttl_ms):
+            return player, token
+        await self.redis.delete(player_key(player.id))
+        kept = await self.redis.get(sealed.key)
+        if kept is None:  # kept and expired in between: not seen in practice, but never answer a deleted player
+            raise ServiceError(409, "version_conflict")
+        return sealed.open(kept, fingerprint)
+
+    async def _insert(self, player: Player) -> str:
+        """Store ``player`` with a fresh token's hash; the token."""
+        token = f"{player.id}.{secrets.token_urlsafe(32)}"
+        fields = {"token_hash": _hash(token.partition(".")[2]), **player.fields()}
+        args = [self.settings.player_idle_ttl_s * 1000, *(item for pair in fields.items() for item in pair)]
+        await self._insert_script(keys=[player_key(player.id)], args=args)
+        return token
 
     async def get(self, player_id: UUID) -> Player | None:
         fields = await self.redis.hgetall(player_key(player_id))
@@ -130,12 +194,15 @@ class PlayerStore:
         return player
 
     async def _authenticate(self, token: str) -> Player | None:
+        """Reads the player and, for one that has not finished a game, starts its idle time afresh."""
         player_text, _, secret = token.partition(".")
         try:
             player_id = UUID(player_text)
         except ValueError:
             return None
-        fields = await self.redis.hgetall(player_key(player_id))
+        keys = [player_key(player_id), *stats_keys(player_id)]
+        flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
+        fields = dict(zip(flat[::2], flat[1::2], strict=True))
         expected = fields.get(b"token_hash", b"").decode()
         if not expected or not secret or not hmac.compare_digest(expected, _hash(secret)):
             return None

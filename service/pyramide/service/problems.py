@@ -12,7 +12,9 @@ from typing import Final
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+from prometheus_client import Counter
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from pyramide.engine import IllegalMoveError, InvalidInputError, PyramideError
@@ -21,6 +23,7 @@ from pyramide.engine.messages import CATALOGUE, DEFAULT_LOCALE, Locale, render
 PROBLEM_JSON: Final = "application/problem+json"
 RETRY_AFTER_S: Final = 1
 log = logging.getLogger("pyramide.service")
+STORAGE_FULL: Final = Counter("pyramide_storage_full_total", "Writes refused because Redis reached maxmemory")
 
 SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
     "unauthorized": {
@@ -57,6 +60,30 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "en": "The service is temporarily unavailable; try again later",
     },
     "internal_error": {"hu": "Váratlan belső hiba", "en": "Unexpected internal error"},
+    "invalid_if_match": {
+        "hu": 'Az If-Match fejléc nem ETag-ek listája (például "7")',
+        "en": 'The If-Match header is not a list of entity tags (such as "7")',
+    },
+    "weak_idempotency_key": {
+        "hu": "Játékos létrehozásakor az Idempotency-Key legalább 32 karakter legyen (például egy UUID)",
+        "en": "When creating a player, the Idempotency-Key must be at least 32 characters (a UUID, say)",
+    },
+    "rate_limited": {
+        "hu": "Túl sok kérés érkezett; próbáld újra ennyi másodperc múlva: {seconds}",
+        "en": "Too many requests; try again in this many seconds: {seconds}",
+    },
+    "solver_busy": {
+        "hu": "A megoldó most túlterhelt; próbáld újra kicsit később",
+        "en": "The solver is at capacity right now; try again a little later",
+    },
+    "solver_in_progress": {
+        "hu": "Egy korábbi megoldókérésed még fut; várd meg a válaszát",
+        "en": "An earlier solver request of yours is still running; wait for its answer",
+    },
+    "storage_full": {
+        "hu": "A tárhely megtelt, a változtatás nem menthető; semmi sem módosult",
+        "en": "The storage is full and the change cannot be saved; nothing was changed",
+    },
     "winnable_deal_not_found": {
         "hu": "A megoldó nem talált időben bizonyítottan nyerhető leosztást ezekkel a szabályokkal; próbáld újra",
         "en": "The solver proved no deal winnable under these rules in time; try again",
@@ -72,7 +99,9 @@ _STATUS_CODES: Final = {
     412: "precondition_failed",
     413: "body_too_large",
     422: "validation_failed",
+    429: "rate_limited",
     503: "service_unavailable",
+    507: "storage_full",
 }
 
 
@@ -187,6 +216,16 @@ def handle_redis_down(request: Request, error: Exception) -> Response[dict[str, 
     return problem_response(request, 503, "service_unavailable", headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
+def handle_redis_error(request: Request, error: ResponseError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    """Redis refused a write for lack of memory (``maxmemory`` with ``noeviction``): 507, counted and logged; the
+    scripts refuse before their first write, so nothing was changed. Any other Redis error is unexpected."""
+    if "OOM" not in str(error):
+        return handle_unexpected(request, error)
+    STORAGE_FULL.inc()
+    log.error("redis is out of memory: a write was refused (%s %s)", request.method, request.url.path)
+    return problem_response(request, 507, "storage_full")
+
+
 def handle_unexpected(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
     log.exception("unexpected error", exc_info=error)
     return problem_response(request, HTTP_500_INTERNAL_SERVER_ERROR, "internal_error")
@@ -197,5 +236,6 @@ EXCEPTION_HANDLERS: Final = {
     HTTPException: handle_http_error,
     RedisConnectionError: handle_redis_down,
     RedisTimeoutError: handle_redis_down,
+    ResponseError: handle_redis_error,
     Exception: handle_unexpected,
 }

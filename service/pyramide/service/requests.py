@@ -12,11 +12,12 @@ from pydantic import TypeAdapter, ValidationError
 from pyramide.engine.messages import Locale
 from pyramide.service.players import Player, PlayerStore
 from pyramide.service.problems import ServiceError, negotiate_locale
-from pyramide.service.schemas import IDEMPOTENCY_KEY_PATTERN
+from pyramide.service.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN
 
 T = TypeVar("T")
 AnyRequest = Request[Any, Any, Any]
 _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+_SECRET_KEY = re.compile(CREATE_PLAYER_KEY_PATTERN)
 MAX_BODY_BYTES: Final = 64 * 1024
 """Far above any body the API takes (a layout is about 1 KiB); a longer one is refused with 413 unread."""
 _BODY: Final = "pyramide.body"
@@ -58,7 +59,17 @@ async def read_body(request: AnyRequest) -> bytes:
     return body
 
 
+def _too_large() -> ServiceError:
+    """413 with ``Connection: close``: the server stops reading there, so the rest is never received."""
+    return ServiceError(413, "body_too_large", headers={"Connection": "close"}, limit=str(MAX_BODY_BYTES))
+
+
 async def _receive_body(request: AnyRequest) -> bytes:
+    declared = header_value(request, b"content-length")
+    if declared is not None and (not declared.isascii() or not declared.isdigit() or len(declared) > 12):
+        raise ServiceError(400, "bad_request", headers={"Connection": "close"})
+    if declared is not None and int(declared) > MAX_BODY_BYTES:
+        raise _too_large()
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -68,7 +79,7 @@ async def _receive_body(request: AnyRequest) -> bytes:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY_BYTES:
-            raise ServiceError(413, "body_too_large", limit=str(MAX_BODY_BYTES))
+            raise _too_large()
         chunks.append(chunk)
         if not message.get("more_body", False):
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -100,3 +111,23 @@ def idempotency_key(request: AnyRequest) -> str | None:
     if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
         raise ServiceError(400, "invalid_idempotency_key")
     return key
+
+
+def secret_idempotency_key(request: AnyRequest) -> str | None:
+    """The ``Idempotency-Key`` of a request whose kept response holds a secret (``createPlayer``): 400
+    ``weak_idempotency_key`` when it is shorter than 32 characters."""
+    key = idempotency_key(request)
+    if key is not None and not _SECRET_KEY.fullmatch(key):
+        raise ServiceError(400, "weak_idempotency_key")
+    return key
+
+
+def client_address(request: AnyRequest, trusted_header: str | None) -> str:
+    """The client's address for per-address limits: the peer's, or with ``trusted_header`` configured (a proxy in
+    front that writes it), the last address in that header."""
+    if trusted_header is not None:
+        forwarded = header_value(request, trusted_header.lower().encode("latin-1"))
+        if forwarded and forwarded.strip(", "):
+            return forwarded.rsplit(",", 1)[-1].strip() or "unknown"
+    client = request.scope.get("client")
+    return client[0] if client else "unknown"

@@ -3,14 +3,20 @@ every constraint in annotated types, so that the OpenAPI schema says exactly wha
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 from typing_extensions import TypedDict
 
 from pyramide.engine.rules import MAX_RECYCLES
+from pyramide.service.name_chars import NAME_CHARACTERS
+
+SPACE_CHARACTERS = (0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000)
+"""Unicode's space separators (category Zs)."""
 
 _SEPARATORS = r"[\s\-‐‑‒–—―−_]*"
 CARD_PATTERN = r"^(10|[2-9AJQKTajqkt])[CDHScdhs♣♦♥♠]$"
@@ -19,6 +25,9 @@ DEAL_CODE_PATTERN = (
     r"(?:[A-Za-z]{7}|[Ll][A-Ya-y][A-Za-z]{48})\s*$"
 )
 IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,200}$"
+CREATE_PLAYER_KEY_PATTERN = r"^[\x21-\x7e]{32,200}$"
+"""createPlayer's Idempotency-Key is the only secret between a retry and the new player's token: at least 32
+characters, such as a UUID or 32 random hex digits (122-128 random bits)."""
 
 CardCode = Annotated[str, StringConstraints(pattern=CARD_PATTERN)]
 DealCodeText = Annotated[str, StringConstraints(pattern=DEAL_CODE_PATTERN, max_length=80)]
@@ -82,7 +91,27 @@ class DealLayout(BaseModel):
 # -- players ---------------------------------------------------------------------------------------------------
 
 
-PlayerName = Annotated[str, StringConstraints(min_length=1, max_length=24, pattern=r"^[^\x00-\x1f\x7f]+$")]
+_SPACES = "".join(chr(c) for c in SPACE_CHARACTERS)
+NAME_PATTERN = f"^[{_SPACES}]*[{NAME_CHARACTERS}][{_SPACES}{NAME_CHARACTERS}]*$"
+_SPACE_RUNS = re.compile(f"[{_SPACES}]+")
+
+
+def normalise_name(name: str) -> str:
+    """NFC, every kind of space as one plain space, trimmed: what a leaderboard shows. Names that differ only in
+    composition or spacing are the same name."""
+    return _SPACE_RUNS.sub(" ", unicodedata.normalize("NFC", name)).strip()
+
+
+PlayerName = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=24, pattern=NAME_PATTERN),
+    AfterValidator(normalise_name),
+    Field(
+        description="1-24 characters: letters, marks, digits, punctuation, symbols and spaces, at least one not a"
+        " space. Kept in NFC, trimmed, each run of spaces as one. Control, format (bidi overrides, zero-width),"
+        " private-use and unassigned characters are refused (422)."
+    ),
+]
 
 
 class PlayerSettingsBody(StrictModel):

@@ -12,6 +12,7 @@ import uvicorn
 
 from pyramide.service.app import create_app
 from pyramide.service.embedded_redis import EmbeddedRedis
+from pyramide.service.http_server import server_config
 from pyramide.service.openapi import COMMITTED, build_document, render
 from pyramide.service.settings import Settings
 
@@ -29,11 +30,11 @@ def serve(host: str, port: int, data_dir: str | None) -> int:
         # uvicorn stops on SIGTERM, then raises it again: with the default action the process would die there,
         # before stopping the embedded Redis (which `docker stop`, systemd or a supervisor's TERM would orphan).
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
-        embedded = EmbeddedRedis(settings.data_dir).start()
+        embedded = EmbeddedRedis(settings.data_dir, maxmemory=settings.redis_maxmemory).start()
         log.info("embedded Redis at %s (data in %s)", embedded.url, embedded.data_dir)
         settings = dataclasses.replace(settings, redis_url=embedded.url)
     try:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="info", access_log=False)
+        uvicorn.Server(server_config(create_app(settings), host, port, settings.header_timeout_s)).run()
     finally:
         if embedded is not None:
             embedded.stop()

@@ -1,7 +1,7 @@
 """Counting each game exactly once in the statistics and on the leaderboard, across Redis Cluster slots.
 
-A game's keys, its player's keys and its deal's leaderboard live in three different slots, so no single atomic
-write can cover them. Instead, for a change that makes a game count (its first move) or ends it:
+A game's keys share its player's slot, but its deal's leaderboard lives in another, so no single atomic write can
+cover them all. Instead, for a change that makes a game count (its first move) or ends it:
 
 1. the game's id goes into the player's ``pending`` set (the player's slot), before anything else;
 2. the game is saved with compare-and-set; the change that ends it writes the game's result in the same script
@@ -68,7 +68,7 @@ class Settlement:
         due = await self.redis.zrangebyscore(stats_keys(player)[4], "-inf", int(time.time() * 1000) - self.grace_ms)
         for raw in due:
             game = UUID(raw.decode())
-            state, result_bytes, hints = await self.games.settled(game)
+            state, result_bytes, hints = await self.games.settled(player, game)
             stored = StoredGame.from_bytes(game, state) if state is not None else None
             result = GameResult.from_bytes(result_bytes) if result_bytes is not None else None
             if result is not None and result.player != player:

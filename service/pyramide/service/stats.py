@@ -18,7 +18,21 @@ from pyramide.service.rankings import Page, RankedLists, rank_member
 from pyramide.service.results import GameResult
 from pyramide.service.store import Redis
 
-_RECORD: Final = """
+FOLLOW_PLAYER_LUA: Final = """
+local function follow_player(player_key, count)
+  local pttl = redis.call('PTTL', player_key)
+  for i = 1, count do
+    if pttl > 0 then redis.call('PEXPIRE', KEYS[i], pttl) else redis.call('PERSIST', KEYS[i]) end
+  end
+end
+"""
+"""The player's keys live as long as the player: an idle player that never finished a game expires with all it
+kept; one that did is kept for good. Applied by every script that writes them."""
+
+_RECORD: Final = (
+    FOLLOW_PLAYER_LUA
+    + """
+local function record()
 redis.call('ZREM', KEYS[5], ARGV[1])
 local state = redis.call('HGET', KEYS[2], ARGV[1])
 if state == 'won' or state == 'lost' then return 0 end
@@ -48,13 +62,32 @@ if not fewest or moves < tonumber(fewest) then redis.call('HSET', KEYS[1], 'fewe
 redis.call('ZADD', KEYS[3], 0, ARGV[5])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[6])
 return 1
+end
+local recorded = record()
+if ARGV[2] ~= 'start' then redis.call('PERSIST', KEYS[6]) end
+follow_player(KEYS[6], 5)
+return recorded
 """
+)
 
-_RESET: Final = """
-redis.call('DEL', unpack(KEYS))
+_RESET: Final = (
+    FOLLOW_PLAYER_LUA
+    + """
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('HSET', KEYS[1], 'since_ms', ARGV[1])
+follow_player(KEYS[6], 1)
 return 1
 """
+)
+
+_COUNT_HINT: Final = (
+    FOLLOW_PLAYER_LUA
+    + """
+redis.call('HINCRBY', KEYS[1], 'hints', 1)
+follow_player(KEYS[2], 1)
+return 1
+"""
+)
 
 
 def stats_keys(player: UUID) -> list[str]:
@@ -63,26 +96,33 @@ def stats_keys(player: UUID) -> list[str]:
     return [f"{tag}:stats", f"{tag}:games", f"{tag}:wins", f"{tag}:win", f"{tag}:pending"]
 
 
+def player_key(player: UUID) -> str:
+    """The player's settings and token hash (see ``players``)."""
+    return f"pyr:{{p:{player}}}:player"
+
+
 class PlayerStats:
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
         self._record = redis.register_script(_RECORD)
         self._reset = redis.register_script(_RESET)
+        self._count_hint = redis.register_script(_COUNT_HINT)
         self._lists = RankedLists(redis)
 
     async def record_start(self, player: UUID, game: UUID) -> None:
         """Count a game as played once; it leaves the pending settlements in the same step."""
-        await self._record(keys=stats_keys(player), args=[str(game), "start"])
+        await self._record(keys=[*stats_keys(player), player_key(player)], args=[str(game), "start"])
 
     async def record_result(self, result: GameResult, hints: int) -> bool:
         """Count a won or lost game once (as played too); false when it was counted already. It leaves the pending
         settlements in the same step."""
         member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.game))
         args = [str(result.game), "won" if result.won else "lost", result.elapsed_ms, result.moves, member]
-        return bool(await self._record(keys=stats_keys(result.player), args=[*args, json.dumps(result.entry(hints))]))
+        keys = [*stats_keys(result.player), player_key(result.player)]
+        return bool(await self._record(keys=keys, args=[*args, json.dumps(result.entry(hints))]))
 
     async def count_hint(self, player: UUID) -> None:
-        await self.redis.hincrby(stats_keys(player)[0], "hints", 1)
+        await self._count_hint(keys=[stats_keys(player)[0], player_key(player)])
 
     async def read(self, player: UUID) -> dict[str, Any]:
         counters_key, games_key = stats_keys(player)[:2]
@@ -108,7 +148,7 @@ class PlayerStats:
 
     async def reset(self, player: UUID) -> None:
         """Start counting afresh, at once: counters, games, wins and pending settlements go together."""
-        await self._reset(keys=stats_keys(player), args=[int(time.time() * 1000)])
+        await self._reset(keys=[*stats_keys(player), player_key(player)], args=[int(time.time() * 1000)])
 
     async def wins(self, player: UUID, cursor: str | None, limit: int) -> Page:
         _, _, wins_key, win_key, _ = stats_keys(player)

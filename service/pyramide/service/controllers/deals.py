@@ -10,7 +10,8 @@ from litestar.params import PathParameter
 from pyramide.engine import DealCode, Rules
 from pyramide.engine.messages import Locale
 from pyramide.service.controllers.docs import problems
-from pyramide.service.requests import AnyRequest, locale_of
+from pyramide.service.ratelimit import address_key
+from pyramide.service.requests import AnyRequest, client_address, locale_of
 from pyramide.service.schemas import (
     DEAL_CODE_PATTERN,
     DealAnalysis,
@@ -20,6 +21,7 @@ from pyramide.service.schemas import (
     RulesCatalogue,
     RuleVariant,
 )
+from pyramide.service.settings import Settings
 
 PRESETS: dict[str, tuple[Rules, dict[Locale, tuple[str, str]]]] = {
     "N": (
@@ -84,7 +86,8 @@ class DealController(Controller):
         "/deals/{code:str}/analysis",
         operation_id="analyseDeal",
         summary="Can the deal be won, and how many cards at most: the solver's answer, cached per code",
-        responses=problems(400, 422),
+        description="Limited per client address; 503 `solver_busy` when every solver worker and the queue are taken.",
+        responses=problems(400, 422, 429, 503),
     )
     async def analysis(
         self,
@@ -92,7 +95,11 @@ class DealController(Controller):
         code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")],
     ) -> DealAnalysis:
         deal = DealCode.parse(code)
-        result = await request.app.state.solver.analyse_deal(request.app.state.redis, deal)
+        settings: Settings = request.app.state.settings
+        limit = settings.limits.limit("analyses")
+        address = client_address(request, settings.trusted_proxy_header)
+        await request.app.state.limiter.check(limit, address_key(limit, address))
+        result = await request.app.state.solver.analyse_deal(request.app.state.redis, deal, settings.analysis_ttl_s)
         return DealAnalysis.model_validate({**result, "code": str(deal)})
 
     @get("/rules", operation_id="listRules", summary="Rule presets and variants, described in your language")

@@ -17,15 +17,18 @@ _DESCRIPTIONS = {
     412: "If-Match names a version the game has moved on from",
     413: f"The body is longer than the service reads ({MAX_BODY_BYTES} bytes)",
     422: "The body does not fit the schema, or names no possible deal, layout or rules",
-    503: "Redis is unreachable; retry after Retry-After seconds",
+    429: "Over a rate limit (see Retry-After, RateLimit-Policy and RateLimit), or this player's solver search is"
+    " still running",
+    503: "Redis is unreachable, or every solver worker and its queue are taken; retry after Retry-After seconds",
+    507: "Redis is full: the change is refused, nothing was written (an operator must free memory)",
 }
 
 
 def problems(*statuses: int, redis: bool = True) -> dict[int, ResponseSpec]:
-    """Problem+json responses for ``statuses``, and 503 for operations that need Redis."""
+    """Problem+json responses for ``statuses``, and 503 and 507 for operations that need Redis."""
     return {
         status: ResponseSpec(
             data_container=Problem, description=_DESCRIPTIONS[status], media_type=PROBLEM_JSON, generate_examples=False
         )
-        for status in (*statuses, *([503] if redis else []))
+        for status in sorted({*statuses, *((503, 507) if redis else ())})
     }

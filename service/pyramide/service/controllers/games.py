@@ -58,7 +58,7 @@ class GameController(Controller):
         summary="Deal a new game",
         description='`{}` deals a random game (optionally under `rules`), `{"code": …}` a pasted deal code,'
         ' `{"layout": …}` a layout chosen by hand.',
-        responses=problems(400, 401, 409, 413, 422),
+        responses=problems(400, 401, 409, 413, 422, 429),
     )
     async def create(self, request: AnyRequest) -> Response[Snapshot]:
         player = await current_player(request)
@@ -86,7 +86,7 @@ class GameController(Controller):
         operation_id="playMove",
         summary="Play an explicit move",
         description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH,
-        responses=problems(400, 401, 404, 409, 412, 413, 422),
+        responses=problems(400, 401, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
     async def move(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
@@ -97,7 +97,7 @@ class GameController(Controller):
         operation_id="tap",
         summary="Tap a card or the stock, as in the app",
         description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH,
-        responses=problems(400, 401, 404, 409, 412, 413, 422),
+        responses=problems(400, 401, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
     async def tap(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
@@ -108,7 +108,7 @@ class GameController(Controller):
         operation_id="abandonGame",
         summary="Give a game up",
         description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,
-        responses=problems(400, 401, 404, 409, 412, 413),
+        responses=problems(400, 401, 404, 409, 412, 413, 429),
         status_code=200,
     )
     async def abandon(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
@@ -119,7 +119,7 @@ class GameController(Controller):
         operation_id="getHint",
         summary="The next move of the best line, and whether the game can still be won",
         description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out.",
-        responses=problems(401, 404, 409),
+        responses=problems(401, 404, 409, 429),
     )
     async def hint(self, request: AnyRequest, game_id: FromPath[UUID]) -> Hint:
         player = await current_player(request)
@@ -136,7 +136,7 @@ class GameController(Controller):
         player = await current_player(request)
         service: GameService = request.app.state.games
         stored = await service.load(player, game_id)
-        moves = [_parse_move(m) for m in await service.store.record(game_id)]
+        moves = [_parse_move(m) for m in await service.store.record(player.id, game_id)]
         return GameRecord(
             id=game_id,
             code=str(stored.game.code),

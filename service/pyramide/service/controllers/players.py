@@ -7,9 +7,17 @@ from pydantic import TypeAdapter
 
 from pyramide.service.controllers.docs import problems
 from pyramide.service.players import PlayerStore
-from pyramide.service.problems import ServiceError
-from pyramide.service.requests import AnyRequest, current_player, fingerprint, idempotency_key, parse_body
+from pyramide.service.ratelimit import address_key
+from pyramide.service.requests import (
+    AnyRequest,
+    client_address,
+    current_player,
+    fingerprint,
+    parse_body,
+    secret_idempotency_key,
+)
 from pyramide.service.schemas import CreatedPlayer, CreatePlayerBody, Player, PlayerSettingsBody
+from pyramide.service.settings import Settings
 
 _CREATE = TypeAdapter(CreatePlayerBody)
 _SETTINGS = TypeAdapter(PlayerSettingsBody)
@@ -28,17 +36,19 @@ class PlayerController(Controller):
         operation_id="createPlayer",
         summary="Create an anonymous player",
         description="Returns the player's bearer token once; the service keeps only its hash.",
-        responses=problems(400, 409, 413, 422),
+        responses=problems(400, 409, 413, 422, 429),
     )
     async def create(self, request: AnyRequest) -> Response[CreatedPlayer]:
-        key = idempotency_key(request)
+        key = secret_idempotency_key(request)
         body = await parse_body(request, _CREATE)
+        settings: Settings = request.app.state.settings
+        limit = settings.limits.limit("players")
+        address = client_address(request, settings.trusted_proxy_header)
+        await request.app.state.limiter.check(limit, address_key(limit, address))
         players: PlayerStore = request.app.state.players
-        player, token, same = await players.create(
+        player, token = await players.create(
             body.locale, body.explain_errors, key, await fingerprint(request), body.name
         )
-        if not same:
-            raise ServiceError(409, "idempotency_key_reused")
         created = CreatedPlayer(**_view(player).model_dump(), token=token)
         return Response(created, status_code=201, headers={"Location": "/v1/players/me"})
 

@@ -1,0 +1,69 @@
+"""The HTTP server: uvicorn with its httptools protocol, plus a deadline for request headers.
+
+uvicorn closes idle keep-alive connections but sets no limit on how long a client may take to send a request's
+headers, so a client trickling them a byte at a time holds a connection for ever (slowloris). Here a connection
+whose request headers are not complete ``header_timeout_s`` after they began (or after the connection opened) is
+answered 408 and closed. The body is limited elsewhere (``requests.read_body``: 413 and the connection closed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+_TIMEOUT_RESPONSE = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+
+
+class HeaderDeadlineProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, closing connections whose request headers come too slowly."""
+
+    header_timeout_s: float = 10.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._header_timer: asyncio.TimerHandle | None = None
+        super().connection_made(transport)
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._header_timer is None:
+            self._arm()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._header_timer = self.loop.call_later(self.header_timeout_s, self._headers_too_slow)
+
+    def _disarm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_too_slow(self) -> None:
+        self._header_timer = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is None or self.cycle.response_complete:  # never in the middle of another response
+            self.transport.write(_TIMEOUT_RESPONSE)
+        self.transport.close()
+
+
+def protocol(header_timeout_s: float) -> type[HeaderDeadlineProtocol]:
+    """The protocol class with its deadline (uvicorn takes a class, and builds one per connection)."""
+    return type("HeaderDeadline", (HeaderDeadlineProtocol,), {"header_timeout_s": header_timeout_s})
+
+
+def server_config(app: Any, host: str, port: int, header_timeout_s: float, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration for the service: the guarded protocol, no access log of its own."""
+    options.setdefault("log_level", "info")
+    options.setdefault("access_log", False)
+    return uvicorn.Config(app, host=host, port=port, http=protocol(header_timeout_s), **options)

@@ -1,0 +1,38 @@
+"""Child processes that never outlive the service: on Linux, a child asks the kernel for a signal when its parent
+dies (``PR_SET_PDEATHSIG``), whatever kills the parent, SIGKILL included, and exits at once if the parent is already
+gone by the time it asks. Elsewhere these are no-ops."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+from collections.abc import Callable
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _ask_for_signal(sig: int) -> None:
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0)
+
+
+def on_parent_death(parent: int, sig: int = signal.SIGTERM) -> Callable[[], None]:
+    """A ``preexec_fn`` for ``subprocess.Popen``: the child gets ``sig`` when ``parent`` dies."""
+
+    def arrange() -> None:
+        _ask_for_signal(sig)
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os._exit(1)
+
+    return arrange
+
+
+def die_with_parent() -> None:
+    """A process pool's initializer: the worker ends with the process that started it."""
+    parent = os.getppid()
+    _ask_for_signal(signal.SIGTERM)
+    if parent == 1 or os.getppid() != parent:
+        os._exit(1)
