@@ -26,4 +26,4 @@ USER 10001:10001
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/health/ready', timeout=2).status != 200)"]
-CMD ["pyramide", "serve", "--host", "0.0.0.0", "--port", "8000"]
+CMD ["pyramide", "serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "auto"]

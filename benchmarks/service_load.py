@@ -38,11 +38,12 @@ from pyramide.engine import parse_move
 from pyramide.service.app import create_app
 from pyramide.service.embedded_redis import EmbeddedRedis
 from pyramide.service.games import move_body
-from pyramide.service.settings import Limits, Settings
+from pyramide.service.logs import configure_logging
+from pyramide.service.settings import LIMIT_NAMES, Settings
 from pyramide.service.store import game_key
 
 BASELINE_VALUE = b"x" * 400  # about the size of a stored game
-BENCHMARK_LIMITS = Limits(players=10**9, analyses=10**9, games=10**9, moves=10**9, hints=10**9)
+BENCHMARK_LIMITS: dict[str, Any] = {f"limit_{name}": 10**9 for name in LIMIT_NAMES}
 """Limits no load here reaches, but still checked on every request, so their cost is measured."""
 
 
@@ -56,8 +57,10 @@ def serve(port: int, redis_url: str) -> None:
         await client.set(f"bench:{{{key}}}", BASELINE_VALUE)
         return {"had": 0 if value is None else len(value)}
 
-    app = create_app(Settings(redis_url=redis_url, limits=BENCHMARK_LIMITS), extra_route_handlers=[baseline])
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    settings = Settings(redis_url=redis_url, **BENCHMARK_LIMITS)
+    configure_logging(settings)  # as `pyramide serve`: one JSON line per request, at INFO
+    app = create_app(settings, extra_route_handlers=[baseline])
+    uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, access_log=False)
 
 
 def _percentile(values: list[float], fraction: float) -> float:

@@ -3,12 +3,15 @@
 ``pyramide deal [CODE] [--rules RULES] [--layout FILE] [--json]`` prints a deal: the code's, a layout file's (the
 JSON that ``--json`` prints), or a random one under RULES (a segment such as ``2S`` or rules JSON).
 
-``pyramide serve [--host 127.0.0.1] [--port 8000] [--data-dir DIR]`` runs the game service; without ``REDIS_URL``
-it starts the embedded Redis with its files under DIR (``PYRAMIDE_DATA_DIR``, default ``./data``) and stops it on
-exit.
+``pyramide serve [--host 127.0.0.1] [--port 8000] [--data-dir DIR] [--workers N|auto]`` runs the game service;
+without ``REDIS_URL`` it starts, supervises and on exit stops the embedded Redis with its files under DIR
+(``PYRAMIDE_DATA_DIR``, default ``./data``), shared by the N worker processes (``PYRAMIDE_WORKERS``, default 1).
 
 ``pyramide solve [CODE] [--rules RULES] [--layout FILE] [--shortest] [--budget N] [--json]`` analyses a deal:
 whether it can be won, the most pyramid cards any line removes, and a line that does it.
+
+``pyramide backup FILE [--data-dir DIR]`` and ``pyramide restore FILE [--data-dir DIR]`` copy the embedded Redis's
+data to a snapshot and back (``service/backup.py``).
 
 ``pyramide openapi [--check]`` writes the app's OpenAPI schema to ``openapi/openapi.json`` (or checks it).
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--data-dir", help="where the embedded Redis keeps its files (default: ./data)")
+    serve.add_argument("--workers", help="HTTP worker processes: a number or `auto`, one per core (default: 1)")
     solve = commands.add_parser("solve", help="can the deal be won, how many cards at most, and how")
     solve.add_argument("code", nargs="?", help="a deal code (random when left out)")
     solve.add_argument("--rules", help="a rule-set segment or rules JSON; overrides the code's")
@@ -111,9 +116,30 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--shortest", action="store_true", help="also find a winning line with the fewest moves")
     solve.add_argument("--budget", type=int, default=2_000_000, help="positions to explore at most")
     solve.add_argument("--json", action="store_true", help="print JSON")
+    for name, text in (("backup", "write a snapshot of the data to FILE"), ("restore", "make DIR hold FILE's data")):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("file", help="the snapshot (an RDB file)")
+        command.add_argument("--data-dir", default=None, help="the embedded Redis's directory (default: ./data)")
     schema = commands.add_parser("openapi", help="write openapi/openapi.json from the app")
     schema.add_argument("--check", action="store_true", help="only check that the committed file is current")
     return parser
+
+
+def _backup(args: argparse.Namespace) -> int:
+    from pyramide.service.backup import BackupError, backup, restore  # noqa: PLC0415 - as `serve`
+
+    data_dir = Path(args.data_dir or os.environ.get("PYRAMIDE_DATA_DIR", "data"))
+    try:
+        if args.command == "backup":
+            keys = backup(data_dir, Path(args.file))
+            print(f"wrote {args.file}: {keys} keys from {data_dir}")
+        else:
+            keys = restore(Path(args.file), data_dir)
+            print(f"restored {keys} keys from {args.file} into {data_dir}")
+    except (BackupError, OSError) as error:
+        print(f"pyramide {args.command}: {error}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,7 +147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from pyramide.service.serve import serve  # noqa: PLC0415 - `deal` must not load the web stack
 
-        return serve(args.host, args.port, args.data_dir)
+        return serve(args.host, args.port, args.data_dir, args.workers)
+    if args.command in ("backup", "restore"):
+        return _backup(args)
     if args.command == "openapi":
         from pyramide.service.serve import write_openapi  # noqa: PLC0415 - as above
 

@@ -19,9 +19,9 @@ from litestar.testing import TestClient
 from pyramide.service.app import create_app
 from pyramide.service.embedded_redis import EmbeddedRedis
 from pyramide.service.http_server import server_config
-from pyramide.service.settings import Limits, Settings
+from pyramide.service.settings import LIMIT_NAMES, Settings
 
-TEST_LIMITS = Limits(players=100_000, analyses=100_000, games=100_000, moves=100_000, hints=100_000)
+TEST_LIMITS: dict[str, Any] = {f"limit_{name}": 100_000 for name in LIMIT_NAMES}
 """Limits the tests' bursts do not reach (they run far faster than a person); tests of the limits set their own."""
 
 
@@ -48,7 +48,7 @@ def settings(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Settings
         data_dir=Path(redis_server.data_dir),
         solver_time_limit_s=0.5,
         solver_workers=1,
-        limits=TEST_LIMITS,
+        **TEST_LIMITS,
     )
 
 

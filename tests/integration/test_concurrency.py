@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from typing import Any
 
@@ -68,7 +67,7 @@ def test_fifty_simultaneous_moves_equal_a_serial_replay(live_url: str) -> None:
 
 
 def test_without_retries_a_lost_race_is_version_conflict(settings: Settings, redis_client: redis.Redis) -> None:
-    app = create_app(dataclasses.replace(settings, conflict_retries=0))
+    app = create_app(settings.model_copy(update={"conflict_retries": 0}))
     with _serve(app) as url, _serve(create_app(settings)) as creator:
         responses, final, _ = asyncio.run(_fifty_draws(url, hold_writes=redis_client, creator=creator))
     codes = [r.json()["code"] for r in responses if r.status_code == 409]
@@ -143,7 +142,7 @@ def test_a_redis_that_stops_answering_is_503_within_the_time_limit(
     """A Redis that hangs (here: paused) is answered like one that is down, once the time limit is up, on a new
     connection (its handshake) as on one in use, and the service carries on when it answers again."""
     # Database 1: a new connection's handshake then selects it, which a paused Redis holds up like any command.
-    limited = dataclasses.replace(settings, redis_url=f"{settings.redis_url}?db=1", redis_timeout_s=0.2)
+    limited = settings.model_copy(update={"redis_url": f"{settings.redis_url}?db=1", "redis_timeout_s": 0.2})
     with TestClient(create_app(limited), raise_server_exceptions=False) as setup:
         player = new_player(setup)
         game = setup.post("/v1/games", json={"code": "PY1-N-HANGING"}, headers=player).json()
@@ -228,7 +227,7 @@ def test_a_process_acting_on_its_older_copy_plays_on_the_game_as_redis_holds_it(
     Redis (a move legal only there is applied, not refused), a retry the other process applied is answered with
     its kept response, and If-Match is held to the version in Redis, not to the copy's. An old copy is no lost
     race: no retries for those are allowed here."""
-    no_retries = dataclasses.replace(settings, conflict_retries=0)
+    no_retries = settings.model_copy(update={"conflict_retries": 0})
     with TestClient(create_app(no_retries)) as first, TestClient(create_app(no_retries)) as second:
         player = new_player(first)
         game = first.post("/v1/games", json={"layout": easy_game().code.to_json()}, headers=player).json()

@@ -33,17 +33,19 @@ def _free_port() -> int:
 def _serve(data_dir: Path, stop: signal.Signals = signal.SIGINT) -> Iterator[str]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"PYRAMIDE_SOLVER_TIME_LIMIT_S": "0.5"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    log = data_dir.parent / f"serve-{port}.log"  # a file, not a pipe: a pipe nobody reads would fill and block it
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=output,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            assert process.poll() is None, log.read_text(errors="replace")[-3000:]
             try:
                 if httpx.get(f"{url}/health/ready", timeout=1).status_code == 200:
                     break

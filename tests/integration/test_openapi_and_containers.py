@@ -32,7 +32,9 @@ def test_operations_have_readable_ids_and_document_their_errors(client: TestClie
     assert {op["operationId"] for op in operations} == OPERATIONS
     for op in operations:
         needs_redis = op["operationId"] not in {"getDeal", "listRules", "getLiveness"}
-        assert ("503" in op["responses"]) == needs_redis, op["operationId"]
+        may_be_down = needs_redis or op["operationId"] == "getLiveness"  # 503: the embedded Redis is beyond repair
+        assert ("503" in op["responses"]) == may_be_down, op["operationId"]
+        assert ("507" in op["responses"]) == needs_redis, op["operationId"]
         for status, response in op["responses"].items():
             if int(status) >= 400:
                 assert list(response["content"]) == ["application/problem+json"], (op["operationId"], status)
@@ -84,3 +86,19 @@ def test_compose_is_valid_for_the_compose_v2_binary() -> None:
         capture_output=True,
     )  # fmt: skip
     assert broken.returncode != 0, "the binary does fail on a bad file"
+
+
+def test_the_build_context_is_only_what_the_image_needs() -> None:
+    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines() if line.strip()[:1] != "#"}
+    assert {".git", ".venv", ".tools", "data", "**/__pycache__", ".mypy_cache", ".pytest_cache"} <= ignored
+    for needed in ("pyproject.toml", "uv.lock", "README.md", "service"):
+        assert needed not in ignored, f"the Dockerfile copies {needed}"
+
+
+def test_readme_publishes_containers_on_loopback_and_the_image_uses_every_core() -> None:
+    readme = (ROOT / "README.md").read_text()
+    runs = [line for line in readme.splitlines() if "docker run" in line]
+    assert runs and all("-p 127.0.0.1:" in line for line in runs)
+    assert '"--workers", "auto"' in (ROOT / "Dockerfile").read_text()
+    assert "PYRAMIDE_WORKERS: auto" in (ROOT / "docker-compose.yml").read_text()
+    assert "maxmemory-policy" in (ROOT / "docker-compose.yml").read_text()

@@ -5,7 +5,6 @@ starved. Each test reproduces a finding of the security review on the real servi
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import select
 import socket
 import time
@@ -22,7 +21,7 @@ from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games import move_body
 from pyramide.service.requests import MAX_BODY_BYTES
-from pyramide.service.settings import Limits, Settings
+from pyramide.service.settings import LIMIT_NAMES, Settings, no_limits
 from pyramide.service.store import derived_id, game_idempotency_key
 from tests.integration.conftest import TEST_LIMITS, client_commands, metric_values, new_player, serve_in_thread
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
@@ -67,7 +66,7 @@ def test_a_retried_create_gets_its_player_but_the_key_names_nothing_public(
 
 
 def test_the_kept_create_is_gone_when_the_window_ends(settings: Settings) -> None:
-    app = create_app(dataclasses.replace(settings, idempotency_ttl_s=1))
+    app = create_app(settings.model_copy(update={"idempotency_ttl_s": 1}))
     key = _key()
     with TestClient(app) as client:
         first = client.post("/v1/players", json={}, headers={"Idempotency-Key": key}).json()
@@ -279,7 +278,7 @@ def test_slow_request_headers_are_cut_off(app: Any) -> None:
 
 
 def _limited(settings: Settings, **limits: int) -> Settings:
-    return dataclasses.replace(settings, limits=dataclasses.replace(TEST_LIMITS, **limits))
+    return settings.model_copy(update={**TEST_LIMITS, **{f"limit_{name}": n for name, n in limits.items()}})
 
 
 def _check_429(response: httpx.Response, name: str, limit: int, language: str = "hu") -> None:
@@ -305,7 +304,7 @@ def test_a_trusted_proxy_header_names_the_client_only_when_configured(settings: 
     with TestClient(create_app(limited)) as client:
         assert client.post("/v1/players", json={}, headers={"X-Forwarded-For": "1.2.3.4"}).status_code == 201
         assert client.post("/v1/players", json={}, headers={"X-Forwarded-For": "5.6.7.8"}).status_code == 429
-    proxied = dataclasses.replace(limited, trusted_proxy_header="X-Forwarded-For")
+    proxied = limited.model_copy(update={"trusted_proxy_header": "X-Forwarded-For"})
     with TestClient(create_app(proxied)) as client:
         for address in ("9.9.9.1", "9.9.9.2"):
             headers = {"X-Forwarded-For": f"6.6.6.6, {address}"}
@@ -371,7 +370,7 @@ def test_a_kept_response_costs_at_most_a_kibibyte(client: Client, redis_client: 
 
 
 def test_idle_players_expire_unless_they_finished_a_game(settings: Settings, redis_client: redis.Redis) -> None:
-    with TestClient(create_app(dataclasses.replace(settings, player_idle_ttl_s=3600))) as client:
+    with TestClient(create_app(settings.model_copy(update={"player_idle_ttl_s": 3600}))) as client:
         idle = client.post("/v1/players", json={}).json()
         key = f"pyr:{{p:{idle['id']}}}:player"
         assert 3500 < redis_client.ttl(key) <= 3600
@@ -388,7 +387,7 @@ def test_idle_players_expire_unless_they_finished_a_game(settings: Settings, red
         assert client.get(f"/v1/games/{game['id']}", headers=auth).json()["status"] == "won"
         assert redis_client.ttl(f"pyr:{{p:{winner['id']}}}:player") == -1
         assert redis_client.ttl(stats_key) == -1
-    with TestClient(create_app(dataclasses.replace(settings, player_idle_ttl_s=1))) as client:
+    with TestClient(create_app(settings.model_copy(update={"player_idle_ttl_s": 1}))) as client:
         gone = client.post("/v1/players", json={}).json()
         time.sleep(1.3)
         assert client.get("/v1/players/me", headers={"Authorization": f"Bearer {gone['token']}"}).status_code == 401
@@ -444,7 +443,7 @@ async def _many_analyses(url: str, codes: list[str]) -> list[tuple[int, float, d
 
 
 def test_a_full_solver_queue_answers_503_at_once(settings: Settings) -> None:
-    busy = dataclasses.replace(settings, solver_workers=1, solver_queue=1, solver_time_limit_s=1.0)
+    busy = settings.model_copy(update={"solver_workers": 1, "solver_queue": 1, "solver_time_limit_s": 1.0})
     with serve_in_thread(create_app(busy)) as url:
         results = asyncio.run(_many_analyses(url, HARD[:8]))
     refused = [(elapsed, body) for status, elapsed, body in results if status == 503]
@@ -464,7 +463,7 @@ def test_unfinished_analyses_are_cached_so_repeats_cost_nothing(client: Client, 
 
 
 def test_one_solver_search_per_player_at_a_time(settings: Settings) -> None:
-    slow = dataclasses.replace(settings, solver_time_limit_s=1.0)
+    slow = settings.model_copy(update={"solver_time_limit_s": 1.0})
 
     async def two_hints(url: str) -> list[httpx.Response]:
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
@@ -484,4 +483,5 @@ def test_one_solver_search_per_player_at_a_time(settings: Settings) -> None:
 
 
 def test_limits_unlimited_switches_every_limit_off() -> None:
-    assert all(Limits.unlimited().limit(name).limit == 0 for name in ("players", "analyses", "games", "moves", "hints"))
+    unlimited = Settings(**no_limits())
+    assert all(unlimited.limits.limit(name).limit == 0 for name in LIMIT_NAMES)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import itertools
 from collections.abc import Iterator
 from typing import Any
@@ -52,7 +51,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 @pytest.fixture
 def crash_settings(settings: Settings) -> Settings:
     """Pending statistics are settled at once when read (no grace for requests still running)."""
-    return dataclasses.replace(settings, settlement_grace_s=0.0)
+    return settings.model_copy(update={"settlement_grace_s": 0.0})
 
 
 @pytest.fixture

@@ -48,6 +48,11 @@ def _analyse(state: bytes, budget: int, time_limit_s: float) -> dict[str, Any]:
     return solve(load_game(state), budget=budget, time_limit_s=time_limit_s).to_json()
 
 
+def _started() -> bool:
+    """In a worker process: nothing, so that awaiting it waits for a worker to be up."""
+    return True
+
+
 def unknown(time_limit_s: float = TIME_LIMIT_S) -> dict[str, Any]:
     return {"winnable": None, "max_removable": None, "line": [], "states": 0, "elapsed_ms": time_limit_s * 1000}
 
@@ -69,6 +74,7 @@ class Solver:
         self._running = {Priority.PLAYER: 0, Priority.PUBLIC: 0}
         self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
+        self._started = False
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -141,6 +147,9 @@ class Solver:
         await self._acquire(priority)
         try:
             loop = asyncio.get_running_loop()
+            if not self._started:  # starting the worker processes is not solving: no time limit for it
+                await loop.run_in_executor(self._executor(), _started)
+                self._started = True
             future = loop.run_in_executor(self._executor(), _analyse, dump_game(game), budget, self.time_limit_s)
             try:
                 return await asyncio.wait_for(future, self.time_limit_s + WORKER_GRACE_S)
@@ -177,3 +186,4 @@ class Solver:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+            self._started = False

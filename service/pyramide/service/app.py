@@ -23,7 +23,8 @@ from pyramide.service.controllers.players import PlayerController
 from pyramide.service.controllers.stats import StatsController
 from pyramide.service.games import GameService
 from pyramide.service.leaderboards import Leaderboards
-from pyramide.service.metrics import RequestMetrics
+from pyramide.service.logs import RequestLog
+from pyramide.service.metrics import RequestMetrics, register_supervisor_metrics
 from pyramide.service.openapi import install_document
 from pyramide.service.players import PlayerStore
 from pyramide.service.problems import EXCEPTION_HANDLERS
@@ -101,9 +102,12 @@ def create_app(
             use_handler_docstrings=False,
         ),
         response_cache_config=ResponseCacheConfig(),
+        logging_config=None,  # the service's JSON lines (`logs.configure_logging`), not Litestar's own format
         debug=False,
     )
     install_document(app)
+    app.asgi_handler = RequestLog(settings).wrap(app.asgi_handler)
+    register_supervisor_metrics(settings.supervisor_state)
     tune_garbage_collector()
     return app
 

@@ -9,6 +9,7 @@ answered 408 and closed. The body is limited elsewhere (``requests.read_body``: 
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 import uvicorn
@@ -20,7 +21,9 @@ _TIMEOUT_RESPONSE = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconne
 class HeaderDeadlineProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol, closing connections whose request headers come too slowly."""
 
-    header_timeout_s: float = 10.0
+    header_timeout_s: float = float(os.environ.get("PYRAMIDE_HEADER_TIMEOUT_S", "10"))
+    """From the environment for the workers of ``pyramide serve --workers`` (uvicorn builds the class by name);
+    :func:`protocol` makes one with a deadline of its own."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._header_timer: asyncio.TimerHandle | None = None
@@ -64,6 +67,6 @@ def protocol(header_timeout_s: float) -> type[HeaderDeadlineProtocol]:
 
 def server_config(app: Any, host: str, port: int, header_timeout_s: float, **options: Any) -> uvicorn.Config:
     """uvicorn's configuration for the service: the guarded protocol, no access log of its own."""
-    options.setdefault("log_level", "info")
+    options.setdefault("log_config", None)
     options.setdefault("access_log", False)
     return uvicorn.Config(app, host=host, port=port, http=protocol(header_timeout_s), **options)

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, Final
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY
+
+from pyramide.service.supervisor import SupervisorState
 
 PREFIX: Final = "litestar"
 LABELS: Final = ("method", "path", "status_code", "app_name")
@@ -111,3 +116,26 @@ class RequestMetrics:
         metrics, values = _metrics(self.prefix), (method, path, status, self.app_name)
         errors = metrics.errors.labels(*values) if status >= 500 else None
         return metrics.requests.labels(*values), metrics.duration.labels(*values), errors
+
+
+class _SupervisorCollector:
+    """The embedded Redis's restarts and state, read from the supervisor's state file at each scrape (the supervisor
+    runs in `pyramide serve`'s parent process, the metrics are served by its workers)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def collect(self) -> Iterator[Metric]:
+        state = SupervisorState.read(self.path)
+        restarts = CounterMetricFamily("pyramide_redis_restarts", "Restarts of the embedded Redis after it died")
+        restarts.add_metric([], state.restarts)
+        up = GaugeMetricFamily("pyramide_redis_up", "Whether the embedded Redis is running (1) or not (0)")
+        up.add_metric([], 1 if state.up else 0)
+        return iter([restarts, up])
+
+
+@cache
+def register_supervisor_metrics(path: Path | None) -> None:
+    """Once per process and state file; nothing without one (``REDIS_URL``: no embedded Redis to watch)."""
+    if path is not None:
+        REGISTRY.register(_SupervisorCollector(path))

@@ -5,16 +5,29 @@ from __future__ import annotations
 from litestar import Controller, get
 
 from pyramide.service.controllers.docs import problems
+from pyramide.service.problems import ServiceError
 from pyramide.service.requests import AnyRequest
 from pyramide.service.schemas import Health
+from pyramide.service.settings import Settings
+from pyramide.service.supervisor import SupervisorState
 
 
 class HealthController(Controller):
     path = "/health"
     tags = ["health"]
 
-    @get("/live", operation_id="getLiveness", summary="The process answers")
-    async def live(self) -> Health:
+    @get(
+        "/live",
+        operation_id="getLiveness",
+        summary="The process answers, and its embedded Redis is running or can still be brought back",
+        description="503 once the embedded Redis could not be restarted after the configured number of tries:"
+        " an orchestrator should then restart the service.",
+        responses=problems(redis=False) | problems(503, redis=False),
+    )
+    async def live(self, request: AnyRequest) -> Health:
+        settings: Settings = request.app.state.settings
+        if SupervisorState.read(settings.supervisor_state).failed:
+            raise ServiceError(503, "service_unavailable", headers={"Retry-After": "1"})
         return Health(status="ok")
 
     @get("/ready", operation_id="getReadiness", summary="Redis answers too", responses=problems())

@@ -1,0 +1,304 @@
+"""`pyramide serve` as an operator runs it, with real processes killed for real: the embedded Redis dies with its
+parent, a data directory has one owner, a dead Redis is brought back, every mode shuts down cleanly, backups
+restore, and the logs say what happened."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import pytest
+import redis
+
+from pyramide.service.embedded_redis import SERVER_BINARY
+from pyramide.service.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Served:
+    def __init__(self, process: subprocess.Popen[str], url: str, data_dir: Path, log: Path) -> None:
+        self.process, self.url, self.data_dir, self.log = process, url, data_dir, log
+
+    def redis_pid(self) -> int:
+        return int((self.data_dir / "redis.pid").read_text())
+
+    def family(self) -> list[psutil.Process]:
+        """The server and every process it started (workers, solver workers, Redis, trackers)."""
+        parent = psutil.Process(self.process.pid)
+        return [parent, *parent.children(recursive=True)]
+
+    def lines(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.startswith("{")]
+
+
+def _start(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None) -> Served:
+    port = _free_port()
+    log = tmp / f"serve-{port}.log"
+    environment = {**os.environ, "PYRAMIDE_SOLVER_TIME_LIMIT_S": "1", **(env or {})}
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir), *options],
+            env=environment,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    served = Served(process, f"http://127.0.0.1:{port}", data_dir, log)
+    _wait_ready(served)
+    return served
+
+
+def _wait_ready(served: Served, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if served.process.poll() is not None:
+            raise RuntimeError(f"serve exited with {served.process.returncode}: {served.log.read_text()[-2000:]}")
+        with suppress(httpx.TransportError):
+            if httpx.get(f"{served.url}/health/ready", timeout=1).status_code == 200:
+                return
+        time.sleep(0.05)
+    raise RuntimeError("serve did not become ready")
+
+
+@contextmanager
+def serving(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+    served = _start(data_dir, tmp, *options, env=env)
+    try:
+        yield served
+    finally:
+        family = served.family() if served.process.poll() is None else []
+        for process in family:
+            with suppress(psutil.NoSuchProcess):
+                process.kill()
+        served.process.wait(timeout=10)
+
+
+def _gone_within(pids: list[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _player_and_game(url: str) -> tuple[dict[str, str], str]:
+    token = httpx.post(f"{url}/v1/players", json={}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    game = httpx.post(f"{url}/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+    assert httpx.post(f"{url}/v1/games/{game}/moves", json={"type": "draw"}, headers=auth).status_code == 200
+    return auth, game
+
+
+def test_the_embedded_redis_dies_with_a_killed_server(tmp_path: Path) -> None:
+    with serving(tmp_path / "data", tmp_path) as served:
+        redis_pid = served.redis_pid()
+        served.process.send_signal(signal.SIGKILL)
+        served.process.wait(timeout=5)
+        assert _gone_within([redis_pid], 1.0), "the embedded Redis outlived its parent"
+
+
+def test_a_data_directory_has_one_owner(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with serving(data, tmp_path) as served:
+        auth, game = _player_and_game(served.url)
+        second = subprocess.run(
+            [sys.executable, "-m", "pyramide", "serve", "--port", str(_free_port()), "--data-dir", str(data)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert second.returncode == 3
+        assert "in use by another `pyramide serve`" in second.stderr
+        assert httpx.get(f"{served.url}/v1/games/{game}", headers=auth).status_code == 200, "the first serves on"
+
+
+def test_a_redis_left_over_from_a_crash_is_stopped_before_a_new_one_starts(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    leftover = subprocess.Popen(  # as a crash of an older version leaves it: running on its own, on the directory
+        [str(SERVER_BINARY), "--port", "0", "--unixsocket", str(data / "redis.sock"), "--dir", str(data),
+         "--appendonly", "yes", "--pidfile", str(data / "redis.pid"), "--save", ""],
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 10
+        while not (data / "redis.pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.2)
+        redis.Redis(unix_socket_path=str(data / "redis.sock")).set("kept-from-before", "1")
+        with serving(data, tmp_path) as served:
+            assert leftover.wait(timeout=5) == 0, "the leftover was stopped (SIGTERM: its writes on disk)"
+            assert served.redis_pid() != leftover.pid
+            assert redis.Redis(unix_socket_path=str(data / "redis.sock")).get("kept-from-before") == b"1"
+            assert any("left running" in line["message"] for line in served.lines())
+    finally:
+        with suppress(ProcessLookupError):
+            leftover.kill()
+
+
+def test_a_dead_redis_is_brought_back_on_the_same_data(tmp_path: Path) -> None:
+    with serving(tmp_path / "data", tmp_path) as served:
+        auth, game = _player_and_game(served.url)
+        before = httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()
+        os.kill(served.redis_pid(), signal.SIGKILL)
+        statuses = set()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            response = httpx.get(f"{served.url}/v1/games/{game}", headers=auth)
+            statuses.add(response.status_code)
+            if (
+                response.status_code == 200
+                and "pyramide_redis_restarts_total 1.0" in httpx.get(f"{served.url}/metrics").text
+            ):
+                break
+            time.sleep(0.05)
+        after = httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()
+        assert {**after, "elapsed_ms": 0} == {**before, "elapsed_ms": 0}, "the game survived (append-only file)"
+        assert statuses <= {200, 503}
+        assert httpx.get(f"{served.url}/health/live").status_code == 200
+        assert any("the embedded Redis exited" in line["message"] for line in served.lines())
+        assert any("is back" in line["message"] for line in served.lines())
+
+
+def test_liveness_turns_503_when_redis_cannot_be_brought_back(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with serving(data, tmp_path, env={"PYRAMIDE_REDIS_MAX_RESTARTS": "2"}) as served:
+        _player_and_game(served.url)
+        broken = data / "broken.aof"
+        broken.write_text("*this is no append-only file\r\n")
+        broken.replace(data / "appendonly.aof")  # Redis goes on writing to the file it opened
+        os.kill(served.redis_pid(), signal.SIGKILL)
+        deadline = time.monotonic() + 15
+        while httpx.get(f"{served.url}/health/live").status_code == 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        live = httpx.get(f"{served.url}/health/live")
+        assert live.status_code == 503 and live.json()["code"] == "service_unavailable"
+        assert httpx.get(f"{served.url}/health/ready").status_code == 503
+        assert any(line["level"] == "CRITICAL" for line in served.lines())
+
+
+@pytest.mark.parametrize("mode", ["embedded", "redis_url", "workers"])
+def test_sigterm_finishes_and_leaves_nothing_running(tmp_path: Path, mode: str, redis_server: Any) -> None:
+    env = {"REDIS_URL": redis_server.url} if mode == "redis_url" else {}
+    options = ("--workers", "2") if mode == "workers" else ()
+    served = _start(tmp_path / "data", tmp_path, *options, env=env)
+    family: list[psutil.Process] = []
+    try:
+        auth, game = _player_and_game(served.url)
+        assert httpx.get(f"{served.url}/v1/games/{game}/hint", headers=auth, timeout=30).status_code == 200
+        family = served.family()
+        assert len(family) >= (3 if mode == "redis_url" else 4), [p.cmdline() for p in family]
+        served.process.send_signal(signal.SIGTERM)
+        assert served.process.wait(timeout=Settings().shutdown_grace_s + 10) == 0
+        assert _gone_within([p.pid for p in family], 3.0), [p.cmdline() for p in family if p.is_running()]
+    finally:
+        for process in family or served.family():
+            with suppress(psutil.NoSuchProcess):
+                process.kill()
+
+
+def test_workers_share_one_embedded_redis(tmp_path: Path) -> None:
+    with serving(tmp_path / "data", tmp_path, "--workers", "2") as served:
+        family = served.family()
+        redis_servers = [p for p in family if "redis-server" in " ".join(p.cmdline())]
+        assert len(redis_servers) == 1
+        auth, game = _player_and_game(served.url)
+        with httpx.Client(base_url=served.url, limits=httpx.Limits(max_keepalive_connections=0)) as client:
+            versions = [client.post(f"/v1/games/{game}/moves", json={"type": "draw"}, headers=auth).json()["version"]
+                        for _ in range(10)]  # fmt: skip
+        assert versions == list(range(2, 12)), "one game, whichever worker answers"
+
+
+def test_appendfsync_is_configurable(tmp_path: Path) -> None:
+    with serving(tmp_path / "data", tmp_path, env={"PYRAMIDE_REDIS_APPENDFSYNC": "always"}) as served:
+        client = redis.Redis(unix_socket_path=str(served.data_dir / "redis.sock"))
+        assert client.config_get("appendfsync") == {"appendfsync": "always"}
+    bad = subprocess.run(
+        [sys.executable, "-m", "pyramide", "serve", "--data-dir", str(tmp_path / "other")],
+        env={**os.environ, "PYRAMIDE_REDIS_APPENDFSYNC": "sometimes"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert bad.returncode == 2 and "redis_appendfsync" in bad.stderr
+
+
+def test_backup_while_serving_and_restore_into_a_new_directory(tmp_path: Path) -> None:
+    snapshot = tmp_path / "backup.rdb"
+    with serving(tmp_path / "data", tmp_path) as served:
+        auth, game = _player_and_game(served.url)
+        before = httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()
+        made = subprocess.run(
+            [sys.executable, "-m", "pyramide", "backup", str(snapshot), "--data-dir", str(served.data_dir)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert made.returncode == 0, made.stderr
+    restored = subprocess.run(
+        [sys.executable, "-m", "pyramide", "restore", str(snapshot), "--data-dir", str(tmp_path / "restored")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert restored.returncode == 0, restored.stderr
+    again = subprocess.run(
+        [sys.executable, "-m", "pyramide", "restore", str(snapshot), "--data-dir", str(tmp_path / "restored")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert again.returncode == 1 and "already holds data" in again.stderr
+    with serving(tmp_path / "restored", tmp_path) as served:
+        after = httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()
+    assert {**after, "elapsed_ms": 0} == {**before, "elapsed_ms": 0}
+
+
+def test_every_request_gets_a_request_id_and_one_json_log_line(tmp_path: Path) -> None:
+    with serving(tmp_path / "data", tmp_path) as served:
+        given = httpx.get(f"{served.url}/health/live", headers={"X-Request-ID": "trace-42"})
+        made = httpx.get(f"{served.url}/no/such/route")
+        bad = httpx.get(f"{served.url}/health/live", headers={"X-Request-ID": "x" * 500})
+        assert given.headers["x-request-id"] == "trace-42"
+        assert made.status_code == 404 and len(made.headers["x-request-id"]) == 16
+        assert bad.headers["x-request-id"] != "x" * 500
+        time.sleep(0.2)
+        lines = served.lines()
+    requests = [line for line in lines if line["logger"] == "pyramide.request"]
+    assert [(r["request_id"], r["status"]) for r in requests[-3:]] == [
+        ("trace-42", 200),
+        (made.headers["x-request-id"], 404),
+        (bad.headers["x-request-id"], 200),
+    ]
+    assert all("duration_ms" in r and "trace" not in r for r in requests)
+
+
+def test_every_setting_is_in_the_operations_table() -> None:
+    table = (ROOT / "docs" / "operations.md").read_text()
+    for name, field in Settings.model_fields.items():
+        aliases = getattr(field.validation_alias, "choices", None)
+        variable = str(aliases[0]) if aliases else f"PYRAMIDE_{name.upper()}"
+        if variable.startswith("PYRAMIDE_LIMIT_"):
+            variable = "PYRAMIDE_LIMIT_"
+        assert f"`{variable}" in table, f"{variable} is not documented in docs/operations.md"
