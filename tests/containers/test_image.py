@@ -1,0 +1,274 @@
+"""The container image, built from the real Dockerfile and run as users run it.
+
+No Docker engine runs here, so buildah builds the image (``buildah bud --isolation chroot``) and runs it (``buildah
+run --isolation chroot``, which shares the host's network: the server inside answers on 127.0.0.1). The base the
+Dockerfile names, ``debian:bookworm-slim``, is made the way Debian makes it, by ``debootstrap --variant=minbase
+bookworm`` from Debian's mirror, and imported under that name (``podman import``). It and the build's layers are kept
+in the machine's container storage, so a second run builds from cache. ``scripts/test`` installs buildah, podman
+and debootstrap where it can; where it cannot, this module fails and says what is missing (never a silent skip).
+
+The run uses the image's own command, user and environment as its config records them, runs its HEALTHCHECK
+command inside until it passes, plays a whole game through the port, stops it with SIGTERM and checks a clean exit
+within the grace period, then runs it again on the same data volume and finds the game; and once more with
+``REDIS_URL`` pointing at a real Redis this test starts (the compose mode).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import pytest
+
+from pyramide.engine.moves import parse_record
+from pyramide.service.embedded_redis import SERVER_BINARY
+from pyramide.service.games import move_body
+from tests.containers.conftest import FIGURES
+from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = "docker.io/library/debian:bookworm-slim"
+IMAGE = "localhost/pyramide:test"
+MIRROR = "http://deb.debian.org/debian"
+CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+URL = "http://127.0.0.1:8000"
+UID = 10001
+GRACE_S = 10 + 5
+
+
+def _run(*command: str, timeout: float = 900, **options: Any) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False, **options)
+    assert done.returncode == 0, f"{' '.join(command)}: {done.stdout[-3000:]}{done.stderr[-3000:]}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def tools() -> None:
+    missing = [tool for tool in ("buildah", "podman", "debootstrap") if shutil.which(tool) is None]
+    if missing:
+        pytest.fail(f"the container test needs {', '.join(missing)}: apt-get install {' '.join(missing)} (as root)")
+    if os.geteuid() != 0:
+        pytest.fail("the container test builds and runs images with buildah as root")
+
+
+def _base_image() -> None:
+    """``debian:bookworm-slim`` in the local storage, made by debootstrap if it is not there yet."""
+    if subprocess.run(["buildah", "inspect", "--type", "image", BASE], capture_output=True).returncode == 0:
+        return
+    with tempfile.TemporaryDirectory(prefix="bookworm-") as root:
+        _run("debootstrap", "--variant=minbase", "bookworm", root, MIRROR)
+        _slim(Path(root))
+        tar = subprocess.Popen(["tar", "-C", root, "-c", "."], stdout=subprocess.PIPE)
+        imported = subprocess.run(["podman", "import", "-", BASE], stdin=tar.stdout, capture_output=True, text=True)
+        tar.wait()
+        assert imported.returncode == 0, imported.stderr
+
+
+SLIM_DPKG = """path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/groff/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/linda/*
+path-exclude /usr/share/lintian/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/man/*
+"""
+"""What Debian's official ``-slim`` images leave out (debuerreotype's ``slimify``), for every package installed."""
+
+
+APT_CLEAN = {
+    "docker-clean": 'DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb'
+    ' /var/cache/apt/*.bin || true"; };\nAPT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb'
+    ' /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };\nDir::Cache::pkgcache "";\n'
+    'Dir::Cache::srcpkgcache "";\n',
+    "docker-autoremove-suggests": 'Apt::AutoRemove::SuggestsImportant "false";\n',
+    "docker-gzip-indexes": 'Acquire::GzipIndexes "true";\nAcquire::CompressionTypes::Order:: "gz";\n',
+    "docker-no-languages": 'Acquire::Languages "none";\n',
+}
+"""The apt settings Debian's official images carry (debuerreotype): no package cache kept after an install."""
+
+
+SLIM_REMOVE = (
+    "var/cache/apt/archives/*.deb", "var/cache/apt/*.bin", "var/lib/apt/lists/*", "usr/share/man/*",
+    "usr/share/info/*", "usr/share/locale/*", "usr/share/groff/*", "var/log/*.log", "var/cache/debconf/*-old",
+)  # fmt: skip
+
+
+def _slim(root: Path) -> None:
+    """The minbase tree as Debian's slim image is: no downloaded packages, package lists, docs, manuals or locales,
+    and apt set up as in the official image."""
+    (root / "etc/dpkg/dpkg.cfg.d/docker").write_text(SLIM_DPKG)
+    for name, text in APT_CLEAN.items():
+        (root / "etc/apt/apt.conf.d" / name).write_text(text)
+    for pattern in SLIM_REMOVE:
+        for path in root.glob(pattern):
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.is_file() and path.name != "lock":
+                path.unlink()
+    for doc in (root / "usr/share/doc").glob("*"):
+        for path in doc.iterdir() if doc.is_dir() else []:
+            if path.name != "copyright":
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+
+
+@pytest.fixture(scope="module")
+def image(tools: None) -> dict[str, Any]:
+    """The image built from the Dockerfile as it is; its config. Prints the build time and the size."""
+    _base_image()
+    started = time.monotonic()
+    _run(
+        "buildah", "bud", "--isolation", "chroot", "--pull=never", "--layers", "--format", "docker",
+        "-v", f"{CA_BUNDLE}:/host-ca.crt:ro", "--build-arg", "CA_BUNDLE=/host-ca.crt",
+        "-f", str(ROOT / "Dockerfile"), "-t", IMAGE, str(ROOT),
+    )  # fmt: skip
+    built = time.monotonic() - started
+    inspected = json.loads(_run("buildah", "inspect", "--type", "image", IMAGE).stdout)
+    size = int(json.loads(_run("podman", "image", "inspect", IMAGE).stdout)[0]["Size"])
+    FIGURES.append(f"container image {IMAGE}: built in {built:.0f} s, {size / 1e6:.0f} MB (goal <= 200 MB)")
+    config: dict[str, Any] = inspected["OCIv1"]["config"]
+    config["size"] = size
+    config["healthcheck"] = inspected["Docker"]["config"].get("Healthcheck")
+    return config
+
+
+class Container:
+    def __init__(self, name: str, process: subprocess.Popen[str], log: Path) -> None:
+        self.name, self.process, self.log = name, process, log
+
+    def server(self) -> psutil.Process:
+        """The image's command, running: its own process (buildah stays its parent)."""
+        for child in psutil.Process(self.process.pid).children(recursive=True):
+            with suppress(psutil.Error):
+                command = child.cmdline()
+                if "python" in command[0] and command[1:2] == ["/app/.venv/bin/pyramide"] and "serve" in command:
+                    return child
+        raise AssertionError(f"no `pyramide serve` under buildah run: {self.log.read_text()[-2000:]}")
+
+
+@contextmanager
+def running(config: dict[str, Any], volume: Path, env: dict[str, str] | None = None) -> Iterator[Container]:
+    """The image run as its config says (command, user, environment), with ``volume`` as /data."""
+    name = _run("buildah", "from", "--pull=never", IMAGE).stdout.strip()
+    log = volume.parent / f"{name}.log"
+    user = config.get("User", "")
+    command = [
+        "buildah", "run", "--isolation", "chroot", "--user", user, "-v", f"{volume}:/data",
+        *(arg for key, value in (env or {}).items() for arg in ("--env", f"{key}={value}")),
+        name, "--", *(config.get("Entrypoint") or []), *config["Cmd"],
+    ]  # fmt: skip
+    with log.open("w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True)
+    container = Container(name, process, log)
+    try:
+        yield container
+    finally:
+        if process.poll() is None:
+            for child in psutil.Process(process.pid).children(recursive=True):
+                with suppress(psutil.Error):
+                    child.kill()
+            process.kill()
+            process.wait(timeout=30)
+        subprocess.run(["buildah", "rm", name], capture_output=True)
+
+
+def _healthy(container: Container, config: dict[str, Any], seconds: float = 60) -> None:
+    """The image's HEALTHCHECK command, run inside the container, until it passes."""
+    check = config["healthcheck"]["Test"]
+    assert check[0] == "CMD", check
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert container.process.poll() is None, container.log.read_text()[-3000:]
+        done = subprocess.run(
+            ["buildah", "run", "--isolation", "chroot", "--user", config.get("User", ""), container.name, "--",
+             *check[1:]], capture_output=True, text=True,
+        )  # fmt: skip
+        if done.returncode == 0:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"the health check never passed: {container.log.read_text()[-3000:]}")
+
+
+def _stop(container: Container) -> float:
+    """SIGTERM to the image's command, as `docker stop` sends it; how long until it exited."""
+    server = container.server()
+    started = time.monotonic()
+    server.send_signal(signal.SIGTERM)
+    code = container.process.wait(timeout=GRACE_S)
+    elapsed = time.monotonic() - started
+    assert code == 0, container.log.read_text()[-3000:]
+    return elapsed
+
+
+def _play_a_whole_game() -> tuple[dict[str, str], str]:
+    with httpx.Client(base_url=URL, timeout=30) as client:
+        token = client.post("/v1/players", json={"name": "Kontener"}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        game = client.post("/v1/games", json={"layout": easy_game().code.to_json()}, headers=auth).json()
+        url = f"/v1/games/{game['id']}"
+        tapped = client.post(f"{url}/taps", json={"target": "stock"}, headers=auth)
+        assert tapped.status_code == 200 and tapped.json()["moves"] == 1
+        assert client.post(f"{url}/moves", json={"type": "undo"}, headers=auth).status_code == 200
+        for move in parse_record(EASY_CLEARING):
+            last = client.post(f"{url}/moves", json=move_body(move), headers=auth)
+            assert last.status_code == 200, last.text
+        assert last.json()["status"] == "won"
+        stats = client.get("/v1/players/me/stats", headers=auth).json()
+        assert (stats["played"], stats["won"]) == (1, 1)
+        return auth, game["id"]
+
+
+def test_the_image_is_built_from_the_dockerfile_as_users_build_it(image: dict[str, Any]) -> None:
+    assert image["User"] == f"{UID}:{UID}"
+    assert image["Cmd"][:2] == ["pyramide", "serve"]
+    assert image["healthcheck"]["Test"][0] == "CMD"
+    assert image["size"] <= 200e6, f"{image['size'] / 1e6:.0f} MB"
+
+
+def test_the_image_serves_a_game_keeps_it_on_its_volume_and_stops_cleanly(
+    image: dict[str, Any], tmp_path: Path
+) -> None:
+    volume = tmp_path / "data"
+    volume.mkdir()
+    os.chown(volume, UID, UID)
+    with running(image, volume) as container:
+        _healthy(container, image)
+        auth, game = _play_a_whole_game()
+        assert _stop(container) < GRACE_S
+    assert (volume / "appendonly.aof").stat().st_uid == UID
+    with running(image, volume) as container:
+        _healthy(container, image)
+        kept = httpx.get(f"{URL}/v1/games/{game}", headers=auth)
+        assert kept.status_code == 200 and kept.json()["status"] == "won"
+        _stop(container)
+
+
+def test_the_image_with_redis_url_as_compose_runs_it(image: dict[str, Any], tmp_path: Path) -> None:
+    port = 16379
+    redis = subprocess.Popen(
+        [str(SERVER_BINARY), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    volume = tmp_path / "data"
+    volume.mkdir()
+    os.chown(volume, UID, UID)
+    try:
+        with running(image, volume, env={"REDIS_URL": f"redis://127.0.0.1:{port}/0"}) as container:
+            _healthy(container, image)
+            _play_a_whole_game()
+            _stop(container)
+        assert not (volume / "appendonly.aof").exists(), "no embedded Redis with REDIS_URL"
+    finally:
+        redis.terminate()
+        redis.wait(timeout=10)
