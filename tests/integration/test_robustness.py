@@ -92,6 +92,17 @@ def serving(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None
         served.process.wait(timeout=10)
 
 
+def _pyramide(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The ``pyramide`` command run to its end (60 s at most), its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "pyramide", *args],
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 def _gone_within(pids: list[int], seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -121,12 +132,7 @@ def test_a_data_directory_has_one_owner(tmp_path: Path) -> None:
     data = tmp_path / "data"
     with serving(data, tmp_path) as served:
         auth, game = _player_and_game(served.url)
-        second = subprocess.run(
-            [sys.executable, "-m", "pyramide", "serve", "--port", str(_free_port()), "--data-dir", str(data)],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        second = _pyramide("serve", "--port", str(_free_port()), "--data-dir", str(data))
         assert second.returncode == 3
         assert "in use by another `pyramide serve`" in second.stderr
         assert httpx.get(f"{served.url}/v1/games/{game}", headers=auth).status_code == 200, "the first serves on"
@@ -234,13 +240,7 @@ def test_appendfsync_is_configurable(tmp_path: Path) -> None:
     with serving(tmp_path / "data", tmp_path, env={"PYRAMIDE_REDIS_APPENDFSYNC": "always"}) as served:
         client = redis.Redis(unix_socket_path=str(served.data_dir / "redis.sock"))
         assert client.config_get("appendfsync") == {"appendfsync": "always"}
-    bad = subprocess.run(
-        [sys.executable, "-m", "pyramide", "serve", "--data-dir", str(tmp_path / "other")],
-        env={**os.environ, "PYRAMIDE_REDIS_APPENDFSYNC": "sometimes"},
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    bad = _pyramide("serve", "--data-dir", str(tmp_path / "other"), env={"PYRAMIDE_REDIS_APPENDFSYNC": "sometimes"})
     assert bad.returncode == 2 and "redis_appendfsync" in bad.stderr
 
 
@@ -249,26 +249,11 @@ def test_backup_while_serving_and_restore_into_a_new_directory(tmp_path: Path) -
     with serving(tmp_path / "data", tmp_path) as served:
         auth, game = _player_and_game(served.url)
         before = httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()
-        made = subprocess.run(
-            [sys.executable, "-m", "pyramide", "backup", str(snapshot), "--data-dir", str(served.data_dir)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        made = _pyramide("backup", str(snapshot), "--data-dir", str(served.data_dir))
         assert made.returncode == 0, made.stderr
-    restored = subprocess.run(
-        [sys.executable, "-m", "pyramide", "restore", str(snapshot), "--data-dir", str(tmp_path / "restored")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    restored = _pyramide("restore", str(snapshot), "--data-dir", str(tmp_path / "restored"))
     assert restored.returncode == 0, restored.stderr
-    again = subprocess.run(
-        [sys.executable, "-m", "pyramide", "restore", str(snapshot), "--data-dir", str(tmp_path / "restored")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    again = _pyramide("restore", str(snapshot), "--data-dir", str(tmp_path / "restored"))
     assert again.returncode == 1 and "already holds data" in again.stderr
     with serving(tmp_path / "restored", tmp_path) as served:
         after = httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()
