@@ -3,19 +3,44 @@
 uvicorn closes idle keep-alive connections but sets no limit on how long a client may take to send a request's
 headers, so a client trickling them a byte at a time holds a connection for ever (slowloris). Here a connection
 whose request headers are not complete ``header_timeout_s`` after they began (or after the connection opened) is
-answered 408 and closed. The body is limited elsewhere (``requests.read_body``: 413 and the connection closed).
+answered 408 (problem+json ``request_timeout``) and closed. The body is limited elsewhere (``requests.read_body``:
+413 and the connection closed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-_TIMEOUT_RESPONSE = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+from pyramide.engine.messages import DEFAULT_LOCALE
+from pyramide.service.problems import PROBLEM_JSON, localised
+
+
+def _timeout_response() -> bytes:
+    """408 as problem+json, in Hungarian (the request's Accept-Language never arrived)."""
+    body = json.dumps(
+        {
+            "type": "urn:pyramide:problem:request_timeout",
+            "title": localised("request_timeout", DEFAULT_LOCALE, {}),
+            "status": 408,
+            "detail": localised("request_timeout", DEFAULT_LOCALE, {}),
+            "code": "request_timeout",
+        },
+        ensure_ascii=False,
+    ).encode()
+    head = (
+        f"HTTP/1.1 408 Request Timeout\r\ncontent-type: {PROBLEM_JSON}\r\ncontent-language: {DEFAULT_LOCALE}\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+_TIMEOUT_RESPONSE = _timeout_response()
 
 
 class HeaderDeadlineProtocol(HttpToolsProtocol):

@@ -80,6 +80,10 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "Egy korábbi megoldókérésed még fut; várd meg a válaszát",
         "en": "An earlier solver request of yours is still running; wait for its answer",
     },
+    "request_timeout": {
+        "hu": "A kérés fejlécei nem érkeztek meg időben; a kapcsolat lezárul",
+        "en": "The request headers did not arrive in time; the connection is closed",
+    },
     "storage_full": {
         "hu": "A tárhely megtelt, a változtatás nem menthető; semmi sem módosult",
         "en": "The storage is full and the change cannot be saved; nothing was changed",
