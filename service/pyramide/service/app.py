@@ -28,7 +28,7 @@ from pyramide.service.metrics import RequestMetrics, register_supervisor_metrics
 from pyramide.service.openapi import install_document
 from pyramide.service.players import PlayerStore
 from pyramide.service.problems import EXCEPTION_HANDLERS
-from pyramide.service.ratelimit import RateLimiter
+from pyramide.service.ratelimit import RateLimitedError, RateLimiter, handle_rate_limited
 from pyramide.service.redis_client import connect
 from pyramide.service.settings import Settings
 from pyramide.service.settlement import Settlement
@@ -91,7 +91,7 @@ def create_app(
             *extra_route_handlers,
         ],
         lifespan=[redis_client],
-        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        exception_handlers={**EXCEPTION_HANDLERS, RateLimitedError: handle_rate_limited},  # type: ignore[dict-item]
         middleware=[RequestMetrics(app_name="pyramide").middleware],
         openapi_config=OpenAPIConfig(
             title="Pyramide",

@@ -59,7 +59,7 @@ from pyramide.service.schemas import (
 )
 from pyramide.service.settlement import Settlement
 from pyramide.service.snapshots import now_ms, snapshot_json
-from pyramide.service.store import GameStore, RateLimited, Saved, derived_id, digest
+from pyramide.service.store import GameStore, Saved, derived_id, digest
 from pyramide.service.stored_game import StoredGame
 
 RETRY_BACKOFF_S = 0.001
@@ -183,8 +183,6 @@ class GameService:
         self.conflict_retries = conflict_retries
         self.solver = solver
         self.settlement = settlement
-        self.moves_limit = store.settings.limits.limit("moves")
-        self.games_limit = store.settings.limits.limit("games")
         self.hints_limit = store.settings.limits.limit("hints")
 
     async def _deal(self, body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
@@ -236,10 +234,7 @@ class GameService:
         reply = reply_for(stored, locale, None, status=201)
         reply.headers["Location"] = f"/v1/games/{stored.id}"
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
-        try:
-            kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"")
-        except RateLimited as limited:
-            raise self.games_limit.exceeded(limited.wait_ms) from None
+        kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"")
         if kept is None:
             return reply
         if not kept:
@@ -281,10 +276,7 @@ class GameService:
         races = 0
         while True:
             if basis is None:
-                try:
-                    state, kept = await self.store.load(player.id, game_id, key)
-                except RateLimited as limited:
-                    raise self.moves_limit.exceeded(limited.wait_ms) from None
+                state, kept = await self.store.load(player.id, game_id, key)
                 stored = self._owned(player, game_id, state)
                 if kept:
                     return Reply.from_kept(kept, fingerprint, game_id)
@@ -362,8 +354,6 @@ class GameService:
             return reply
         if saved.saved is Saved.KEPT:
             return Reply.from_kept(saved.kept, fingerprint, stored.id)
-        if saved.saved is Saved.LIMITED:
-            raise self.moves_limit.exceeded(saved.wait_ms)
         if saved.saved is Saved.MISSING:
             raise ServiceError(404, "game_not_found")
         return saved.current

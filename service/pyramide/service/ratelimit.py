@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, Final
 
-from pyramide.service.problems import ServiceError
+from litestar import Request, Response
+
+from pyramide.service.problems import ServiceError, handle_http_error
 
 GCRA_LUA: Final = """
 local function gcra(key, interval, burst)
-  if key == '' or interval <= 0 then return 0 end
+  if interval <= 0 then return 0 end
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   local tat = tonumber(redis.call('GET', key) or '0')
@@ -87,6 +89,21 @@ class Limit:
         )
 
 
+class RateLimitedError(Exception):
+    """A client over ``limit``: nothing was done; one more request passes in ``wait_ms``. Raised where the limit is
+    checked (a store script, :class:`RateLimiter`); :func:`handle_rate_limited` answers it."""
+
+    def __init__(self, limit: Limit, wait_ms: int) -> None:
+        super().__init__(limit.name, wait_ms)
+        self.limit = limit
+        self.wait_ms = wait_ms
+
+
+def handle_rate_limited(request: Request, error: RateLimitedError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    """429 ``rate_limited`` with the limit's headers (:meth:`Limit.exceeded`)."""
+    return handle_http_error(request, error.limit.exceeded(error.wait_ms))
+
+
 def client_bucket(address: str) -> str:
     """The bucket a client address counts in: the address itself for IPv4, its /64 network for IPv6 (one host
     commonly holds a whole /64)."""
@@ -120,9 +137,9 @@ class RateLimiter:
         self._check = redis.register_script(_CHECK)
 
     async def check(self, limit: Limit, key: str) -> None:
-        """Count one request against ``limit`` under ``key``; 429 ``rate_limited`` when over it."""
+        """Count one request against ``limit`` under ``key``; :class:`RateLimitedError` when over it."""
         if limit.limit <= 0:
             return
         wait = int(await self._check(keys=[key], args=list(limit.args())))
         if wait > 0:
-            raise limit.exceeded(wait)
+            raise RateLimitedError(limit, wait)

@@ -12,6 +12,7 @@ from pydantic import TypeAdapter, ValidationError
 from pyramide.engine.messages import Locale
 from pyramide.service.players import Player, PlayerStore
 from pyramide.service.problems import ServiceError, negotiate_locale
+from pyramide.service.ratelimit import address_key
 from pyramide.service.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN
 
 T = TypeVar("T")
@@ -120,6 +121,14 @@ def secret_idempotency_key(request: AnyRequest) -> str | None:
     if key is not None and not _SECRET_KEY.fullmatch(key):
         raise ServiceError(400, "weak_idempotency_key")
     return key
+
+
+async def check_address_limit(request: AnyRequest, name: str) -> None:
+    """Count the request against the per-address limit ``name`` (``players`` or ``analyses``)."""
+    settings = request.app.state.settings
+    limit = settings.limits.limit(name)
+    address = client_address(request, settings.trusted_proxy_header)
+    await request.app.state.limiter.check(limit, address_key(limit, address))
 
 
 def client_address(request: AnyRequest, trusted_header: str | None) -> str:

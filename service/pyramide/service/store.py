@@ -6,7 +6,7 @@ state only if Redis still holds exactly the state the request acted on, the reco
 Idempotency-Key, and the game's result when the change ends it. Unfinished games expire ``unfinished_ttl_s`` after
 their last change; won and abandoned games are kept.
 
-A kept response is not the response's bytes but what rebuilds them: a small head (see ``games.KeptReply``) and the
+A kept response is not the response's bytes but what rebuilds them: a small head (see ``games.Reply.kept``) and the
 stored game as it was saved, which the script appends itself, so a kept response costs little more than the game.
 """
 
@@ -23,7 +23,7 @@ from uuid import UUID
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
-from pyramide.service.ratelimit import GCRA_LUA, player_limit_key
+from pyramide.service.ratelimit import GCRA_LUA, RateLimitedError, player_limit_key
 from pyramide.service.settings import Settings
 from pyramide.service.stored_game import StoredGame
 
@@ -83,7 +83,7 @@ class Saved(enum.Enum):
     KEPT = 2
     """A request with the same Idempotency-Key was applied before: its response is in ``SaveResult.kept``."""
     LIMITED = 3
-    """The player is over the rate limit: nothing was written; retry after ``SaveResult.wait_ms``."""
+    """The player is over the rate limit: nothing was written (raised as ``RateLimitedError``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,16 +95,6 @@ class SaveResult:
     """The state Redis holds (``CONFLICT``)."""
     kept: bytes = b""
     """The response kept for the Idempotency-Key (``KEPT``)."""
-    wait_ms: int = 0
-    """How long until the player's rate limit lets the change through (``LIMITED``)."""
-
-
-class RateLimited(Exception):  # noqa: N818 - a refusal, not a fault
-    """The player is over a rate limit that a store script checked; nothing was written."""
-
-    def __init__(self, wait_ms: int) -> None:
-        super().__init__(wait_ms)
-        self.wait_ms = wait_ms
 
 
 RECENT_GAMES: Final = 4096
@@ -183,7 +173,7 @@ class GameStore:
         self, player: UUID, game_id: UUID, idempotency: str | None = None
     ) -> tuple[bytes | None, bytes | None]:
         """The stored game and, for an Idempotency-Key digest, the response kept for it, to act on, read together
-        with the player's ``moves`` limit: a player over it gets :class:`RateLimited` before anything is tried
+        with the player's ``moves`` limit: a player over it gets ``RateLimitedError`` before anything is tried
         (a read only: what counts against the limit is a change, in the save script)."""
         state, kept, cell = await self.redis.mget(
             [
@@ -195,7 +185,7 @@ class GameStore:
         if cell is not None:
             wait = self._moves.wait_ms(int(cell), int(time.time() * 1000))
             if wait > 0:
-                raise RateLimited(wait)
+                raise RateLimitedError(self._moves, wait)
         return state, kept if idempotency else None
 
     async def create(self, stored: StoredGame, idempotency: str | None, response: bytes) -> bytes | None:
@@ -219,7 +209,7 @@ class GameStore:
             ],
         )
         if int(created) == Saved.LIMITED.value:
-            raise RateLimited(int(kept))
+            raise RateLimitedError(self._games, int(kept))
         if created != 1:
             return kept or b""
         self._remember(stored, state)
@@ -239,7 +229,7 @@ class GameStore:
         the record, keep ``response`` (its head: the script adds the stored game) for the Idempotency-Key and the
         game's ``result`` for the statistics, all at once; with an Idempotency-Key already used, write nothing and
         return its kept response. The change counts against the player's ``moves`` limit in the same step
-        (``LIMITED`` past it: nothing written). A conflict returns the state Redis holds, so a caller
+        (``RateLimitedError`` past it: nothing written). A conflict returns the state Redis holds, so a caller
         that acted on an old copy needs no other read to try again. Once saved, ``stored`` belongs to the store
         (see :meth:`take_recent`): the caller must not change it any more."""
         game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
@@ -271,7 +261,7 @@ class GameStore:
         if outcome is Saved.CONFLICT:
             return SaveResult(outcome, current=payload)
         if outcome is Saved.LIMITED:
-            return SaveResult(outcome, wait_ms=int(payload))
+            raise RateLimitedError(self._moves, int(payload))
         return SaveResult(outcome, kept=payload or b"")
 
     async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:

@@ -10,8 +10,7 @@ from litestar.params import PathParameter
 from pyramide.engine import DealCode, Rules
 from pyramide.engine.messages import Locale
 from pyramide.service.controllers.docs import problems
-from pyramide.service.ratelimit import address_key
-from pyramide.service.requests import AnyRequest, client_address, locale_of
+from pyramide.service.requests import AnyRequest, check_address_limit, locale_of
 from pyramide.service.schemas import (
     DEAL_CODE_PATTERN,
     DealAnalysis,
@@ -21,7 +20,6 @@ from pyramide.service.schemas import (
     RulesCatalogue,
     RuleVariant,
 )
-from pyramide.service.settings import Settings
 
 PRESETS: dict[str, tuple[Rules, dict[Locale, tuple[str, str]]]] = {
     "N": (
@@ -95,11 +93,9 @@ class DealController(Controller):
         code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")],
     ) -> DealAnalysis:
         deal = DealCode.parse(code)
-        settings: Settings = request.app.state.settings
-        limit = settings.limits.limit("analyses")
-        address = client_address(request, settings.trusted_proxy_header)
-        await request.app.state.limiter.check(limit, address_key(limit, address))
-        result = await request.app.state.solver.analyse_deal(request.app.state.redis, deal, settings.analysis_ttl_s)
+        await check_address_limit(request, "analyses")
+        ttl_s = request.app.state.settings.analysis_ttl_s
+        result = await request.app.state.solver.analyse_deal(request.app.state.redis, deal, ttl_s)
         return DealAnalysis.model_validate({**result, "code": str(deal)})
 
     @get("/rules", operation_id="listRules", summary="Rule presets and variants, described in your language")

@@ -22,7 +22,7 @@ class HealthController(Controller):
         summary="The process answers, and its embedded Redis is running or can still be brought back",
         description="503 once the embedded Redis could not be restarted after the configured number of tries:"
         " an orchestrator should then restart the service.",
-        responses=problems(redis=False) | problems(503, redis=False),
+        responses=problems(503, redis=False),
     )
     async def live(self, request: AnyRequest) -> Health:
         settings: Settings = request.app.state.settings

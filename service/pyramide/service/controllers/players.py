@@ -7,17 +7,15 @@ from pydantic import TypeAdapter
 
 from pyramide.service.controllers.docs import problems
 from pyramide.service.players import PlayerStore
-from pyramide.service.ratelimit import address_key
 from pyramide.service.requests import (
     AnyRequest,
-    client_address,
+    check_address_limit,
     current_player,
     fingerprint,
     parse_body,
     secret_idempotency_key,
 )
 from pyramide.service.schemas import CreatedPlayer, CreatePlayerBody, Player, PlayerSettingsBody
-from pyramide.service.settings import Settings
 
 _CREATE = TypeAdapter(CreatePlayerBody)
 _SETTINGS = TypeAdapter(PlayerSettingsBody)
@@ -41,10 +39,7 @@ class PlayerController(Controller):
     async def create(self, request: AnyRequest) -> Response[CreatedPlayer]:
         key = secret_idempotency_key(request)
         body = await parse_body(request, _CREATE)
-        settings: Settings = request.app.state.settings
-        limit = settings.limits.limit("players")
-        address = client_address(request, settings.trusted_proxy_header)
-        await request.app.state.limiter.check(limit, address_key(limit, address))
+        await check_address_limit(request, "players")
         players: PlayerStore = request.app.state.players
         player, token = await players.create(
             body.locale, body.explain_errors, key, await fingerprint(request), body.name
