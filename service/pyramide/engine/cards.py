@@ -60,6 +60,12 @@ def parse_card(text: str) -> Card:
         raise InvalidCardError(text) from None
 
 
+def values_pair(first: int, second: int) -> bool:
+    """Whether cards of these two values are removed together: they make 13. The one statement of the pairing
+    rule; which cards may meet (free, covering, just drawn) is the game's to say."""
+    return first + second == PAIR_SUM
+
+
 def complement(card: Card) -> int:
     """The value a partner must have so that the pair makes 13 (0 for a king, which needs none)."""
     return PAIR_SUM - _VALUES[card]

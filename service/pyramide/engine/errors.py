@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pyramide.engine.codes import Code
+
 
 class PyramideError(ValueError):
     """Base of every engine error. ``code`` is stable and documented; ``params`` fill the localised message."""
@@ -27,57 +29,57 @@ class InvalidInputError(PyramideError):
 
 
 class InvalidCardError(InvalidInputError):
-    code = "invalid_card"
+    code: str = Code.INVALID_CARD
 
     def __init__(self, text: str) -> None:
         super().__init__(f"not a card code: {text!r}", text=text)
 
 
 class InvalidDealCodeError(InvalidInputError):
-    code = "invalid_deal_code"
+    code: str = Code.INVALID_DEAL_CODE
 
     def __init__(self, text: str, reason: str) -> None:
         super().__init__(f"{reason}: {text!r}", text=text)
 
 
 class InvalidRulesError(InvalidInputError):
-    code = "invalid_rules"
+    code: str = Code.INVALID_RULES
 
 
 class InvalidLayoutError(InvalidInputError):
-    code = "invalid_layout"
+    code: str = Code.INVALID_LAYOUT
 
 
 class InvalidMoveError(InvalidInputError):
-    code = "invalid_move"
+    code: str = Code.INVALID_MOVE
 
 
 class InvalidStateError(InvalidInputError):
-    code = "invalid_state"
+    code: str = Code.INVALID_STATE
 
 
 class IllegalMoveError(PyramideError):
     """A well-formed move that the rules do not allow in the current state; the state is left untouched."""
 
-    CODES: ClassVar[frozenset[str]] = frozenset(
+    CODES: ClassVar[frozenset[Code]] = frozenset(
         {
-            "card_covered",
-            "card_removed",
-            "not_free",
-            "not_a_king",
-            "sum_must_be_13",
-            "same_card",
-            "stock_empty",
-            "stock_not_empty",
-            "waste_empty",
-            "no_recycles_left",
-            "no_more_moves",
-            "game_over",
-            "nothing_to_undo",
+            Code.CARD_COVERED,
+            Code.CARD_REMOVED,
+            Code.NOT_FREE,
+            Code.NOT_A_KING,
+            Code.SUM_MUST_BE_13,
+            Code.SAME_CARD,
+            Code.STOCK_EMPTY,
+            Code.STOCK_NOT_EMPTY,
+            Code.WASTE_EMPTY,
+            Code.NO_RECYCLES_LEFT,
+            Code.NO_MORE_MOVES,
+            Code.GAME_OVER,
+            Code.NOTHING_TO_UNDO,
         }
     )
 
-    def __init__(self, code: str, detail: str = "", **params: str) -> None:
+    def __init__(self, code: Code, detail: str = "", **params: str) -> None:
         if code not in self.CODES:
             raise AssertionError(f"unknown illegal-move code {code!r}")
         super().__init__(detail, code=code, **params)

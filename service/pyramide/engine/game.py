@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pyramide.engine.cards import Card, card_code, card_value, is_king
+from pyramide.engine.cards import PAIR_SUM, Card, card_code, card_value, is_king, values_pair
+from pyramide.engine.codes import Code
 from pyramide.engine.deal_codes import DealCode
 from pyramide.engine.errors import IllegalMoveError, InvalidStateError
 from pyramide.engine.layout import Layout
@@ -19,7 +20,6 @@ from pyramide.engine.pyramid import COVER_MASK, FULL, SLOTS, cover_pair_slots, f
 from pyramide.engine.rules import Rules
 
 HISTORY_LIMIT = 100
-PAIR_SUM = 13
 
 
 @lru_cache(maxsize=4096)
@@ -48,6 +48,7 @@ class Game:
         "rules",
         "selection",
         "slots",
+        "undos",
     )
 
     def __init__(self, code: DealCode | str, *, explain_errors: bool = False) -> None:
@@ -60,6 +61,7 @@ class Game:
         self._waste = list(self.layout.waste)  # the top card is last
         self.recycles_used = 0
         self.moves = 0
+        self.undos = 0
         self.fresh_draw = False
         self.selection: Card | None = None
         self.explain_errors = explain_errors
@@ -137,6 +139,12 @@ class Game:
         return not self.rules.strict_win or not (self._stock or self._waste)
 
     @property
+    def is_over(self) -> bool:
+        """Won or stuck: the game's result is decided (a stuck game may still be undone into play, but its result
+        stands)."""
+        return self.status is not Status.IN_PROGRESS
+
+    @property
     def status(self) -> Status:
         if self.is_won:
             return Status.WON
@@ -184,7 +192,7 @@ class Game:
             self.rules.stock_waste_pairs
             and fresh
             and len(waste) >= 2
-            and card_value(waste[-1]) + card_value(waste[-2]) == PAIR_SUM
+            and values_pair(card_value(waste[-1]), card_value(waste[-2]))
         )
 
     # -- legal moves -----------------------------------------------------------------------------------------
@@ -224,7 +232,7 @@ class Game:
         return [
             RemovePair(pyramid[cover], pyramid[slot])
             for slot, cover in cover_pair_slots(self.present)
-            if card_value(pyramid[slot]) + card_value(pyramid[cover]) == PAIR_SUM
+            if values_pair(card_value(pyramid[slot]), card_value(pyramid[cover]))
         ]
 
     def is_legal(self, move: Move) -> bool:
@@ -236,26 +244,26 @@ class Game:
 
     # -- verify ----------------------------------------------------------------------------------------------
 
-    def check(self, move: Move) -> Operation | None:
+    def check(self, move: Move) -> Operation:
         """Raise :class:`IllegalMoveError` if ``move`` is not allowed now; otherwise return the operation it
-        would apply (``None`` for an undo). Changes nothing."""
+        concerns: the one it would apply, or for an undo the one it would take back. Changes nothing."""
         if isinstance(move, Undo):
             if self.is_won:
-                raise IllegalMoveError("game_over")
+                raise IllegalMoveError(Code.GAME_OVER)
             if not self._history:
-                raise IllegalMoveError("nothing_to_undo")
-            return None
+                raise IllegalMoveError(Code.NOTHING_TO_UNDO)
+            return unpack_operation(bytes(self._history[-RECORD_SIZE:]))
         if self.is_won:
-            raise IllegalMoveError("game_over")
+            raise IllegalMoveError(Code.GAME_OVER)
         if self._strict_dead_end():
-            raise IllegalMoveError("no_more_moves")
+            raise IllegalMoveError(Code.NO_MORE_MOVES)
         if isinstance(move, RemoveKing):
             return self._check_king(move)
         if isinstance(move, RemovePair):
             return self._check_pair(move)
         if isinstance(move, Draw):
             if not self._stock:
-                raise IllegalMoveError("stock_empty")
+                raise IllegalMoveError(Code.STOCK_EMPTY)
             return Operation(move, fresh_before=self.fresh_draw)
         if isinstance(move, Recycle):
             return self._check_recycle(move)
@@ -264,7 +272,7 @@ class Game:
     def _check_king(self, move: RemoveKing) -> Operation:
         card = move.card
         if not is_king(card):
-            raise IllegalMoveError("not_a_king", card=card_code(card))
+            raise IllegalMoveError(Code.NOT_A_KING, card=card_code(card))
         self.check_playable(card)
         from_waste = () if self.slots[card] >= 0 else (card,)
         return Operation(move, from_waste, self.fresh_draw)
@@ -272,22 +280,22 @@ class Game:
     def _check_pair(self, move: RemovePair) -> Operation:
         first, second = move.cards
         if first == second:
-            raise IllegalMoveError("same_card", card=card_code(first))
+            raise IllegalMoveError(Code.SAME_CARD, card=card_code(first))
         if not (self._is_cover_pair(first, second) or self._is_stock_waste_pair(first, second)):
             self.check_playable(first)
             self.check_playable(second)
-        if card_value(first) + card_value(second) != PAIR_SUM:
-            raise IllegalMoveError("sum_must_be_13", cards=f"{card_code(first)}+{card_code(second)}")
+        if not values_pair(card_value(first), card_value(second)):
+            raise IllegalMoveError(Code.SUM_MUST_BE_13, cards=f"{card_code(first)}+{card_code(second)}")
         from_waste = tuple(c for c in self._waste[-2:] if c in (first, second))
         return Operation(move, from_waste, self.fresh_draw)
 
     def _check_recycle(self, move: Recycle) -> Operation:
         if self._stock:
-            raise IllegalMoveError("stock_not_empty")
+            raise IllegalMoveError(Code.STOCK_NOT_EMPTY)
         if not self._waste:
-            raise IllegalMoveError("waste_empty")
+            raise IllegalMoveError(Code.WASTE_EMPTY)
         if self.recycles_left == 0:
-            raise IllegalMoveError("no_recycles_left")
+            raise IllegalMoveError(Code.NO_RECYCLES_LEFT)
         return Operation(move, fresh_before=self.fresh_draw)
 
     def check_playable(self, card: Card) -> None:
@@ -295,13 +303,13 @@ class Game:
         slot = self.slots[card]
         if slot >= 0:
             if not self.present >> slot & 1:
-                raise IllegalMoveError("card_removed", card=card_code(card))
+                raise IllegalMoveError(Code.CARD_REMOVED, card=card_code(card))
             if self.present & COVER_MASK[slot]:
-                raise IllegalMoveError("card_covered", card=card_code(card))
+                raise IllegalMoveError(Code.CARD_COVERED, card=card_code(card))
         elif not self._waste or self._waste[-1] != card:
             if card in self._waste or card in self._stock:
-                raise IllegalMoveError("not_free", card=card_code(card))
-            raise IllegalMoveError("card_removed", card=card_code(card))
+                raise IllegalMoveError(Code.NOT_FREE, card=card_code(card))
+            raise IllegalMoveError(Code.CARD_REMOVED, card=card_code(card))
 
     def _is_cover_pair(self, first: Card, second: Card) -> bool:
         """Under ``cover_pairs``: one card is covered only by the other, which is free."""
@@ -332,9 +340,9 @@ class Game:
 
     def play(self, move: Move) -> Operation | Undone:
         """Apply ``move`` if it is legal (else raise and change nothing) and say what was done."""
-        operation = self.check(move)
-        if operation is None:
+        if isinstance(move, Undo):
             return self.undo()
+        operation = self.check(move)
         self.apply(operation)
         return operation
 
@@ -364,9 +372,9 @@ class Game:
             del self._history[:RECORD_SIZE]
 
     def undo(self) -> Undone:
-        """Take back the last operation: cards back where they were, its points off; the move counter stays."""
-        self.check(Undo())
-        operation = unpack_operation(bytes(self._history[-RECORD_SIZE:]))
+        """Take back the last operation: cards back where they were, its points off; the move counter stays and
+        the undo counter (which the statistics show) goes up."""
+        operation = self.check(Undo())
         self._check_undoable(operation)
         del self._history[-RECORD_SIZE:]
         move = operation.move
@@ -384,6 +392,7 @@ class Game:
             self._waste.extend(operation.from_waste)
         self.fresh_draw = operation.fresh_before
         self.selection = None
+        self.undos += 1
         return Undone(operation)
 
     def _check_undoable(self, operation: Operation) -> None:
@@ -412,6 +421,7 @@ class Game:
             self._waste,
             self.recycles_used,
             self.moves,
+            self.undos,
             self.fresh_draw,
             self.selection,
             self.explain_errors,

@@ -11,60 +11,62 @@ import re
 from collections.abc import Mapping
 from typing import Final, Literal
 
+from pyramide.engine.codes import Code
+
 Locale = Literal["hu", "en"]
 LOCALES: Final = ("hu", "en")
 DEFAULT_LOCALE: Final[Locale] = "hu"
 
 CATALOGUE: Final[dict[str, dict[Locale, str]]] = {
     # The rules document's own messages.
-    "card_covered": {"hu": "Ezt a lapot egy másik lap takarja", "en": "This card is covered by another card"},
-    "sum_must_be_13": {"hu": "Az összegnek ennyinek kell lennie: 13", "en": "The sum must be: 13"},
-    "no_more_moves": {"hu": "Nincs több lehetséges lépés", "en": "No more possible moves"},
+    Code.CARD_COVERED: {"hu": "Ezt a lapot egy másik lap takarja", "en": "This card is covered by another card"},
+    Code.SUM_MUST_BE_13: {"hu": "Az összegnek ennyinek kell lennie: 13", "en": "The sum must be: 13"},
+    Code.NO_MORE_MOVES: {"hu": "Nincs több lehetséges lépés", "en": "No more possible moves"},
     # Illegal moves.
-    "card_removed": {
+    Code.CARD_REMOVED: {
         "hu": "Ez a lap már lekerült: {card}",
         "en": "This card has already been removed: {card}",
     },
-    "not_free": {
+    Code.NOT_FREE: {
         "hu": "Ez a lap most nem játszható ki: {card}",
         "en": "This card cannot be played now: {card}",
     },
-    "not_a_king": {
+    Code.NOT_A_KING: {
         "hu": "Önmagában csak király távolítható el, ez nem az: {card}",
         "en": "Only a king can be removed on its own, and this is not one: {card}",
     },
-    "same_card": {"hu": "Egy lap nem alkothat párt önmagával", "en": "A card cannot pair with itself"},
-    "stock_empty": {"hu": "A húzópakli üres", "en": "The stock is empty"},
-    "stock_not_empty": {
+    Code.SAME_CARD: {"hu": "Egy lap nem alkothat párt önmagával", "en": "A card cannot pair with itself"},
+    Code.STOCK_EMPTY: {"hu": "A húzópakli üres", "en": "The stock is empty"},
+    Code.STOCK_NOT_EMPTY: {
         "hu": "A dobópakli csak üres húzópaklinál forgatható újra",
         "en": "The waste can only be turned over when the stock is empty",
     },
-    "waste_empty": {"hu": "Nincs újraforgatható lap", "en": "There are no cards to turn over"},
-    "no_recycles_left": {
+    Code.WASTE_EMPTY: {"hu": "Nincs újraforgatható lap", "en": "There are no cards to turn over"},
+    Code.NO_RECYCLES_LEFT: {
         "hu": "A húzópakli többször nem forgatható újra",
         "en": "No more turn-overs of the stock are allowed",
     },
-    "game_over": {"hu": "A játszma véget ért", "en": "The game is over"},
-    "nothing_to_undo": {"hu": "Nincs visszavonható lépés", "en": "There is nothing to undo"},
+    Code.GAME_OVER: {"hu": "A játszma véget ért", "en": "The game is over"},
+    Code.NOTHING_TO_UNDO: {"hu": "Nincs visszavonható lépés", "en": "There is nothing to undo"},
     # Input that cannot be read.
-    "invalid_card": {"hu": "Érvénytelen lapkód: {text}", "en": "Not a card code: {text}"},
-    "invalid_deal_code": {"hu": "Érvénytelen játszmakód: {text}", "en": "Not a valid deal code: {text}"},
-    "invalid_rules": {"hu": "Érvénytelen szabálybeállítás", "en": "Invalid rules"},
-    "invalid_layout": {"hu": "Érvénytelen kezdőállás", "en": "Invalid layout"},
-    "invalid_move": {"hu": "Érvénytelen lépés", "en": "Not a valid move"},
-    "invalid_state": {"hu": "A tárolt játszma sérült", "en": "The stored game is damaged"},
+    Code.INVALID_CARD: {"hu": "Érvénytelen lapkód: {text}", "en": "Not a card code: {text}"},
+    Code.INVALID_DEAL_CODE: {"hu": "Érvénytelen játszmakód: {text}", "en": "Not a valid deal code: {text}"},
+    Code.INVALID_RULES: {"hu": "Érvénytelen szabálybeállítás", "en": "Invalid rules"},
+    Code.INVALID_LAYOUT: {"hu": "Érvénytelen kezdőállás", "en": "Invalid layout"},
+    Code.INVALID_MOVE: {"hu": "Érvénytelen lépés", "en": "Not a valid move"},
+    Code.INVALID_STATE: {"hu": "A tárolt játszma sérült", "en": "The stored game is damaged"},
     # Feedback on taps and moves.
-    "selected": {"hu": "Kijelölve: {card}", "en": "Selected: {card}"},
-    "deselected": {"hu": "Kijelölés megszüntetve", "en": "Selection cleared"},
-    "removed": {"hu": "Eltávolítva: {cards}", "en": "Removed: {cards}"},
-    "drawn": {"hu": "Felhúzva: {card}", "en": "Drawn: {card}"},
-    "recycled": {"hu": "A dobópakli újraforgatva", "en": "The waste was turned over"},
-    "undone": {"hu": "Visszavonva: {move}", "en": "Undone: {move}"},
-    "won": {"hu": "Gratulálunk, nyertél!", "en": "Congratulations, you won!"},
+    Code.SELECTED: {"hu": "Kijelölve: {card}", "en": "Selected: {card}"},
+    Code.DESELECTED: {"hu": "Kijelölés megszüntetve", "en": "Selection cleared"},
+    Code.REMOVED: {"hu": "Eltávolítva: {cards}", "en": "Removed: {cards}"},
+    Code.DRAWN: {"hu": "Felhúzva: {card}", "en": "Drawn: {card}"},
+    Code.RECYCLED: {"hu": "A dobópakli újraforgatva", "en": "The waste was turned over"},
+    Code.UNDONE: {"hu": "Visszavonva: {move}", "en": "Undone: {move}"},
+    Code.WON: {"hu": "Gratulálunk, nyertél!", "en": "Congratulations, you won!"},
 }
 
 _PLACEHOLDER = re.compile(r"(:? *)\{(\w+)\}")
-ALWAYS_SHOWN: Final = frozenset({"sum_must_be_13", "no_more_moves", "won"})
+ALWAYS_SHOWN: Final = frozenset({Code.SUM_MUST_BE_13, Code.NO_MORE_MOVES, Code.WON})
 
 
 def message(code: str, locale: str = DEFAULT_LOCALE, **params: str) -> str:

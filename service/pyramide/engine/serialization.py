@@ -1,9 +1,10 @@
 """A game's complete state as compact, versioned bytes, undo history included, for storing in Redis.
 
-Format 2 (all integers unsigned, big-endian):
+Format 3 (all integers unsigned, big-endian):
 
 ====================  ===================================================================================
-``B`` format          2 (format 1, still read, kept turn-overs in one byte: unlimited turn-overs overflowed it)
+``B`` format          3 (still read: format 2, without the undo counter, and format 1, which also kept
+                      turn-overs in one byte: unlimited turn-overs overflowed it)
 ``B`` rules           turn-overs 0..9 or 15 for unlimited in bits 0-3; bit 4 stock–waste pairs; bit 5
                       cover pairs; bit 6 strict win
 ``B`` flags           bit 0 error explanations on; bit 1 the waste top was just drawn; bit 2 the code is a
@@ -13,6 +14,7 @@ Format 2 (all integers unsigned, big-endian):
 ``I`` present         bit ``s`` set while pyramid slot ``s`` holds its card
 ``I`` moves           the move counter
 ``I`` turn-overs      used so far
+``I`` undos           taken so far
 ``B`` selection       a card, or 255 for none
 ``B`` + cards         the stock, the next card to draw last
 ``B`` + cards         the waste, bottom to top
@@ -20,7 +22,7 @@ Format 2 (all integers unsigned, big-endian):
 ``I`` CRC-32          of everything before it, so that damaged storage is refused rather than played
 ====================  ===================================================================================
 
-A game with a full undo history takes at most 355 bytes (405 for a layout chosen by hand).
+A game with a full undo history takes at most 359 bytes (409 for a layout chosen by hand).
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ from pyramide.engine.operations import RECORD_SIZE
 from pyramide.engine.pyramid import FULL, SLOTS
 from pyramide.engine.rules import Rules
 
-FORMAT = 2
-FORMATS = (1, 2)  # every format this version reads
+FORMAT = 3
+FORMATS = (1, 2, 3)  # every format this version reads
 NO_CARD = 255
 UNLIMITED = 15
 
@@ -73,6 +75,7 @@ def dump_game(game: Game) -> bytes:
     out += game.moves.to_bytes(4, "big")
     selection = NO_CARD if game.selection is None else game.selection
     out += game.recycles_used.to_bytes(4, "big")
+    out += game.undos.to_bytes(4, "big")
     out += bytes((selection, len(game._stock), *game._stock, len(game._waste), *game._waste))
     out.append(len(game._history) // RECORD_SIZE)
     out += game._history
@@ -144,6 +147,7 @@ def _load(reader: _Reader) -> Game:
     game.present = int.from_bytes(reader.take(4), "big")
     game.moves = int.from_bytes(reader.take(4), "big")
     game.recycles_used = reader.byte() if version == 1 else int.from_bytes(reader.take(4), "big")
+    game.undos = int.from_bytes(reader.take(4), "big") if version >= 3 else 0
     selection = reader.byte()
     game.selection = None if selection == NO_CARD else reader.card(selection)
     game._stock = reader.cards(reader.byte())

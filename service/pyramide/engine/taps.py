@@ -16,12 +16,13 @@ Cards that cannot be touched at all in the app (face down in the stock, buried i
 
 from __future__ import annotations
 
-from pyramide.engine.cards import Card, card_code, card_value, is_king
+from pyramide.engine.cards import Card, card_code, card_value, is_king, values_pair
+from pyramide.engine.codes import Code
 from pyramide.engine.errors import IllegalMoveError
-from pyramide.engine.game import PAIR_SUM, Game
+from pyramide.engine.game import Game
 from pyramide.engine.messages import ALWAYS_SHOWN
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
-from pyramide.engine.operations import Feedback, Operation, Status, TapResult
+from pyramide.engine.operations import Feedback, Status, TapResult
 from pyramide.engine.pyramid import COVER_MASK, sole_coverer
 
 
@@ -33,7 +34,7 @@ def feedback(code: str, **params: str) -> Feedback:
 def tap_card(game: Game, card: Card) -> TapResult:
     """Touch ``card`` on the table."""
     if game.is_won:
-        raise IllegalMoveError("game_over")
+        raise IllegalMoveError(Code.GAME_OVER)
     if game.is_free(card):
         return _tap_free(game, card)
     selected = game.selection
@@ -41,7 +42,7 @@ def tap_card(game: Game, card: Card) -> TapResult:
         return _pair_or_refuse(game, selected, card, keep=selected)
     slot = game.slots[card]
     if slot >= 0 and game.present >> slot & 1:
-        return TapResult(feedback("card_covered", card=card_code(card)))
+        return TapResult(feedback(Code.CARD_COVERED, card=card_code(card)))
     game.check_playable(card)  # raises the precise reason: gone, face down or buried
     raise AssertionError(f"{card_code(card)} is neither free nor covered, yet playable")
 
@@ -49,37 +50,37 @@ def tap_card(game: Game, card: Card) -> TapResult:
 def tap_stock(game: Game) -> TapResult:
     """Touch the stock: draw, or turn the waste over when the stock is empty."""
     if game.is_won:
-        raise IllegalMoveError("game_over")
+        raise IllegalMoveError(Code.GAME_OVER)
     if game.status is Status.STUCK:
-        return TapResult(feedback("no_more_moves"))
+        return TapResult(feedback(Code.NO_MORE_MOVES))
     if game.stock:
-        return _apply(game, DRAW, "drawn", card=card_code(game.stock[0]))
+        return _apply(game, DRAW, Code.DRAWN, card=card_code(game.stock[0]))
     if not game.waste:
-        return TapResult(feedback("stock_empty"))
+        return TapResult(feedback(Code.STOCK_EMPTY))
     if game.recycles_left == 0:
-        return TapResult(feedback("no_recycles_left"))
-    return _apply(game, RECYCLE, "recycled")
+        return TapResult(feedback(Code.NO_RECYCLES_LEFT))
+    return _apply(game, RECYCLE, Code.RECYCLED)
 
 
 def _tap_free(game: Game, card: Card) -> TapResult:
     selected = game.selection
     if selected == card:
         game.selection = None
-        return TapResult(feedback("deselected", card=card_code(card)))
+        return TapResult(feedback(Code.DESELECTED, card=card_code(card)))
     if is_king(card):
-        return _apply(game, RemoveKing(card), "removed", cards=card_code(card))
+        return _apply(game, RemoveKing(card), Code.REMOVED, cards=card_code(card))
     if selected is None:
         game.selection = card
-        return TapResult(feedback("selected", card=card_code(card)))
+        return TapResult(feedback(Code.SELECTED, card=card_code(card)))
     return _pair_or_refuse(game, selected, card, keep=card)
 
 
 def _pair_or_refuse(game: Game, selected: Card, card: Card, keep: Card) -> TapResult:
-    if card_value(selected) + card_value(card) != PAIR_SUM:
+    if not values_pair(card_value(selected), card_value(card)):
         game.selection = keep
-        return TapResult(feedback("sum_must_be_13", cards=f"{card_code(selected)}+{card_code(card)}"))
+        return TapResult(feedback(Code.SUM_MUST_BE_13, cards=f"{card_code(selected)}+{card_code(card)}"))
     move = RemovePair(selected, card)
-    return _apply(game, move, "removed", cards=move.notation())
+    return _apply(game, move, Code.REMOVED, cards=move.notation())
 
 
 def _is_extra_partner(game: Game, selected: Card, card: Card) -> bool:
@@ -101,11 +102,10 @@ def _is_extra_partner(game: Game, selected: Card, card: Card) -> bool:
 
 def _apply(game: Game, move: Move, code: str, **params: str) -> TapResult:
     operation = game.check(move)
-    assert isinstance(operation, Operation)
     game.apply(operation)
     status = game.status
     if status is Status.WON:
-        return TapResult(feedback("won"), operation)
+        return TapResult(feedback(Code.WON), operation)
     if status is Status.STUCK:
-        return TapResult(feedback("no_more_moves"), operation)
+        return TapResult(feedback(Code.NO_MORE_MOVES), operation)
     return TapResult(feedback(code, **params), operation)

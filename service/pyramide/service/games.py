@@ -38,6 +38,7 @@ from pyramide.engine import (
     tap_card,
     tap_stock,
 )
+from pyramide.engine.codes import Code
 from pyramide.engine.messages import Locale
 from pyramide.engine.taps import feedback as make_feedback
 from pyramide.service.analysis import WINNABLE_ONLY_ATTEMPTS, Solver
@@ -206,7 +207,7 @@ class GameService:
         """The next move of the best line from here, and whether the game can still be won."""
         stored = await self.load(player, game_id)
         if stored.finished:
-            raise IllegalMoveError("game_over")
+            raise IllegalMoveError(Code.GAME_OVER)
         await self.limiter.check(self.hints_limit, player_limit_key(player.id, self.hints_limit))
         result = await self.solver.for_player(player.id, stored.game)
         await self.store.count_hint(player.id, game_id)
@@ -386,15 +387,15 @@ def _advance(stored: StoredGame) -> int:
 
 def _guard_open(stored: StoredGame) -> None:
     if stored.abandoned:
-        raise IllegalMoveError("game_over")
+        raise IllegalMoveError(Code.GAME_OVER)
 
 
 def _end_feedback(game: Game) -> Feedback | None:
     status = game.status
     if status is Status.WON:
-        return make_feedback("won")
+        return make_feedback(Code.WON)
     if status is Status.STUCK:
-        return make_feedback("no_more_moves")
+        return make_feedback(Code.NO_MORE_MOVES)
     return None
 
 
@@ -424,8 +425,6 @@ def play_action(move: Move) -> Action:
     def act(stored: StoredGame) -> Outcome:
         _guard_open(stored)
         stored.game.play(move)
-        if move == UNDO:
-            stored.undos += 1
         return Outcome(True, move.notation(), _end_feedback(stored.game))
 
     return act
@@ -446,6 +445,6 @@ def tap_action(body: TapBody) -> Action:
 
 def abandon_action(stored: StoredGame) -> Outcome:
     if stored.finished:
-        raise IllegalMoveError("game_over")
+        raise IllegalMoveError(Code.GAME_OVER)
     stored.abandoned = True
-    return Outcome(True, None, make_feedback("game_over"))
+    return Outcome(True, None, make_feedback(Code.GAME_OVER))

@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-from pyramide.engine import Status
 from pyramide.service.stored_game import StoredGame
 
 
@@ -58,10 +57,9 @@ def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResu
     player then starts a new one; undo may still play on in it, but it is never counted again."""
     if stored.settled or not stored.started:
         return None
-    game = stored.game
-    status = game.status
-    if not (stored.abandoned or status is Status.WON or status is Status.STUCK):
+    if not stored.over:
         return None
+    game = stored.game
     stored.settled = True
     assert stored.first_move_ms is not None
     finished = stored.finished_ms or now_ms
@@ -69,10 +67,10 @@ def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResu
         player=stored.owner,
         game=stored.id,
         code=str(game.code),
-        won=status is Status.WON and not stored.abandoned,
+        won=game.is_won and not stored.abandoned,
         elapsed_ms=max(0, finished - stored.first_move_ms),
         moves=game.moves,
-        undos=stored.undos,
+        undos=game.undos,
         score=game.score,
         finished_ms=finished,
         name=name,

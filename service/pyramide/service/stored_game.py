@@ -2,8 +2,8 @@
 
 Header (big-endian): version ``Q``, owner ``16s``, created, first move and finished times in ms since the epoch
 ``QQQ`` (0 for none), flags ``B`` (bit 0: abandoned; bit 1: the game's result is settled in the statistics; bit 2:
-counters follow), then with bit 2 the undos taken ``I``. Then :func:`pyramide.engine.dump_game`. Games stored
-before the counters existed load with 0.
+counters follow, as written before the engine counted undos), then with bit 2 the undos taken ``I``. Then
+:func:`pyramide.engine.dump_game`, which holds the undo count since its format 3.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ class StoredGame:
     abandoned: bool = False
     settled: bool = False
     """Its result (won, or lost: stuck or abandoned) has been recorded for the statistics, once and for good."""
-    undos: int = 0
 
     @property
     def finished(self) -> bool:
@@ -41,12 +40,17 @@ class StoredGame:
         return self.abandoned or self.game.is_won
 
     @property
+    def over(self) -> bool:
+        """Abandoned, or over by the engine's rules (won or stuck): its result is decided."""
+        return self.abandoned or self.game.is_over
+
+    @property
     def started(self) -> bool:
         """A move has been made: from then on the game counts in the statistics."""
         return self.first_move_ms is not None
 
     def to_bytes(self) -> bytes:
-        flags = (ABANDONED if self.abandoned else 0) | (SETTLED if self.settled else 0) | COUNTERS
+        flags = (ABANDONED if self.abandoned else 0) | (SETTLED if self.settled else 0)
         header = _HEADER.pack(
             self.version,
             self.owner.bytes,
@@ -55,7 +59,7 @@ class StoredGame:
             self.finished_ms or 0,
             flags,
         )
-        return header + _COUNTERS.pack(self.undos) + dump_game(self.game)
+        return header + dump_game(self.game)
 
     @classmethod
     def from_bytes(cls, game_id: UUID, data: bytes) -> StoredGame:
@@ -68,15 +72,16 @@ class StoredGame:
                 raise InvalidStateError("the stored game is cut short")
             (undos,) = _COUNTERS.unpack_from(data, start)
             start += _COUNTERS.size
+        game = load_game(data[start:])
+        game.undos = game.undos or undos
         return cls(
             id=game_id,
             owner=UUID(bytes=owner),
-            game=load_game(data[start:]),
+            game=game,
             version=version,
             created_ms=created,
             first_move_ms=first or None,
             finished_ms=finished or None,
             abandoned=bool(flags & ABANDONED),
             settled=bool(flags & SETTLED),
-            undos=undos,
         )

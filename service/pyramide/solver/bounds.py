@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
+from pyramide.engine.cards import KING_VALUE as KING
 from pyramide.engine.pyramid import COVERERS, SLOTS
 from pyramide.solver.position import Deal
-
-KING = 13
 
 
 def _cone(slot: int, step: dict[int, tuple[int, ...]]) -> int:

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import time
 
-from pyramide.engine.cards import Card, card_value, is_king
+from pyramide.engine.cards import KING_VALUE as KING
+from pyramide.engine.cards import PAIR_SUM, Card, card_value
 from pyramide.engine.moves import Move, RemoveKing, RemovePair
-from pyramide.engine.pyramid import SLOTS, cover_pair_slots, free_slots
+from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import class_bound, dead_cone_bound, outside_signature
 from pyramide.solver.paths import path_to
-from pyramide.solver.position import masks_of_values
+from pyramide.solver.position import masks_of_values, pyramid_only
 
-PAIR_SUM = 13
-KING = 13
 LEFT_BITS = 24
 LEFT_MASK = (1 << LEFT_BITS) - 1
 
@@ -63,24 +62,9 @@ class PoolSearch:
             slots_of_value = [present & mask for mask in self.pyramid_masks]
             free = free_slots(present)
             counts = tuple(held.bit_count() for held in slots_of_value)
-            cached = (counts, self._pyramid_moves(present, free), free, slots_of_value)
+            cached = (counts, pyramid_only(self.pyramid, present, self.cover_pairs), free, slots_of_value)
             self._inside[present] = cached
         return cached
-
-    def _pyramid_moves(self, present: int, free: tuple[int, ...]) -> tuple[tuple[Move, int], ...]:
-        pyramid, values = self.pyramid, self.pyramid_values
-        moves: list[tuple[Move, int]] = [
-            (RemoveKing(pyramid[s]), present & ~(1 << s)) for s in free if is_king(pyramid[s])
-        ]
-        for i, a in enumerate(free):
-            for b in free[i + 1 :]:
-                if values[a] + values[b] == PAIR_SUM:
-                    moves.append((RemovePair(pyramid[a], pyramid[b]), present & ~(1 << a) & ~(1 << b)))
-        if self.cover_pairs:
-            for slot, cover in cover_pair_slots(present):
-                if values[slot] + values[cover] == PAIR_SUM:
-                    moves.append((RemovePair(pyramid[cover], pyramid[slot]), present & ~(1 << slot) & ~(1 << cover)))
-        return tuple(moves)
 
     # -- what depends on the pool alone --------------------------------------------------------------------
 

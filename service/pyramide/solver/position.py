@@ -14,11 +14,9 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from pyramide.engine import Game, Rules
-from pyramide.engine.cards import Card, card_value, is_king
+from pyramide.engine.cards import KING_VALUE, PAIR_SUM, Card, card_value, is_king, values_pair
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import cover_pair_slots, free_slots
-
-PAIR_SUM = 13
 
 
 class Position(NamedTuple):
@@ -199,7 +197,7 @@ def pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) -> 
                 result.append((RemovePair(pyramid[a], pyramid[b]), present & ~(1 << a) & ~(1 << b)))
     if cover_pairs:
         for slot, cover in cover_pair_slots(present):
-            if card_value(pyramid[slot]) + card_value(pyramid[cover]) == PAIR_SUM:
+            if values_pair(card_value(pyramid[slot]), card_value(pyramid[cover])):
                 result.append((RemovePair(pyramid[cover], pyramid[slot]), present & ~(1 << slot) & ~(1 << cover)))
     return tuple(result)
 
@@ -245,7 +243,7 @@ def _pool_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> lis
     pyramid, order, present, left = deal.pyramid, deal.order, position.present, position.left
     first_of_value = _first_of_value(order, left)
     result: list[tuple[Move, Position]] = []
-    king = first_of_value.get(13)
+    king = first_of_value.get(KING_VALUE)
     if king is not None and deal.rules.strict_win:
         after_king = Position(present, left & ~(1 << king), position.drawn, position.recycles, position.fresh)
         result.append((RemoveKing(order[king]), after_king))

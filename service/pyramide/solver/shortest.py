@@ -30,13 +30,13 @@ import itertools
 import time
 from dataclasses import dataclass
 
+from pyramide.engine.cards import KING_VALUE as KING
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.collector import collector_paused
 from pyramide.solver.position import Deal, Position, last_partners
 
-KING = 13
 State = tuple[int, int, int]  # pyramid mask, remaining stock and waste cards, how far drawn
 
 
