@@ -27,7 +27,7 @@ from pathlib import Path
 import aiohttp
 
 from pyramide.engine.deal_codes import random_deal_code
-from pyramide.service.embedded_redis import EmbeddedRedis
+from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from service_load import choose_move, free_port, wait_ready
 
 SERVER = Path(__file__).with_name("service_load.py")

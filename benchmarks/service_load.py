@@ -36,11 +36,11 @@ from litestar.params import FromPath
 
 from pyramide.engine import parse_move
 from pyramide.service.app import create_app
-from pyramide.service.embedded_redis import EmbeddedRedis
-from pyramide.service.games import move_body
-from pyramide.service.logs import configure_logging
-from pyramide.service.settings import LIMIT_NAMES, Settings
-from pyramide.service.store import game_key
+from pyramide.service.games.service import move_body
+from pyramide.service.games.store import game_key
+from pyramide.service.infra.embedded_redis import EmbeddedRedis
+from pyramide.service.infra.logs import configure_logging
+from pyramide.service.infra.settings import LIMIT_NAMES, Settings
 
 BASELINE_VALUE = b"x" * 400  # about the size of a stored game
 BENCHMARK_LIMITS: dict[str, Any] = {f"limit_{name}": 10**9 for name in LIMIT_NAMES}

@@ -28,9 +28,9 @@ import aiohttp
 from litestar import Litestar, get, post
 from litestar.params import FromPath
 
-from pyramide.service.embedded_redis import EmbeddedRedis
-from pyramide.service.redis_client import connect
-from pyramide.service.settings import Settings
+from pyramide.service.infra.embedded_redis import EmbeddedRedis
+from pyramide.service.infra.redis import connect
+from pyramide.service.infra.settings import Settings
 from service_load import BASELINE_VALUE, _baseline_client, _game_client, free_port, wait_ready
 
 

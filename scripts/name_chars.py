@@ -1,4 +1,4 @@
-"""Write ``service/pyramide/service/name_chars.py``: the characters a player name may hold, as regex ranges.
+"""Write ``service/pyramide/service/players/name_chars.py``: the characters a player name may hold, as regex ranges.
 
 Run with the Python the project targets (its ``unicodedata`` fixes the Unicode version): ``.venv/bin/python
 scripts/name_chars.py``. A test checks the committed table against this on that Unicode version.
@@ -10,7 +10,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-TARGET = Path(__file__).resolve().parents[1] / "service" / "pyramide" / "service" / "name_chars.py"
+TARGET = Path(__file__).resolve().parents[1] / "service" / "pyramide" / "service" / "players" / "name_chars.py"
 _ESCAPE = set("\\]^-[")
 
 

@@ -17,9 +17,9 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.embedded_redis import SERVER_BINARY
-from pyramide.service.games import move_body
-from pyramide.service.settings import Settings
+from pyramide.service.games.service import move_body
+from pyramide.service.infra.embedded_redis import SERVER_BINARY
+from pyramide.service.infra.settings import Settings
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 CLI = SERVER_BINARY.parent / "redis-cli"

@@ -13,10 +13,10 @@ from litestar.testing import TestClient
 from pyramide.engine import UNDO, DealCode, Game, card_code, dump_game
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.embedded_redis import EmbeddedRedis
-from pyramide.service.games import move_body
-from pyramide.service.settings import Settings
-from pyramide.service.store import game_key
+from pyramide.service.games.service import move_body
+from pyramide.service.games.store import game_key
+from pyramide.service.infra.embedded_redis import EmbeddedRedis
+from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import client_commands, metric_values, new_player
 from tests.integration.conftest import serve_in_thread as _serve
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game

@@ -11,7 +11,7 @@ from typing import Any
 import compose
 from litestar.testing import TestClient
 
-from pyramide.service.openapi import COMMITTED, render
+from pyramide.service.http.openapi import COMMITTED, render
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATIONS = {

@@ -21,8 +21,8 @@ import psutil
 import pytest
 import redis
 
-from pyramide.service.embedded_redis import SERVER_BINARY
-from pyramide.service.settings import Settings
+from pyramide.service.infra.embedded_redis import SERVER_BINARY
+from pyramide.service.infra.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

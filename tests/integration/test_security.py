@@ -19,10 +19,10 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode, Rules
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.games import move_body
-from pyramide.service.requests import MAX_BODY_BYTES
-from pyramide.service.settings import LIMIT_NAMES, Settings, no_limits
-from pyramide.service.store import derived_id, game_idempotency_key
+from pyramide.service.games.service import move_body
+from pyramide.service.games.store import derived_id, game_idempotency_key
+from pyramide.service.http.requests import MAX_BODY_BYTES
+from pyramide.service.infra.settings import LIMIT_NAMES, Settings, no_limits
 from tests.integration.conftest import TEST_LIMITS, client_commands, metric_values, new_player, serve_in_thread
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 

@@ -16,12 +16,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
-from pyramide.service import games as games_module
 from pyramide.service.app import create_app
-from pyramide.service.games import move_body
-from pyramide.service.settings import Settings
-from pyramide.service.settlement import Settlement
-from pyramide.service.stats import PlayerStats, stats_keys
+from pyramide.service.games import service as games_module
+from pyramide.service.games.service import move_body
+from pyramide.service.games.settlement import Settlement
+from pyramide.service.infra.settings import Settings
+from pyramide.service.stats.statistics import PlayerStats, stats_keys
 from tests.integration.conftest import new_player, serve_in_thread
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game
 

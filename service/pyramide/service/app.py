@@ -14,26 +14,26 @@ from litestar.plugins.prometheus import PrometheusController
 from litestar.types import ControllerRouterHandler
 
 import pyramide
-from pyramide.service.analysis import Solver
-from pyramide.service.controllers.deals import DealController
-from pyramide.service.controllers.games import GameController
-from pyramide.service.controllers.health import HealthController
-from pyramide.service.controllers.leaderboards import LeaderboardController
-from pyramide.service.controllers.players import PlayerController
-from pyramide.service.controllers.stats import StatsController
-from pyramide.service.games import GameService
-from pyramide.service.leaderboards import Leaderboards
-from pyramide.service.logs import RequestLog
-from pyramide.service.metrics import RequestMetrics, register_supervisor_metrics
-from pyramide.service.openapi import install_document
-from pyramide.service.players import PlayerStore
-from pyramide.service.problems import EXCEPTION_HANDLERS
-from pyramide.service.ratelimit import RateLimitedError, RateLimiter, handle_rate_limited
-from pyramide.service.redis_client import connect
-from pyramide.service.settings import Settings
-from pyramide.service.settlement import Settlement
-from pyramide.service.stats import PlayerStats
-from pyramide.service.store import GameStore
+from pyramide.service.deals.analysis import Solver
+from pyramide.service.deals.controller import DealController
+from pyramide.service.games.controller import GameController
+from pyramide.service.games.service import GameService
+from pyramide.service.games.settlement import Settlement
+from pyramide.service.games.store import GameStore
+from pyramide.service.http.health import HealthController
+from pyramide.service.http.openapi import install_document
+from pyramide.service.http.problems import EXCEPTION_HANDLERS
+from pyramide.service.infra.logs import RequestLog
+from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics
+from pyramide.service.infra.ratelimit import RateLimitedError, RateLimiter, handle_rate_limited
+from pyramide.service.infra.redis import connect
+from pyramide.service.infra.settings import Settings
+from pyramide.service.players.controller import PlayerController
+from pyramide.service.players.service import PlayerStore
+from pyramide.service.stats.controller import StatsController
+from pyramide.service.stats.leaderboard_controller import LeaderboardController
+from pyramide.service.stats.leaderboards import Leaderboards
+from pyramide.service.stats.statistics import PlayerStats
 
 DESCRIPTION = """Pyramide solitaire as a REST/JSON game service: deal, play by moves or taps as in the app, undo, read
 the record. Errors are `application/problem+json` with a stable `code` and text in the `Accept-Language` chosen

@@ -8,9 +8,9 @@ import unicodedata
 import pytest
 from scripts.name_chars import character_class
 
-from pyramide.service.analysis import Priority, Solver
-from pyramide.service.name_chars import NAME_CHARACTERS, UNICODE_VERSION
-from pyramide.service.problems import ServiceError
+from pyramide.service.deals.analysis import Priority, Solver
+from pyramide.service.http.problems import ServiceError
+from pyramide.service.players.name_chars import NAME_CHARACTERS, UNICODE_VERSION
 
 
 def test_a_waiting_hint_goes_ahead_of_waiting_analyses_and_a_full_queue_refuses_at_once() -> None:

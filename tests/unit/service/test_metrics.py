@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from prometheus_client import REGISTRY
 
-from pyramide.service.metrics import CLIENT_CLOSED, RequestMetrics
+from pyramide.service.infra.metrics import CLIENT_CLOSED, RequestMetrics
 
 
 def _sample(name: str, status: int | str, app_name: str) -> float | None:

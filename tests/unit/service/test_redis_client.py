@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from redis.asyncio.connection import Connection
 from redis.exceptions import DataError
 
-from pyramide.service.redis_client import LeanCommands
+from pyramide.service.infra.redis import LeanCommands
 
 
 class _Lean(LeanCommands, Connection):

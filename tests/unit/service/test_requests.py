@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from litestar import Request
 
-from pyramide.service.problems import ServiceError
-from pyramide.service.requests import MAX_BODY_BYTES, fingerprint, read_body
+from pyramide.service.http.problems import ServiceError
+from pyramide.service.http.requests import MAX_BODY_BYTES, fingerprint, read_body
 
 
 def _request(*messages: dict[str, Any]) -> tuple[Request[Any, Any, Any], list[dict[str, Any]]]:

@@ -9,7 +9,7 @@ from uuid import UUID
 import pytest
 
 from pyramide.engine import DRAW, UNDO, Game, InvalidStateError, dump_game
-from pyramide.service.stored_game import StoredGame
+from pyramide.service.games.stored_game import StoredGame
 
 
 def _stored() -> StoredGame:

@@ -1,0 +1,189 @@
+"""Solving off the event loop, with bounded capacity: the solver runs in a pool of worker processes with a position
+budget and a time limit; an answer that did not come in time is "unknown", never a guess.
+
+Capacity is bounded and shared fairly. ``workers`` processes run searches, and one more runs only players' searches
+(hints, winnable-only deals), so a flood of public analyses never makes a player wait behind them. At most ``queue``
+more searches wait for a worker, players' ahead of public deal analyses; a player arriving at a full queue takes the
+place of the public analysis that came last. Past that a request is refused at once with 503 ``solver_busy`` and
+``Retry-After`` instead of waiting out the time limit. The time limit counts from when a worker takes the search, not
+from the queue. A player has at most one search at a time, across every process (a Redis key with the search's time
+to live): a second is 429 ``solver_in_progress``. Deal analyses are cached in Redis per code (the code names the
+rules too) and per budget, whether decided or out of time, so a repeat costs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import heapq
+import itertools
+import json
+import math
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Final
+from uuid import UUID
+
+from pyramide.engine import DealCode, Game, dump_game, load_game
+from pyramide.service.games.store import Redis
+from pyramide.service.http.problems import ServiceError
+from pyramide.service.infra.lifecycle import die_with_parent
+from pyramide.solver import solve
+
+HINT_BUDGET: Final = 300_000
+TIME_LIMIT_S: Final = 5.0
+WINNABLE_ONLY_ATTEMPTS: Final = 30
+WORKER_GRACE_S: Final = 2.0  # a worker stops itself at the limit; this is for starting one
+
+
+class Priority(enum.IntEnum):
+    """Lower goes first: a player waiting on a game before anyone analysing a deal."""
+
+    PLAYER = 0
+    PUBLIC = 1
+
+
+def _analyse(state: bytes, budget: int, time_limit_s: float) -> dict[str, Any]:
+    """In a worker process: the analysis of a stored game state, stopping by itself at the time limit."""
+    return solve(load_game(state), budget=budget, time_limit_s=time_limit_s).to_json()
+
+
+def _started() -> bool:
+    """In a worker process: nothing, so that awaiting it waits for a worker to be up."""
+    return True
+
+
+def unknown(time_limit_s: float = TIME_LIMIT_S) -> dict[str, Any]:
+    return {"winnable": None, "max_removable": None, "line": [], "states": 0, "elapsed_ms": time_limit_s * 1000}
+
+
+class Solver:
+    """A pool of worker processes, started on first use, behind a bounded priority queue: ``workers`` processes for
+    every search and one more that only players' searches use, so that public analyses, however many, never make a
+    player wait behind them for a worker."""
+
+    def __init__(
+        self, workers: int = 1, time_limit_s: float = TIME_LIMIT_S, queue: int = 8, redis: Redis | None = None
+    ) -> None:
+        """``time_limit_s`` per analysis (``PYRAMIDE_SOLVER_TIME_LIMIT_S``); ``queue`` searches may wait."""
+        self.workers = max(1, workers)
+        self.time_limit_s = time_limit_s
+        self.queue = max(0, queue)
+        self.redis = redis
+        self._pool: ProcessPoolExecutor | None = None
+        self._running = {Priority.PLAYER: 0, Priority.PUBLIC: 0}
+        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+        self._started = False
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.workers + 1, mp_context=context, initializer=die_with_parent)
+        return self._pool
+
+    def busy(self) -> ServiceError:
+        retry = max(1, math.ceil(self.time_limit_s))
+        return ServiceError(503, "solver_busy", headers={"Retry-After": str(retry)})
+
+    def _free(self, priority: Priority) -> bool:
+        """Whether a search of ``priority`` may start now: public ones on the shared workers only."""
+        running = self._running[Priority.PLAYER] + self._running[Priority.PUBLIC]
+        if priority is Priority.PUBLIC:
+            return running < self.workers + 1 and self._running[Priority.PUBLIC] < self.workers
+        return running < self.workers + 1
+
+    async def _acquire(self, priority: Priority) -> None:
+        """A worker for this search: at once if one is free, else a place in the queue, else 503."""
+        if self._free(priority) and not any(p <= priority for p, _, _ in self._waiting):
+            self._running[priority] += 1
+            return
+        if len(self._waiting) >= self.queue and not self._make_room(priority):
+            raise self.busy()
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        entry = (int(priority), next(self._order), turn)
+        heapq.heappush(self._waiting, entry)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled() and turn.exception() is None:
+                self._release(priority)  # the worker was handed over just as the request went away
+            elif entry in self._waiting:
+                self._waiting.remove(entry)
+                heapq.heapify(self._waiting)
+            raise
+
+    def _make_room(self, priority: Priority) -> bool:
+        """A full queue takes a player's search all the same by refusing the public analysis that came last."""
+        if priority is not Priority.PLAYER:
+            return False
+        public = [entry for entry in self._waiting if entry[0] == Priority.PUBLIC and not entry[2].done()]
+        if not public:
+            return False
+        last = max(public, key=lambda entry: entry[1])
+        self._waiting.remove(last)
+        heapq.heapify(self._waiting)
+        last[2].set_exception(self.busy())
+        return True
+
+    def _release(self, priority: Priority) -> None:
+        """A search of ``priority`` is done: its worker goes to the first waiting search that may have it."""
+        self._running[priority] -= 1
+        for entry in sorted(self._waiting):
+            waiting_priority, _, turn = entry
+            if turn.done():
+                self._waiting.remove(entry)
+                continue
+            if self._free(Priority(waiting_priority)):
+                self._waiting.remove(entry)
+                self._running[Priority(waiting_priority)] += 1
+                turn.set_result(None)
+                break
+        heapq.heapify(self._waiting)
+
+    async def analyse(
+        self, game: Game, budget: int = HINT_BUDGET, priority: Priority = Priority.PLAYER
+    ) -> dict[str, Any]:
+        await self._acquire(priority)
+        try:
+            loop = asyncio.get_running_loop()
+            if not self._started:  # starting the worker processes is not solving: no time limit for it
+                await loop.run_in_executor(self._executor(), _started)
+                self._started = True
+            future = loop.run_in_executor(self._executor(), _analyse, dump_game(game), budget, self.time_limit_s)
+            try:
+                return await asyncio.wait_for(future, self.time_limit_s + WORKER_GRACE_S)
+            except TimeoutError:
+                return unknown(self.time_limit_s)
+        finally:
+            self._release(priority)
+
+    async def for_player(self, player: UUID, game: Game, budget: int = HINT_BUDGET) -> dict[str, Any]:
+        """A search for a player: one at a time per player across every process (429 ``solver_in_progress``)."""
+        if self.redis is None:
+            return await self.analyse(game, budget)
+        key = f"pyr:{{p:{player}}}:solving"
+        ttl_ms = int((self.time_limit_s + WORKER_GRACE_S) * 1000)
+        if not await self.redis.set(key, "1", nx=True, px=ttl_ms):
+            raise ServiceError(429, "solver_in_progress", headers={"Retry-After": "1"})
+        try:
+            return await self.analyse(game, budget)
+        finally:
+            await self.redis.delete(key)
+
+    async def analyse_deal(self, redis: Redis, code: DealCode, ttl_s: int) -> dict[str, Any]:
+        """A fresh deal's analysis, from the cache when it was analysed before with this budget and time limit."""
+        key = f"pyr:{{analysis:{code}}}:{HINT_BUDGET}:{round(self.time_limit_s * 1000)}"
+        cached = await redis.get(key)
+        if cached is not None:
+            result: dict[str, Any] = json.loads(cached)
+            return result
+        result = await self.analyse(Game(code), priority=Priority.PUBLIC)
+        await redis.set(key, json.dumps(result), ex=ttl_s)
+        return result
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            self._started = False

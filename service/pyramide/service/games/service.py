@@ -1,0 +1,450 @@
+"""Playing through the store: take the game, let the engine act, save it back with an optimistic compare-and-set.
+
+The game acted on is read from Redis, or is the copy this process kept of what it saved last, which the
+compare-and-set confirms (it writes only over exactly the state acted on). Concurrency policy: a request with
+``If-Match`` acts only on that version and gets 412 if the game has moved on; a request without it that loses a race
+is tried again on the fresh state (the engine re-checks the move there), up to ``Settings.conflict_retries`` times,
+then answered 409 ``version_conflict``. Exactly one write succeeds per version, so no update is ever lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from uuid import UUID, uuid4
+
+from pyramide.engine import (
+    DRAW,
+    RECYCLE,
+    UNDO,
+    DealCode,
+    Feedback,
+    Game,
+    IllegalMoveError,
+    Move,
+    RemoveKing,
+    RemovePair,
+    Rules,
+    Status,
+    card_code,
+    parse_card,
+    random_deal_code,
+    tap_card,
+    tap_stock,
+)
+from pyramide.engine.codes import Code
+from pyramide.engine.messages import Locale
+from pyramide.engine.taps import feedback as make_feedback
+from pyramide.service.deals.analysis import WINNABLE_ONLY_ATTEMPTS, Solver
+from pyramide.service.games.results import settle
+from pyramide.service.games.settlement import Settlement
+from pyramide.service.games.snapshots import now_ms, snapshot_json
+from pyramide.service.games.store import GameStore, Saved, derived_id, digest
+from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.http.problems import ServiceError
+from pyramide.service.http.schemas import (
+    CardTap,
+    CodeGameBody,
+    KingMove,
+    LayoutGameBody,
+    PairMove,
+    RandomGameBody,
+    RecycleMove,
+    RulesBody,
+    TapBody,
+    UndoMove,
+)
+from pyramide.service.infra.ratelimit import RateLimiter, player_limit_key
+from pyramide.service.players.service import Player
+
+RETRY_BACKOFF_S = 0.001
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A response as it is sent, and what rebuilds it for a retry with the same Idempotency-Key."""
+
+    status: int
+    body: bytes
+    headers: dict[str, str]
+    locale: Locale = "hu"
+    feedback: Feedback | None = None
+    now: int = 0
+
+    def kept(self, fingerprint: str) -> bytes:
+        """The head of the kept response: the request's fingerprint and what, with the stored game that the save
+        script appends, rebuilds this response byte for byte (see :meth:`from_kept`)."""
+        flags = (_EN if self.locale == "en" else 0) | (_LOCATION if "Location" in self.headers else 0)
+        feedback = b"" if self.feedback is None else _feedback_json(self.feedback)
+        return _KEPT.pack(bytes.fromhex(fingerprint)[:16], self.status, self.now, flags, len(feedback)) + feedback
+
+    @classmethod
+    def from_kept(cls, data: bytes, fingerprint: str, game_id: UUID) -> Reply:
+        """The response kept for an Idempotency-Key; 409 ``idempotency_key_reused`` for a different request."""
+        fp, status, now, flags, size = _KEPT.unpack_from(data)
+        if fp != bytes.fromhex(fingerprint)[:16]:
+            raise ServiceError(409, "idempotency_key_reused")
+        start = _KEPT.size
+        feedback = _feedback_from_json(data[start : start + size]) if size else None
+        stored = StoredGame.from_bytes(game_id, data[start + size :])
+        reply = reply_for(stored, "en" if flags & _EN else "hu", feedback, status, now)
+        if flags & _LOCATION:
+            reply.headers["Location"] = f"/v1/games/{game_id}"
+        return reply
+
+
+_KEPT = struct.Struct(">16sHQBH")
+"""Fingerprint (16 bytes of its SHA-256), status, the moment answered (ms), flags, length of the feedback JSON."""
+_EN = 1
+_LOCATION = 2
+
+
+def _feedback_json(feedback: Feedback) -> bytes:
+    return json.dumps([feedback.code, feedback.params, feedback.always_shown], separators=(",", ":")).encode()
+
+
+def _feedback_from_json(data: bytes) -> Feedback:
+    code, params, always_shown = json.loads(data)
+    return Feedback(code, tuple((k, v) for k, v in params), always_shown)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What an action did: whether the game changed, the record entry and the feedback to show."""
+
+    changed: bool
+    notation: str | None = None
+    feedback: Feedback | None = None
+
+
+Action = Callable[[StoredGame], Outcome]
+
+
+def _rules(body: RulesBody | None) -> Rules:
+    return Rules() if body is None else Rules.from_json(body.model_dump())
+
+
+def deal_for(body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
+    if isinstance(body, CodeGameBody):
+        return DealCode.parse(body.code)
+    if isinstance(body, LayoutGameBody):
+        return DealCode.from_json(body.layout.model_dump(exclude_none=True))
+    return random_deal_code(_rules(body.rules))
+
+
+def reply_for(
+    stored: StoredGame, locale: Locale, feedback: Feedback | None, status: int = 200, now: int | None = None
+) -> Reply:
+    now = now_ms() if now is None else now
+    body = snapshot_json(stored, locale, feedback, now)
+    return Reply(status, body, {"ETag": f'"{stored.version}"'}, locale, feedback, now)
+
+
+_ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)')
+_VERSION = re.compile(r"[0-9]{1,19}")
+
+
+def parse_if_match(header: str | None) -> tuple[int, ...] | None:
+    """The versions ``If-Match`` accepts: ``None`` for no header or ``*`` (any current game). Entity tags are
+    compared strongly (RFC 9110 13.1.1): a weak tag (``W/"7"``) or one that names no version of ours matches
+    nothing, so the request gets 412. A bare number (``7``) is taken as ``"7"``. A header that is not a list of
+    entity tags is 400 ``invalid_if_match``."""
+    if header is None or header.strip() == "*":
+        return None
+    text = header.strip()
+    if _VERSION.fullmatch(text):
+        return (int(text),)
+    if not text:
+        raise ServiceError(400, "invalid_if_match")
+    versions: list[int] = []
+    position = 0
+    while position < len(text):
+        match = _ENTITY_TAG.match(text, position)
+        if match is None or match.end() == position:
+            raise ServiceError(400, "invalid_if_match")
+        weak, tag = match.groups()
+        if not weak and _VERSION.fullmatch(tag):
+            versions.append(int(tag))
+        position = match.end()
+    return tuple(versions)
+
+
+class GameService:
+    def __init__(
+        self, store: GameStore, conflict_retries: int, solver: Solver, settlement: Settlement, limiter: RateLimiter
+    ) -> None:
+        self.store = store
+        self.limiter = limiter
+        self.conflict_retries = conflict_retries
+        self.solver = solver
+        self.settlement = settlement
+        self.hints_limit = store.settings.limits.limit("hints")
+
+    async def _deal(self, body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
+        """The deal to play; for ``winnable_only`` the first random deal the solver proves winnable, trying for up to
+        the solver's time limit counted from its first answer (starting a cold worker process is not solving: it
+        made a 33 % lost first deal end the request)."""
+        if not (isinstance(body, RandomGameBody) and body.winnable_only):
+            return deal_for(body)
+        deadline: float | None = None
+        for _ in range(WINNABLE_ONLY_ATTEMPTS):
+            code = deal_for(body)
+            if (await self.solver.analyse(Game(code)))["winnable"]:
+                return code
+            if deadline is None:
+                deadline = time.monotonic() + self.solver.time_limit_s
+            elif time.monotonic() > deadline:
+                break
+        raise ServiceError(409, "winnable_deal_not_found")
+
+    async def hint(self, player: Player, game_id: UUID) -> dict[str, object]:
+        """The next move of the best line from here, and whether the game can still be won."""
+        stored = await self.load(player, game_id)
+        if stored.finished:
+            raise IllegalMoveError(Code.GAME_OVER)
+        await self.limiter.check(self.hints_limit, player_limit_key(player.id, self.hints_limit))
+        result = await self.solver.for_player(player.id, stored.game)
+        await self.store.count_hint(player.id, game_id)
+        await self.settlement.stats.count_hint(player.id)
+        line = result["line"]
+        return {**result, "move": line[0] if line else None}
+
+    async def create(
+        self,
+        player: Player,
+        body: CodeGameBody | LayoutGameBody | RandomGameBody,
+        locale: Locale,
+        idempotency_key: str | None,
+        fingerprint: str,
+    ) -> Reply:
+        code = await self._deal(body)
+        explain = player.explain_errors if body.explain_errors is None else body.explain_errors
+        game_id = derived_id("game", str(player.id), idempotency_key) if idempotency_key else None
+        stored = StoredGame(
+            id=game_id or uuid4(),
+            owner=player.id,
+            game=Game(code, explain_errors=explain),
+            created_ms=now_ms(),
+        )
+        reply = reply_for(stored, locale, None, status=201)
+        reply.headers["Location"] = f"/v1/games/{stored.id}"
+        key = digest(str(player.id), idempotency_key) if idempotency_key else None
+        kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"")
+        if kept is None:
+            return reply
+        if not kept:
+            raise ServiceError(409, "idempotency_key_reused")
+        return Reply.from_kept(kept, fingerprint, stored.id)
+
+    async def load(self, player: Player, game_id: UUID) -> StoredGame:
+        """The player's game, to read; 404 when the player has no such game."""
+        return self._owned(player, game_id, await self.store.read(player.id, game_id))
+
+    @staticmethod
+    def _owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
+        if state is None:
+            raise ServiceError(404, "game_not_found")
+        stored = StoredGame.from_bytes(game_id, state)
+        if stored.owner != player.id:
+            raise ServiceError(404, "game_not_found")  # not 403: another player's game does not exist for you
+        return stored
+
+    async def act(
+        self,
+        *,
+        player: Player,
+        game_id: UUID,
+        action: Action,
+        locale: Locale,
+        if_match: tuple[int, ...] | None,
+        idempotency_key: str | None,
+        fingerprint: str,
+    ) -> Reply:
+        """Act on the game and save it with compare-and-set; a lost race is tried again unless ``if_match`` pins
+        the version. The first try acts on the game as this process saved it last, when it has it: the save then
+        confirms that Redis still holds exactly that state, so a move costs one round trip, not two. Anything
+        else (a refusal, a tap that changes nothing, another owner, another version) is answered only from the
+        state read from Redis."""
+        key = digest(str(player.id), idempotency_key) if idempotency_key else None
+        recent = self.store.take_recent(game_id)
+        basis = None if recent is None else _Basis(*recent, confirmed=False)
+        races = 0
+        while True:
+            if basis is None:
+                state, kept = await self.store.load(player.id, game_id, key)
+                stored = self._owned(player, game_id, state)
+                if kept:
+                    return Reply.from_kept(kept, fingerprint, game_id)
+                basis = _Basis(state or b"", stored, confirmed=True)
+            tried = await self._try(
+                basis,
+                player=player,
+                action=action,
+                locale=locale,
+                if_match=if_match,
+                key=key,
+                fingerprint=fingerprint,
+            )
+            if isinstance(tried, Reply):
+                return tried
+            if tried is None:  # the kept copy would not do: read the game
+                basis = None
+            elif not basis.confirmed:  # the kept copy was out of date: act on the state Redis answered with
+                basis = _Basis(tried, StoredGame.from_bytes(game_id, tried), confirmed=True)
+            else:
+                races += 1
+                if if_match is not None:
+                    raise ServiceError(
+                        412, "precondition_failed", version=str(StoredGame.from_bytes(game_id, tried).version)
+                    )
+                if races > self.conflict_retries:
+                    raise ServiceError(409, "version_conflict")
+                await asyncio.sleep(random.uniform(0, RETRY_BACKOFF_S * 2**races))  # let the winner finish
+                basis = None
+
+    async def _try(
+        self,
+        basis: _Basis,
+        *,
+        player: Player,
+        action: Action,
+        locale: Locale,
+        if_match: tuple[int, ...] | None,
+        key: str | None,
+        fingerprint: str,
+    ) -> Reply | bytes | None:
+        """One try: the reply, or the state Redis holds when it is not ``basis.state``, or ``None`` when ``basis``
+        is an unconfirmed copy that cannot answer by itself."""
+        stored = basis.stored
+        if not basis.confirmed and (stored.owner != player.id or not _matches(if_match, stored.version)):
+            return None
+        if not _matches(if_match, stored.version):
+            raise ServiceError(412, "precondition_failed", version=str(stored.version))
+        was_started = stored.started
+        try:
+            outcome = action(stored)
+        except IllegalMoveError:
+            if basis.confirmed:
+                raise
+            return None
+        if not outcome.changed:
+            return reply_for(stored, locale, outcome.feedback) if basis.confirmed else None
+        now = _advance(stored)
+        result = settle(stored, now, player.name)
+        started = stored.started and not was_started
+        if started or result is not None:
+            await self.settlement.expect(player.id, stored.id)
+        reply = reply_for(stored, locale, outcome.feedback)
+        saved = await self.store.save(
+            stored,
+            basis.state,
+            outcome.notation,
+            idempotency=key,
+            response=reply.kept(fingerprint) if key else b"",
+            result=b"" if result is None else result.to_bytes(),
+        )
+        if saved.saved is Saved.OK:
+            if started or result is not None:
+                await self.settlement.record(player.id, stored.id, started, result, saved.hints)
+            return reply
+        if saved.saved is Saved.KEPT:
+            return Reply.from_kept(saved.kept, fingerprint, stored.id)
+        if saved.saved is Saved.MISSING:
+            raise ServiceError(404, "game_not_found")
+        return saved.current
+
+
+def _matches(if_match: tuple[int, ...] | None, version: int) -> bool:
+    return if_match is None or version in if_match
+
+
+@dataclass(frozen=True, slots=True)
+class _Basis:
+    """The state a request acts on, as bytes and decoded: read from Redis for this request (``confirmed``), or the
+    copy this process saved last, which only the save confirms."""
+
+    state: bytes
+    stored: StoredGame
+    confirmed: bool
+
+
+def _advance(stored: StoredGame) -> int:
+    """A change: a new version, and the clock's start at the first move and its end at the finish. Returns now."""
+    stored.version += 1
+    now = now_ms()
+    if stored.first_move_ms is None and stored.game.moves > 0:
+        stored.first_move_ms = now
+    if stored.finished and stored.finished_ms is None:
+        stored.finished_ms = now
+    return now
+
+
+def _guard_open(stored: StoredGame) -> None:
+    if stored.abandoned:
+        raise IllegalMoveError(Code.GAME_OVER)
+
+
+def _end_feedback(game: Game) -> Feedback | None:
+    status = game.status
+    if status is Status.WON:
+        return make_feedback(Code.WON)
+    if status is Status.STUCK:
+        return make_feedback(Code.NO_MORE_MOVES)
+    return None
+
+
+def move_from_body(body: PairMove | KingMove | object) -> Move:
+    if isinstance(body, PairMove):
+        first, second = (parse_card(c) for c in body.cards)
+        return RemovePair(first, second)
+    if isinstance(body, KingMove):
+        return RemoveKing(parse_card(body.card))
+    if isinstance(body, RecycleMove):
+        return RECYCLE
+    if isinstance(body, UndoMove):
+        return UNDO
+    return DRAW
+
+
+def move_body(move: Move) -> dict[str, object]:
+    """The request body for ``move``: the inverse of :func:`move_from_body`, for clients replaying a record."""
+    if isinstance(move, RemovePair):
+        return {"type": "pair", "cards": [card_code(c) for c in move.cards]}
+    if isinstance(move, RemoveKing):
+        return {"type": "king", "card": card_code(move.card)}
+    return {"type": {DRAW: "draw", RECYCLE: "recycle", UNDO: "undo"}[move]}
+
+
+def play_action(move: Move) -> Action:
+    def act(stored: StoredGame) -> Outcome:
+        _guard_open(stored)
+        stored.game.play(move)
+        return Outcome(True, move.notation(), _end_feedback(stored.game))
+
+    return act
+
+
+def tap_action(body: TapBody) -> Action:
+    def act(stored: StoredGame) -> Outcome:
+        _guard_open(stored)
+        game = stored.game
+        before = game.selection
+        result = tap_card(game, parse_card(body.card)) if isinstance(body, CardTap) else tap_stock(game)
+        operation = result.operation
+        changed = operation is not None or game.selection != before
+        return Outcome(changed, None if operation is None else operation.move.notation(), result.feedback)
+
+    return act
+
+
+def abandon_action(stored: StoredGame) -> Outcome:
+    if stored.finished:
+        raise IllegalMoveError(Code.GAME_OVER)
+    stored.abandoned = True
+    return Outcome(True, None, make_feedback(Code.GAME_OVER))

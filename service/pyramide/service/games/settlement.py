@@ -1,0 +1,78 @@
+"""Counting each game exactly once in the statistics and on the leaderboard, across Redis Cluster slots.
+
+A game's keys share its player's slot, but its deal's leaderboard lives in another, so no single atomic write can
+cover them all. Instead, for a change that makes a game count (its first move) or ends it:
+
+1. the game's id goes into the player's ``pending`` set (the player's slot), before anything else;
+2. the game is saved with compare-and-set; the change that ends it writes the game's result in the same script
+   (the game's slot), so a result exists exactly when the ending state was stored;
+3. a win is entered on the leaderboard (idempotent: a leaderboard keeps each player's best);
+4. the start or the result is recorded in the player's statistics, and the game leaves ``pending`` in the same
+   script (idempotent: a game's state in the statistics only moves forward). A result counts the game as played,
+   so a change that both starts and ends a game records only the result.
+
+If the process dies anywhere after 1, the game stays pending; reading the player's statistics first settles every
+pending game older than a grace period from what the game's slot says (started? result?), repeating 3 and 4. A
+finishing request that is retried or raced by a second client cannot count twice: the compare-and-set lets only one
+change end the game, and recording the same result again changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from uuid import UUID
+
+from redis.exceptions import RedisError
+
+from pyramide.service.games.results import GameResult
+from pyramide.service.games.store import GameStore, Redis
+from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.stats.leaderboards import Leaderboards
+from pyramide.service.stats.statistics import PlayerStats, stats_keys
+
+log = logging.getLogger("pyramide.service")
+
+
+class Settlement:
+    def __init__(
+        self, redis: Redis, games: GameStore, stats: PlayerStats, boards: Leaderboards, grace_s: float
+    ) -> None:
+        self.redis = redis
+        self.games = games
+        self.stats = stats
+        self.boards = boards
+        self.grace_ms = int(grace_s * 1000)
+
+    async def expect(self, player: UUID, game: UUID) -> None:
+        """Step 1: the change about to be saved makes ``game`` count; remember it until it is recorded."""
+        await self.redis.zadd(stats_keys(player)[4], {str(game): int(time.time() * 1000)})
+
+    async def record(self, player: UUID, game: UUID, started: bool, result: GameResult | None, hints: int) -> None:
+        """Steps 3 and 4: one round trip for a start or a loss, two for a win. A failure here loses nothing: the
+        game stays pending and is settled later."""
+        try:
+            if result is not None:
+                if result.won:
+                    await self.boards.enter(result, hints)
+                await self.stats.record_result(result, hints)
+            elif started:
+                await self.stats.record_start(player, game)
+            else:
+                await self.redis.zrem(stats_keys(player)[4], str(game))
+        except RedisError:
+            log.warning("statistics of game %s left pending; settled on the player's next statistics read", game)
+
+    async def reconcile(self, player: UUID) -> int:
+        """Settle every game of ``player`` pending for longer than the grace period; how many were."""
+        due = await self.redis.zrangebyscore(stats_keys(player)[4], "-inf", int(time.time() * 1000) - self.grace_ms)
+        for raw in due:
+            game = UUID(raw.decode())
+            state, result_bytes, hints = await self.games.settled(player, game)
+            stored = StoredGame.from_bytes(game, state) if state is not None else None
+            result = GameResult.from_bytes(result_bytes) if result_bytes is not None else None
+            if result is not None and result.player != player:
+                result = None  # cannot happen through the service; never count another player's game
+            started = (stored is not None and stored.owner == player and stored.started) or result is not None
+            await self.record(player, game, started, result, hints)
+        return len(due)

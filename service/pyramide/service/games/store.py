@@ -1,0 +1,290 @@
+"""Games in Redis: atomic compare-and-set saves, the game record, and stored responses for idempotent retries.
+
+Every key of one game carries its owner's hash tag ``{p:<player id>}`` so that they share a Redis Cluster slot with
+the player's rate limits and one Lua script can check and write them together: the player's rate limit, the new
+state only if Redis still holds exactly the state the request acted on, the record entry, the response kept for its
+Idempotency-Key, and the game's result when the change ends it. Unfinished games expire ``unfinished_ttl_s`` after
+their last change; won and abandoned games are kept.
+
+A kept response is not the response's bytes but what rebuilds them: a small head (see ``games.Reply.kept``) and the
+stored game as it was saved, which the script appends itself, so a kept response costs little more than the game.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+from uuid import UUID
+
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
+
+from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.infra.ratelimit import GCRA_LUA, RateLimitedError, player_limit_key
+from pyramide.service.infra.settings import Settings
+
+Redis = Any  # redis.asyncio.Redis or redis.asyncio.cluster.RedisCluster: both have the calls used here
+
+_SAVE: Final = (
+    GCRA_LUA
+    + """
+local current = redis.call('GET', KEYS[1])
+if not current then return {0, ''} end
+if ARGV[5] ~= '' then
+  local kept = redis.call('GET', KEYS[3])
+  if kept then return {2, kept} end
+end
+if current ~= ARGV[1] then return {-1, current} end
+local wait = gcra(KEYS[6], tonumber(ARGV[8]), tonumber(ARGV[9]))
+if wait > 0 then return {3, wait} end
+local ttl = tonumber(ARGV[4])
+if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
+if ARGV[7] ~= '' then redis.call('SET', KEYS[4], ARGV[7], 'NX') end
+if ttl > 0 then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('PEXPIRE', KEYS[4], ttl)
+  redis.call('PEXPIRE', KEYS[5], ttl)
+else
+  redis.call('SET', KEYS[1], ARGV[2])
+  redis.call('PERSIST', KEYS[2])
+  redis.call('PERSIST', KEYS[4])
+  redis.call('PERSIST', KEYS[5])
+end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6]) end
+return {1, tonumber(redis.call('GET', KEYS[5]) or '0')}
+"""
+)
+
+_CREATE: Final = (
+    GCRA_LUA
+    + """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return {0, redis.call('GET', KEYS[2]) or ''}
+end
+local wait = gcra(KEYS[3], tonumber(ARGV[5]), tonumber(ARGV[6]))
+if wait > 0 then return {3, wait} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3] .. ARGV[1], 'PX', ARGV[4]) end
+return {1, ''}
+"""
+)
+
+
+class Saved(enum.Enum):
+    OK = 1
+    CONFLICT = -1
+    """Redis holds another state than the one acted on (in ``SaveResult.current``): nothing was written."""
+    MISSING = 0
+    KEPT = 2
+    """A request with the same Idempotency-Key was applied before: its response is in ``SaveResult.kept``."""
+    LIMITED = 3
+    """The player is over the rate limit: nothing was written (raised as ``RateLimitedError``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SaveResult:
+    saved: Saved
+    hints: int = 0
+    """How many hints the game has used (``OK``)."""
+    current: bytes = b""
+    """The state Redis holds (``CONFLICT``)."""
+    kept: bytes = b""
+    """The response kept for the Idempotency-Key (``KEPT``)."""
+
+
+RECENT_GAMES: Final = 4096
+
+
+def digest(*parts: str) -> str:
+    """A short stable hash, for keys derived from client input (Idempotency-Key) that Redis never sees raw."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+def derived_id(*parts: str) -> UUID:
+    """A UUID derived from client input: the same Idempotency-Key always names the same new resource."""
+    return UUID(bytes=hashlib.sha256("\x1f".join(("pyramide-id", *parts)).encode()).digest()[:16], version=4)
+
+
+@lru_cache(maxsize=RECENT_GAMES)
+def game_tag(player_id: UUID, game_id: UUID) -> str:
+    """The prefix of every key of one game: the owner's hash tag puts them in the owner's cluster slot, with the
+    player's statistics and rate limits, so one script can check and write them together. A game is found only
+    under its owner's tag: another player's request finds nothing. Kept for the games in play, as every request
+    names a game's keys several times (``str(UUID)`` is not cheap)."""
+    return f"pyr:{{p:{player_id}}}:g:{game_id}:"
+
+
+def game_key(player_id: UUID, game_id: UUID) -> str:
+    return game_tag(player_id, game_id) + "state"
+
+
+def record_key(player_id: UUID, game_id: UUID) -> str:
+    return game_tag(player_id, game_id) + "record"
+
+
+def result_key(player_id: UUID, game_id: UUID) -> str:
+    """The game's result for the statistics, written with the state that ends it (see ``results``)."""
+    return game_tag(player_id, game_id) + "result"
+
+
+def hints_key(player_id: UUID, game_id: UUID) -> str:
+    return game_tag(player_id, game_id) + "hints"
+
+
+def game_idempotency_key(player_id: UUID, game_id: UUID, key_digest: str) -> str:
+    return game_tag(player_id, game_id) + "idem:" + key_digest
+
+
+class GameStore:
+    def __init__(self, redis: Redis, settings: Settings) -> None:
+        self.redis = redis
+        self.settings = settings
+        self._save = redis.register_script(_SAVE)
+        self._create = redis.register_script(_CREATE)
+        self._recent: dict[UUID, tuple[bytes, StoredGame]] = {}
+        self._moves = settings.limits.limit("moves")
+        self._games = settings.limits.limit("games")
+
+    def take_recent(self, game_id: UUID) -> tuple[bytes, StoredGame] | None:
+        """The game as this process saved it last (bytes and decoded), for the caller to change, if it is among the
+        last ``RECENT_GAMES`` saved here. Redis stays the authority: another process may have changed the game
+        since, and :meth:`save` writes only over exactly these bytes. Taken out, so only one request has it."""
+        return self._recent.pop(game_id, None)
+
+    def _remember(self, stored: StoredGame, state: bytes) -> None:
+        if len(self._recent) >= RECENT_GAMES:
+            del self._recent[next(iter(self._recent))]  # the oldest
+        self._recent[stored.id] = (state, stored)
+
+    def _ttl_ms(self, stored: StoredGame) -> int:
+        return 0 if stored.finished else self.settings.unfinished_ttl_s * 1000
+
+    async def read(self, player: UUID, game_id: UUID) -> bytes | None:
+        """The stored game, for reading only (no rate limit)."""
+        state: bytes | None = await self.redis.get(game_key(player, game_id))
+        return state
+
+    async def load(
+        self, player: UUID, game_id: UUID, idempotency: str | None = None
+    ) -> tuple[bytes | None, bytes | None]:
+        """The stored game and, for an Idempotency-Key digest, the response kept for it, to act on, read together
+        with the player's ``moves`` limit: a player over it gets ``RateLimitedError`` before anything is tried
+        (a read only: what counts against the limit is a change, in the save script)."""
+        state, kept, cell = await self.redis.mget(
+            [
+                game_key(player, game_id),
+                game_idempotency_key(player, game_id, idempotency or "-"),
+                player_limit_key(player, self._moves),
+            ]
+        )
+        if cell is not None:
+            wait = self._moves.wait_ms(int(cell), int(time.time() * 1000))
+            if wait > 0:
+                raise RateLimitedError(self._moves, wait)
+        return state, kept if idempotency else None
+
+    async def create(self, stored: StoredGame, idempotency: str | None, response: bytes) -> bytes | None:
+        """Store a new game (counted against its owner's ``games`` limit); if one with this id exists already (a
+        retried create), return its kept response. ``response`` is the head of the kept response: the script adds
+        the stored game to it."""
+        owner, state = stored.owner, stored.to_bytes()
+        created, kept = await self._run(
+            self._create,
+            [
+                game_key(owner, stored.id),
+                game_idempotency_key(owner, stored.id, idempotency or "-"),
+                player_limit_key(owner, self._games),
+            ],
+            [
+                state,
+                self._ttl_ms(stored),
+                response if idempotency else b"",
+                self.settings.idempotency_ttl_s * 1000,
+                *self._games.args(),
+            ],
+        )
+        if int(created) == Saved.LIMITED.value:
+            raise RateLimitedError(self._games, int(kept))
+        if created != 1:
+            return kept or b""
+        self._remember(stored, state)
+        return None
+
+    async def save(
+        self,
+        stored: StoredGame,
+        basis: bytes,
+        notation: str | None,
+        *,
+        idempotency: str | None = None,
+        response: bytes = b"",
+        result: bytes = b"",
+    ) -> SaveResult:
+        """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
+        the record, keep ``response`` (its head: the script adds the stored game) for the Idempotency-Key and the
+        game's ``result`` for the statistics, all at once; with an Idempotency-Key already used, write nothing and
+        return its kept response. The change counts against the player's ``moves`` limit in the same step
+        (``RateLimitedError`` past it: nothing written). A conflict returns the state Redis holds, so a caller
+        that acted on an old copy needs no other read to try again. Once saved, ``stored`` belongs to the store
+        (see :meth:`take_recent`): the caller must not change it any more."""
+        game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
+        saved, payload = await self._run(
+            self._save,
+            [
+                game_key(owner, game_id),
+                record_key(owner, game_id),
+                game_idempotency_key(owner, game_id, idempotency or "-"),
+                result_key(owner, game_id),
+                hints_key(owner, game_id),
+                player_limit_key(owner, self._moves),
+            ],
+            [
+                basis,
+                state,
+                notation or "",
+                self._ttl_ms(stored),
+                response if idempotency else b"",
+                self.settings.idempotency_ttl_s * 1000,
+                result,
+                *self._moves.args(),
+            ],
+        )
+        outcome = Saved(int(saved))
+        if outcome is Saved.OK:
+            self._remember(stored, state)
+            return SaveResult(outcome, hints=int(payload))
+        if outcome is Saved.CONFLICT:
+            return SaveResult(outcome, current=payload)
+        if outcome is Saved.LIMITED:
+            raise RateLimitedError(self._moves, int(payload))
+        return SaveResult(outcome, kept=payload or b"")
+
+    async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
+        """EVALSHA straight through the client (redis-py's ``Script.__call__`` costs an import and a Protocol check
+        on every call: a few per cent of a move); loads the script again if the server lost it (restart, failover)."""
+        try:
+            return await self.redis.evalsha(script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            script.sha = await self.redis.script_load(script.script)
+            return await self.redis.evalsha(script.sha, len(keys), *keys, *args)
+
+    async def count_hint(self, player: UUID, game_id: UUID) -> None:
+        """One more hint used in this game; it expires with an unfinished game (the save script keeps it in step)."""
+        key = hints_key(player, game_id)
+        await self.redis.incr(key)
+        await self.redis.pexpire(key, self.settings.unfinished_ttl_s * 1000)
+
+    async def settled(self, player: UUID, game_id: UUID) -> tuple[bytes | None, bytes | None, int]:
+        """The stored game, its result and its hints, read together (one slot)."""
+        state, result, hints = await self.redis.mget(
+            [game_key(player, game_id), result_key(player, game_id), hints_key(player, game_id)]
+        )
+        return state, result, int(hints or 0)
+
+    async def record(self, player: UUID, game_id: UUID) -> list[str]:
+        return [m.decode() for m in await self.redis.lrange(record_key(player, game_id), 0, -1)]

@@ -1,0 +1,30 @@
+"""The one way every list endpoint pages: ``limit`` entries after ``cursor`` (the previous page's ``next_cursor``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar.params import QueryParameter
+
+from pyramide.service.http.problems import ServiceError
+from pyramide.service.http.requests import AnyRequest
+from pyramide.service.stats.rankings import CURSOR_PATTERN, DEFAULT_PAGE, MAX_PAGE
+
+Limit = Annotated[int, QueryParameter(ge=1, le=MAX_PAGE, description=f"Entries per page, 1 to {MAX_PAGE}.")]
+Cursor = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        pattern=CURSOR_PATTERN,
+        description="Where the page starts: the previous page's `next_cursor`; omit for the first page.",
+    ),
+]
+DEFAULT_LIMIT = DEFAULT_PAGE
+PAGING_PARAMETERS = frozenset({"limit", "cursor"})
+
+
+def check_paging_query(request: AnyRequest) -> None:
+    """A list takes ``limit`` and ``cursor`` only: anything else is a client's mistake, said as 400, not ignored."""
+    unknown = set(request.query_params) - PAGING_PARAMETERS
+    if unknown:
+        raise ServiceError(400, "bad_request", explanation=f"unknown query parameters: {', '.join(sorted(unknown))}")

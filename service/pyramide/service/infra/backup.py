@@ -1,0 +1,98 @@
+"""Backing up and restoring the embedded Redis's data directory.
+
+``pyramide backup FILE [--data-dir DIR]`` writes a consistent snapshot (an RDB file) of everything the service keeps.
+It works while `pyramide serve` runs, without touching its files: ``redis-cli --rdb`` asks the running server for a
+snapshot as a replica would. When nothing runs on the directory, a server is started on it for the copy (its
+append-only file replayed) and stopped after.
+
+``pyramide restore FILE [--data-dir DIR]`` makes a data directory from such a snapshot: a server loads the snapshot,
+rewrites it as its append-only file (what `pyramide serve` reads), and stops. The directory must not be in use and
+must hold no data yet, so that a restore never overwrites live data by mistake.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+from pyramide.service.infra.embedded_redis import SERVER_BINARY, EmbeddedRedis
+from pyramide.service.infra.supervisor import RedisSupervisor
+
+CLI = SERVER_BINARY.parent / "redis-cli"
+AOF = "appendonly.aof"
+
+
+class BackupError(RuntimeError):
+    """The backup or restore could not be done; the message says why."""
+
+
+def backup(data_dir: Path, target: Path) -> int:
+    """Write a snapshot of ``data_dir``'s data to ``target``; how many keys it holds."""
+    server = EmbeddedRedis(data_dir)
+    if _answers(server):
+        return _snapshot(server, target)
+    if not (data_dir / AOF).exists():
+        raise BackupError(f"{data_dir} holds no data to back up")
+    supervisor = RedisSupervisor(data_dir)
+    supervisor.start()  # owns the directory for the copy, so no `pyramide serve` starts on it meanwhile
+    try:
+        return _snapshot(supervisor.redis, target)
+    finally:
+        supervisor.stop()
+
+
+def restore(source: Path, data_dir: Path) -> int:
+    """Make ``data_dir`` hold the data of the snapshot ``source``; how many keys it holds."""
+    if not source.is_file():
+        raise BackupError(f"no snapshot at {source}")
+    if (data_dir / AOF).exists() and (data_dir / AOF).stat().st_size > 0:
+        raise BackupError(f"{data_dir} already holds data; restore into a new directory")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        shutil.copyfile(source, Path(scratch) / "dump.rdb")
+        server = EmbeddedRedis(scratch, appendonly=False)
+        server.start()
+        try:
+            client = redis.Redis(unix_socket_path=str(server.socket))
+            keys = int(client.dbsize())
+            client.config_set("appendonly", "yes")  # writes the whole data set as an append-only file
+            _wait_for_rewrite(client)
+            client.close()
+        finally:
+            server.stop()
+        shutil.copyfile(Path(scratch) / AOF, data_dir / AOF)
+    return keys
+
+
+def _answers(server: EmbeddedRedis) -> bool:
+    if not server.socket.exists():
+        return False
+    try:
+        return bool(redis.Redis(unix_socket_path=str(server.socket), socket_timeout=2).ping())
+    except redis.RedisError:
+        return False
+
+
+def _snapshot(server: EmbeddedRedis, target: Path) -> int:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [str(CLI), "-s", str(server.socket), "--rdb", str(target)], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise BackupError(f"redis-cli --rdb failed: {done.stderr.strip() or done.stdout.strip()}")
+    return int(redis.Redis(unix_socket_path=str(server.socket)).dbsize())
+
+
+def _wait_for_rewrite(client: redis.Redis, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        info = client.info("persistence")
+        if not info["aof_rewrite_in_progress"] and not info["aof_rewrite_scheduled"] and info["aof_enabled"]:
+            return
+        time.sleep(0.05)
+    raise BackupError("the append-only file was not written in time")

@@ -1,0 +1,145 @@
+"""Rate limits shared by every process through Redis: a generic cell rate algorithm (GCRA) kept in one key per
+client and limit.
+
+A limit of ``limit`` requests per ``window_s`` lets a client spend ``limit`` at once and then one every
+``window_s / limit`` seconds. The check is a Lua function, :data:`GCRA_LUA`, that other scripts include: on the move
+route it runs inside the compare-and-set save (no extra round trip), elsewhere as a script of its own. The clock is
+Redis's own (``TIME``), so every process agrees on it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import Any, Final
+
+from litestar import Request, Response
+
+from pyramide.service.http.problems import ServiceError, handle_http_error
+
+GCRA_LUA: Final = """
+local function gcra(key, interval, burst)
+  if interval <= 0 then return 0 end
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local tat = tonumber(redis.call('GET', key) or '0')
+  if tat < now then tat = now end
+  local new = tat + interval
+  local wait = new - burst - now
+  if wait > 0 then return wait end
+  redis.call('SET', key, new, 'PX', new - now)
+  return 0
+end
+"""
+
+_CHECK: Final = (
+    GCRA_LUA
+    + """
+return gcra(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
+"""
+)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """``limit`` requests per ``window_s`` seconds; ``limit`` 0 switches the limit off."""
+
+    name: str
+    limit: int
+    window_s: int = 60
+
+    @property
+    def interval_ms(self) -> int:
+        return 0 if self.limit <= 0 else max(1, self.window_s * 1000 // self.limit)
+
+    @property
+    def burst_ms(self) -> int:
+        return self.interval_ms * self.limit
+
+    def args(self) -> tuple[int, int]:
+        """The script arguments for this limit: emission interval and burst, in ms."""
+        return self._args
+
+    @cached_property
+    def _args(self) -> tuple[int, int]:
+        return (self.interval_ms, self.burst_ms)
+
+    def wait_ms(self, cell: int, now_ms: int) -> int:
+        """How long a client whose cell (GCRA's theoretical arrival time) holds ``cell`` must wait before one more
+        request passes, read without counting one: what :data:`GCRA_LUA` would answer at ``now_ms``."""
+        if self.limit <= 0:
+            return 0
+        return max(cell, now_ms) + self.interval_ms - self.burst_ms - now_ms
+
+    def exceeded(self, wait_ms: int) -> ServiceError:
+        """The 429 for a client that must wait ``wait_ms`` more, with ``Retry-After`` and the IETF RateLimit
+        headers (draft-ietf-httpapi-ratelimit-headers, structured-field form)."""
+        wait_s = max(1, math.ceil(wait_ms / 1000))
+        return ServiceError(
+            429,
+            "rate_limited",
+            headers={
+                "Retry-After": str(wait_s),
+                "RateLimit-Policy": f'"{self.name}";q={self.limit};w={self.window_s}',
+                "RateLimit": f'"{self.name}";r=0;t={wait_s}',
+            },
+            seconds=str(wait_s),
+        )
+
+
+class RateLimitedError(Exception):
+    """A client over ``limit``: nothing was done; one more request passes in ``wait_ms``. Raised where the limit is
+    checked (a store script, :class:`RateLimiter`); :func:`handle_rate_limited` answers it."""
+
+    def __init__(self, limit: Limit, wait_ms: int) -> None:
+        super().__init__(limit.name, wait_ms)
+        self.limit = limit
+        self.wait_ms = wait_ms
+
+
+def handle_rate_limited(request: Request, error: RateLimitedError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    """429 ``rate_limited`` with the limit's headers (:meth:`Limit.exceeded`)."""
+    return handle_http_error(request, error.limit.exceeded(error.wait_ms))
+
+
+def client_bucket(address: str) -> str:
+    """The bucket a client address counts in: the address itself for IPv4, its /64 network for IPv6 (one host
+    commonly holds a whole /64)."""
+    try:
+        parsed = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return address.strip()[:64] or "unknown"
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False).network_address) + "/64"
+    return str(parsed)
+
+
+def address_key(limit: Limit, address: str) -> str:
+    return f"pyr:{{rl:{client_bucket(address)}}}:{limit.name}"
+
+
+@lru_cache(maxsize=4096)
+def player_limit_key(player: object, limit: Limit) -> str:
+    """In the player's slot, so that scripts on the player's games can check it in the same step. Kept for the
+    players in play: a move names it every time (``str(UUID)`` is not cheap)."""
+    return f"pyr:{{p:{player}}}:rl:{limit.name}"
+
+
+class RateLimiter:
+    """Checks a limit with a script of its own (one round trip), for the routes where none is folded in."""
+
+    def __init__(self, redis: Any) -> None:
+        self.redis = redis
+        self._check = redis.register_script(_CHECK)
+
+    async def check(self, limit: Limit, key: str) -> None:
+        """Count one request against ``limit`` under ``key``; :class:`RateLimitedError` when over it."""
+        if limit.limit <= 0:
+            return
+        wait = int(await self._check(keys=[key], args=list(limit.args())))
+        if wait > 0:
+            raise RateLimitedError(limit, wait)

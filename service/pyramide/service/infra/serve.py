@@ -1,0 +1,119 @@
+"""Running the service: `pyramide serve` and `pyramide openapi`."""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import signal
+import sys
+
+import uvicorn
+from litestar import Litestar
+from pydantic import ValidationError
+
+from pyramide.service.app import create_app
+from pyramide.service.http.openapi import COMMITTED, build_document, render
+from pyramide.service.infra.http_server import server_config
+from pyramide.service.infra.lifecycle import die_with_parent
+from pyramide.service.infra.logs import configure_logging
+from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.supervisor import DataDirInUseError, RedisSupervisor
+
+log = logging.getLogger("pyramide.serve")
+EXIT_DATA_DIR_IN_USE = 3
+EXIT_BAD_SETTINGS = 2
+_WORKER_PROTOCOL = "pyramide.service.infra.http_server:HeaderDeadlineProtocol"
+
+
+def serve(host: str, port: int, data_dir: str | None, workers: str | None = None) -> int:
+    """Serve on ``host:port`` with ``workers`` HTTP processes (``PYRAMIDE_WORKERS``; ``auto``: one per core). Without
+    ``REDIS_URL`` this process also owns, starts, supervises and at the end stops the embedded Redis, which every
+    worker shares."""
+    overrides: dict[str, object] = {}
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    if workers is not None:
+        overrides["workers"] = workers
+    try:
+        settings = Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as error:
+        print(f"pyramide serve: invalid settings: {error}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
+    configure_logging(settings)
+    # uvicorn stops on SIGTERM, then raises it again: with the default action the process would die there, before
+    # stopping the solver workers and the embedded Redis. Exiting through the cleanup instead, in every mode.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    supervisor = None
+    if settings.redis_url is None:
+        supervisor = RedisSupervisor(
+            settings.data_dir,
+            maxmemory=settings.redis_maxmemory,
+            appendfsync=settings.redis_appendfsync,
+            max_restarts=settings.redis_max_restarts,
+        )
+        try:
+            supervisor.start()
+        except DataDirInUseError as error:
+            print(f"pyramide serve: {error}", file=sys.stderr)
+            return EXIT_DATA_DIR_IN_USE
+        log.info("embedded Redis at %s (data in %s)", supervisor.url, supervisor.data_dir)
+        os.environ["REDIS_URL"] = supervisor.url  # for the workers, which read their settings afresh
+        os.environ["PYRAMIDE_SUPERVISOR_STATE"] = str(supervisor.state_file)
+        settings = settings.model_copy(update={"redis_url": supervisor.url, "supervisor_state": supervisor.state_file})
+    try:
+        _run(settings, host, port)
+    finally:
+        if supervisor is not None:
+            supervisor.stop()
+        log.info("stopped")
+    return 0
+
+
+def _run(settings: Settings, host: str, port: int) -> None:
+    grace = math.ceil(settings.shutdown_grace_s)
+    if settings.worker_count == 1:
+        config = server_config(create_app(settings), host, port, settings.header_timeout_s)
+        config.timeout_graceful_shutdown = grace
+        uvicorn.Server(config).run()
+        return
+    os.environ["PYRAMIDE_HEADER_TIMEOUT_S"] = str(settings.header_timeout_s)
+    uvicorn.run(
+        "pyramide.service.infra.serve:worker_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=settings.worker_count,
+        http=_WORKER_PROTOCOL,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=grace,
+    )
+
+
+def worker_app() -> Litestar:
+    """The app of one worker of ``serve --workers``: its settings from the environment the parent prepared; it
+    ends with the parent, whatever ends that."""
+    die_with_parent()
+    settings = Settings()
+    configure_logging(settings)
+    return create_app(settings)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:  # noqa: ARG001 - a signal handler's signature
+    """A stop that was asked for: leave through the cleanup, with success."""
+    raise SystemExit(0)
+
+
+def write_openapi(check: bool) -> int:
+    """Regenerate ``openapi/openapi.json``; with ``check``, fail if it differs from the app's."""
+    text = render(build_document(create_app(Settings(redis_url="redis://unused"))))
+    if check:
+        current = COMMITTED.read_text(encoding="utf-8") if COMMITTED.exists() else ""
+        if current != text:
+            print(f"{COMMITTED} is out of date: run `pyramide openapi`", file=sys.stderr)
+            return 1
+        return 0
+    COMMITTED.write_text(text, encoding="utf-8")
+    print(f"wrote {COMMITTED}")
+    return 0

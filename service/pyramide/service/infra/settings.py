@@ -1,0 +1,125 @@
+"""Service settings: one validated object, read once from the environment (pydantic-settings). Every variable is in
+the table of ``docs/operations.md``; a test holds the two to each other."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from pyramide.service.infra.ratelimit import Limit
+
+DAY_S = 24 * 3600
+LIMIT_NAMES = ("players", "analyses", "games", "moves", "hints")
+
+
+class Limits:
+    """Requests per minute: per client address for ``players`` (creating players) and ``analyses`` (the public
+    solver route); per player for ``games`` (creating games), ``moves`` (moves, taps, abandons) and ``hints``.
+    Far above what a person playing reaches; far below what a script flooding the service sends. 0: no limit."""
+
+    def __init__(self, players: int, analyses: int, games: int, moves: int, hints: int) -> None:
+        self._limits = {
+            name: Limit(name, per_minute, 60)
+            for name, per_minute in zip(LIMIT_NAMES, (players, analyses, games, moves, hints), strict=True)
+        }
+
+    def limit(self, name: str) -> Limit:
+        return self._limits[name]
+
+
+def _cores_but_one() -> int:
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+class Settings(BaseSettings):
+    """Everything the service reads from its environment, validated at start-up (a bad value stops it with the
+    variable's name)."""
+
+    model_config = SettingsConfigDict(env_prefix="PYRAMIDE_", frozen=True, populate_by_name=True, extra="ignore")
+
+    redis_url: str | None = Field(None, validation_alias=AliasChoices("REDIS_URL", "redis_url"))
+    """``REDIS_URL``; without it ``pyramide serve`` starts the embedded Redis."""
+    redis_cluster: bool = Field(False, validation_alias=AliasChoices("REDIS_CLUSTER", "redis_cluster"))
+    """``REDIS_CLUSTER=1``: talk to a Redis Cluster (keys already carry hash tags)."""
+    redis_timeout_s: float = Field(2.0, gt=0)
+    """How long a Redis command may take before the request answers 503."""
+    data_dir: Path = Path("data")
+    """Where the embedded Redis keeps its files."""
+    redis_maxmemory: str = "1gb"
+    """The embedded Redis's memory limit; a write past it is refused (507), never an eviction. ``0``: none."""
+    redis_appendfsync: Literal["everysec", "always", "no"] = "everysec"
+    """When the embedded Redis's append-only file reaches the disk (see ``docs/operations.md``)."""
+    redis_max_restarts: int = Field(5, ge=1)
+    """Tries in a row to bring a dead embedded Redis back before liveness turns 503."""
+    unfinished_ttl_s: int = Field(30 * DAY_S, gt=0)
+    """An unfinished game expires this long after its last change."""
+    player_idle_ttl_s: int = Field(30 * DAY_S, gt=0)
+    """A player that has never finished a game expires this long after its last request."""
+    idempotency_ttl_s: int = Field(DAY_S, gt=0)
+    """How long a response is kept for retries with the same Idempotency-Key."""
+    analysis_ttl_s: int = Field(7 * DAY_S, gt=0)
+    """How long a deal's analysis is kept for repeats (decided or out of time)."""
+    solver_time_limit_s: float = Field(5.0, gt=0)
+    """How long a hint or a deal analysis may search."""
+    solver_workers: int = Field(default_factory=_cores_but_one, ge=1)
+    """Solver worker processes for every search (default: cores - 1, at least 1); one more serves only players."""
+    solver_queue: int = Field(8, ge=0)
+    """Solver requests that may wait for a worker; past that, 503 ``solver_busy``."""
+    conflict_retries: int = Field(5, ge=0)
+    """How often a move that lost a race (no If-Match) is tried again on the fresh state before 409."""
+    settlement_grace_s: float = Field(30.0, ge=0)
+    """A game whose statistics are still pending this long after its change was saved is taken for one whose
+    request died, and settled when its player's statistics are read."""
+    header_timeout_s: float = Field(10.0, gt=0)
+    """A connection whose request headers are not complete this long after they began is closed."""
+    shutdown_grace_s: float = Field(10.0, ge=0)
+    """On SIGTERM or SIGINT, how long requests in flight may take to finish."""
+    trusted_proxy_header: str | None = None
+    """E.g. ``X-Forwarded-For``: its last address is taken as the client's. Only behind a proxy that writes it."""
+    workers: int | Literal["auto"] = 1
+    """HTTP worker processes of `pyramide serve`; ``auto``: one per core."""
+    log_level: str = "INFO"
+    """The level of the service's own log lines."""
+    request_log_level: str = "INFO"
+    """The level of the one line logged per request (``DEBUG`` hides them at the default ``log_level``)."""
+    supervisor_state: Path | None = None
+    """Set by `pyramide serve` for its workers: where the embedded Redis's supervisor publishes its state."""
+    limit_players: int = Field(120, ge=0)
+    """Players created per minute per client address."""
+    limit_analyses: int = Field(30, ge=0)
+    """Deal analyses per minute per client address."""
+    limit_games: int = Field(60, ge=0)
+    """Games created per minute per player."""
+    limit_moves: int = Field(600, ge=0)
+    """Moves, taps and abandons per minute per player."""
+    limit_hints: int = Field(30, ge=0)
+    """Hints per minute per player."""
+
+    @field_validator("log_level", "request_log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ValueError("one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
+        return level
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.limit_players, self.limit_analyses, self.limit_games, self.limit_moves, self.limit_hints)
+
+    @property
+    def worker_count(self) -> int:
+        return (os.cpu_count() or 1) if self.workers == "auto" else self.workers
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        return cls()
+
+
+def no_limits() -> dict[str, Any]:
+    """Settings that switch every rate limit off."""
+    return {f"limit_{name}": 0 for name in LIMIT_NAMES}

@@ -1,0 +1,197 @@
+"""The embedded Redis of `pyramide serve`, supervised: one owner per data directory, a child that dies with its
+parent, restarted when it dies.
+
+- **One owner.** The data directory is locked (``flock`` on ``pyramide.lock``, which the kernel releases whatever ends
+  the process). A second `pyramide serve` on a directory in use refuses to start (:class:`DataDirInUseError`).
+- **No orphans.** Redis is started with a parent-death signal (``lifecycle.on_parent_death``), so it stops within
+  moments of its parent, SIGKILL included. A Redis left over all the same (from a version without this, or a machine
+  without ``prctl``) is found by its pid file and stopped with SIGTERM before a new one starts, so two servers
+  never share one append-only file, and the socket is only removed once no server is using it.
+- **Restarts.** A thread watches the child; when it dies it is started again on the same files (the append-only file
+  is replayed), up to ``max_restarts`` times in a row without a success. Each restart is logged and counted in the
+  state file that every worker process reads for ``/health/live`` and ``/metrics``; when Redis cannot be brought
+  back, the state file says so and liveness turns 503, so an orchestrator restarts the whole service.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from pyramide.service.infra.embedded_redis import EmbeddedRedis
+
+log = logging.getLogger("pyramide.supervisor")
+CHECK_INTERVAL_S = 0.2
+LEFTOVER_STOP_S = 10.0
+
+
+class DataDirInUseError(RuntimeError):
+    """Another live `pyramide serve` owns the data directory."""
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisorState:
+    """What the supervisor tells the workers, through a small JSON file."""
+
+    restarts: int = 0
+    failed: bool = False
+    up: bool = True
+
+    @classmethod
+    def read(cls, path: Path | None) -> SupervisorState:
+        if path is None:
+            return cls()
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return cls()
+        return cls(int(data.get("restarts", 0)), bool(data.get("failed", False)), bool(data.get("up", True)))
+
+    def write(self, path: Path) -> None:
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps({"restarts": self.restarts, "failed": self.failed, "up": self.up}))
+        temporary.replace(path)
+
+
+class RedisSupervisor:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        maxmemory: str = "0",
+        appendfsync: str = "everysec",
+        max_restarts: int = 5,
+        restart_delay_s: float = 0.5,
+    ) -> None:
+        self.data_dir = data_dir.resolve()
+        self.redis = EmbeddedRedis(self.data_dir, maxmemory=maxmemory, appendfsync=appendfsync)
+        self.max_restarts = max_restarts
+        self.restart_delay_s = restart_delay_s
+        self.state_file = self.data_dir / "supervisor.json"
+        self._lock: IO[str] | None = None
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._state = SupervisorState()
+
+    @property
+    def url(self) -> str:
+        return self.redis.url
+
+    def start(self) -> RedisSupervisor:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._take_ownership()
+        self._stop_leftover()
+        self.redis.start()
+        self._publish(SupervisorState())
+        self._thread = threading.Thread(target=self._watch, name="redis-supervisor", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop watching, then stop Redis (every acknowledged write is on disk), then give the directory up."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.redis.stop()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def _take_ownership(self) -> None:
+        lock = (self.data_dir / "pyramide.lock").open("a+")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            owner = lock.read().strip() or "?"
+            lock.close()
+            raise DataDirInUseError(
+                f"the data directory {self.data_dir} is in use by another `pyramide serve` (pid {owner}); stop it"
+                " or choose another --data-dir"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        self._lock = lock
+
+    def _stop_leftover(self) -> None:
+        """A Redis still running on this directory from an earlier crash: stopped with SIGTERM (it writes its
+        append-only file and removes its socket), SIGKILL only if it will not go."""
+        pid = _leftover_pid(self.redis.pid_file)
+        if pid is None:
+            return
+        log.warning("stopping a Redis (pid %d) left running on %s by an earlier crash", pid, self.data_dir)
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + LEFTOVER_STOP_S
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+            while _alive(pid):
+                time.sleep(0.05)
+
+    def _watch(self) -> None:
+        failures = 0
+        while not self._stopping.wait(CHECK_INTERVAL_S):
+            if self.redis.running:
+                continue
+            code = self.redis.returncode
+            self._publish(SupervisorState(self._state.restarts, failed=False, up=False))
+            log.error("the embedded Redis exited (code %s); restarting it on %s", code, self.data_dir)
+            while not self._stopping.is_set():
+                try:
+                    self.redis.start()
+                except (RuntimeError, OSError) as error:
+                    failures += 1
+                    log.error("restarting the embedded Redis failed (%d of %d): %s", failures, self.max_restarts, error)
+                    if failures >= self.max_restarts:
+                        self._publish(SupervisorState(self._state.restarts, failed=True, up=False))
+                        log.critical("the embedded Redis cannot be brought back: /health/live now answers 503")
+                        return
+                    self._stopping.wait(self.restart_delay_s * failures)
+                    continue
+                failures = 0
+                self._publish(SupervisorState(self._state.restarts + 1, failed=False, up=True))
+                log.warning("the embedded Redis is back (restart %d)", self._state.restarts)
+                break
+
+    def _publish(self, state: SupervisorState) -> None:
+        self._state = state
+        state.write(self.state_file)
+
+
+def _leftover_pid(pid_file: Path) -> int | None:
+    try:
+        pid = int(pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    if not _alive(pid):
+        return None
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return pid if b"redis-server" in command else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie is dead for our purposes
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return status.rpartition(")")[2].split()[0] != "Z"

@@ -1,0 +1,230 @@
+"""Anonymous players and their bearer tokens.
+
+A token is ``<player id>.<secret>``: both random, neither derived from anything a client sends. Redis keeps only the
+SHA-256 of the secret, in the player's hash ``pyr:{p:<id>}:player``. A player that has never finished a game expires
+``player_idle_ttl_s`` after its last request (its statistics with it); finishing a game keeps it for good.
+
+Creating a player with an ``Idempotency-Key`` keeps the response for retries, and the response holds the token, so it
+is kept sealed: under ``pyr:{ip:<SHA-256 of the key>}`` (the key itself is never stored) and encrypted with AES-GCM
+under a key derived from the Idempotency-Key by HKDF. Only a caller holding the Idempotency-Key finds the record and
+can read it; Redis cannot. That is also why the key must carry at least 128 bits (see ``schemas``): it is the only
+secret between a retry and the token. The record expires with the idempotency window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final
+from uuid import UUID, uuid4
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from pyramide.engine.messages import Locale
+from pyramide.service.games.store import Redis
+from pyramide.service.http.problems import ServiceError
+from pyramide.service.infra.settings import Settings
+from pyramide.service.stats.statistics import FOLLOW_PLAYER_LUA, player_key, stats_keys
+
+_AUTHENTICATE: Final = (
+    FOLLOW_PLAYER_LUA
+    + """
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields > 0 and redis.call('PTTL', KEYS[1]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  follow_player(KEYS[1], #KEYS)
+end
+return fields
+"""
+)
+_INSERT: Final = """
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+_NONCE_BYTES: Final = 12
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: UUID
+    locale: Locale
+    explain_errors: bool
+    created_ms: int
+    name: str | None = None
+    """Shown beside the player's wins on leaderboards; ``None``: none chosen."""
+
+    @property
+    def created_at(self) -> datetime:
+        return datetime.fromtimestamp(self.created_ms / 1000, UTC)
+
+    def fields(self) -> dict[str, str]:
+        return {
+            "locale": self.locale,
+            "explain_errors": "1" if self.explain_errors else "0",
+            "created_ms": str(self.created_ms),
+            **({"name": self.name} if self.name else {}),
+        }
+
+
+def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
+    locale: Locale = "en" if fields.get(b"locale") == b"en" else "hu"
+    name = fields.get(b"name")
+    return Player(
+        player_id,
+        locale,
+        fields.get(b"explain_errors") == b"1",
+        int(fields.get(b"created_ms", b"0")),
+        name.decode() if name else None,
+    )
+
+
+class SealedCreate:
+    """The kept response of one ``createPlayer`` Idempotency-Key: where it is kept and how it is sealed."""
+
+    def __init__(self, idempotency_key: str) -> None:
+        secret = idempotency_key.encode()
+        lookup = hashlib.sha256(b"pyramide:create-player\x1f" + secret).hexdigest()
+        self.key = f"pyr:{{ip:{lookup}}}"
+        self._aad = lookup.encode()
+        derive = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"pyramide", info=b"create-player response")
+        self._aead = AESGCM(derive.derive(secret))
+
+    def seal(self, fingerprint: str, player: Player, token: str) -> bytes:
+        plain = json.dumps({"fp": fingerprint, "id": str(player.id), "token": token, **player.fields()}).encode()
+        nonce = os.urandom(_NONCE_BYTES)
+        return nonce + self._aead.encrypt(nonce, plain, self._aad)
+
+    def open(self, sealed: bytes, fingerprint: str) -> tuple[Player, str]:
+        """The player and token kept; 409 ``idempotency_key_reused`` when the kept request was another one."""
+        try:
+            plain = self._aead.decrypt(sealed[:_NONCE_BYTES], sealed[_NONCE_BYTES:], self._aad)
+        except InvalidTag:
+            raise ServiceError(409, "idempotency_key_reused") from None
+        kept = json.loads(plain)
+        if not hmac.compare_digest(kept.pop("fp"), fingerprint):
+            raise ServiceError(409, "idempotency_key_reused")
+        token = kept.pop("token")
+        player_id = UUID(kept.pop("id"))
+        return _player(player_id, {k.encode(): v.encode() for k, v in kept.items()}), token
+
+
+AUTH_CACHE_S = 10.0
+AUTH_CACHE_SIZE = 10_000
+
+
+class PlayerStore:
+    """Players in Redis. Authenticated players are remembered in this process for ``AUTH_CACHE_S`` seconds, so a
+    move costs no extra Redis round trip for its token; a settings change made through another process shows
+    here within that time."""
+
+    def __init__(self, redis: Redis, settings: Settings) -> None:
+        self.redis = redis
+        self.settings = settings
+        self._authenticate_script = redis.register_script(_AUTHENTICATE)
+        self._insert_script = redis.register_script(_INSERT)
+        self._known: dict[str, tuple[float, Player]] = {}
+
+    async def create(
+        self,
+        locale: Locale,
+        explain_errors: bool,
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+        name: str | None = None,
+    ) -> tuple[Player, str]:
+        """A new player and its token; with an Idempotency-Key used before for the same request, that player and
+        the same token (409 ``idempotency_key_reused`` for a different request). Concurrent requests with one key
+        all get the one player that was kept first: each creates a player, only one keeps its record, and the
+        others delete theirs before answering with the kept one, so every token answered works."""
+        player = Player(uuid4(), locale, explain_errors, int(time.time() * 1000), name)
+        if idempotency_key is None:
+            return player, await self._insert(player)
+        sealed = SealedCreate(idempotency_key)
+        kept = await self.redis.get(sealed.key)
+        if kept is not None:
+            return sealed.open(kept, fingerprint)
+        token = await self._insert(player)
+        ttl_ms = self.settings.idempotency_ttl_s * 1000
+        if await self.redis.set(sealed.key, sealed.seal(fingerprint, player, token), nx=True, px=ttl_ms):
+            return player, token
+        await self.redis.delete(player_key(player.id))
+        kept = await self.redis.get(sealed.key)
+        if kept is None:  # kept and expired in between: not seen in practice, but never answer a deleted player
+            raise ServiceError(409, "version_conflict")
+        return sealed.open(kept, fingerprint)
+
+    async def _insert(self, player: Player) -> str:
+        """Store ``player`` with a fresh token's hash; the token."""
+        token = f"{player.id}.{secrets.token_urlsafe(32)}"
+        fields = {"token_hash": _hash(token.partition(".")[2]), **player.fields()}
+        args = [self.settings.player_idle_ttl_s * 1000, *(item for pair in fields.items() for item in pair)]
+        await self._insert_script(keys=[player_key(player.id)], args=args)
+        return token
+
+    async def get(self, player_id: UUID) -> Player | None:
+        fields = await self.redis.hgetall(player_key(player_id))
+        return _player(player_id, fields) if fields else None
+
+    async def authenticate(self, token: str) -> Player | None:
+        """The token's player, or ``None`` for a missing, malformed or wrong token (compared in constant time)."""
+        cache_key = _hash(token)
+        known = self._known.get(cache_key)
+        now = time.monotonic()
+        if known is not None and now - known[0] < AUTH_CACHE_S:
+            return known[1]
+        player = await self._authenticate(token)
+        if player is not None:
+            if len(self._known) >= AUTH_CACHE_SIZE:
+                self._known.clear()
+            self._known[cache_key] = (now, player)
+        return player
+
+    async def _authenticate(self, token: str) -> Player | None:
+        """Reads the player and, for one that has not finished a game, starts its idle time afresh."""
+        player_text, _, secret = token.partition(".")
+        try:
+            player_id = UUID(player_text)
+        except ValueError:
+            return None
+        keys = [player_key(player_id), *stats_keys(player_id)]
+        flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
+        fields = dict(zip(flat[::2], flat[1::2], strict=True))
+        expected = fields.get(b"token_hash", b"").decode()
+        if not expected or not secret or not hmac.compare_digest(expected, _hash(secret)):
+            return None
+        return _player(player_id, fields)
+
+    async def update(
+        self, player: Player, locale: Locale | None, explain_errors: bool | None, name: str | None = None
+    ) -> Player:
+        changes: dict[str, str] = {}
+        if name is not None:
+            changes["name"] = name
+        if locale is not None:
+            changes["locale"] = locale
+        if explain_errors is not None:
+            changes["explain_errors"] = "1" if explain_errors else "0"
+        if changes:
+            await self.redis.hset(player_key(player.id), mapping=changes)
+            self._known = {k: v for k, v in self._known.items() if v[1].id != player.id}
+        return Player(
+            player.id,
+            locale or player.locale,
+            player.explain_errors if explain_errors is None else explain_errors,
+            player.created_ms,
+            name or player.name,
+        )

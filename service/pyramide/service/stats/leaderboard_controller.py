@@ -1,0 +1,45 @@
+"""Leaderboards per deal code: public, like the deal itself."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Controller, get
+from litestar.params import PathParameter
+
+from pyramide.engine import DealCode
+from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
+from pyramide.service.http.requests import AnyRequest
+from pyramide.service.http.responses import problems
+from pyramide.service.http.schemas import DEAL_CODE_PATTERN, Leaderboard, LeaderboardEntry, RulesBody
+from pyramide.service.stats.leaderboards import Leaderboards
+
+
+class LeaderboardController(Controller):
+    path = "/v1/leaderboards"
+    tags = ["statistics"]
+
+    @get(
+        "/{code:str}",
+        operation_id="getLeaderboard",
+        summary="The wins on a deal code, each player's best once: fastest first, then fewest moves, then the"
+        " earlier finish",
+        responses=problems(400, 422),
+    )
+    async def board(
+        self,
+        request: AnyRequest,
+        code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")],
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+    ) -> Leaderboard:
+        check_paging_query(request)
+        deal = DealCode.parse(code)
+        boards: Leaderboards = request.app.state.leaderboards
+        page = await boards.page(str(deal), cursor, limit)
+        return Leaderboard(
+            code=str(deal),
+            rules=RulesBody(**deal.rules.to_json()),
+            entries=[LeaderboardEntry.model_validate(e) for e in page.entries],
+            next_cursor=page.next_cursor,
+        )

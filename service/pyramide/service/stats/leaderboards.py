@@ -1,0 +1,48 @@
+"""Per deal code, a leaderboard of wins: each player's best entry once, best first.
+
+The keys carry the hash tag ``{d:<code>}`` (the canonical code, which names the rules too), so one deal's board
+lives in one Redis Cluster slot. Entering a win keeps the better of the player's old and new entry, so entering the
+same win again changes nothing: the settlement may repeat it safely.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+from pyramide.service.games.results import GameResult
+from pyramide.service.games.store import Redis
+from pyramide.service.stats.rankings import Page, RankedLists, rank_member
+
+_ENTER: Final = """
+local old = redis.call('HGET', KEYS[2], ARGV[1])
+if old and old <= ARGV[2] then return 0 end
+if old then redis.call('ZREM', KEYS[1], old) end
+redis.call('ZADD', KEYS[1], 0, ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+return 1
+"""
+
+
+def board_keys(code: str) -> list[str]:
+    """The ranking, each player's best member, and the entries' details."""
+    return [f"pyr:{{d:{code}}}:board", f"pyr:{{d:{code}}}:best", f"pyr:{{d:{code}}}:entries"]
+
+
+class Leaderboards:
+    def __init__(self, redis: Redis) -> None:
+        self._enter = redis.register_script(_ENTER)
+        self._lists = RankedLists(redis)
+
+    async def enter(self, result: GameResult, hints: int) -> bool:
+        """Enter a win; true when it is the player's new best on this deal."""
+        player = str(result.player)
+        member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, player)
+        entry = result.entry(hints)
+        del entry["game_id"]  # other players cannot open it
+        return bool(await self._enter(keys=board_keys(result.code), args=[player, member, json.dumps(entry)]))
+
+    async def page(self, code: str, cursor: str | None, limit: int) -> Page:
+        board, _, entries = board_keys(code)
+        return await self._lists.page(board, entries, cursor, limit)

@@ -1,0 +1,58 @@
+"""Ranked lists in Redis: a player's won games and a deal's leaderboard, both ordered the way the rules document
+orders games in the statistics, by time, then moves, then the earlier finish.
+
+A ranked list is a sorted set whose members all have score 0, so Redis orders them by their bytes: a member is
+``<elapsed ms, 12 digits>:<moves, 10 digits>:<finished ms, 15 digits>:<id>``, which sorts exactly in that order (the
+id, a game's or a player's, breaks the last ties). The details of each entry are JSON in a hash under the same id.
+A page starts after a cursor, which is simply the last member of the previous page: any member-shaped text is a
+valid position, so a cursor never goes stale when entries are added or removed in between.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pyramide.service.games.store import Redis
+
+UUID_PATTERN: Final = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+CURSOR_PATTERN: Final = rf"^[0-9]{{12}}:[0-9]{{10}}:[0-9]{{15}}:{UUID_PATTERN}$"
+DEFAULT_PAGE: Final = 20
+MAX_PAGE: Final = 100
+
+_PAGE: Final = """
+local start = '-'
+if ARGV[1] ~= '' then start = '(' .. ARGV[1] end
+local members = redis.call('ZRANGEBYLEX', KEYS[1], start, '+', 'LIMIT', 0, tonumber(ARGV[2]) + 1)
+local rank = 0
+if #members > 0 then rank = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. members[1]) + 1 end
+local details = {}
+for i, member in ipairs(members) do details[i] = redis.call('HGET', KEYS[2], string.sub(member, -36)) or '{}' end
+return {rank, members, details}
+"""
+
+
+def rank_member(elapsed_ms: int, moves: int, finished_ms: int, entry_id: str) -> str:
+    """The member that sorts an entry into place; smaller is better."""
+    return f"{elapsed_ms:012d}:{moves:010d}:{finished_ms:015d}:{entry_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """Entries best first, each with its ``rank`` (1 for the best of the whole list), and the cursor of the next
+    page, ``None`` on the last one."""
+
+    entries: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+class RankedLists:
+    def __init__(self, redis: Redis) -> None:
+        self._page = redis.register_script(_PAGE)
+
+    async def page(self, ranking_key: str, details_key: str, cursor: str | None, limit: int) -> Page:
+        rank, members, details = await self._page(keys=[ranking_key, details_key], args=[cursor or "", limit])
+        entries = [{**json.loads(d), "rank": int(rank) + i} for i, d in enumerate(details[:limit])]
+        next_cursor = members[limit - 1].decode() if len(members) > limit else None
+        return Page(entries, next_cursor)

@@ -1,0 +1,155 @@
+"""A player's statistics: games played, won and lost, streaks, best time and fewest moves, averages, hints, and the
+won games ranked by time, then moves, then the earlier finish.
+
+Keys carry the player's hash tag ``{p:<id>}``. Every game that counts has one field in the player's ``games`` hash
+(``playing``, ``won`` or ``lost``); one Lua script moves it forward and updates the counters in the same step, and
+refuses to move a game that is already won or lost. That makes recording idempotent: the settlement may record the
+same start or result again (a retry, a repair after a crash) and it is counted once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Final
+from uuid import UUID
+
+from pyramide.service.games.results import GameResult
+from pyramide.service.games.store import Redis
+from pyramide.service.stats.rankings import Page, RankedLists, rank_member
+
+FOLLOW_PLAYER_LUA: Final = """
+local function follow_player(player_key, count)
+  local pttl = redis.call('PTTL', player_key)
+  for i = 1, count do
+    if pttl > 0 then redis.call('PEXPIRE', KEYS[i], pttl) else redis.call('PERSIST', KEYS[i]) end
+  end
+end
+"""
+"""The player's keys live as long as the player: an idle player that never finished a game expires with all it
+kept; one that did is kept for good. Applied by every script that writes them."""
+
+_RECORD: Final = (
+    FOLLOW_PLAYER_LUA
+    + """
+local function record()
+redis.call('ZREM', KEYS[5], ARGV[1])
+local state = redis.call('HGET', KEYS[2], ARGV[1])
+if state == 'won' or state == 'lost' then return 0 end
+if ARGV[2] == 'start' then
+  if state then return 0 end
+  redis.call('HSET', KEYS[2], ARGV[1], 'playing')
+  return 1
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+if ARGV[2] == 'lost' then
+  redis.call('HINCRBY', KEYS[1], 'lost', 1)
+  redis.call('HSET', KEYS[1], 'current_streak', 0)
+  return 1
+end
+local elapsed, moves = tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('HINCRBY', KEYS[1], 'won', 1)
+redis.call('HINCRBY', KEYS[1], 'won_time_ms', elapsed)
+redis.call('HINCRBY', KEYS[1], 'won_moves', moves)
+local streak = redis.call('HINCRBY', KEYS[1], 'current_streak', 1)
+if streak > tonumber(redis.call('HGET', KEYS[1], 'best_streak') or '0') then
+  redis.call('HSET', KEYS[1], 'best_streak', streak)
+end
+local best = redis.call('HGET', KEYS[1], 'best_time_ms')
+if not best or elapsed < tonumber(best) then redis.call('HSET', KEYS[1], 'best_time_ms', elapsed) end
+local fewest = redis.call('HGET', KEYS[1], 'fewest_moves')
+if not fewest or moves < tonumber(fewest) then redis.call('HSET', KEYS[1], 'fewest_moves', moves) end
+redis.call('ZADD', KEYS[3], 0, ARGV[5])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[6])
+return 1
+end
+local recorded = record()
+if ARGV[2] ~= 'start' then redis.call('PERSIST', KEYS[6]) end
+follow_player(KEYS[6], 5)
+return recorded
+"""
+)
+
+_RESET: Final = (
+    FOLLOW_PLAYER_LUA
+    + """
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+redis.call('HSET', KEYS[1], 'since_ms', ARGV[1])
+follow_player(KEYS[6], 1)
+return 1
+"""
+)
+
+_COUNT_HINT: Final = (
+    FOLLOW_PLAYER_LUA
+    + """
+redis.call('HINCRBY', KEYS[1], 'hints', 1)
+follow_player(KEYS[2], 1)
+return 1
+"""
+)
+
+
+def stats_keys(player: UUID) -> list[str]:
+    """Counters, the games that count, the ranked wins and their details, and the games awaiting settlement."""
+    tag = f"pyr:{{p:{player}}}"
+    return [f"{tag}:stats", f"{tag}:games", f"{tag}:wins", f"{tag}:win", f"{tag}:pending"]
+
+
+def player_key(player: UUID) -> str:
+    """The player's settings and token hash (see ``players``)."""
+    return f"pyr:{{p:{player}}}:player"
+
+
+class PlayerStats:
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        self._record = redis.register_script(_RECORD)
+        self._reset = redis.register_script(_RESET)
+        self._count_hint = redis.register_script(_COUNT_HINT)
+        self._lists = RankedLists(redis)
+
+    async def record_start(self, player: UUID, game: UUID) -> None:
+        """Count a game as played once; it leaves the pending settlements in the same step."""
+        await self._record(keys=[*stats_keys(player), player_key(player)], args=[str(game), "start"])
+
+    async def record_result(self, result: GameResult, hints: int) -> bool:
+        """Count a won or lost game once (as played too); false when it was counted already. It leaves the pending
+        settlements in the same step."""
+        member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.game))
+        args = [str(result.game), "won" if result.won else "lost", result.elapsed_ms, result.moves, member]
+        keys = [*stats_keys(result.player), player_key(result.player)]
+        return bool(await self._record(keys=keys, args=[*args, json.dumps(result.entry(hints))]))
+
+    async def count_hint(self, player: UUID) -> None:
+        await self._count_hint(keys=[stats_keys(player)[0], player_key(player)])
+
+    async def read(self, player: UUID) -> dict[str, Any]:
+        counters_key, games_key = stats_keys(player)[:2]
+        raw = await self.redis.hgetall(counters_key)
+        played = await self.redis.hlen(games_key)
+        counters = {k.decode(): int(v) for k, v in raw.items()}
+        won, lost = counters.get("won", 0), counters.get("lost", 0)
+        return {
+            "played": played,
+            "won": won,
+            "lost": lost,
+            "in_progress": max(0, played - won - lost),
+            "win_rate": won / played if played else 0.0,
+            "current_streak": counters.get("current_streak", 0),
+            "best_streak": counters.get("best_streak", 0),
+            "best_time_ms": counters.get("best_time_ms"),
+            "fewest_moves": counters.get("fewest_moves"),
+            "average_time_ms": round(counters["won_time_ms"] / won) if won else None,
+            "average_moves": round(counters["won_moves"] / won, 2) if won else None,
+            "hints_used": counters.get("hints", 0),
+            "since_ms": counters.get("since_ms"),
+        }
+
+    async def reset(self, player: UUID) -> None:
+        """Start counting afresh, at once: counters, games, wins and pending settlements go together."""
+        await self._reset(keys=[*stats_keys(player), player_key(player)], args=[int(time.time() * 1000)])
+
+    async def wins(self, player: UUID, cursor: str | None, limit: int) -> Page:
+        _, _, wins_key, win_key, _ = stats_keys(player)
+        return await self._lists.page(wins_key, win_key, cursor, limit)
