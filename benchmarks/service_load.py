@@ -40,6 +40,7 @@ from pyramide.service.games.service import move_body
 from pyramide.service.games.store import game_key
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.logs import configure_logging
+from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings
 
 BASELINE_VALUE = b"x" * 400  # about the size of a stored game
@@ -50,11 +51,10 @@ BENCHMARK_LIMITS: dict[str, Any] = {f"limit_{name}": 10**9 for name in LIMIT_NAM
 def serve(port: int, redis_url: str) -> None:
     """Server mode: the app and the baseline route, in one uvicorn process."""
 
-    @post("/bench/baseline/{key:str}", include_in_schema=False, status_code=200)
-    async def baseline(key: FromPath[str], request: Any) -> dict[str, int]:
-        client = request.app.state.redis
-        value = await client.get(f"bench:{{{key}}}")
-        await client.set(f"bench:{{{key}}}", BASELINE_VALUE)
+    @post("/bench/baseline/{key:str}", include_in_schema=False, status_code=200, exclude_from_auth=True)
+    async def baseline(key: FromPath[str], redis: RedisClient) -> dict[str, int]:
+        value = await redis.get(f"bench:{{{key}}}")
+        await redis.set(f"bench:{{{key}}}", BASELINE_VALUE)
         return {"had": 0 if value is None else len(value)}
 
     settings = Settings(redis_url=redis_url, **BENCHMARK_LIMITS)

@@ -145,13 +145,13 @@ def _backup(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
-        from pyramide.service.infra.serve import serve  # noqa: PLC0415 - `deal` must not load the web stack
+        from pyramide.service.serve import serve  # noqa: PLC0415 - `deal` must not load the web stack
 
         return serve(args.host, args.port, args.data_dir, args.workers)
     if args.command in ("backup", "restore"):
         return _backup(args)
     if args.command == "openapi":
-        from pyramide.service.infra.serve import write_openapi  # noqa: PLC0415 - as above
+        from pyramide.service.serve import write_openapi  # noqa: PLC0415 - as above
 
         return write_openapi(check=args.check)
     try:

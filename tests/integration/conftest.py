@@ -17,8 +17,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
+from pyramide.service.http.server import server_config
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
-from pyramide.service.infra.http_server import server_config
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings
 
 TEST_LIMITS: dict[str, Any] = {f"limit_{name}": 100_000 for name in LIMIT_NAMES}

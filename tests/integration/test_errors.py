@@ -12,8 +12,8 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.service import move_body
+from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.http.problems import MESSAGES, localised, problem_response
-from pyramide.service.http.requests import MAX_BODY_BYTES
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
 
 Client = TestClient[Any]

@@ -13,8 +13,8 @@ from pydantic import TypeAdapter
 from pyramide.engine import DealCode, Game, Rules, parse_move
 from pyramide.engine.moves import parse_record
 from pyramide.service.deals.analysis import Solver
+from pyramide.service.games.schemas import MoveBody
 from pyramide.service.games.service import move_body, move_from_body
-from pyramide.service.http.schemas import MoveBody
 from pyramide.solver import solve
 from tests.integration.conftest import metric_values, new_player
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game

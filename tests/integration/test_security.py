@@ -21,7 +21,7 @@ from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.service import move_body
 from pyramide.service.games.store import derived_id, game_idempotency_key
-from pyramide.service.http.requests import MAX_BODY_BYTES
+from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings, no_limits
 from tests.integration.conftest import TEST_LIMITS, client_commands, metric_values, new_player, serve_in_thread
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game

@@ -21,7 +21,7 @@ from pyramide.service.games import service as games_module
 from pyramide.service.games.service import move_body
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.infra.settings import Settings
-from pyramide.service.stats.statistics import PlayerStats, stats_keys
+from pyramide.service.stats.statistics import StatsStore, stats_keys
 from tests.integration.conftest import new_player, serve_in_thread
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game
 
@@ -315,15 +315,15 @@ def test_a_failure_after_the_leaderboard_entry_leaves_the_win_pending_and_it_is_
     """A win goes on the leaderboard before the statistics record it and take it off the pending list in one step:
     Redis failing in between leaves it pending, and the next read of the statistics counts it, once."""
     player = new_player(crash_client)
-    original = PlayerStats.record_result
+    original = StatsStore.record_result
 
-    async def fails(self: PlayerStats, *args: Any, **kwargs: Any) -> bool:
+    async def fails(self: StatsStore, *args: Any, **kwargs: Any) -> bool:
         raise RedisConnectionError("gone mid-settlement")
 
-    monkeypatch.setattr(PlayerStats, "record_result", fails)
+    monkeypatch.setattr(StatsStore, "record_result", fails)
     _play(crash_client, player, _easy(crash_client, player), WINNING)
     assert len(crash_client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"]) == 1
-    monkeypatch.setattr(PlayerStats, "record_result", original)
+    monkeypatch.setattr(StatsStore, "record_result", original)
     for _ in range(3):
         stats = _stats(crash_client, player)
         assert (stats["played"], stats["won"], stats["in_progress"]) == (1, 1, 0)

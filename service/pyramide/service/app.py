@@ -8,32 +8,26 @@ from contextlib import asynccontextmanager
 
 from litestar import Litestar
 from litestar.config.response_cache import ResponseCacheConfig
+from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.plugins.prometheus import PrometheusController
 from litestar.types import ControllerRouterHandler
 
 import pyramide
-from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.controller import DealController
 from pyramide.service.games.controller import GameController
-from pyramide.service.games.service import GameService
-from pyramide.service.games.settlement import Settlement
-from pyramide.service.games.store import GameStore
+from pyramide.service.http.auth import BearerAuthentication
 from pyramide.service.http.health import HealthController
-from pyramide.service.http.openapi import install_document
+from pyramide.service.http.openapi import render_plugins
 from pyramide.service.http.problems import EXCEPTION_HANDLERS
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics
-from pyramide.service.infra.ratelimit import RateLimitedError, RateLimiter, handle_rate_limited
-from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players.controller import PlayerController
-from pyramide.service.players.service import PlayerStore
+from pyramide.service.services import Services
 from pyramide.service.stats.controller import StatsController
 from pyramide.service.stats.leaderboard_controller import LeaderboardController
-from pyramide.service.stats.leaderboards import Leaderboards
-from pyramide.service.stats.statistics import PlayerStats
 
 DESCRIPTION = """Pyramide solitaire as a REST/JSON game service: deal, play by moves or taps as in the app, undo, read
 the record. Errors are `application/problem+json` with a stable `code` and text in the `Accept-Language` chosen
@@ -54,30 +48,15 @@ def create_app(
     """The app; ``extra_route_handlers`` lets a benchmark add its baseline route to the very same server."""
     settings = settings or Settings.from_env()
 
+    services = Services(settings)
+
     @asynccontextmanager
-    async def redis_client(app: Litestar) -> AsyncIterator[None]:
-        redis = connect(settings)
-        app.state.redis = redis
-        app.state.settings = settings
-        app.state.limiter = RateLimiter(redis)
-        app.state.players = PlayerStore(redis, settings)
-        app.state.solver = Solver(
-            settings.solver_workers, settings.solver_time_limit_s, settings.solver_queue, redis=redis
-        )
-        games = GameStore(redis, settings)
-        app.state.stats = PlayerStats(redis)
-        app.state.leaderboards = Leaderboards(redis)
-        app.state.settlement = Settlement(
-            redis, games, app.state.stats, app.state.leaderboards, settings.settlement_grace_s
-        )
-        app.state.games = GameService(
-            games, settings.conflict_retries, app.state.solver, app.state.settlement, app.state.limiter
-        )
+    async def running(_: Litestar) -> AsyncIterator[None]:
+        services.start()
         try:
             yield
         finally:
-            app.state.solver.close()
-            await redis.aclose()
+            await services.stop()
 
     app = Litestar(
         route_handlers=[
@@ -90,9 +69,13 @@ def create_app(
             MetricsController,
             *extra_route_handlers,
         ],
-        lifespan=[redis_client],
-        exception_handlers={**EXCEPTION_HANDLERS, RateLimitedError: handle_rate_limited},  # type: ignore[dict-item]
-        middleware=[RequestMetrics(app_name="pyramide").middleware],
+        lifespan=[running],
+        dependencies=services.dependencies(),
+        exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
+        middleware=[
+            RequestMetrics(app_name="pyramide").middleware,
+            DefineMiddleware(BearerAuthentication, players=services.players),
+        ],
         openapi_config=OpenAPIConfig(
             title="Pyramide",
             version=pyramide.__version__,
@@ -100,12 +83,12 @@ def create_app(
             security=[{"bearerAuth": []}],
             components=Components(security_schemes={"bearerAuth": SecurityScheme(type="http", scheme="bearer")}),
             use_handler_docstrings=False,
+            render_plugins=render_plugins(),
         ),
         response_cache_config=ResponseCacheConfig(),
         logging_config=None,  # the service's JSON lines (`logs.configure_logging`), not Litestar's own format
         debug=False,
     )
-    install_document(app)
     app.asgi_handler = RequestLog(settings).wrap(app.asgi_handler)
     register_supervisor_metrics(settings.supervisor_state)
     tune_garbage_collector()

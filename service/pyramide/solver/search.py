@@ -43,9 +43,8 @@ RELAXED_BUDGET = 200_000
 """Positions one relaxed search may visit to bound a position of the full search (past it the cheap bound is used)."""
 RELAXED_RECALL = 48
 """How many of the latest pool searches with a pyramid the relaxed bound looks through for an answer before it
-searches again: the nearest in the depth-first search answer most often. On a hard 2S deal 97.5 % of the answers
-came from the latest 48 (up to 497 were kept); looking no further cut its instructions by 1.3 % for 0.5 % more
-positions, looking through 24 cost 0.9 % more instructions."""
+searches again: the nearest in the depth-first search answer most often, and looking further costs more than it
+finds."""
 RELAXED_TRIAL = 200
 RELAXED_USEFUL = 0.01
 """After ``RELAXED_TRIAL`` relaxed searches, if fewer than this share of them cut anything the counting bound did
@@ -228,8 +227,8 @@ def _draw_on(
 ) -> tuple[Position, list[tuple[Move, Position]]]:
     """While the only move is a draw, make it at once: a draw leaves the pyramid and the cards left as they were,
     so the checks a position passed hold for the next one too (the depth-first search would take it next
-    anyway). Saves the search's bookkeeping on a third of the positions under limited turn-overs. The last
-    position drawn to and its children (none when a draw reaches a position already seen)."""
+    anyway), which saves the search's bookkeeping on those positions. The last position drawn to and its
+    children (none when a draw reaches a position already seen)."""
     while len(children) == 1 and children[0][0] is DRAW:
         after = children[0][1]
         if after in parents:

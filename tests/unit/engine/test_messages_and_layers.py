@@ -43,9 +43,9 @@ PURE_STDLIB = {
 def test_every_illegal_move_code_has_hungarian_and_english_text() -> None:
     for code in IllegalMoveError.CODES:
         assert code in CATALOGUE
-    for code, texts in CATALOGUE.items():
-        assert set(texts) == set(LOCALES), code
-        assert texts["hu"] != texts["en"], code
+    for key, texts in CATALOGUE.items():
+        assert set(texts) == set(LOCALES), key
+        assert texts["hu"] != texts["en"], key
 
 
 def test_error_classes_name_catalogued_codes() -> None:
@@ -74,7 +74,7 @@ def test_the_always_shown_messages_are_the_documents() -> None:
 
 def test_an_unknown_illegal_move_code_is_a_programming_error() -> None:
     with pytest.raises(AssertionError):
-        IllegalMoveError("made_up")
+        IllegalMoveError("made_up")  # type: ignore[arg-type]
 
 
 def test_the_engine_imports_nothing_but_itself_and_pure_standard_modules() -> None:

@@ -9,7 +9,8 @@ import pytest
 from scripts.name_chars import character_class
 
 from pyramide.service.deals.analysis import Priority, Solver
-from pyramide.service.http.problems import ServiceError
+from pyramide.service.errors import DomainError
+from pyramide.service.http.problems import DOMAIN_STATUS
 from pyramide.service.players.name_chars import NAME_CHARACTERS, UNICODE_VERSION
 
 
@@ -31,10 +32,10 @@ def test_a_waiting_hint_goes_ahead_of_waiting_analyses_and_a_full_queue_refuses_
         await asyncio.sleep(0)
         tasks.append(asyncio.create_task(wait("hint", Priority.PLAYER)))
         await asyncio.sleep(0)
-        with pytest.raises(ServiceError) as refused:
+        with pytest.raises(DomainError) as refused:
             await solver._acquire(Priority.PUBLIC)
-        assert refused.value.status_code == 503 and refused.value.code == "solver_busy"
-        assert int(dict(refused.value.headers or {})["Retry-After"]) >= 1
+        assert DOMAIN_STATUS[refused.value.code] == 503 and refused.value.code == "solver_busy"
+        assert (refused.value.retry_after_s or 0) >= 1  # answered as Retry-After
         solver._release(Priority.PLAYER)
         solver._release(Priority.PUBLIC)
         await asyncio.gather(*tasks)
@@ -63,7 +64,7 @@ def test_public_analyses_never_take_the_worker_kept_for_players() -> None:
         await solver._acquire(Priority.PUBLIC)
         waiting = asyncio.create_task(solver._acquire(Priority.PUBLIC))  # the queue holds one: it waits
         await asyncio.sleep(0)
-        with pytest.raises(ServiceError):  # and the next is refused
+        with pytest.raises(DomainError):  # and the next is refused
             await solver._acquire(Priority.PUBLIC)
         await asyncio.wait_for(solver._acquire(Priority.PLAYER), 1)  # at once, on the kept worker
         solver._release(Priority.PLAYER)
@@ -90,7 +91,7 @@ def test_a_player_in_a_full_queue_takes_the_place_of_the_last_public_analysis() 
         await asyncio.sleep(0)
         player = asyncio.create_task(solver._acquire(Priority.PLAYER))
         await asyncio.sleep(0)
-        with pytest.raises(ServiceError) as refused:
+        with pytest.raises(DomainError) as refused:
             await last
         assert refused.value.code == "solver_busy"
         solver._release(Priority.PLAYER)

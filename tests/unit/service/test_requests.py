@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from litestar import Request
 
-from pyramide.service.http.problems import ServiceError
-from pyramide.service.http.requests import MAX_BODY_BYTES, fingerprint, read_body
+from pyramide.service.http.body import MAX_BODY_BYTES, fingerprint, read_body
+from pyramide.service.http.problems import ProblemError
 
 
 def _request(*messages: dict[str, Any]) -> tuple[Request[Any, Any, Any], list[dict[str, Any]]]:
@@ -40,7 +40,7 @@ def test_a_body_in_pieces_is_joined_and_read_only_once() -> None:
 def test_a_body_past_the_limit_is_refused_without_reading_on(split: int) -> None:
     size = MAX_BODY_BYTES // split + 1
     request, pending = _request(*(_piece(b"x" * size) for _ in range(split)), _piece(b"x", more=False))
-    with pytest.raises(ServiceError) as refused:
+    with pytest.raises(ProblemError) as refused:
         asyncio.run(read_body(request))
     assert refused.value.status_code == 413 and refused.value.code == "body_too_large"
     assert len(pending) == 1, "nothing is read after the limit is passed"
@@ -53,6 +53,6 @@ def test_exactly_the_limit_is_read() -> None:
 
 def test_a_client_gone_mid_body_is_a_bad_request() -> None:
     request, _ = _request(_piece(b"{"), {"type": "http.disconnect"})
-    with pytest.raises(ServiceError) as refused:
+    with pytest.raises(ProblemError) as refused:
         asyncio.run(read_body(request))
     assert refused.value.status_code == 400

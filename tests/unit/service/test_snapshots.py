@@ -15,9 +15,9 @@ from pyramide.engine.messages import Locale
 from pyramide.engine.rules import all_rule_sets
 from pyramide.engine.taps import feedback
 from pyramide.service.games import snapshots
+from pyramide.service.games.schemas import Snapshot
 from pyramide.service.games.snapshots import snapshot_data, snapshot_json
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.http.schemas import Snapshot
 
 _DOCUMENTED = TypeAdapter(Snapshot)
 

@@ -25,9 +25,9 @@ from typing import Any, Final
 from uuid import UUID
 
 from pyramide.engine import DealCode, Game, dump_game, load_game
-from pyramide.service.games.store import Redis
-from pyramide.service.http.problems import ServiceError
+from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra.lifecycle import die_with_parent
+from pyramide.service.infra.redis import RedisClient
 from pyramide.solver import solve
 
 HINT_BUDGET: Final = 300_000
@@ -63,7 +63,7 @@ class Solver:
     player wait behind them for a worker."""
 
     def __init__(
-        self, workers: int = 1, time_limit_s: float = TIME_LIMIT_S, queue: int = 8, redis: Redis | None = None
+        self, workers: int = 1, time_limit_s: float = TIME_LIMIT_S, queue: int = 8, redis: RedisClient | None = None
     ) -> None:
         """``time_limit_s`` per analysis (``PYRAMIDE_SOLVER_TIME_LIMIT_S``); ``queue`` searches may wait."""
         self.workers = max(1, workers)
@@ -82,9 +82,8 @@ class Solver:
             self._pool = ProcessPoolExecutor(self.workers + 1, mp_context=context, initializer=die_with_parent)
         return self._pool
 
-    def busy(self) -> ServiceError:
-        retry = max(1, math.ceil(self.time_limit_s))
-        return ServiceError(503, "solver_busy", headers={"Retry-After": str(retry)})
+    def busy(self) -> DomainError:
+        return DomainError(ErrorCode.SOLVER_BUSY, retry_after_s=max(1, math.ceil(self.time_limit_s)))
 
     def _free(self, priority: Priority) -> bool:
         """Whether a search of ``priority`` may start now: public ones on the shared workers only."""
@@ -165,13 +164,13 @@ class Solver:
         key = f"pyr:{{p:{player}}}:solving"
         ttl_ms = int((self.time_limit_s + WORKER_GRACE_S) * 1000)
         if not await self.redis.set(key, "1", nx=True, px=ttl_ms):
-            raise ServiceError(429, "solver_in_progress", headers={"Retry-After": "1"})
+            raise DomainError(ErrorCode.SOLVER_IN_PROGRESS, retry_after_s=1)
         try:
             return await self.analyse(game, budget)
         finally:
             await self.redis.delete(key)
 
-    async def analyse_deal(self, redis: Redis, code: DealCode, ttl_s: int) -> dict[str, Any]:
+    async def analyse_deal(self, redis: RedisClient, code: DealCode, ttl_s: int) -> dict[str, Any]:
         """A fresh deal's analysis, from the cache when it was analysed before with this budget and time limit."""
         key = f"pyr:{{analysis:{code}}}:{HINT_BUDGET}:{round(self.time_limit_s * 1000)}"
         cached = await redis.get(key)

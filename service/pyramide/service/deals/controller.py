@@ -7,62 +7,18 @@ from typing import Annotated
 from litestar import Controller, get
 from litestar.params import PathParameter
 
-from pyramide.engine import DealCode, Rules
-from pyramide.engine.messages import Locale
-from pyramide.service.http.requests import AnyRequest, check_address_limit, locale_of
+from pyramide.engine import DealCode
+from pyramide.service.deals.analysis import Solver
+from pyramide.service.deals.catalogue import PRESETS, VARIANTS
+from pyramide.service.deals.schemas import DealAnalysis, DealLayout, RulePreset, RulesBody, RulesCatalogue, RuleVariant
+from pyramide.service.http.body import AnyRequest
+from pyramide.service.http.headers import locale_of
+from pyramide.service.http.injection import Injected
+from pyramide.service.http.limits import AddressLimits
 from pyramide.service.http.responses import problems
-from pyramide.service.http.schemas import (
-    DEAL_CODE_PATTERN,
-    DealAnalysis,
-    DealLayout,
-    RulePreset,
-    RulesBody,
-    RulesCatalogue,
-    RuleVariant,
-)
-
-PRESETS: dict[str, tuple[Rules, dict[Locale, tuple[str, str]]]] = {
-    "N": (
-        Rules(),
-        {
-            "hu": ("Az alkalmazás szabályai", "Korlátlan újraforgatás, elég kiüríteni a piramist."),
-            "en": ("The app's rules", "Unlimited turn-overs; clearing the pyramid wins."),
-        },
-    ),
-    "2S": (
-        Rules(recycles=2, stock_waste_pairs=True),
-        {
-            "hu": ("Asztali szabályok", "Két újraforgatás; a felhúzott lap párosítható az alatta lévővel."),
-            "en": ("Desktop rules", "Two turn-overs; the card just drawn pairs with the waste card beneath."),
-        },
-    ),
-    "0W": (
-        Rules(recycles=0, strict_win=True),
-        {
-            "hu": ("Hagyományos szabályok", "Nincs újraforgatás, és minden lapot el kell távolítani."),
-            "en": ("Traditional rules", "No turn-over, and every card must be removed."),
-        },
-    ),
-}
-
-VARIANTS: dict[str, dict[Locale, tuple[str, str]]] = {
-    "recycles": {
-        "hu": ("Korlátozott újraforgatás", "A húzópakli csak adott számú alkalommal (0–9) forgatható újra."),
-        "en": ("Limited turn-overs", "The stock may be turned over only a set number of times (0–9)."),
-    },
-    "stock_waste_pairs": {
-        "hu": ("Húzópakli és dobópakli párosítása", "Az éppen felhúzott lap párosítható az alatta lévő lappal."),
-        "en": ("Stock–waste pairing", "The card just drawn may pair with the waste card directly beneath it."),
-    },
-    "cover_pairs": {
-        "hu": ("Párosítás a takaró lappal", "Egy lap párosítható azzal az egyetlen szabad lappal, amely takarja."),
-        "en": ("Pairing with the covering card", "A card may pair with the single free card still covering it."),
-    },
-    "strict_win": {
-        "hu": ("Szigorú győzelem", "Nemcsak a piramist, hanem mind az 52 lapot el kell távolítani."),
-        "en": ("Strict win", "Not only the pyramid: all 52 cards must be removed."),
-    },
-}
+from pyramide.service.http.schemas import DEAL_CODE_PATTERN
+from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.settings import Settings
 
 
 class DealController(Controller):
@@ -74,6 +30,7 @@ class DealController(Controller):
         operation_id="getDeal",
         summary="The cards and rules of a deal code",
         responses=problems(400, 422, redis=False),
+        exclude_from_auth=True,
     )
     async def deal(
         self, code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")]
@@ -86,19 +43,29 @@ class DealController(Controller):
         summary="Can the deal be won, and how many cards at most: the solver's answer, cached per code",
         description="Limited per client address; 503 `solver_busy` when every solver worker and the queue are taken.",
         responses=problems(400, 422, 429, 503),
+        exclude_from_auth=True,
     )
     async def analysis(
         self,
         request: AnyRequest,
         code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")],
+        *,
+        solver: Injected[Solver],
+        redis: Injected[RedisClient],
+        settings: Injected[Settings],
+        address_limits: Injected[AddressLimits],
     ) -> DealAnalysis:
         deal = DealCode.parse(code)
-        await check_address_limit(request, "analyses")
-        ttl_s = request.app.state.settings.analysis_ttl_s
-        result = await request.app.state.solver.analyse_deal(request.app.state.redis, deal, ttl_s)
+        await address_limits.check(request, "analyses")
+        result = await solver.analyse_deal(redis, deal, settings.analysis_ttl_s)
         return DealAnalysis.model_validate({**result, "code": str(deal)})
 
-    @get("/rules", operation_id="listRules", summary="Rule presets and variants, described in your language")
+    @get(
+        "/rules",
+        operation_id="listRules",
+        summary="Rule presets and variants, described in your language",
+        exclude_from_auth=True,
+    )
     async def rules(self, request: AnyRequest) -> RulesCatalogue:
         locale = locale_of(request)
         presets = [

@@ -1,1 +1,1 @@
-
+"""Games: dealing, playing by moves and taps, undo, hints, the record; stored in Redis with compare-and-set."""

@@ -5,33 +5,27 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from litestar import Controller, Response, get, post
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import State
 from litestar.params import FromPath
 from pydantic import TypeAdapter
 
 from pyramide.engine.moves import format_record
-from pyramide.engine.moves import parse_move as _parse_move
+from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.games.schemas import CreateGameBody, GameRecord, Hint, MoveBody, Snapshot, TapBody
 from pyramide.service.games.service import (
     GameService,
     Reply,
     abandon_action,
     move_from_body,
-    parse_if_match,
     play_action,
-    reply_for,
     tap_action,
 )
-from pyramide.service.http.requests import (
-    AnyRequest,
-    current_player,
-    fingerprint,
-    header_value,
-    idempotency_key,
-    locale_of,
-    parse_body,
-)
+from pyramide.service.http.body import fingerprint, parse_body
+from pyramide.service.http.headers import idempotency_key, if_match, locale_of
+from pyramide.service.http.injection import Injected
 from pyramide.service.http.responses import problems
-from pyramide.service.http.schemas import CreateGameBody, GameRecord, Hint, MoveBody, RulesBody, Snapshot, TapBody
+from pyramide.service.players import Player
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
 _MOVE: TypeAdapter[MoveBody] = TypeAdapter(MoveBody)
@@ -42,10 +36,17 @@ _IF_MATCH = (
 )
 
 
-def _send(reply: Reply) -> Response[Snapshot]:
-    """The snapshot as serialised once (and kept as such for idempotent retries)."""
+PlayerRequest = Request[Player, str, State]
+
+
+def _send(reply: Reply, game_id: UUID) -> Response[Snapshot]:
+    """The snapshot as serialised once (and kept as such for idempotent retries), its version as the ETag, and
+    for a game just dealt, 201 with its location."""
     body: Any = reply.body
-    return Response(body, status_code=reply.status, media_type="application/json", headers=reply.headers)
+    headers = {"ETag": f'"{reply.version}"'}
+    if reply.created:
+        headers["Location"] = f"/v1/games/{game_id}"
+    return Response(body, status_code=201 if reply.created else 200, media_type="application/json", headers=headers)
 
 
 class GameController(Controller):
@@ -55,53 +56,54 @@ class GameController(Controller):
     @post(
         "/",
         operation_id="createGame",
+        request_body=CreateGameBody,
         summary="Deal a new game",
         description='`{}` deals a random game (optionally under `rules`), `{"code": …}` a pasted deal code,'
         ' `{"layout": …}` a layout chosen by hand.',
         responses=problems(400, 401, 409, 413, 422, 429),
     )
-    async def create(self, request: AnyRequest) -> Response[Snapshot]:
-        player = await current_player(request)
+    async def create(self, request: PlayerRequest, games: Injected[GameService]) -> Response[Snapshot]:
+        player = request.user
         key = idempotency_key(request)
         body = await parse_body(request, _CREATE)
-        service: GameService = request.app.state.games
-        reply = await service.create(
-            player,
-            body,
-            locale_of(request, player),
-            key,
-            await fingerprint(request) if key else "",
-        )
-        return _send(reply)
+        fp = await fingerprint(request) if key else ""
+        game_id, reply = await games.create(player, body, locale_of(request, player.locale), key, fp)
+        return _send(reply, game_id)
 
     @get("/{game_id:uuid}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 404))
-    async def read(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
-        player = await current_player(request)
-        service: GameService = request.app.state.games
-        stored = await service.load(player, game_id)
-        return _send(reply_for(stored, locale_of(request, player), None))
+    async def read(
+        self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]
+    ) -> Response[Snapshot]:
+        reply = await games.read(request.user, game_id, locale_of(request, request.user.locale))
+        return _send(reply, game_id)
 
     @post(
         "/{game_id:uuid}/moves",
         operation_id="playMove",
+        request_body=MoveBody,
         summary="Play an explicit move",
         description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH,
         responses=problems(400, 401, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
-    async def move(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
-        return await self._act(request, game_id, "move")
+    async def move(
+        self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]
+    ) -> Response[Snapshot]:
+        return await _act(request, game_id, games, "move")
 
     @post(
         "/{game_id:uuid}/taps",
         operation_id="tap",
+        request_body=TapBody,
         summary="Tap a card or the stock, as in the app",
         description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH,
         responses=problems(400, 401, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
-    async def tap(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
-        return await self._act(request, game_id, "tap")
+    async def tap(
+        self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]
+    ) -> Response[Snapshot]:
+        return await _act(request, game_id, games, "tap")
 
     @post(
         "/{game_id:uuid}/abandon",
@@ -111,8 +113,10 @@ class GameController(Controller):
         responses=problems(400, 401, 404, 409, 412, 413, 429),
         status_code=200,
     )
-    async def abandon(self, request: AnyRequest, game_id: FromPath[UUID]) -> Response[Snapshot]:
-        return await self._act(request, game_id, "abandon")
+    async def abandon(
+        self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]
+    ) -> Response[Snapshot]:
+        return await _act(request, game_id, games, "abandon")
 
     @get(
         "/{game_id:uuid}/hint",
@@ -121,10 +125,8 @@ class GameController(Controller):
         description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out.",
         responses=problems(401, 404, 409, 429),
     )
-    async def hint(self, request: AnyRequest, game_id: FromPath[UUID]) -> Hint:
-        player = await current_player(request)
-        service: GameService = request.app.state.games
-        return Hint.model_validate(await service.hint(player, game_id))
+    async def hint(self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]) -> Hint:
+        return Hint.model_validate(await games.hint(request.user, game_id))
 
     @get(
         "/{game_id:uuid}/record",
@@ -132,11 +134,8 @@ class GameController(Controller):
         summary="Every operation in order, in move notation",
         responses=problems(401, 404),
     )
-    async def record(self, request: AnyRequest, game_id: FromPath[UUID]) -> GameRecord:
-        player = await current_player(request)
-        service: GameService = request.app.state.games
-        stored = await service.load(player, game_id)
-        moves = [_parse_move(m) for m in await service.store.record(player.id, game_id)]
+    async def record(self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]) -> GameRecord:
+        stored, moves = await games.record(request.user, game_id)
         return GameRecord(
             id=game_id,
             code=str(stored.game.code),
@@ -145,24 +144,24 @@ class GameController(Controller):
             record=format_record(moves),
         )
 
-    async def _act(self, request: AnyRequest, game_id: UUID, kind: str) -> Response[Snapshot]:
-        player = await current_player(request)
-        key = idempotency_key(request)
-        if kind == "move":
-            move: MoveBody = await parse_body(request, _MOVE)
-            action = play_action(move_from_body(move))
-        elif kind == "tap":
-            action = tap_action(await parse_body(request, _TAP))
-        else:
-            action = abandon_action
-        service: GameService = request.app.state.games
-        reply = await service.act(
-            player=player,
-            game_id=game_id,
-            action=action,
-            locale=locale_of(request, player),
-            if_match=parse_if_match(header_value(request, b"if-match")),
-            idempotency_key=key,
-            fingerprint=await fingerprint(request) if key else "",
-        )
-        return _send(reply)
+
+async def _act(request: PlayerRequest, game_id: UUID, games: Injected[GameService], kind: str) -> Response[Snapshot]:
+    player = request.user
+    key = idempotency_key(request)
+    if kind == "move":
+        move: MoveBody = await parse_body(request, _MOVE)
+        action = play_action(move_from_body(move))
+    elif kind == "tap":
+        action = tap_action(await parse_body(request, _TAP))
+    else:
+        action = abandon_action
+    reply = await games.act(
+        player=player,
+        game_id=game_id,
+        action=action,
+        locale=locale_of(request, player.locale),
+        if_match=if_match(request),
+        idempotency_key=key,
+        fingerprint=await fingerprint(request) if key else "",
+    )
+    return _send(reply, game_id)

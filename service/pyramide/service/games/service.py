@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import re
 import struct
 import time
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from pyramide.engine import (
     Status,
     card_code,
     parse_card,
+    parse_move,
     random_deal_code,
     tap_card,
     tap_stock,
@@ -41,14 +41,11 @@ from pyramide.engine import (
 from pyramide.engine.codes import Code
 from pyramide.engine.messages import Locale
 from pyramide.engine.taps import feedback as make_feedback
-from pyramide.service.deals.analysis import WINNABLE_ONLY_ATTEMPTS, Solver
+from pyramide.service.deals import WINNABLE_ONLY_ATTEMPTS, Solver
+from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.results import settle
-from pyramide.service.games.settlement import Settlement
-from pyramide.service.games.snapshots import now_ms, snapshot_json
-from pyramide.service.games.store import GameStore, Saved, derived_id, digest
-from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.http.problems import ServiceError
-from pyramide.service.http.schemas import (
+from pyramide.service.games.schemas import (
     CardTap,
     CodeGameBody,
     KingMove,
@@ -56,12 +53,15 @@ from pyramide.service.http.schemas import (
     PairMove,
     RandomGameBody,
     RecycleMove,
-    RulesBody,
     TapBody,
     UndoMove,
 )
+from pyramide.service.games.settlement import Settlement
+from pyramide.service.games.snapshots import now_ms, snapshot_json
+from pyramide.service.games.store import GameStore, Saved, derived_id, digest
+from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.ratelimit import RateLimiter, player_limit_key
-from pyramide.service.players.service import Player
+from pyramide.service.players import Player
 
 RETRY_BACKOFF_S = 0.001
 
@@ -70,9 +70,10 @@ RETRY_BACKOFF_S = 0.001
 class Reply:
     """A response as it is sent, and what rebuilds it for a retry with the same Idempotency-Key."""
 
-    status: int
+    created: bool
+    """Whether this request dealt the game (answered 201 with its location)."""
     body: bytes
-    headers: dict[str, str]
+    version: int
     locale: Locale = "hu"
     feedback: Feedback | None = None
     now: int = 0
@@ -80,29 +81,27 @@ class Reply:
     def kept(self, fingerprint: str) -> bytes:
         """The head of the kept response: the request's fingerprint and what, with the stored game that the save
         script appends, rebuilds this response byte for byte (see :meth:`from_kept`)."""
-        flags = (_EN if self.locale == "en" else 0) | (_LOCATION if "Location" in self.headers else 0)
+        flags = (_EN if self.locale == "en" else 0) | (_CREATED if self.created else 0)
         feedback = b"" if self.feedback is None else _feedback_json(self.feedback)
-        return _KEPT.pack(bytes.fromhex(fingerprint)[:16], self.status, self.now, flags, len(feedback)) + feedback
+        status = 201 if self.created else 200  # the stored layout keeps its status field
+        return _KEPT.pack(bytes.fromhex(fingerprint)[:16], status, self.now, flags, len(feedback)) + feedback
 
     @classmethod
     def from_kept(cls, data: bytes, fingerprint: str, game_id: UUID) -> Reply:
         """The response kept for an Idempotency-Key; 409 ``idempotency_key_reused`` for a different request."""
-        fp, status, now, flags, size = _KEPT.unpack_from(data)
+        fp, _status, now, flags, size = _KEPT.unpack_from(data)
         if fp != bytes.fromhex(fingerprint)[:16]:
-            raise ServiceError(409, "idempotency_key_reused")
+            raise DomainError(ErrorCode.IDEMPOTENCY_KEY_REUSED)
         start = _KEPT.size
         feedback = _feedback_from_json(data[start : start + size]) if size else None
         stored = StoredGame.from_bytes(game_id, data[start + size :])
-        reply = reply_for(stored, "en" if flags & _EN else "hu", feedback, status, now)
-        if flags & _LOCATION:
-            reply.headers["Location"] = f"/v1/games/{game_id}"
-        return reply
+        return reply_for(stored, "en" if flags & _EN else "hu", feedback, created=bool(flags & _CREATED), now=now)
 
 
 _KEPT = struct.Struct(">16sHQBH")
 """Fingerprint (16 bytes of its SHA-256), status, the moment answered (ms), flags, length of the feedback JSON."""
 _EN = 1
-_LOCATION = 2
+_CREATED = 2
 
 
 def _feedback_json(feedback: Feedback) -> bytes:
@@ -139,40 +138,11 @@ def deal_for(body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
 
 
 def reply_for(
-    stored: StoredGame, locale: Locale, feedback: Feedback | None, status: int = 200, now: int | None = None
+    stored: StoredGame, locale: Locale, feedback: Feedback | None, *, created: bool = False, now: int | None = None
 ) -> Reply:
     now = now_ms() if now is None else now
     body = snapshot_json(stored, locale, feedback, now)
-    return Reply(status, body, {"ETag": f'"{stored.version}"'}, locale, feedback, now)
-
-
-_ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)')
-_VERSION = re.compile(r"[0-9]{1,19}")
-
-
-def parse_if_match(header: str | None) -> tuple[int, ...] | None:
-    """The versions ``If-Match`` accepts: ``None`` for no header or ``*`` (any current game). Entity tags are
-    compared strongly (RFC 9110 13.1.1): a weak tag (``W/"7"``) or one that names no version of ours matches
-    nothing, so the request gets 412. A bare number (``7``) is taken as ``"7"``. A header that is not a list of
-    entity tags is 400 ``invalid_if_match``."""
-    if header is None or header.strip() == "*":
-        return None
-    text = header.strip()
-    if _VERSION.fullmatch(text):
-        return (int(text),)
-    if not text:
-        raise ServiceError(400, "invalid_if_match")
-    versions: list[int] = []
-    position = 0
-    while position < len(text):
-        match = _ENTITY_TAG.match(text, position)
-        if match is None or match.end() == position:
-            raise ServiceError(400, "invalid_if_match")
-        weak, tag = match.groups()
-        if not weak and _VERSION.fullmatch(tag):
-            versions.append(int(tag))
-        position = match.end()
-    return tuple(versions)
+    return Reply(created, body, stored.version, locale, feedback, now)
 
 
 class GameService:
@@ -188,8 +158,8 @@ class GameService:
 
     async def _deal(self, body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
         """The deal to play; for ``winnable_only`` the first random deal the solver proves winnable, trying for up to
-        the solver's time limit counted from its first answer (starting a cold worker process is not solving: it
-        made a 33 % lost first deal end the request)."""
+        the solver's time limit counted from its first answer (starting a cold worker process is not solving, and
+        must not use up the time the deals are tried in)."""
         if not (isinstance(body, RandomGameBody) and body.winnable_only):
             return deal_for(body)
         deadline: float | None = None
@@ -201,7 +171,7 @@ class GameService:
                 deadline = time.monotonic() + self.solver.time_limit_s
             elif time.monotonic() > deadline:
                 break
-        raise ServiceError(409, "winnable_deal_not_found")
+        raise DomainError(ErrorCode.WINNABLE_DEAL_NOT_FOUND)
 
     async def hint(self, player: Player, game_id: UUID) -> dict[str, object]:
         """The next move of the best line from here, and whether the game can still be won."""
@@ -222,7 +192,8 @@ class GameService:
         locale: Locale,
         idempotency_key: str | None,
         fingerprint: str,
-    ) -> Reply:
+    ) -> tuple[UUID, Reply]:
+        """Deal a game for ``player``: its id and the reply (a retry with the same key gets the first reply)."""
         code = await self._deal(body)
         explain = player.explain_errors if body.explain_errors is None else body.explain_errors
         game_id = derived_id("game", str(player.id), idempotency_key) if idempotency_key else None
@@ -232,15 +203,23 @@ class GameService:
             game=Game(code, explain_errors=explain),
             created_ms=now_ms(),
         )
-        reply = reply_for(stored, locale, None, status=201)
-        reply.headers["Location"] = f"/v1/games/{stored.id}"
+        reply = reply_for(stored, locale, None, created=True)
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
         kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"")
         if kept is None:
-            return reply
+            return stored.id, reply
         if not kept:
-            raise ServiceError(409, "idempotency_key_reused")
-        return Reply.from_kept(kept, fingerprint, stored.id)
+            raise DomainError(ErrorCode.IDEMPOTENCY_KEY_REUSED)
+        return stored.id, Reply.from_kept(kept, fingerprint, stored.id)
+
+    async def read(self, player: Player, game_id: UUID, locale: Locale) -> Reply:
+        """The game's snapshot now."""
+        return reply_for(await self.load(player, game_id), locale, None)
+
+    async def record(self, player: Player, game_id: UUID) -> tuple[StoredGame, list[Move]]:
+        """The game and every move played in it, in order."""
+        stored = await self.load(player, game_id)
+        return stored, [parse_move(m) for m in await self.store.record(player.id, game_id)]
 
     async def load(self, player: Player, game_id: UUID) -> StoredGame:
         """The player's game, to read; 404 when the player has no such game."""
@@ -249,10 +228,10 @@ class GameService:
     @staticmethod
     def _owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
         if state is None:
-            raise ServiceError(404, "game_not_found")
+            raise DomainError(ErrorCode.GAME_NOT_FOUND)
         stored = StoredGame.from_bytes(game_id, state)
         if stored.owner != player.id:
-            raise ServiceError(404, "game_not_found")  # not 403: another player's game does not exist for you
+            raise DomainError(ErrorCode.GAME_NOT_FOUND)  # not 403: another player's game does not exist for you
         return stored
 
     async def act(
@@ -300,11 +279,11 @@ class GameService:
             else:
                 races += 1
                 if if_match is not None:
-                    raise ServiceError(
-                        412, "precondition_failed", version=str(StoredGame.from_bytes(game_id, tried).version)
+                    raise DomainError(
+                        ErrorCode.PRECONDITION_FAILED, version=str(StoredGame.from_bytes(game_id, tried).version)
                     )
                 if races > self.conflict_retries:
-                    raise ServiceError(409, "version_conflict")
+                    raise DomainError(ErrorCode.VERSION_CONFLICT)
                 await asyncio.sleep(random.uniform(0, RETRY_BACKOFF_S * 2**races))  # let the winner finish
                 basis = None
 
@@ -325,7 +304,7 @@ class GameService:
         if not basis.confirmed and (stored.owner != player.id or not _matches(if_match, stored.version)):
             return None
         if not _matches(if_match, stored.version):
-            raise ServiceError(412, "precondition_failed", version=str(stored.version))
+            raise DomainError(ErrorCode.PRECONDITION_FAILED, version=str(stored.version))
         was_started = stored.started
         try:
             outcome = action(stored)
@@ -356,7 +335,7 @@ class GameService:
         if saved.saved is Saved.KEPT:
             return Reply.from_kept(saved.kept, fingerprint, stored.id)
         if saved.saved is Saved.MISSING:
-            raise ServiceError(404, "game_not_found")
+            raise DomainError(ErrorCode.GAME_NOT_FOUND)
         return saved.current
 
 

@@ -25,18 +25,17 @@ from uuid import UUID
 
 from redis.exceptions import RedisError
 
-from pyramide.service.games.results import GameResult
-from pyramide.service.games.store import GameStore, Redis
+from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.stats.leaderboards import Leaderboards
-from pyramide.service.stats.statistics import PlayerStats, stats_keys
+from pyramide.service.infra.redis import RedisClient
+from pyramide.service.stats import GameResult, Leaderboards, StatsStore, stats_keys
 
 log = logging.getLogger("pyramide.service")
 
 
 class Settlement:
     def __init__(
-        self, redis: Redis, games: GameStore, stats: PlayerStats, boards: Leaderboards, grace_s: float
+        self, redis: RedisClient, games: GameStore, stats: StatsStore, boards: Leaderboards, grace_s: float
     ) -> None:
         self.redis = redis
         self.games = games

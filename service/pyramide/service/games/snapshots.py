@@ -16,8 +16,9 @@ from pyramide.engine.cards import Card
 from pyramide.engine.messages import Locale
 from pyramide.engine.pyramid import POSITIONS, free_slots
 from pyramide.engine.rules import Rules
+from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.games.schemas import Slot, Snapshot
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.http.schemas import RulesBody, Slot, Snapshot
 
 
 class _SnapshotWithCheckedSlots(Snapshot):
@@ -87,7 +88,7 @@ def _pyramid(pyramid: tuple[Card, ...], present: int) -> _Pyramid:
 
 def snapshot_data(stored: StoredGame, locale: Locale, feedback: EngineFeedback | None = None) -> dict[str, Any]:
     """The snapshot as plain data, validated by pydantic against :class:`Snapshot`. Plain data validated in one
-    call is several times faster than building the nested models one by one, which matters on every move."""
+    call costs far less than building the nested models one by one, which matters on every move."""
     pyramid = _pyramid(stored.game.layout.pyramid, stored.game.present)
     return _validated(stored, locale, feedback, pyramid.slots, now_ms())
 

@@ -17,7 +17,7 @@ import hashlib
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, cast
 from uuid import UUID
 
 from redis.commands.core import AsyncScript
@@ -25,9 +25,8 @@ from redis.exceptions import NoScriptError
 
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.ratelimit import GCRA_LUA, RateLimitedError, player_limit_key
+from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Settings
-
-Redis = Any  # redis.asyncio.Redis or redis.asyncio.cluster.RedisCluster: both have the calls used here
 
 _SAVE: Final = (
     GCRA_LUA
@@ -141,7 +140,7 @@ def game_idempotency_key(player_id: UUID, game_id: UUID, key_digest: str) -> str
 
 
 class GameStore:
-    def __init__(self, redis: Redis, settings: Settings) -> None:
+    def __init__(self, redis: RedisClient, settings: Settings) -> None:
         self.redis = redis
         self.settings = settings
         self._save = redis.register_script(_SAVE)
@@ -166,8 +165,7 @@ class GameStore:
 
     async def read(self, player: UUID, game_id: UUID) -> bytes | None:
         """The stored game, for reading only (no rate limit)."""
-        state: bytes | None = await self.redis.get(game_key(player, game_id))
-        return state
+        return raw(await self.redis.get(game_key(player, game_id)))
 
     async def load(
         self, player: UUID, game_id: UUID, idempotency: str | None = None
@@ -186,7 +184,7 @@ class GameStore:
             wait = self._moves.wait_ms(int(cell), int(time.time() * 1000))
             if wait > 0:
                 raise RateLimitedError(self._moves, wait)
-        return state, kept if idempotency else None
+        return raw(state), raw(kept) if idempotency else None
 
     async def create(self, stored: StoredGame, idempotency: str | None, response: bytes) -> bytes | None:
         """Store a new game (counted against its owner's ``games`` limit); if one with this id exists already (a
@@ -265,12 +263,12 @@ class GameStore:
         return SaveResult(outcome, kept=payload or b"")
 
     async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
-        """EVALSHA straight through the client (redis-py's ``Script.__call__`` costs an import and a Protocol check
-        on every call: a few per cent of a move); loads the script again if the server lost it (restart, failover)."""
+        """EVALSHA straight through the client (redis-py's ``Script.__call__`` does an import and a Protocol check
+        on every call, on the move route); loads the script again if the server lost it (restart, failover)."""
         try:
             return await self.redis.evalsha(script.sha, len(keys), *keys, *args)
         except NoScriptError:
-            script.sha = await self.redis.script_load(script.script)
+            script.sha = await self.redis.script_load(cast("str", script.script))
             return await self.redis.evalsha(script.sha, len(keys), *keys, *args)
 
     async def count_hint(self, player: UUID, game_id: UUID) -> None:
@@ -284,7 +282,10 @@ class GameStore:
         state, result, hints = await self.redis.mget(
             [game_key(player, game_id), result_key(player, game_id), hints_key(player, game_id)]
         )
-        return state, result, int(hints or 0)
+        return raw(state), raw(result), int(hints or 0)
 
     async def record(self, player: UUID, game_id: UUID) -> list[str]:
-        return [m.decode() for m in await self.redis.lrange(record_key(player, game_id), 0, -1)]
+        return [
+            m.decode() if isinstance(m, bytes) else m
+            for m in await self.redis.lrange(record_key(player, game_id), 0, -1)
+        ]

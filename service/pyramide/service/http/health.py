@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from litestar import Controller, get
 
-from pyramide.service.http.problems import ServiceError
-from pyramide.service.http.requests import AnyRequest
+from pyramide.service.errors import ErrorCode
+from pyramide.service.http.injection import Injected
+from pyramide.service.http.problems import ProblemError
 from pyramide.service.http.responses import problems
 from pyramide.service.http.schemas import Health
+from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.supervisor import SupervisorState
 
@@ -23,14 +25,16 @@ class HealthController(Controller):
         description="503 once the embedded Redis could not be restarted after the configured number of tries:"
         " an orchestrator should then restart the service.",
         responses=problems(503, redis=False),
+        exclude_from_auth=True,
     )
-    async def live(self, request: AnyRequest) -> Health:
-        settings: Settings = request.app.state.settings
+    async def live(self, settings: Injected[Settings]) -> Health:
         if SupervisorState.read(settings.supervisor_state).failed:
-            raise ServiceError(503, "service_unavailable", headers={"Retry-After": "1"})
+            raise ProblemError(503, ErrorCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
         return Health(status="ok")
 
-    @get("/ready", operation_id="getReadiness", summary="Redis answers too", responses=problems())
-    async def ready(self, request: AnyRequest) -> Health:
-        await request.app.state.redis.ping()
+    @get(
+        "/ready", operation_id="getReadiness", summary="Redis answers too", responses=problems(), exclude_from_auth=True
+    )
+    async def ready(self, redis: Injected[RedisClient]) -> Health:
+        await redis.ping()
         return Health(status="ok")

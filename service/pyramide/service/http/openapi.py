@@ -6,63 +6,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, get_args, get_origin
 
-from litestar import Litestar
-from litestar._openapi.plugin import OpenAPIPlugin
-from pydantic import TypeAdapter
+from litestar import Litestar, Request, Response
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, SwaggerRenderPlugin, YamlRenderPlugin
+from litestar.routes import HTTPRoute
+from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
 from pyramide.service.http.problems import PROBLEM_JSON
-from pyramide.service.http.schemas import (
-    CREATE_PLAYER_KEY_PATTERN,
-    IDEMPOTENCY_KEY_PATTERN,
-    CreatedPlayer,
-    CreateGameBody,
-    CreatePlayerBody,
-    DealAnalysis,
-    DealLayout,
-    GameRecord,
-    Health,
-    Hint,
-    Leaderboard,
-    MoveBody,
-    Player,
-    PlayerSettingsBody,
-    PlayerStats,
-    Problem,
-    RulesCatalogue,
-    Snapshot,
-    TapBody,
-    WonGamesPage,
-)
+from pyramide.service.http.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN, Problem
 
 COMMITTED: Final = Path(__file__).resolve().parents[4] / "openapi" / "openapi.json"
-REQUEST_BODIES: Final[dict[str, Any]] = {
-    "createPlayer": CreatePlayerBody,
-    "updateCurrentPlayer": PlayerSettingsBody,
-    "createGame": CreateGameBody,
-    "playMove": MoveBody,
-    "tap": TapBody,
-}
-PUBLIC_OPERATIONS: Final = frozenset(
-    {"createPlayer", "getDeal", "analyseDeal", "getLeaderboard", "listRules", "getLiveness", "getReadiness"}
-)
-RESPONSE_MODELS: Final = (
-    Hint,
-    DealAnalysis,
-    Snapshot,
-    CreatedPlayer,
-    Player,
-    GameRecord,
-    DealLayout,
-    RulesCatalogue,
-    Problem,
-    Health,
-    PlayerStats,
-    WonGamesPage,
-    Leaderboard,
-)
 _REF: Final = "#/components/schemas/{model}"
 IDEMPOTENCY_KEY_HEADER: Final = {
     "name": "Idempotency-Key",
@@ -82,26 +38,50 @@ SECRET_IDEMPOTENCY_KEY_HEADER: Final = {
 }
 
 
-def _pydantic_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
+def _operations(app: Litestar) -> dict[str, HTTPRouteHandler]:
+    """The app's documented operations by id. Each declares what the document needs beyond Litestar's view of it:
+    ``request_body`` (the model its handler validates the body against) and ``exclude_from_auth`` (public)."""
+    return {
+        handler.operation_id: handler
+        for route in app.routes
+        if isinstance(route, HTTPRoute)
+        for handler in route.route_handlers
+        if handler.include_in_schema and isinstance(handler.operation_id, str)
+    }
+
+
+def _response_model(handler: HTTPRouteHandler) -> type[BaseModel] | None:
+    annotation = handler.parsed_fn_signature.return_type.annotation
+    if get_origin(annotation) is Response:
+        annotation = get_args(annotation)[0]
+    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+
+
+def _pydantic_schemas(
+    operations: dict[str, HTTPRouteHandler],
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """JSON schemas of the request bodies by operation id, and every model's definition."""
+    requests = {op: h.opt["request_body"] for op, h in operations.items() if "request_body" in h.opt}
+    responses = {m for h in operations.values() if (m := _response_model(h)) is not None} | {Problem}
     inputs: list[tuple[str, JsonSchemaMode, TypeAdapter[Any]]] = [
-        (op, "validation", TypeAdapter(body)) for op, body in REQUEST_BODIES.items()
+        (op, "validation", TypeAdapter(body)) for op, body in requests.items()
     ]
-    inputs += [(m.__name__, "serialization", TypeAdapter(m)) for m in RESPONSE_MODELS]
+    inputs += [(m.__name__, "serialization", TypeAdapter(m)) for m in sorted(responses, key=lambda m: m.__name__)]
     schemas, definitions = TypeAdapter.json_schemas(inputs, ref_template=_REF)
-    bodies = {op: schema for (op, mode), schema in schemas.items() if op in REQUEST_BODIES and mode == "validation"}
+    bodies = {op: schema for (op, mode), schema in schemas.items() if op in requests and mode == "validation"}
     return bodies, definitions.get("$defs", {})
 
 
 def build_document(app: Litestar) -> dict[str, Any]:
     document = app.openapi_schema.to_schema()
-    bodies, definitions = _pydantic_schemas()
+    operations = _operations(app)
+    bodies, definitions = _pydantic_schemas(operations)
     components = document.setdefault("components", {})
     components["schemas"] = dict(sorted({**components.get("schemas", {}), **definitions}.items()))
     for path in document["paths"].values():
         for method, operation in path.items():
             operation_id = operation.get("operationId")
-            if operation_id in PUBLIC_OPERATIONS:
+            if operation_id in operations and operations[operation_id].opt.get("exclude_from_auth"):
                 operation["security"] = []
             for status, response in operation.get("responses", {}).items():
                 if int(status) >= 400:  # every error is problem+json, also the 400 Litestar adds by itself
@@ -133,12 +113,44 @@ def _add_links(document: dict[str, Any]) -> None:
     }
 
 
-def install_document(app: Litestar) -> dict[str, Any]:
-    """Serve :func:`build_document` from Litestar's own schema endpoints (``/schema/openapi.json`` and the UI)."""
-    document = build_document(app)
-    plugin = app.plugins.get(OpenAPIPlugin)
-    plugin._openapi_schema = document  # the cache its endpoints serve from
-    return document
+class ServiceDocument:
+    """:func:`build_document` of the app serving it, built on its first request and kept."""
+
+    def __init__(self) -> None:
+        self._document: dict[str, Any] | None = None
+
+    def of(self, app: Litestar) -> dict[str, Any]:
+        if self._document is None:
+            self._document = build_document(app)
+        return self._document
+
+
+class DocumentJson(JsonRenderPlugin):
+    """``/schema/openapi.json``: the service's document, not Litestar's own."""
+
+    def __init__(self, source: ServiceDocument) -> None:
+        super().__init__()
+        self.source = source
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:  # noqa: ARG002
+        return super().render(request, self.source.of(request.app))
+
+
+class DocumentYaml(YamlRenderPlugin):
+    """``/schema/openapi.yaml``: the same document as YAML."""
+
+    def __init__(self, source: ServiceDocument) -> None:
+        super().__init__()
+        self.source = source
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:  # noqa: ARG002
+        return super().render(request, self.source.of(request.app))
+
+
+def render_plugins() -> list[OpenAPIRenderPlugin]:
+    """The schema's endpoints: the document as JSON and YAML, and the interactive page at ``/schema``."""
+    source = ServiceDocument()
+    return [DocumentJson(source), DocumentYaml(source), SwaggerRenderPlugin(path=["/", "/swagger"])]
 
 
 def render(document: dict[str, Any]) -> str:

@@ -6,9 +6,10 @@ from typing import Annotated
 
 from litestar.params import QueryParameter
 
-from pyramide.service.http.problems import ServiceError
-from pyramide.service.http.requests import AnyRequest
-from pyramide.service.stats.rankings import CURSOR_PATTERN, DEFAULT_PAGE, MAX_PAGE
+from pyramide.service.errors import ErrorCode
+from pyramide.service.http.body import AnyRequest
+from pyramide.service.http.problems import ProblemError
+from pyramide.service.http.schemas import CURSOR_PATTERN, DEFAULT_PAGE, MAX_PAGE
 
 Limit = Annotated[int, QueryParameter(ge=1, le=MAX_PAGE, description=f"Entries per page, 1 to {MAX_PAGE}.")]
 Cursor = Annotated[
@@ -27,4 +28,6 @@ def check_paging_query(request: AnyRequest) -> None:
     """A list takes ``limit`` and ``cursor`` only: anything else is a client's mistake, said as 400, not ignored."""
     unknown = set(request.query_params) - PAGING_PARAMETERS
     if unknown:
-        raise ServiceError(400, "bad_request", explanation=f"unknown query parameters: {', '.join(sorted(unknown))}")
+        raise ProblemError(
+            400, ErrorCode.BAD_REQUEST, explanation=f"unknown query parameters: {', '.join(sorted(unknown))}"
+        )

@@ -19,6 +19,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from pyramide.engine import IllegalMoveError, InvalidInputError, PyramideError
 from pyramide.engine.messages import CATALOGUE, DEFAULT_LOCALE, Locale, render
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.infra.ratelimit import RateLimitedError
 
 PROBLEM_JSON: Final = "application/problem+json"
 RETRY_AFTER_S: Final = 1
@@ -26,69 +28,69 @@ log = logging.getLogger("pyramide.service")
 STORAGE_FULL: Final = Counter("pyramide_storage_full_total", "Writes refused because Redis reached maxmemory")
 
 SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
-    "unauthorized": {
+    ErrorCode.UNAUTHORIZED: {
         "hu": "Hiányzó vagy érvénytelen hozzáférési token",
         "en": "Missing or invalid access token",
     },
-    "game_not_found": {"hu": "Nincs ilyen játszma", "en": "No such game"},
-    "not_found": {"hu": "Nincs ilyen erőforrás", "en": "No such resource"},
-    "method_not_allowed": {"hu": "Ez a metódus itt nem használható", "en": "Method not allowed here"},
-    "bad_request": {"hu": "Hibás kérés", "en": "Malformed request"},
-    "validation_failed": {"hu": "A kérés adatai érvénytelenek", "en": "The request data is invalid"},
-    "precondition_failed": {
+    ErrorCode.GAME_NOT_FOUND: {"hu": "Nincs ilyen játszma", "en": "No such game"},
+    ErrorCode.NOT_FOUND: {"hu": "Nincs ilyen erőforrás", "en": "No such resource"},
+    ErrorCode.METHOD_NOT_ALLOWED: {"hu": "Ez a metódus itt nem használható", "en": "Method not allowed here"},
+    ErrorCode.BAD_REQUEST: {"hu": "Hibás kérés", "en": "Malformed request"},
+    ErrorCode.VALIDATION_FAILED: {"hu": "A kérés adatai érvénytelenek", "en": "The request data is invalid"},
+    ErrorCode.PRECONDITION_FAILED: {
         "hu": "A játszma közben megváltozott; a jelenlegi verzió: {version}",
         "en": "The game has changed meanwhile; its current version is {version}",
     },
-    "version_conflict": {
+    ErrorCode.VERSION_CONFLICT: {
         "hu": "A játszmát közben más is módosította, próbáld újra",
         "en": "The game was changed by another request meanwhile; try again",
     },
-    "idempotency_key_reused": {
+    ErrorCode.IDEMPOTENCY_KEY_REUSED: {
         "hu": "Ezt az Idempotency-Key kulcsot már egy másik kéréshez használták",
         "en": "This Idempotency-Key was already used for a different request",
     },
-    "invalid_idempotency_key": {
+    ErrorCode.INVALID_IDEMPOTENCY_KEY: {
         "hu": "Az Idempotency-Key fejléc 1–200 látható ASCII karakter lehet",
         "en": "The Idempotency-Key header must be 1 to 200 visible ASCII characters",
     },
-    "body_too_large": {
+    ErrorCode.BODY_TOO_LARGE: {
         "hu": "A kérés törzse hosszabb a megengedettnél; a határ bájtban: {limit}",
         "en": "The request body is longer than allowed; the limit in bytes: {limit}",
     },
-    "service_unavailable": {
+    ErrorCode.SERVICE_UNAVAILABLE: {
         "hu": "A szolgáltatás átmenetileg nem érhető el, próbáld újra később",
         "en": "The service is temporarily unavailable; try again later",
     },
-    "internal_error": {"hu": "Váratlan belső hiba", "en": "Unexpected internal error"},
-    "invalid_if_match": {
+    ErrorCode.INTERNAL_ERROR: {"hu": "Váratlan belső hiba", "en": "Unexpected internal error"},
+    ErrorCode.INVALID_IF_MATCH: {
         "hu": 'Az If-Match fejléc nem ETag-ek listája (például "7")',
         "en": 'The If-Match header is not a list of entity tags (such as "7")',
     },
-    "weak_idempotency_key": {
+    ErrorCode.WEAK_IDEMPOTENCY_KEY: {
         "hu": "Játékos létrehozásakor az Idempotency-Key legalább 32 karakter legyen (például egy UUID)",
         "en": "When creating a player, the Idempotency-Key must be at least 32 characters (a UUID, say)",
     },
-    "rate_limited": {
+    ErrorCode.RATE_LIMITED: {
         "hu": "Túl sok kérés érkezett; próbáld újra ennyi másodperc múlva: {seconds}",
         "en": "Too many requests; try again in this many seconds: {seconds}",
     },
-    "solver_busy": {
+    ErrorCode.SOLVER_BUSY: {
         "hu": "A megoldó most túlterhelt; próbáld újra kicsit később",
         "en": "The solver is at capacity right now; try again a little later",
     },
-    "solver_in_progress": {
+    ErrorCode.SOLVER_IN_PROGRESS: {
         "hu": "Egy korábbi megoldókérésed még fut; várd meg a válaszát",
         "en": "An earlier solver request of yours is still running; wait for its answer",
     },
-    "request_timeout": {
+    ErrorCode.REQUEST_TIMEOUT: {
         "hu": "A kérés fejlécei nem érkeztek meg időben; a kapcsolat lezárul",
         "en": "The request headers did not arrive in time; the connection is closed",
     },
-    "storage_full": {
+    ErrorCode.STORAGE_FULL: {
         "hu": "A tárhely megtelt, a változtatás nem menthető; semmi sem módosult",
         "en": "The storage is full and the change cannot be saved; nothing was changed",
     },
-    "winnable_deal_not_found": {
+    ErrorCode.WINNABLE_DEAL_NOT_FOUND: {
         "hu": "A megoldó nem talált időben bizonyítottan nyerhető leosztást ezekkel a szabályokkal; próbáld újra",
         "en": "The solver proved no deal winnable under these rules in time; try again",
     },
@@ -96,26 +98,44 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
 MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}
 
 _STATUS_CODES: Final = {
-    400: "bad_request",
-    401: "unauthorized",
-    404: "not_found",
-    405: "method_not_allowed",
-    412: "precondition_failed",
-    413: "body_too_large",
-    422: "validation_failed",
-    429: "rate_limited",
-    503: "service_unavailable",
-    507: "storage_full",
+    400: ErrorCode.BAD_REQUEST,
+    401: ErrorCode.UNAUTHORIZED,
+    404: ErrorCode.NOT_FOUND,
+    405: ErrorCode.METHOD_NOT_ALLOWED,
+    412: ErrorCode.PRECONDITION_FAILED,
+    413: ErrorCode.BODY_TOO_LARGE,
+    422: ErrorCode.VALIDATION_FAILED,
+    429: ErrorCode.RATE_LIMITED,
+    503: ErrorCode.SERVICE_UNAVAILABLE,
+    507: ErrorCode.STORAGE_FULL,
 }
+"""The code of a framework error (routing, Litestar's own validation) by its status."""
+
+DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
+    ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.GAME_NOT_FOUND: 404,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.PRECONDITION_FAILED: 412,
+    ErrorCode.VERSION_CONFLICT: 409,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED: 409,
+    ErrorCode.WINNABLE_DEAL_NOT_FOUND: 409,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.SOLVER_IN_PROGRESS: 429,
+    ErrorCode.SOLVER_BUSY: 503,
+    ErrorCode.SERVICE_UNAVAILABLE: 503,
+}
+"""The status of each domain error: the one place where the domain's refusals become HTTP."""
+AUTHENTICATE: Final = {"WWW-Authenticate": 'Bearer realm="pyramide"'}
 
 
-class ServiceError(HTTPException):
-    """An error of the service itself, with a stable code and parameters for its localised text."""
+class ProblemError(HTTPException):
+    """An error of the HTTP layer itself (a header, a body, a query that cannot be read), with a stable code and
+    parameters for its localised text. The domain raises :class:`DomainError` instead."""
 
     def __init__(
         self,
         status_code: int,
-        code: str,
+        code: ErrorCode,
         *,
         headers: dict[str, str] | None = None,
         explanation: str | None = None,
@@ -184,12 +204,26 @@ def handle_engine_error(request: Request, error: PyramideError) -> Response[dict
     status = 409 if isinstance(error, IllegalMoveError) else 422
     if isinstance(error, InvalidInputError) and error.code == "invalid_state":
         log.error("stored game is damaged: %s", error.detail)
-        return problem_response(request, 500, "internal_error")
+        return problem_response(request, 500, ErrorCode.INTERNAL_ERROR)
     return problem_response(request, status, error.code, params=dict(error.params))
 
 
+def handle_domain_error(request: Request, error: DomainError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    """A domain refusal as problem+json: its status from :data:`DOMAIN_STATUS`, ``Retry-After`` when the error says
+    when to retry, the IETF RateLimit headers for a rate limit, the bearer challenge for 401."""
+    headers: dict[str, str] = {}
+    if error.retry_after_s is not None:
+        headers["Retry-After"] = str(error.retry_after_s)
+    if isinstance(error, RateLimitedError):
+        headers.update(error.limit.headers(error.wait_s))
+    if error.code is ErrorCode.UNAUTHORIZED:
+        headers.update(AUTHENTICATE)
+    status = DOMAIN_STATUS[error.code]
+    return problem_response(request, status, error.code, params=error.params, headers=headers)
+
+
 def handle_http_error(request: Request, error: HTTPException) -> Response[dict[str, object]]:  # type: ignore[type-arg]
-    if isinstance(error, ServiceError):
+    if isinstance(error, ProblemError):
         return problem_response(
             request,
             error.status_code,
@@ -199,7 +233,7 @@ def handle_http_error(request: Request, error: HTTPException) -> Response[dict[s
             headers=dict(error.headers or {}),
         )
     status = error.status_code
-    code = _STATUS_CODES.get(status, "bad_request" if status < 500 else "internal_error")
+    code = _STATUS_CODES.get(status, ErrorCode.BAD_REQUEST if status < 500 else ErrorCode.INTERNAL_ERROR)
     detail = _validation_detail(error) if isinstance(error, ValidationException) else None
     return problem_response(request, status, code, detail=detail, headers=dict(error.headers or {}))
 
@@ -217,7 +251,7 @@ def _validation_detail(error: HTTPException) -> str | None:
 
 def handle_redis_down(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
     log.warning("redis unavailable: %s", error)
-    return problem_response(request, 503, "service_unavailable", headers={"Retry-After": str(RETRY_AFTER_S)})
+    return problem_response(request, 503, ErrorCode.SERVICE_UNAVAILABLE, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
 def handle_redis_error(request: Request, error: ResponseError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
@@ -227,15 +261,16 @@ def handle_redis_error(request: Request, error: ResponseError) -> Response[dict[
         return handle_unexpected(request, error)
     STORAGE_FULL.inc()
     log.error("redis is out of memory: a write was refused (%s %s)", request.method, request.url.path)
-    return problem_response(request, 507, "storage_full")
+    return problem_response(request, 507, ErrorCode.STORAGE_FULL)
 
 
 def handle_unexpected(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
     log.exception("unexpected error", exc_info=error)
-    return problem_response(request, HTTP_500_INTERNAL_SERVER_ERROR, "internal_error")
+    return problem_response(request, HTTP_500_INTERNAL_SERVER_ERROR, ErrorCode.INTERNAL_ERROR)
 
 
 EXCEPTION_HANDLERS: Final = {
+    DomainError: handle_domain_error,
     PyramideError: handle_engine_error,
     HTTPException: handle_http_error,
     RedisConnectionError: handle_redis_down,

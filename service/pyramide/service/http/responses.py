@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from litestar.openapi.datastructures import ResponseSpec
 
+from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.http.problems import PROBLEM_JSON
-from pyramide.service.http.requests import MAX_BODY_BYTES
 from pyramide.service.http.schemas import Problem
 
 _DESCRIPTIONS = {

@@ -68,7 +68,8 @@ class RequestLog:
     The request line is the one hand-written hot path of logging: it is encoded with msgspec and written straight to
     the stream of the root handler (standard error) when ``pyramide.request`` is enabled for its level, instead of
     going through a ``LogRecord`` and the JSON formatter, which cost 17 % of a move request's instructions
-    (``benchmarks/service_instructions.py``). The line has the same fields as :class:`JsonFormatter` writes."""
+    (``benchmarks/service_instructions.py``, measured on 2416135). The line has the same fields as
+    :class:`JsonFormatter` writes."""
 
     def __init__(self, settings: Settings) -> None:
         self.log = logging.getLogger("pyramide.request")

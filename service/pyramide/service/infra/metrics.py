@@ -1,8 +1,8 @@
 """Prometheus metrics for every routed request, under the names and labels of Litestar's Prometheus plugin.
 
 The plugin's middleware builds a request object and a label dict and looks each labelled series up again, four
-times, on every request: 7 % of a request's instructions here. This one does the same counting with the series
-looked up once per route and status and kept, and is a plain ASGI wrapper.
+times, on every request: 7 % of a move request's instructions (``benchmarks/service_instructions.py``). This one
+does the same counting with the series looked up once per route and status and kept, and is a plain ASGI wrapper.
 """
 
 from __future__ import annotations

@@ -13,11 +13,10 @@ import ipaddress
 import math
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any, Final
+from typing import Final
 
-from litestar import Request, Response
-
-from pyramide.service.http.problems import ServiceError, handle_http_error
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.infra.redis import RedisClient
 
 GCRA_LUA: Final = """
 local function gcra(key, interval, burst)
@@ -73,35 +72,24 @@ class Limit:
             return 0
         return max(cell, now_ms) + self.interval_ms - self.burst_ms - now_ms
 
-    def exceeded(self, wait_ms: int) -> ServiceError:
-        """The 429 for a client that must wait ``wait_ms`` more, with ``Retry-After`` and the IETF RateLimit
-        headers (draft-ietf-httpapi-ratelimit-headers, structured-field form)."""
-        wait_s = max(1, math.ceil(wait_ms / 1000))
-        return ServiceError(
-            429,
-            "rate_limited",
-            headers={
-                "Retry-After": str(wait_s),
-                "RateLimit-Policy": f'"{self.name}";q={self.limit};w={self.window_s}',
-                "RateLimit": f'"{self.name}";r=0;t={wait_s}',
-            },
-            seconds=str(wait_s),
-        )
+    def headers(self, wait_s: int) -> dict[str, str]:
+        """The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers, structured-field form) for a client
+        that must wait ``wait_s``."""
+        return {
+            "RateLimit-Policy": f'"{self.name}";q={self.limit};w={self.window_s}',
+            "RateLimit": f'"{self.name}";r=0;t={wait_s}',
+        }
 
 
-class RateLimitedError(Exception):
+class RateLimitedError(DomainError):
     """A client over ``limit``: nothing was done; one more request passes in ``wait_ms``. Raised where the limit is
-    checked (a store script, :class:`RateLimiter`); :func:`handle_rate_limited` answers it."""
+    checked (a store script, :class:`RateLimiter`)."""
 
     def __init__(self, limit: Limit, wait_ms: int) -> None:
-        super().__init__(limit.name, wait_ms)
+        self.wait_s = max(1, math.ceil(wait_ms / 1000))
+        super().__init__(ErrorCode.RATE_LIMITED, retry_after_s=self.wait_s, seconds=str(self.wait_s))
         self.limit = limit
         self.wait_ms = wait_ms
-
-
-def handle_rate_limited(request: Request, error: RateLimitedError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
-    """429 ``rate_limited`` with the limit's headers (:meth:`Limit.exceeded`)."""
-    return handle_http_error(request, error.limit.exceeded(error.wait_ms))
 
 
 def client_bucket(address: str) -> str:
@@ -132,7 +120,7 @@ def player_limit_key(player: object, limit: Limit) -> str:
 class RateLimiter:
     """Checks a limit with a script of its own (one round trip), for the routes where none is folded in."""
 
-    def __init__(self, redis: Any) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self._check = redis.register_script(_CHECK)
 

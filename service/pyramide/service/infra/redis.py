@@ -2,14 +2,48 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
+from redis.commands.core import AsyncScript
 from redis.connection import HiredisRespSerializer
 
-from pyramide.service.infra.settings import Settings
+if TYPE_CHECKING:  # settings name the rate limits, whose limiter takes a client of this module's type
+    from pyramide.service.infra.settings import Settings
+
+
+class RedisClient(Protocol):
+    """The Redis calls the service makes, as both redis-py's client and its cluster client offer them: mypy checks
+    every call against this. Values come back as bytes (the clients never decode responses)."""
+
+    def get(self, name: str, /) -> Awaitable[bytes | str | None]: ...
+    def mget(self, keys: list[str], /) -> Awaitable[list[bytes | str | None]]: ...
+    def set(
+        self, name: str, value: str | bytes, ex: int | None = None, px: int | None = None, nx: bool = False
+    ) -> Awaitable[bool | str | bytes | None]: ...
+    def delete(self, *names: str) -> Awaitable[int]: ...
+    def incr(self, name: str, /) -> Awaitable[int]: ...
+    def pexpire(self, name: str, time: int, /) -> Awaitable[bool]: ...
+    def hgetall(self, name: str, /) -> Awaitable[dict[Any, Any]]: ...
+    def hlen(self, name: str, /) -> Awaitable[int]: ...
+    def hset(self, name: str, *, mapping: Mapping[Any, Any]) -> Awaitable[int]: ...
+    def lrange(self, name: str, start: int, end: int, /) -> Awaitable[list[bytes | str]]: ...
+    def zadd(self, name: str, mapping: Mapping[str, int], /) -> Awaitable[int | float | None]: ...
+    def zrem(self, name: str, /, *values: str) -> Awaitable[int]: ...
+    def zrangebyscore(self, name: str, min: str, max: int, /) -> Awaitable[list[Any]]: ...
+    def evalsha(self, sha: str, numkeys: int, /, *keys_and_args: str | bytes | int) -> Awaitable[Any]: ...
+    def script_load(self, script: str | bytes, /) -> Awaitable[str]: ...
+    def register_script(self, script: str, /) -> AsyncScript: ...
+    def ping(self) -> Awaitable[bool]: ...
+    async def aclose(self) -> None: ...
+
+
+def raw(value: bytes | str | None) -> bytes | None:
+    """A value as the service's clients return it: bytes (they never decode), typed as such."""
+    return value.encode() if isinstance(value, str) else value
 
 
 class LeanCommands(AbstractConnection):
@@ -36,7 +70,7 @@ class LeanCommands(AbstractConnection):
             self.socket_timeout = timeout
 
 
-def connect(settings: Settings) -> Redis | RedisCluster:
+def connect(settings: Settings) -> RedisClient:
     """A client for ``settings.redis_url``; it reconnects by itself after Redis comes back. A cluster client keeps
     redis-py's own connections (it builds them itself)."""
     if settings.redis_url is None:

@@ -4,6 +4,7 @@ the table of ``docs/operations.md``; a test holds the two to each other."""
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +30,11 @@ class Limits:
 
     def limit(self, name: str) -> Limit:
         return self._limits[name]
+
+
+@lru_cache(maxsize=64)
+def _limits(players: int, analyses: int, games: int, moves: int, hints: int) -> Limits:
+    return Limits(players, analyses, games, moves, hints)
 
 
 def _cores_but_one() -> int:
@@ -109,7 +115,9 @@ class Settings(BaseSettings):
 
     @property
     def limits(self) -> Limits:
-        return Limits(self.limit_players, self.limit_analyses, self.limit_games, self.limit_moves, self.limit_hints)
+        """The rate limits, built once per set of values (settings are frozen; a copy with other values gets its
+        own)."""
+        return _limits(self.limit_players, self.limit_analyses, self.limit_games, self.limit_moves, self.limit_hints)
 
     @property
     def worker_count(self) -> int:

@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Response, get, patch, post
+from litestar import Controller, Request, Response, get, patch, post
+from litestar.datastructures import State
 from pydantic import TypeAdapter
 
-from pyramide.service.http.requests import (
-    AnyRequest,
-    check_address_limit,
-    current_player,
-    fingerprint,
-    parse_body,
-    secret_idempotency_key,
-)
+from pyramide.service.http.body import AnyRequest, fingerprint, parse_body
+from pyramide.service.http.headers import secret_idempotency_key
+from pyramide.service.http.injection import Injected
+from pyramide.service.http.limits import AddressLimits
 from pyramide.service.http.responses import problems
-from pyramide.service.http.schemas import CreatedPlayer, CreatePlayerBody, Player, PlayerSettingsBody
-from pyramide.service.players.service import PlayerStore
+from pyramide.service.players.schemas import CreatedPlayer, CreatePlayerBody, PlayerSettingsBody
+from pyramide.service.players.schemas import Player as PlayerView
+from pyramide.service.players.service import Player, PlayerStore
 
 _CREATE = TypeAdapter(CreatePlayerBody)
 _SETTINGS = TypeAdapter(PlayerSettingsBody)
+PlayerRequest = Request[Player, str, State]
 
 
-def _view(player: object) -> Player:
-    return Player.model_validate(player, from_attributes=True)
+def _view(player: Player) -> PlayerView:
+    return PlayerView.model_validate(player, from_attributes=True)
 
 
 class PlayerController(Controller):
@@ -32,15 +31,18 @@ class PlayerController(Controller):
     @post(
         "/",
         operation_id="createPlayer",
+        request_body=CreatePlayerBody,
         summary="Create an anonymous player",
         description="Returns the player's bearer token once; the service keeps only its hash.",
         responses=problems(400, 409, 413, 422, 429),
+        exclude_from_auth=True,
     )
-    async def create(self, request: AnyRequest) -> Response[CreatedPlayer]:
+    async def create(
+        self, request: AnyRequest, players: Injected[PlayerStore], address_limits: Injected[AddressLimits]
+    ) -> Response[CreatedPlayer]:
         key = secret_idempotency_key(request)
         body = await parse_body(request, _CREATE)
-        await check_address_limit(request, "players")
-        players: PlayerStore = request.app.state.players
+        await address_limits.check(request, "players")
         player, token = await players.create(
             body.locale, body.explain_errors, key, await fingerprint(request), body.name
         )
@@ -48,17 +50,16 @@ class PlayerController(Controller):
         return Response(created, status_code=201, headers={"Location": "/v1/players/me"})
 
     @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(401))
-    async def me(self, request: AnyRequest) -> Player:
-        return _view(await current_player(request))
+    async def me(self, request: PlayerRequest) -> PlayerView:
+        return _view(request.user)
 
     @patch(
         "/me",
         operation_id="updateCurrentPlayer",
+        request_body=PlayerSettingsBody,
         summary="Change the caller's settings",
         responses=problems(400, 401, 413, 422),
     )
-    async def update(self, request: AnyRequest) -> Player:
-        player = await current_player(request)
+    async def update(self, request: PlayerRequest, players: Injected[PlayerStore]) -> PlayerView:
         body = await parse_body(request, _SETTINGS)
-        players: PlayerStore = request.app.state.players
-        return _view(await players.update(player, body.locale, body.explain_errors, body.name))
+        return _view(await players.update(request.user, body.locale, body.explain_errors, body.name))

@@ -30,10 +30,10 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from pyramide.engine.messages import Locale
-from pyramide.service.games.store import Redis
-from pyramide.service.http.problems import ServiceError
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Settings
-from pyramide.service.stats.statistics import FOLLOW_PLAYER_LUA, player_key, stats_keys
+from pyramide.service.stats import FOLLOW_PLAYER_LUA, player_key, stats_keys
 
 _AUTHENTICATE: Final = (
     FOLLOW_PLAYER_LUA
@@ -113,10 +113,10 @@ class SealedCreate:
         try:
             plain = self._aead.decrypt(sealed[:_NONCE_BYTES], sealed[_NONCE_BYTES:], self._aad)
         except InvalidTag:
-            raise ServiceError(409, "idempotency_key_reused") from None
+            raise DomainError(ErrorCode.IDEMPOTENCY_KEY_REUSED) from None
         kept = json.loads(plain)
         if not hmac.compare_digest(kept.pop("fp"), fingerprint):
-            raise ServiceError(409, "idempotency_key_reused")
+            raise DomainError(ErrorCode.IDEMPOTENCY_KEY_REUSED)
         token = kept.pop("token")
         player_id = UUID(kept.pop("id"))
         return _player(player_id, {k.encode(): v.encode() for k, v in kept.items()}), token
@@ -131,7 +131,7 @@ class PlayerStore:
     move costs no extra Redis round trip for its token; a settings change made through another process shows
     here within that time."""
 
-    def __init__(self, redis: Redis, settings: Settings) -> None:
+    def __init__(self, redis: RedisClient, settings: Settings) -> None:
         self.redis = redis
         self.settings = settings
         self._authenticate_script = redis.register_script(_AUTHENTICATE)
@@ -154,7 +154,7 @@ class PlayerStore:
         if idempotency_key is None:
             return player, await self._insert(player)
         sealed = SealedCreate(idempotency_key)
-        kept = await self.redis.get(sealed.key)
+        kept = raw(await self.redis.get(sealed.key))
         if kept is not None:
             return sealed.open(kept, fingerprint)
         token = await self._insert(player)
@@ -162,16 +162,16 @@ class PlayerStore:
         if await self.redis.set(sealed.key, sealed.seal(fingerprint, player, token), nx=True, px=ttl_ms):
             return player, token
         await self.redis.delete(player_key(player.id))
-        kept = await self.redis.get(sealed.key)
+        kept = raw(await self.redis.get(sealed.key))
         if kept is None:  # kept and expired in between: not seen in practice, but never answer a deleted player
-            raise ServiceError(409, "version_conflict")
+            raise DomainError(ErrorCode.VERSION_CONFLICT)
         return sealed.open(kept, fingerprint)
 
     async def _insert(self, player: Player) -> str:
         """Store ``player`` with a fresh token's hash; the token."""
         token = f"{player.id}.{secrets.token_urlsafe(32)}"
         fields = {"token_hash": _hash(token.partition(".")[2]), **player.fields()}
-        args = [self.settings.player_idle_ttl_s * 1000, *(item for pair in fields.items() for item in pair)]
+        args = [str(self.settings.player_idle_ttl_s * 1000), *(str(item) for pair in fields.items() for item in pair)]
         await self._insert_script(keys=[player_key(player.id)], args=args)
         return token
 

@@ -1,1 +1,7 @@
+"""Statistics and leaderboards: what each player's finished games add up to, and the wins ranked per deal."""
 
+from pyramide.service.stats.leaderboards import Leaderboards
+from pyramide.service.stats.results import GameResult
+from pyramide.service.stats.statistics import FOLLOW_PLAYER_LUA, StatsStore, player_key, stats_keys
+
+__all__ = ["FOLLOW_PLAYER_LUA", "GameResult", "Leaderboards", "StatsStore", "player_key", "stats_keys"]

@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Protocol
+from uuid import UUID
 
-from litestar import Controller, delete, get
+from litestar import Controller, Request, delete, get
+from litestar.datastructures import State
 
-from pyramide.service.games.settlement import Settlement
+from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
-from pyramide.service.http.requests import AnyRequest, current_player
 from pyramide.service.http.responses import problems
-from pyramide.service.http.schemas import PlayerStats, WonGame, WonGamesPage
-from pyramide.service.stats.statistics import PlayerStats as StatsStore
+from pyramide.service.players import Player
+from pyramide.service.stats.schemas import PlayerStats, WonGame, WonGamesPage
+from pyramide.service.stats.statistics import StatsStore
+
+PlayerRequest = Request[Player, str, State]
+
+
+class PendingResults(Protocol):
+    """What settles a player's finished games that a crash left uncounted (the games domain's settlement): called
+    before the statistics are read, so that they are complete."""
+
+    async def reconcile(self, player: UUID) -> None: ...
 
 
 def _view(counters: dict[str, object]) -> PlayerStats:
@@ -25,12 +37,11 @@ class StatsController(Controller):
     tags = ["statistics"]
 
     @get("/stats", operation_id="getPlayerStats", summary="The caller's statistics", responses=problems(401))
-    async def stats(self, request: AnyRequest) -> PlayerStats:
-        player = await current_player(request)
-        settlement: Settlement = request.app.state.settlement
-        await settlement.reconcile(player.id)
-        store: StatsStore = request.app.state.stats
-        return _view(await store.read(player.id))
+    async def stats(
+        self, request: PlayerRequest, stats: Injected[StatsStore], settlement: Injected[PendingResults]
+    ) -> PlayerStats:
+        await settlement.reconcile(request.user.id)
+        return _view(await stats.read(request.user.id))
 
     @delete(
         "/stats",
@@ -41,11 +52,9 @@ class StatsController(Controller):
         responses=problems(401),
         status_code=200,
     )
-    async def reset(self, request: AnyRequest) -> PlayerStats:
-        player = await current_player(request)
-        store: StatsStore = request.app.state.stats
-        await store.reset(player.id)
-        return _view(await store.read(player.id))
+    async def reset(self, request: PlayerRequest, stats: Injected[StatsStore]) -> PlayerStats:
+        await stats.reset(request.user.id)
+        return _view(await stats.read(request.user.id))
 
     @get(
         "/wins",
@@ -53,11 +62,15 @@ class StatsController(Controller):
         summary="The caller's won games, fastest first (then fewest moves, then the earlier finish)",
         responses=problems(400, 401),
     )
-    async def wins(self, request: AnyRequest, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> WonGamesPage:
+    async def wins(
+        self,
+        request: PlayerRequest,
+        stats: Injected[StatsStore],
+        settlement: Injected[PendingResults],
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+    ) -> WonGamesPage:
         check_paging_query(request)
-        player = await current_player(request)
-        settlement: Settlement = request.app.state.settlement
-        await settlement.reconcile(player.id)
-        store: StatsStore = request.app.state.stats
-        page = await store.wins(player.id, cursor, limit)
+        await settlement.reconcile(request.user.id)
+        page = await stats.wins(request.user.id, cursor, limit)
         return WonGamesPage(entries=[WonGame.model_validate(e) for e in page.entries], next_cursor=page.next_cursor)

@@ -8,11 +8,14 @@ from litestar import Controller, get
 from litestar.params import PathParameter
 
 from pyramide.engine import DealCode
+from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.http.body import AnyRequest
+from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
-from pyramide.service.http.requests import AnyRequest
 from pyramide.service.http.responses import problems
-from pyramide.service.http.schemas import DEAL_CODE_PATTERN, Leaderboard, LeaderboardEntry, RulesBody
+from pyramide.service.http.schemas import DEAL_CODE_PATTERN
 from pyramide.service.stats.leaderboards import Leaderboards
+from pyramide.service.stats.schemas import Leaderboard, LeaderboardEntry
 
 
 class LeaderboardController(Controller):
@@ -25,18 +28,19 @@ class LeaderboardController(Controller):
         summary="The wins on a deal code, each player's best once: fastest first, then fewest moves, then the"
         " earlier finish",
         responses=problems(400, 422),
+        exclude_from_auth=True,
     )
     async def board(
         self,
         request: AnyRequest,
         code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")],
+        leaderboards: Injected[Leaderboards],
         limit: Limit = DEFAULT_LIMIT,
         cursor: Cursor = None,
     ) -> Leaderboard:
         check_paging_query(request)
         deal = DealCode.parse(code)
-        boards: Leaderboards = request.app.state.leaderboards
-        page = await boards.page(str(deal), cursor, limit)
+        page = await leaderboards.page(str(deal), cursor, limit)
         return Leaderboard(
             code=str(deal),
             rules=RulesBody(**deal.rules.to_json()),

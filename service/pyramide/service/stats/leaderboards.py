@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Final
 
-from pyramide.service.games.results import GameResult
-from pyramide.service.games.store import Redis
+from pyramide.service.infra.redis import RedisClient
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
+from pyramide.service.stats.results import GameResult
 
 _ENTER: Final = """
 local old = redis.call('HGET', KEYS[2], ARGV[1])
@@ -31,7 +31,7 @@ def board_keys(code: str) -> list[str]:
 
 
 class Leaderboards:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self._enter = redis.register_script(_ENTER)
         self._lists = RankedLists(redis)
 

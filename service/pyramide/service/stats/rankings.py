@@ -14,12 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from pyramide.service.games.store import Redis
-
-UUID_PATTERN: Final = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-CURSOR_PATTERN: Final = rf"^[0-9]{{12}}:[0-9]{{10}}:[0-9]{{15}}:{UUID_PATTERN}$"
-DEFAULT_PAGE: Final = 20
-MAX_PAGE: Final = 100
+from pyramide.service.infra.redis import RedisClient
 
 _PAGE: Final = """
 local start = '-'
@@ -48,7 +43,7 @@ class Page:
 
 
 class RankedLists:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self._page = redis.register_script(_PAGE)
 
     async def page(self, ranking_key: str, details_key: str, cursor: str | None, limit: int) -> Page:

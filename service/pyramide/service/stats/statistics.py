@@ -14,9 +14,9 @@ import time
 from typing import Any, Final
 from uuid import UUID
 
-from pyramide.service.games.results import GameResult
-from pyramide.service.games.store import Redis
+from pyramide.service.infra.redis import RedisClient
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
+from pyramide.service.stats.results import GameResult
 
 FOLLOW_PLAYER_LUA: Final = """
 local function follow_player(player_key, count)
@@ -101,8 +101,8 @@ def player_key(player: UUID) -> str:
     return f"pyr:{{p:{player}}}:player"
 
 
-class PlayerStats:
-    def __init__(self, redis: Redis) -> None:
+class StatsStore:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self._record = redis.register_script(_RECORD)
         self._reset = redis.register_script(_RESET)

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from pyramide.service.app import create_app
 from pyramide.service.http.openapi import COMMITTED, build_document, render
-from pyramide.service.infra.http_server import server_config
+from pyramide.service.http.server import server_config
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.settings import Settings
@@ -23,7 +23,7 @@ from pyramide.service.infra.supervisor import DataDirInUseError, RedisSupervisor
 log = logging.getLogger("pyramide.serve")
 EXIT_DATA_DIR_IN_USE = 3
 EXIT_BAD_SETTINGS = 2
-_WORKER_PROTOCOL = "pyramide.service.infra.http_server:HeaderDeadlineProtocol"
+_WORKER_PROTOCOL = "pyramide.service.http.server:HeaderDeadlineProtocol"
 
 
 def serve(host: str, port: int, data_dir: str | None, workers: str | None = None) -> int:
@@ -79,7 +79,7 @@ def _run(settings: Settings, host: str, port: int) -> None:
         return
     os.environ["PYRAMIDE_HEADER_TIMEOUT_S"] = str(settings.header_timeout_s)
     uvicorn.run(
-        "pyramide.service.infra.serve:worker_app",
+        "pyramide.service.serve:worker_app",
         factory=True,
         host=host,
         port=port,

@@ -1,0 +1,80 @@
+"""Deals' bodies: rules, layouts, the solver's analysis, the rules catalogue."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from pyramide.service.http.schemas import CardCode, Count, DealCodeText, Recycles, StrictModel
+
+
+class RulesBody(StrictModel):
+    """A rule set. Missing keys take the app's rules (``N``)."""
+
+    recycles: Recycles | None = Field(None, description="Turn-overs of the waste allowed; null: without limit.")
+    stock_waste_pairs: bool = Field(False, description="The card just drawn may pair with the waste card beneath.")
+    cover_pairs: bool = Field(False, description="A card may pair with the single free card still covering it.")
+    strict_win: bool = Field(False, description="All 52 cards must go, not only the pyramid.")
+
+
+Row1 = Annotated[list[CardCode], Field(min_length=1, max_length=1)]
+Row2 = Annotated[list[CardCode], Field(min_length=2, max_length=2)]
+Row3 = Annotated[list[CardCode], Field(min_length=3, max_length=3)]
+Row4 = Annotated[list[CardCode], Field(min_length=4, max_length=4)]
+Row5 = Annotated[list[CardCode], Field(min_length=5, max_length=5)]
+Row6 = Annotated[list[CardCode], Field(min_length=6, max_length=6)]
+Row7 = Annotated[list[CardCode], Field(min_length=7, max_length=7)]
+OtherCards = Annotated[list[CardCode], Field(max_length=24)]
+
+
+class LayoutBody(StrictModel):
+    """The JSON that ``pyramide deal --json`` prints: each of the 52 cards exactly once."""
+
+    code: DealCodeText | None = Field(None, description="Kept when it deals exactly these cards.")
+    rules: RulesBody | None = Field(None, description="Default: the code's rules, else N.")
+    pyramid: tuple[Row1, Row2, Row3, Row4, Row5, Row6, Row7] = Field(description="Rows from the top, left to right.")
+    waste: OtherCards = Field(description="Bottom to top.")
+    stock: OtherCards = Field(description="In draw order, the next card first.")
+
+
+class DealLayout(BaseModel):
+    """A deal: its code, rules and cards."""
+
+    code: str
+    rules: RulesBody
+    pyramid: list[list[str]]
+    waste: list[str]
+    stock: list[str]
+
+
+class Analysis(BaseModel):
+    """What the solver proved; ``winnable`` and ``max_removable`` are null when it ran out of time or budget."""
+
+    winnable: bool | None
+    max_removable: Annotated[int, Field(ge=0, le=28)] | None
+    line: list[str] = Field(description="A line of play that wins, or removes the most cards, in move notation.")
+    states: Count
+    elapsed_ms: Annotated[float, Field(ge=0)]
+
+
+class DealAnalysis(Analysis):
+    code: str
+
+
+class RulePreset(BaseModel):
+    segment: str
+    name: str
+    description: str
+    rules: RulesBody
+
+
+class RuleVariant(BaseModel):
+    key: str
+    name: str
+    description: str
+
+
+class RulesCatalogue(BaseModel):
+    presets: list[RulePreset]
+    variants: list[RuleVariant]

@@ -1,0 +1,43 @@
+"""The service's domain errors: what went wrong, as a stable code and the values its message names. HTTP-free: the
+HTTP package alone decides each code's status and headers (:mod:`pyramide.service.http.problems`)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Every code the service itself answers with (the engine's own are :class:`pyramide.engine.codes.Code`)."""
+
+    UNAUTHORIZED = "unauthorized"
+    GAME_NOT_FOUND = "game_not_found"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    BAD_REQUEST = "bad_request"
+    VALIDATION_FAILED = "validation_failed"
+    PRECONDITION_FAILED = "precondition_failed"
+    VERSION_CONFLICT = "version_conflict"
+    IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
+    INVALID_IDEMPOTENCY_KEY = "invalid_idempotency_key"
+    BODY_TOO_LARGE = "body_too_large"
+    SERVICE_UNAVAILABLE = "service_unavailable"
+    INTERNAL_ERROR = "internal_error"
+    INVALID_IF_MATCH = "invalid_if_match"
+    WEAK_IDEMPOTENCY_KEY = "weak_idempotency_key"
+    RATE_LIMITED = "rate_limited"
+    SOLVER_BUSY = "solver_busy"
+    SOLVER_IN_PROGRESS = "solver_in_progress"
+    REQUEST_TIMEOUT = "request_timeout"
+    STORAGE_FULL = "storage_full"
+    WINNABLE_DEAL_NOT_FOUND = "winnable_deal_not_found"
+
+
+class DomainError(Exception):
+    """A request the domain refuses: ``code`` says why, ``params`` fill its message, ``retry_after_s`` says when
+    trying again may succeed (for capacity and rate limits)."""
+
+    def __init__(self, code: ErrorCode, *, retry_after_s: int | None = None, **params: str) -> None:
+        super().__init__(code.value)
+        self.code = code
+        self.params = params
+        self.retry_after_s = retry_after_s

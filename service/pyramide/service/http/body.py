@@ -1,0 +1,75 @@
+"""The request body: read once within a size limit, validated strictly against its model, fingerprinted for
+Idempotency-Key."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Final, TypeVar
+
+from litestar import Request
+from pydantic import TypeAdapter, ValidationError
+
+from pyramide.service.errors import ErrorCode
+from pyramide.service.http.headers import header_value
+from pyramide.service.http.problems import ProblemError
+
+T = TypeVar("T")
+AnyRequest = Request[Any, Any, Any]
+MAX_BODY_BYTES: Final = 64 * 1024
+"""Far above any body the API takes (a layout is about 1 KiB); a longer one is refused with 413 unread."""
+_BODY: Final = "pyramide.body"
+
+
+async def read_body(request: AnyRequest) -> bytes:
+    """The request body, read once from the ASGI channel and kept in the scope for the next reader; 413
+    ``body_too_large`` past ``MAX_BODY_BYTES``. Litestar's ``Request.body`` first builds the whole header map to
+    read Content-Length, which costs more than the rest of reading a move's body."""
+    scope: dict[str, Any] = request.scope  # type: ignore[assignment]
+    body: bytes | None = scope.get(_BODY)
+    if body is None:
+        body = scope[_BODY] = await _receive_body(request)
+    return body
+
+
+def _too_large() -> ProblemError:
+    """413 with ``Connection: close``: the server stops reading there, so the rest is never received."""
+    return ProblemError(413, ErrorCode.BODY_TOO_LARGE, headers={"Connection": "close"}, limit=str(MAX_BODY_BYTES))
+
+
+async def _receive_body(request: AnyRequest) -> bytes:
+    declared = header_value(request, b"content-length")
+    if declared is not None and (not declared.isascii() or not declared.isdigit() or len(declared) > 12):
+        raise ProblemError(400, ErrorCode.BAD_REQUEST, headers={"Connection": "close"})
+    if declared is not None and int(declared) > MAX_BODY_BYTES:
+        raise _too_large()
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await request.receive()
+        if message["type"] != "http.request":
+            raise ProblemError(400, ErrorCode.BAD_REQUEST)  # the client went away mid-body
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise _too_large()
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+async def parse_body(request: AnyRequest, adapter: TypeAdapter[T]) -> T:
+    """The JSON body validated strictly against its model: 400 when it is not JSON, 422 when it does not fit."""
+    raw = await read_body(request)
+    try:
+        return adapter.validate_json(raw or b"{}", strict=True)
+    except ValidationError as error:
+        if any(e["type"] == "json_invalid" for e in error.errors()):
+            raise ProblemError(400, ErrorCode.BAD_REQUEST) from None
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in error.errors()[:5])
+        raise ProblemError(422, ErrorCode.VALIDATION_FAILED, explanation=problems) from error
+
+
+async def fingerprint(request: AnyRequest) -> str:
+    """What makes two requests the same one, for Idempotency-Key: method, path and body."""
+    body = await read_body(request)
+    return hashlib.sha256(b"%s %s\n%s" % (request.method.encode(), request.url.path.encode(), body)).hexdigest()

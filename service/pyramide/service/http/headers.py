@@ -1,0 +1,98 @@
+"""The request headers handlers read: the player's language, the retry and version headers, the client address.
+
+The move route's hand-written path for headers: each is read from the ASGI scope as it came, where Litestar's
+``Headers`` (or a header parameter) would first build the whole header map, which cost more than the rest of
+reading a move's headers (``benchmarks/service_instructions.py``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from litestar.connection import ASGIConnection
+
+from pyramide.engine.messages import Locale
+from pyramide.service.errors import ErrorCode
+from pyramide.service.http.problems import ProblemError, negotiate_locale
+from pyramide.service.http.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN
+
+AnyConnection = ASGIConnection[Any, Any, Any, Any]
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+_SECRET_KEY = re.compile(CREATE_PLAYER_KEY_PATTERN)
+
+
+def header_value(connection: AnyConnection, name: bytes) -> str | None:
+    """The first value of the header ``name`` (lower case)."""
+    for key, value in connection.scope["headers"]:
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def locale_of(connection: AnyConnection, preferred: Locale = "hu") -> Locale:
+    """``Accept-Language`` first, then ``preferred`` (the player's setting), then Hungarian."""
+    return negotiate_locale(header_value(connection, b"accept-language"), preferred)
+
+
+def idempotency_key(connection: AnyConnection) -> str | None:
+    """The ``Idempotency-Key`` header; 400 ``invalid_idempotency_key`` when it is not 1-200 visible ASCII
+    characters. Read here, not declared as a handler parameter, as every header of the move route (see this
+    module's docstring). The schema documents it on every POST (see ``openapi``)."""
+    key = header_value(connection, b"idempotency-key")
+    if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
+        raise ProblemError(400, ErrorCode.INVALID_IDEMPOTENCY_KEY)
+    return key
+
+
+def secret_idempotency_key(connection: AnyConnection) -> str | None:
+    """The ``Idempotency-Key`` of a request whose kept response holds a secret (``createPlayer``): 400
+    ``weak_idempotency_key`` when it is shorter than 32 characters."""
+    key = idempotency_key(connection)
+    if key is not None and not _SECRET_KEY.fullmatch(key):
+        raise ProblemError(400, ErrorCode.WEAK_IDEMPOTENCY_KEY)
+    return key
+
+
+def if_match(connection: AnyConnection) -> tuple[int, ...] | None:
+    """The game versions the request's ``If-Match`` accepts (:func:`parse_if_match`)."""
+    return parse_if_match(header_value(connection, b"if-match"))
+
+
+_ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*(?:,|$)')
+_VERSION = re.compile(r"[0-9]{1,19}")
+
+
+def parse_if_match(header: str | None) -> tuple[int, ...] | None:
+    """The versions ``If-Match`` accepts: ``None`` for no header or ``*`` (any current game). Entity tags are
+    compared strongly (RFC 9110 13.1.1): a weak tag (``W/"7"``) or one that names no version of ours matches
+    nothing, so the request gets 412. A bare number (``7``) is taken as ``"7"``. A header that is not a list of
+    entity tags is 400 ``invalid_if_match``."""
+    if header is None or header.strip() == "*":
+        return None
+    text = header.strip()
+    if _VERSION.fullmatch(text):
+        return (int(text),)
+    if not text:
+        raise ProblemError(400, ErrorCode.INVALID_IF_MATCH)
+    versions: list[int] = []
+    position = 0
+    while position < len(text):
+        match = _ENTITY_TAG.match(text, position)
+        if match is None or match.end() == position:
+            raise ProblemError(400, ErrorCode.INVALID_IF_MATCH)
+        weak, tag = match.groups()
+        if not weak and _VERSION.fullmatch(tag):
+            versions.append(int(tag))
+        position = match.end()
+    return tuple(versions)
+
+
+def client_address(connection: AnyConnection, trusted_header: str | None) -> str:
+    """The client's address for per-address limits: the peer's, or with ``trusted_header`` configured (a proxy in
+    front that writes it), the last address in that header."""
+    if trusted_header is not None:
+        forwarded = header_value(connection, trusted_header.lower().encode("latin-1"))
+        if forwarded and forwarded.strip(", "):
+            return forwarded.rsplit(",", 1)[-1].strip() or "unknown"
+    client = connection.scope.get("client")
+    return client[0] if client else "unknown"

@@ -1,0 +1,101 @@
+"""The service's objects, built once per app start over one Redis client, and the dependencies handlers ask for.
+
+Handlers name what they need (``games: GameService``); Litestar's dependency injection hands it over from here, so
+no handler looks anything up in the application state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from litestar.di import Provide
+
+from pyramide.service.deals.analysis import Solver
+from pyramide.service.games.service import GameService
+from pyramide.service.games.settlement import Settlement
+from pyramide.service.games.store import GameStore
+from pyramide.service.http.limits import AddressLimits
+from pyramide.service.infra.ratelimit import RateLimiter
+from pyramide.service.infra.redis import RedisClient, connect
+from pyramide.service.infra.settings import Settings
+from pyramide.service.players import PlayerStore
+from pyramide.service.stats.leaderboards import Leaderboards
+from pyramide.service.stats.statistics import StatsStore
+
+
+@dataclass(slots=True)
+class Running:
+    """Everything that lives as long as the app runs."""
+
+    redis: RedisClient
+    players: PlayerStore
+    solver: Solver
+    stats: StatsStore
+    leaderboards: Leaderboards
+    settlement: Settlement
+    games: GameService
+    address_limits: AddressLimits
+
+    @classmethod
+    def start(cls, settings: Settings) -> Running:
+        redis = connect(settings)
+        limiter = RateLimiter(redis)
+        solver = Solver(settings.solver_workers, settings.solver_time_limit_s, settings.solver_queue, redis=redis)
+        store = GameStore(redis, settings)
+        stats = StatsStore(redis)
+        leaderboards = Leaderboards(redis)
+        settlement = Settlement(redis, store, stats, leaderboards, settings.settlement_grace_s)
+        return cls(
+            redis=redis,
+            players=PlayerStore(redis, settings),
+            solver=solver,
+            stats=stats,
+            leaderboards=leaderboards,
+            settlement=settlement,
+            games=GameService(store, settings.conflict_retries, solver, settlement, limiter),
+            address_limits=AddressLimits(limiter, settings),
+        )
+
+    async def stop(self) -> None:
+        self.solver.close()
+        await self.redis.aclose()
+
+
+class Services:
+    """The running services of one app, between its start and its stop."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._running: Running | None = None
+
+    @property
+    def running(self) -> Running:
+        if self._running is None:
+            raise RuntimeError("the service is not started")
+        return self._running
+
+    def start(self) -> None:
+        self._running = Running.start(self.settings)
+
+    async def stop(self) -> None:
+        running, self._running = self._running, None
+        if running is not None:
+            await running.stop()
+
+    def players(self) -> PlayerStore:
+        return self.running.players
+
+    def dependencies(self) -> dict[str, Any]:
+        """What handlers may ask for by name."""
+
+        def provide(name: str) -> Provide:
+            def get() -> object:
+                return getattr(self.running, name)
+
+            return Provide(get, sync_to_thread=False)
+
+        fields = ("redis", "players", "solver", "stats", "leaderboards", "settlement", "games", "address_limits")
+        settings = self.settings
+        return {name: provide(name) for name in fields} | {
+            "settings": Provide(lambda: settings, sync_to_thread=False, use_cache=True)
+        }

@@ -1,0 +1,50 @@
+"""A finished game's result as the statistics count it: what the games domain writes beside the game when it ends,
+in the same atomic write as its final state, and applies from there to the player's statistics and the deal's
+leaderboard."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    player: UUID
+    game: UUID
+    code: str
+    won: bool
+    elapsed_ms: int
+    """Server time from the first move to the win (for a loss: to the end)."""
+    moves: int
+    undos: int
+    score: int
+    finished_ms: int
+    name: str | None = None
+    """The player's name when the game ended, for the leaderboard."""
+
+    def to_bytes(self) -> bytes:
+        return json.dumps({**asdict(self), "player": str(self.player), "game": str(self.game)}).encode()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> GameResult:
+        fields = json.loads(data)
+        return cls(**{**fields, "player": UUID(fields["player"]), "game": UUID(fields["game"])})
+
+    def entry(self, hints: int) -> dict[str, Any]:
+        """What a ranked list shows of this win."""
+        return {
+            "game_id": str(self.game),
+            "player": str(self.player),
+            "code": self.code,
+            "elapsed_ms": self.elapsed_ms,
+            "moves": self.moves,
+            "undos": self.undos,
+            "hints": hints,
+            "score": self.score,
+            "finished_at": datetime.fromtimestamp(self.finished_ms / 1000, UTC).isoformat().replace("+00:00", "Z"),
+            "name": self.name,
+        }

@@ -1,0 +1,71 @@
+"""Statistics' and leaderboards' bodies."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+from uuid import UUID
+
+from pydantic import BaseModel, Field
+
+from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.http.schemas import Count
+
+
+class PlayerStats(BaseModel):
+    """A game counts once a move has been made; won, or lost when stuck or abandoned (once, for good)."""
+
+    played: Count = Field(description="Games in which a move was made.")
+    won: Count
+    lost: Count = Field(description="Games that reached a dead end or were abandoned.")
+    in_progress: Count = Field(
+        description="Games played but neither won nor lost: still open, or left unfinished until they expired."
+    )
+    win_rate: Annotated[float, Field(ge=0, le=1)] = Field(description="won / played; 0 before any game.")
+    current_streak: Count = Field(description="Wins in a row, up to the latest result.")
+    best_streak: Count
+    best_time_ms: Count | None = Field(description="The fastest win, first move to win; null before any win.")
+    fewest_moves: Count | None = Field(description="The win with the fewest moves; null before any win.")
+    average_time_ms: Count | None
+    average_moves: Annotated[float, Field(ge=0)] | None
+    hints_used: Count
+    since: datetime | None = Field(description="When the statistics were last reset; null if never.")
+
+
+class RankedWin(BaseModel):
+    """A won game in a ranked list: by time, then moves, then the earlier finish."""
+
+    rank: Annotated[int, Field(ge=1)]
+    elapsed_ms: Count = Field(description="Server time from the first move to the win.")
+    moves: Count = Field(description="Removals, draws and turn-overs.")
+    undos: Count
+    hints: Count
+    score: Count
+    finished_at: datetime
+
+
+class WonGame(RankedWin):
+    game_id: UUID
+    code: str
+
+
+class LeaderboardEntry(RankedWin):
+    player: UUID = Field(description="The player's id (each player appears once, with their best win).")
+    name: str | None = Field(None, description="The player's name when the win was entered; null: none chosen.")
+
+
+class WonGamesPage(BaseModel):
+    """The caller's won games, best first. Pass ``next_cursor`` as ``cursor`` for the next page; null at the end."""
+
+    entries: list[WonGame]
+    next_cursor: str | None
+
+
+class Leaderboard(BaseModel):
+    """The wins on one deal code (its rules included), each player's best once, best first. Pass ``next_cursor``
+    as ``cursor`` for the next page; null at the end."""
+
+    code: str
+    rules: RulesBody
+    entries: list[LeaderboardEntry]
+    next_cursor: str | None
