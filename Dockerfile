@@ -22,8 +22,12 @@ WORKDIR /app
 COPY pyproject.toml uv.lock README.md ./
 RUN /opt/uv/bin/uv sync --locked --no-dev --no-install-project
 COPY service ./service
+# Of Swagger UI's files the docs page serves four (http/openapi.py DOCS_FILES); the rest (the editor, source maps,
+# other builds) go.
 RUN /opt/uv/bin/uv sync --locked --no-dev --no-editable \
-    && find .venv -name "*.so" -exec strip --strip-unneeded {} +
+    && find .venv -name "*.so" -exec strip --strip-unneeded {} + \
+    && find .venv -path "*/swagger_ui/static/*" -type f ! -name swagger-ui-bundle.js \
+        ! -name swagger-ui-standalone-preset.js ! -name swagger-ui.css ! -name favicon-32x32.png -delete
 
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008

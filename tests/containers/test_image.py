@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -226,6 +227,9 @@ def _play_a_whole_game() -> tuple[dict[str, str], str]:
         assert last.json()["status"] == "won"
         stats = client.get("/v1/players/me/stats", headers=auth).json()
         assert (stats["played"], stats["won"]) == (1, 1)
+        page = client.get("/schema").text
+        for asset in re.findall(r"""(?:src|href)\s*=\s*['"](/schema-assets/[^'"]+)['"]""", page):
+            assert client.get(asset).status_code == 200, asset  # the docs page's files are in the image
         return auth, game["id"]
 
 

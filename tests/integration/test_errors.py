@@ -10,25 +10,29 @@ from litestar import Request
 from litestar.testing import TestClient
 
 from pyramide.engine import DealCode
+from pyramide.engine.messages import ALWAYS_SHOWN, render
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.service import move_body
 from pyramide.service.http.body import MAX_BODY_BYTES
-from pyramide.service.http.problems import MESSAGES, localised, problem_response
+from pyramide.service.http.problems import MESSAGES, MOVE_NOT_EXPLAINED, problem_response, title
+from tests.integration.conftest import new_player
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
 
 Client = TestClient[Any]
 LANGUAGES = [(None, "hu"), ("en", "en"), ("en-GB,en;q=0.9", "en"), ("de, hu;q=0.5", "hu"), ("hu;q=0.2, en;q=0.8", "en")]
 
 
-def _check(response: Any, status: int, code: str, language: str = "hu") -> dict[str, Any]:
+def _check(response: Any, status: int, code: str, language: str = "hu", *, explained: bool = True) -> dict[str, Any]:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/problem+json")
     assert response.headers["content-language"] == language
     problem: dict[str, Any] = response.json()
     assert problem["code"] == code and problem["status"] == status
-    assert problem["title"] == localised(code, language, {})
+    assert problem["title"] == (title(code, language) if explained else render(MOVE_NOT_EXPLAINED, language, {}))
     assert problem["detail"]
-    assert set(problem) == {"type", "title", "status", "detail", "code"}
+    assert set(problem) <= {"type", "title", "status", "detail", "code", "errors"}
+    for entry in problem.get("errors", []):
+        assert entry["code"] and entry["message"] and {"pointer", "query", "header"} & set(entry), entry
     return problem
 
 
@@ -136,15 +140,19 @@ ENGINE_CASES = [
 ]
 
 
+@pytest.mark.parametrize("explain", [True, False], ids=["explained", "unexplained"])
 @pytest.mark.parametrize("language", ["hu", "en"])
 @pytest.mark.parametrize(("move", "code"), ENGINE_CASES, ids=[c for _, c in ENGINE_CASES])
 def test_illegal_moves_are_409_with_the_engines_code(
-    client: Client, player: dict[str, str], move: dict[str, Any], code: str, language: str
+    client: Client, move: dict[str, Any], code: str, language: str, explain: bool
 ) -> None:
+    """The code always says why; the message says it only with the game's error explanations on, or for the
+    messages the rules document shows always (as a tap shows them)."""
+    player = new_player(client, explain_errors=explain)
     game = _game(client, player)
     before = client.get(f"/v1/games/{game}", headers=player).json()
     response = client.post(f"/v1/games/{game}/moves", json=move, headers={**player, "Accept-Language": language})
-    problem = _check(response, 409, code, language)
+    problem = _check(response, 409, code, language, explained=explain or code in ALWAYS_SHOWN)
     if code == "sum_must_be_13":
         assert (
             problem["title"] == {"hu": "Az összegnek ennyinek kell lennie: 13", "en": "The sum must be: 13"}[language]
@@ -153,7 +161,8 @@ def test_illegal_moves_are_409_with_the_engines_code(
     assert after == {**before, "elapsed_ms": after["elapsed_ms"]}, "a refused move changes nothing"
 
 
-def test_removed_cards_and_finished_games(client: Client, player: dict[str, str]) -> None:
+def test_removed_cards_and_finished_games(client: Client) -> None:
+    player = new_player(client, explain_errors=True)
     game = _game(client, player)
     url = f"/v1/games/{game}/moves"
     client.post(url, json={"type": "king", "card": "KD"}, headers=player)
@@ -164,14 +173,39 @@ def test_removed_cards_and_finished_games(client: Client, player: dict[str, str]
     _check(client.post(f"/v1/games/{game}/abandon", headers=player), 409, "game_over")
 
 
-def test_codes_that_name_no_deal_are_422(client: Client, player: dict[str, str]) -> None:
+def test_codes_and_layouts_that_fit_the_schema_but_name_no_deal_are_409(client: Client, player: dict[str, str]) -> None:
+    """The schema cannot say that a long code stays below 52! or that a layout holds each card once: such a request
+    is well-formed, and refused as naming no possible deal (409), not as invalid (422)."""
     too_big = "PY1-N-LAZ" + "Z" * 47
-    _check(client.post("/v1/games", json={"code": too_big}, headers=player), 422, "invalid_deal_code")
-    _check(client.get(f"/v1/deals/{too_big}"), 422, "invalid_deal_code")
+    _check(client.post("/v1/games", json={"code": too_big}, headers=player), 409, "invalid_deal_code")
+    _check(client.get(f"/v1/deals/{too_big}"), 409, "invalid_deal_code")
     layout = DealCode.for_layout(doc_layout()).to_json()
     layout["stock"][0] = layout["stock"][1]
-    problem = _check(client.post("/v1/games", json={"layout": layout}, headers=player), 422, "invalid_layout")
+    problem = _check(client.post("/v1/games", json={"layout": layout}, headers=player), 409, "invalid_layout")
     assert problem["title"] == "Érvénytelen kezdőállás"
+
+
+@pytest.mark.parametrize("language", ["hu", "en"])
+def test_a_malformed_deal_code_is_422_invalid_deal_code_on_every_route(
+    client: Client, player: dict[str, str], language: str
+) -> None:
+    auth = {**player, "Accept-Language": language}
+    for response in (
+        client.get("/v1/deals/NOPE", headers=auth),
+        client.get("/v1/deals/NOPE/analysis", headers=auth),
+        client.get("/v1/leaderboards/NOPE", headers=auth),
+        client.post("/v1/games", json={"code": "PY1-X-AAAAAAS"}, headers=auth),
+    ):
+        problem = _check(response, 422, "invalid_deal_code", language)
+        assert "\\" not in problem["detail"] and "[" not in problem["detail"], "no regular expression"
+
+
+def test_a_malformed_game_id_is_404_game_not_found(client: Client, player: dict[str, str]) -> None:
+    for path in ("/v1/games/xyz", "/v1/games/xyz/moves", "/v1/games/12345678/record"):
+        response = (
+            client.get(path, headers=player) if "moves" not in path else client.post(path, json={}, headers=player)
+        )
+        _check(response, 404, "game_not_found")
 
 
 def test_every_service_code_has_both_languages() -> None:
@@ -180,8 +214,8 @@ def test_every_service_code_has_both_languages() -> None:
 
 
 @pytest.mark.parametrize("language", ["hu", "en"])
-def test_turn_over_and_dead_end_codes(client: Client, player: dict[str, str], language: str) -> None:
-    auth = {**player, "Accept-Language": language}
+def test_turn_over_and_dead_end_codes(client: Client, language: str) -> None:
+    auth = {**new_player(client, explain_errors=True), "Accept-Language": language}
     limited = client.post("/v1/games", json={"code": "PY1-0-NORECYC"}, headers=auth).json()
     url = f"/v1/games/{limited['id']}/moves"
     for _ in range(23):
@@ -210,7 +244,9 @@ def test_every_code_renders_in_both_languages(client: Client, language: str) -> 
     for code in MESSAGES:
         response = problem_response(request, 409, code)
         assert response.headers["Content-Language"] == language
-        assert response.content["title"] == localised(code, language, {})
+        words = response.content["title"]
+        assert words == title(code, language) and "{" not in words
+        assert not words.endswith((":", ";", ",")), words
 
 
 def test_whole_numbers_are_integers_but_booleans_and_strings_are_not(client: Client, player: dict[str, str]) -> None:

@@ -357,11 +357,13 @@ def test_statistics_errors_in_both_languages(client: Client, language: str) -> N
     bad_cursor = client.get(f"/v1/leaderboards/{EASY_CODE}", params={"cursor": "x"}, headers=lang)
     unknown = client.get(f"/v1/leaderboards/{EASY_CODE}", params={"page": 2}, headers=lang)
     assert "page" in unknown.json()["detail"]
-    for response in (bad_limit, bad_cursor, unknown):
+    for response, name in ((bad_limit, "limit"), (bad_cursor, "cursor"), (unknown, "page")):
         assert response.status_code == 400 and response.json()["code"] == "bad_request"
         assert response.headers["content-language"] == language
+        assert [e["query"] for e in response.json()["errors"]] == [name]
     bad_code = client.get("/v1/leaderboards/PY1-N-AAAAAA", headers=lang)
-    assert bad_code.status_code == 400 and bad_code.headers["content-language"] == language
+    assert bad_code.status_code == 422 and bad_code.json()["code"] == "invalid_deal_code"
+    assert bad_code.headers["content-language"] == language
 
 
 def test_an_unplayed_deal_has_an_empty_leaderboard(client: Client) -> None:

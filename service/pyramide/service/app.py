@@ -17,9 +17,12 @@ from litestar.types import ControllerRouterHandler
 import pyramide
 from pyramide.service.deals.controller import DealController
 from pyramide.service.games.controller import GameController
+from pyramide.service.games.hot_path import bind_games
 from pyramide.service.http.auth import BearerAuthentication
+from pyramide.service.http.cors import cors_config
 from pyramide.service.http.health import HealthController
-from pyramide.service.http.openapi import render_plugins
+from pyramide.service.http.openapi import docs_asset, render_plugins
+from pyramide.service.http.options import OptionsAnswers
 from pyramide.service.http.problems import EXCEPTION_HANDLERS
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics
@@ -62,11 +65,12 @@ def create_app(
         route_handlers=[
             PlayerController,
             StatsController,
-            GameController,
+            bind_games(GameController, services.games),
             LeaderboardController,
             DealController,
             HealthController,
             MetricsController,
+            docs_asset,
             *extra_route_handlers,
         ],
         lifespan=[running],
@@ -86,10 +90,11 @@ def create_app(
             render_plugins=render_plugins(),
         ),
         response_cache_config=ResponseCacheConfig(),
+        cors_config=cors_config(settings.cors_origins),
         logging_config=None,  # the service's JSON lines (`logs.configure_logging`), not Litestar's own format
         debug=False,
     )
-    app.asgi_handler = RequestLog(settings).wrap(app.asgi_handler)
+    app.asgi_handler = RequestLog(settings).wrap(OptionsAnswers(app, app.asgi_handler))
     register_supervisor_metrics(settings.supervisor_state)
     tune_garbage_collector()
     return app

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from pyramide.engine import IllegalMoveError
+
 
 class ErrorCode(StrEnum):
     """Every code the service itself answers with (the engine's own are :class:`pyramide.engine.codes.Code`)."""
@@ -30,6 +32,7 @@ class ErrorCode(StrEnum):
     REQUEST_TIMEOUT = "request_timeout"
     STORAGE_FULL = "storage_full"
     WINNABLE_DEAL_NOT_FOUND = "winnable_deal_not_found"
+    CORS_ORIGIN_NOT_ALLOWED = "cors_origin_not_allowed"
 
 
 class DomainError(Exception):
@@ -41,3 +44,13 @@ class DomainError(Exception):
         self.code = code
         self.params = params
         self.retry_after_s = retry_after_s
+
+
+class MoveRefusedError(Exception):
+    """The engine refused a move: ``refusal`` says why; ``explained`` whether the player is told why (the game's
+    error explanations are on, or the rules document shows that message always)."""
+
+    def __init__(self, refusal: IllegalMoveError, explained: bool) -> None:
+        super().__init__(refusal.code)
+        self.refusal = refusal
+        self.explained = explained

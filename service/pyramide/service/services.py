@@ -85,6 +85,9 @@ class Services:
     def players(self) -> PlayerStore:
         return self.running.players
 
+    def games(self) -> GameService:
+        return self.running.games
+
     def dependencies(self) -> dict[str, Any]:
         """What handlers may ask for by name."""
 

@@ -69,7 +69,7 @@ def test_http_plumbing_imports_no_domain_but_the_players_it_authenticates() -> N
 
 
 def test_domain_errors_import_nothing_of_the_service() -> None:
-    assert not [n for n in _imports(SERVICE / "errors.py") if n.startswith("pyramide")]
+    assert not [n for n in _imports(SERVICE / "errors.py") if n.startswith("pyramide.service")]
 
 
 def test_no_handler_looks_anything_up_in_the_application_state() -> None:

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from litestar import Controller, Response, get
 
-from litestar import Controller, get
-from litestar.params import PathParameter
-
-from pyramide.engine import DealCode
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.catalogue import PRESETS, VARIANTS
 from pyramide.service.deals.schemas import DealAnalysis, DealLayout, RulePreset, RulesBody, RulesCatalogue, RuleVariant
+from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
-from pyramide.service.http.headers import locale_of
+from pyramide.service.http.headers import header_value, locale_of
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits
+from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems
-from pyramide.service.http.schemas import DEAL_CODE_PATTERN
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
+from pyramide.service.players import PlayerStore
 
 
 class DealController(Controller):
@@ -32,10 +30,8 @@ class DealController(Controller):
         responses=problems(400, 422, redis=False),
         exclude_from_auth=True,
     )
-    async def deal(
-        self, code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")]
-    ) -> DealLayout:
-        return DealLayout.model_validate(DealCode.parse(code).to_json())
+    async def deal(self, code: DealCodeText) -> DealLayout:
+        return DealLayout.model_validate(deal_code_of(code).to_json())
 
     @get(
         "/deals/{code:str}/analysis",
@@ -48,14 +44,14 @@ class DealController(Controller):
     async def analysis(
         self,
         request: AnyRequest,
-        code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")],
+        code: DealCodeText,
         *,
         solver: Injected[Solver],
         redis: Injected[RedisClient],
         settings: Injected[Settings],
         address_limits: Injected[AddressLimits],
     ) -> DealAnalysis:
-        deal = DealCode.parse(code)
+        deal = deal_code_of(code)
         await address_limits.check(request, "analyses")
         result = await solver.analyse_deal(redis, deal, settings.analysis_ttl_s)
         return DealAnalysis.model_validate({**result, "code": str(deal)})
@@ -64,13 +60,16 @@ class DealController(Controller):
         "/rules",
         operation_id="listRules",
         summary="Rule presets and variants, described in your language",
+        description="Public; with a bearer token, in the player's language when Accept-Language names none.",
         exclude_from_auth=True,
     )
-    async def rules(self, request: AnyRequest) -> RulesCatalogue:
-        locale = locale_of(request)
+    async def rules(self, request: AnyRequest, players: Injected[PlayerStore]) -> Response[RulesCatalogue]:
+        player = await bearer_player(request, players) if header_value(request, b"authorization") else None
+        locale = locale_of(request, player.locale if player else "hu")
         presets = [
             RulePreset(segment=s, name=t[locale][0], description=t[locale][1], rules=RulesBody(**r.to_json()))
             for s, (r, t) in PRESETS.items()
         ]
         variants = [RuleVariant(key=k, name=t[locale][0], description=t[locale][1]) for k, t in VARIANTS.items()]
-        return RulesCatalogue(presets=presets, variants=variants)
+        catalogue = RulesCatalogue(presets=presets, variants=variants)
+        return Response(catalogue, headers={"Content-Language": locale})

@@ -7,7 +7,6 @@ from uuid import UUID
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
-from litestar.params import FromPath
 from pydantic import TypeAdapter
 
 from pyramide.engine.moves import format_record
@@ -24,6 +23,7 @@ from pyramide.service.games.service import (
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, locale_of
 from pyramide.service.http.injection import Injected
+from pyramide.service.http.params import GameIdText, game_id_of
 from pyramide.service.http.responses import problems
 from pyramide.service.players import Player
 
@@ -43,15 +43,21 @@ def _send(reply: Reply, game_id: UUID) -> Response[Snapshot]:
     """The snapshot as serialised once (and kept as such for idempotent retries), its version as the ETag, and
     for a game just dealt, 201 with its location."""
     body: Any = reply.body
-    headers = {"ETag": f'"{reply.version}"'}
+    headers = {"ETag": f'"{reply.version}"', "Content-Language": reply.locale}
     if reply.created:
         headers["Location"] = f"/v1/games/{game_id}"
     return Response(body, status_code=201 if reply.created else 200, media_type="application/json", headers=headers)
 
 
 class GameController(Controller):
+    """The game routes; the app serves a subclass bound to its game service (see ``hot_path``)."""
+
     path = "/v1/games"
     tags = ["games"]
+
+    @staticmethod
+    def games() -> GameService:
+        raise NotImplementedError("served only as bound by hot_path.bind_games")
 
     @post(
         "/",
@@ -70,15 +76,15 @@ class GameController(Controller):
         game_id, reply = await games.create(player, body, locale_of(request, player.locale), key, fp)
         return _send(reply, game_id)
 
-    @get("/{game_id:uuid}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 404))
+    @get("/{game_id:str}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 404))
     async def read(
-        self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]
+        self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]
     ) -> Response[Snapshot]:
-        reply = await games.read(request.user, game_id, locale_of(request, request.user.locale))
-        return _send(reply, game_id)
+        game = game_id_of(game_id)
+        return _send(await games.read(request.user, game, locale_of(request, request.user.locale)), game)
 
     @post(
-        "/{game_id:uuid}/moves",
+        "/{game_id:str}/moves",
         operation_id="playMove",
         request_body=MoveBody,
         summary="Play an explicit move",
@@ -86,13 +92,11 @@ class GameController(Controller):
         responses=problems(400, 401, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
-    async def move(
-        self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]
-    ) -> Response[Snapshot]:
-        return await _act(request, game_id, games, "move")
+    async def move(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
+        return await _act(request, game_id_of(game_id), self.games(), "move")
 
     @post(
-        "/{game_id:uuid}/taps",
+        "/{game_id:str}/taps",
         operation_id="tap",
         request_body=TapBody,
         summary="Tap a card or the stock, as in the app",
@@ -100,44 +104,40 @@ class GameController(Controller):
         responses=problems(400, 401, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
-    async def tap(
-        self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]
-    ) -> Response[Snapshot]:
-        return await _act(request, game_id, games, "tap")
+    async def tap(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
+        return await _act(request, game_id_of(game_id), self.games(), "tap")
 
     @post(
-        "/{game_id:uuid}/abandon",
+        "/{game_id:str}/abandon",
         operation_id="abandonGame",
         summary="Give a game up",
         description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,
         responses=problems(400, 401, 404, 409, 412, 413, 429),
         status_code=200,
     )
-    async def abandon(
-        self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]
-    ) -> Response[Snapshot]:
-        return await _act(request, game_id, games, "abandon")
+    async def abandon(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
+        return await _act(request, game_id_of(game_id), self.games(), "abandon")
 
     @get(
-        "/{game_id:uuid}/hint",
+        "/{game_id:str}/hint",
         operation_id="getHint",
         summary="The next move of the best line, and whether the game can still be won",
         description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out.",
         responses=problems(401, 404, 409, 429),
     )
-    async def hint(self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]) -> Hint:
-        return Hint.model_validate(await games.hint(request.user, game_id))
+    async def hint(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]) -> Hint:
+        return Hint.model_validate(await games.hint(request.user, game_id_of(game_id)))
 
     @get(
-        "/{game_id:uuid}/record",
+        "/{game_id:str}/record",
         operation_id="getGameRecord",
         summary="Every operation in order, in move notation",
         responses=problems(401, 404),
     )
-    async def record(self, request: PlayerRequest, game_id: FromPath[UUID], games: Injected[GameService]) -> GameRecord:
-        stored, moves = await games.record(request.user, game_id)
+    async def record(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]) -> GameRecord:
+        stored, moves = await games.record(request.user, game_id_of(game_id))
         return GameRecord(
-            id=game_id,
+            id=stored.id,
             code=str(stored.game.code),
             rules=RulesBody(**stored.game.rules.to_json()),
             moves=[m.notation() for m in moves],
@@ -145,7 +145,7 @@ class GameController(Controller):
         )
 
 
-async def _act(request: PlayerRequest, game_id: UUID, games: Injected[GameService], kind: str) -> Response[Snapshot]:
+async def _act(request: PlayerRequest, game_id: UUID, games: GameService, kind: str) -> Response[Snapshot]:
     player = request.user
     key = idempotency_key(request)
     if kind == "move":

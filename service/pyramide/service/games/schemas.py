@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Discriminator, Field, Tag
 from typing_extensions import TypedDict
 
 from pyramide.service.deals.schemas import Analysis, LayoutBody, RulesBody
@@ -36,7 +36,19 @@ class LayoutGameBody(StrictModel):
     explain_errors: bool | None = None
 
 
-CreateGameBody = CodeGameBody | LayoutGameBody | RandomGameBody
+def _deal_kind(body: object) -> str:
+    """Which body a createGame request is, by the key it carries: so that a mistake is reported against that body
+    alone, not against every member of the union."""
+    keys = body if isinstance(body, dict) else vars(body) if isinstance(body, BaseModel) else {}
+    return "code-body" if "code" in keys else "layout-body" if "layout" in keys else "random-body"
+
+
+CreateGameBody = Annotated[
+    Annotated[CodeGameBody, Tag("code-body")]
+    | Annotated[LayoutGameBody, Tag("layout-body")]
+    | Annotated[RandomGameBody, Tag("random-body")],
+    Discriminator(_deal_kind),
+]
 
 
 class PairMove(StrictModel):
@@ -72,7 +84,14 @@ class StockTap(StrictModel):
     target: Literal["stock"]
 
 
-TapBody = CardTap | StockTap
+def _tap_kind(body: object) -> str:
+    keys = body if isinstance(body, dict) else vars(body) if isinstance(body, BaseModel) else {}
+    return "card-tap" if "card" in keys else "stock-tap"
+
+
+TapBody = Annotated[
+    Annotated[CardTap, Tag("card-tap")] | Annotated[StockTap, Tag("stock-tap")], Discriminator(_tap_kind)
+]
 
 
 class Slot(TypedDict):

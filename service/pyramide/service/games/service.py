@@ -43,7 +43,7 @@ from pyramide.engine.messages import Locale
 from pyramide.engine.taps import feedback as make_feedback
 from pyramide.service.deals import WINNABLE_ONLY_ATTEMPTS, Solver
 from pyramide.service.deals.schemas import RulesBody
-from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
 from pyramide.service.games.results import settle
 from pyramide.service.games.schemas import (
     CardTap,
@@ -308,7 +308,7 @@ class GameService:
         was_started = stored.started
         try:
             outcome = action(stored)
-        except IllegalMoveError:
+        except (IllegalMoveError, MoveRefusedError):
             if basis.confirmed:
                 raise
             return None
@@ -403,7 +403,10 @@ def move_body(move: Move) -> dict[str, object]:
 def play_action(move: Move) -> Action:
     def act(stored: StoredGame) -> Outcome:
         _guard_open(stored)
-        stored.game.play(move)
+        try:
+            stored.game.play(move)
+        except IllegalMoveError as refusal:
+            raise MoveRefusedError(refusal, stored.game.explains(refusal.code)) from None
         return Outcome(True, move.notation(), _end_feedback(stored.game))
 
     return act

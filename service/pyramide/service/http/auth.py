@@ -10,9 +10,17 @@ from litestar.types import ASGIApp
 
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.headers import AnyConnection, header_value
-from pyramide.service.players import PlayerStore
+from pyramide.service.players import Player, PlayerStore
 
 PUBLIC_PATHS = ["/schema", "/metrics"]
+
+
+async def bearer_player(connection: AnyConnection, players: PlayerStore) -> Player | None:
+    """The player of the request's ``Authorization: Bearer`` token, or ``None`` without a valid one."""
+    header = header_value(connection, b"authorization") or ""
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    return await players.authenticate(token) if scheme.lower() == "bearer" and token else None
 
 
 class BearerAuthentication(AbstractAuthenticationMiddleware):
@@ -24,10 +32,7 @@ class BearerAuthentication(AbstractAuthenticationMiddleware):
         self._players = players
 
     async def authenticate_request(self, connection: AnyConnection) -> AuthenticationResult:
-        header = header_value(connection, b"authorization") or ""
-        scheme, _, token = header.partition(" ")
-        token = token.strip()
-        player = await self._players().authenticate(token) if scheme.lower() == "bearer" and token else None
+        player = await bearer_player(connection, self._players())
         if player is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
-        return AuthenticationResult(user=player, auth=token)
+        return AuthenticationResult(user=player, auth=None)

@@ -3,15 +3,18 @@ Idempotency-Key."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any, Final, TypeVar
 
 from litestar import Request
 from pydantic import TypeAdapter, ValidationError
 
+from pyramide.engine.codes import Code
 from pyramide.service.errors import ErrorCode
 from pyramide.service.http.headers import header_value
-from pyramide.service.http.problems import ProblemError
+from pyramide.service.http.problems import Entries, ProblemError
+from pyramide.service.http.validation import body_errors
 
 T = TypeVar("T")
 AnyRequest = Request[Any, Any, Any]
@@ -65,8 +68,15 @@ async def parse_body(request: AnyRequest, adapter: TypeAdapter[T]) -> T:
     except ValidationError as error:
         if any(e["type"] == "json_invalid" for e in error.errors()):
             raise ProblemError(400, ErrorCode.BAD_REQUEST) from None
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in error.errors()[:5])
-        raise ProblemError(422, ErrorCode.VALIDATION_FAILED, explanation=problems) from error
+        entries: Entries = functools.partial(body_errors, error, raw)
+        raise ProblemError(422, _code_of(entries("hu")), errors=entries) from None
+
+
+def _code_of(entries: list[dict[str, str]]) -> ErrorCode | Code:
+    """``invalid_deal_code`` when a malformed deal code is all that is wrong (as for a code in a path), else
+    ``validation_failed``."""
+    codes = all(e["code"] == "invalid_format" and e.get("pointer", "").endswith("/code") for e in entries)
+    return Code.INVALID_DEAL_CODE if entries and codes else ErrorCode.VALIDATION_FAILED
 
 
 async def fingerprint(request: AnyRequest) -> str:

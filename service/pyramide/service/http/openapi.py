@@ -8,9 +8,14 @@ import json
 from pathlib import Path
 from typing import Any, Final, get_args, get_origin
 
-from litestar import Litestar, Request, Response
+import swagger_ui  # type: ignore[import-untyped]
+from litestar import Litestar, Request, Response, get
+from litestar.datastructures import CacheControlHeader
+from litestar.exceptions import NotFoundException
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, SwaggerRenderPlugin, YamlRenderPlugin
+from litestar.params import FromPath
+from litestar.response import File
 from litestar.routes import HTTPRoute
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
@@ -36,6 +41,82 @@ SECRET_IDEMPOTENCY_KEY_HEADER: Final = {
     " a UUID (400 `weak_idempotency_key` if shorter).",
     "schema": {"type": "string", "pattern": CREATE_PLAYER_KEY_PATTERN},
 }
+
+
+ACCEPT_LANGUAGE_HEADER: Final = {
+    "name": "Accept-Language",
+    "in": "header",
+    "required": False,
+    "description": "`hu` or `en` (q-values honoured); without it, the player's setting, else Hungarian. Every text"
+    " of the response, problems included, is in that language (see Content-Language).",
+    "schema": {"type": "string"},
+}
+REQUEST_ID_HEADER: Final = {
+    "name": "X-Request-ID",
+    "in": "header",
+    "required": False,
+    "description": "The request's id in the service's logs and in the response's X-Request-ID: yours when it is"
+    " 1-200 visible ASCII characters, else a new one.",
+    "schema": {"type": "string"},
+}
+_TAG: Final = r'(W/)?"[!#-~]*"'
+IF_MATCH_HEADER: Final = {
+    "name": "If-Match",
+    "in": "header",
+    "required": False,
+    "description": 'Act only on this version of the game (its ETag, e.g. `"7"`; a list matches any of them,'
+    " `*` any): 412 `precondition_failed` when the game has moved on. Compared strongly: a weak tag matches"
+    " nothing. A header that is not a list of entity tags is 400 `invalid_if_match`.",
+    "schema": {"type": "string", "pattern": rf"^[ \t]*(\*|[0-9]{{1,19}}|{_TAG}([ \t]*,[ \t]*{_TAG})*)[ \t]*$"},
+}
+IF_MATCH_OPERATIONS: Final = frozenset({"playMove", "tap", "abandonGame"})
+
+
+def _header(description: str, *, required: bool = True, pattern: str | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"} if pattern is None else {"type": "string", "pattern": pattern}
+    return {"description": description, "required": required, "schema": schema}
+
+
+REQUEST_ID: Final = _header("The request's id, as the logs name it (the client's own X-Request-ID when usable).")
+CONTENT_LANGUAGE: Final = _header("The language of the response's texts: `hu` or `en`.", pattern="^(hu|en)$")
+ETAG: Final = _header("The game's version as a strong entity tag, for If-Match.", pattern='^"[0-9]+"$')
+LOCATION: Final = _header("Where the new resource is read.")
+RETRY_AFTER: Final = _header("Seconds to wait before trying again.", pattern="^[0-9]+$")
+RATE_LIMIT_POLICY: Final = _header(
+    "The limit that was reached (IETF RateLimit-Policy, structured field), when a rate limit refused it.",
+    required=False,
+)
+RATE_LIMIT: Final = _header(
+    "What is left of that limit and when it resets (IETF RateLimit), when a rate limit refused it.", required=False
+)
+SNAPSHOT_OPERATIONS: Final = frozenset({"createGame", "getGame", "playMove", "tap", "abandonGame"})
+CREATED_OPERATIONS: Final = frozenset({"createGame", "createPlayer"})
+LOCALISED_OPERATIONS: Final = SNAPSHOT_OPERATIONS | {"listRules"}
+
+
+def _response_headers(operation_id: str, status: int) -> dict[str, Any]:
+    """The headers a response of ``operation_id`` with ``status`` carries."""
+    headers: dict[str, Any] = {"X-Request-ID": REQUEST_ID}
+    if status >= 400 or operation_id in LOCALISED_OPERATIONS:
+        headers["Content-Language"] = CONTENT_LANGUAGE
+    if status < 300 and operation_id in SNAPSHOT_OPERATIONS:
+        headers["ETag"] = ETAG
+    if status == 201 and operation_id in CREATED_OPERATIONS:
+        headers["Location"] = LOCATION
+    if status in (429, 503):
+        headers["Retry-After"] = RETRY_AFTER
+    if status == 429:
+        headers |= {"RateLimit-Policy": RATE_LIMIT_POLICY, "RateLimit": RATE_LIMIT}
+    return headers
+
+
+def _optional(model: Any) -> bool:
+    """Whether a request without a body is the same as ``{}``: the model takes an empty object."""
+    try:
+        TypeAdapter(model).validate_python({})
+    except ValueError:
+        return False
+    return True
 
 
 def _operations(app: Litestar) -> dict[str, HTTPRouteHandler]:
@@ -86,12 +167,19 @@ def build_document(app: Litestar) -> dict[str, Any]:
             for status, response in operation.get("responses", {}).items():
                 if int(status) >= 400:  # every error is problem+json, also the 400 Litestar adds by itself
                     response["content"] = {PROBLEM_JSON: {"schema": {"$ref": _REF.format(model="Problem")}}}
-            if method == "post":  # every POST takes one; handlers read it with `requests.idempotency_key`
-                header = SECRET_IDEMPOTENCY_KEY_HEADER if operation_id == "createPlayer" else IDEMPOTENCY_KEY_HEADER
-                operation.setdefault("parameters", []).append(header)
+                response["headers"] = _response_headers(operation_id, int(status))
+            parameters = operation.setdefault("parameters", [])
+            if method == "post":  # every POST takes one; handlers read it with `headers.idempotency_key`
+                parameters.append(
+                    SECRET_IDEMPOTENCY_KEY_HEADER if operation_id == "createPlayer" else IDEMPOTENCY_KEY_HEADER
+                )
+            if operation_id in IF_MATCH_OPERATIONS:
+                parameters.append(IF_MATCH_HEADER)
+            parameters += [ACCEPT_LANGUAGE_HEADER, REQUEST_ID_HEADER]
             body = bodies.get(operation_id)
             if body is not None:
-                operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+                required = not _optional(operations[operation_id].opt["request_body"])
+                operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
     _add_links(document)
     used = json.dumps(document)
     components["schemas"] = {k: v for k, v in components["schemas"].items() if f'"{_REF.format(model=k)}"' in used}
@@ -147,10 +235,54 @@ class DocumentYaml(YamlRenderPlugin):
         return super().render(request, self.source.of(request.app))
 
 
+DOCS_ASSETS: Final = "/schema-assets"
+"""Where the interactive page's scripts, styles and icon are served from: the service itself, with no network."""
+SWAGGER_UI: Final = Path(swagger_ui.__file__).parent / "static"
+"""Swagger UI's files, as the ``swagger-ui-py`` package ships them."""
+DOCS_FILES: Final = {
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui-standalone-preset.js": "text/javascript",
+    "swagger-ui.css": "text/css",
+    "favicon-32x32.png": "image/png",
+}
+
+
+class DocumentPage(SwaggerRenderPlugin):
+    """``/schema``: Swagger UI over the service's document, its files served by the service itself."""
+
+    def __init__(self, source: ServiceDocument, **options: Any) -> None:
+        super().__init__(**options)
+        self.source = source
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:  # noqa: ARG002
+        return super().render(request, self.source.of(request.app))
+
+
 def render_plugins() -> list[OpenAPIRenderPlugin]:
     """The schema's endpoints: the document as JSON and YAML, and the interactive page at ``/schema``."""
     source = ServiceDocument()
-    return [DocumentJson(source), DocumentYaml(source), SwaggerRenderPlugin(path=["/", "/swagger"])]
+    page = DocumentPage(
+        source,
+        path=["/", "/swagger"],
+        js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+        standalone_preset_js_url=f"{DOCS_ASSETS}/swagger-ui-standalone-preset.js",
+        css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+        favicon=f"<link rel='icon' type='image/png' href='{DOCS_ASSETS}/favicon-32x32.png'>",
+    )
+    return [DocumentJson(source), DocumentYaml(source), page]
+
+
+@get(
+    f"{DOCS_ASSETS}/{{name:str}}",
+    include_in_schema=False,
+    exclude_from_auth=True,
+    cache_control=CacheControlHeader(max_age=86400, public=True),
+)
+async def docs_asset(name: FromPath[str]) -> File:
+    """One of :data:`DOCS_FILES`; 404 for any other name."""
+    if name not in DOCS_FILES:
+        raise NotFoundException()
+    return File(SWAGGER_UI / name, media_type=DOCS_FILES[name], content_disposition_type="inline")
 
 
 def render(document: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from pyramide.service.errors import ErrorCode
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.problems import ProblemError
 from pyramide.service.http.schemas import CURSOR_PATTERN, DEFAULT_PAGE, MAX_PAGE
+from pyramide.service.http.validation import MAX_ERRORS, unknown_parameter
 
 Limit = Annotated[int, QueryParameter(ge=1, le=MAX_PAGE, description=f"Entries per page, 1 to {MAX_PAGE}.")]
 Cursor = Annotated[
@@ -28,6 +29,7 @@ def check_paging_query(request: AnyRequest) -> None:
     """A list takes ``limit`` and ``cursor`` only: anything else is a client's mistake, said as 400, not ignored."""
     unknown = set(request.query_params) - PAGING_PARAMETERS
     if unknown:
+        names = sorted(unknown)[:MAX_ERRORS]
         raise ProblemError(
-            400, ErrorCode.BAD_REQUEST, explanation=f"unknown query parameters: {', '.join(sorted(unknown))}"
+            400, ErrorCode.BAD_REQUEST, errors=lambda locale: [unknown_parameter("query", n, locale) for n in names]
         )

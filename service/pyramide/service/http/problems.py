@@ -7,6 +7,7 @@ Every error the service answers with goes through :func:`problem_response`, fram
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Final
 
 from litestar import Request, Response
@@ -17,9 +18,11 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from pyramide.engine import IllegalMoveError, InvalidInputError, PyramideError
+from pyramide.engine import InvalidInputError, PyramideError
+from pyramide.engine.codes import Code
 from pyramide.engine.messages import CATALOGUE, DEFAULT_LOCALE, Locale, render
-from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
+from pyramide.service.http.validation import parameter_error, summary
 from pyramide.service.infra.ratelimit import RateLimitedError
 
 PROBLEM_JSON: Final = "application/problem+json"
@@ -90,12 +93,27 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "A tárhely megtelt, a változtatás nem menthető; semmi sem módosult",
         "en": "The storage is full and the change cannot be saved; nothing was changed",
     },
+    ErrorCode.CORS_ORIGIN_NOT_ALLOWED: {
+        "hu": "Erről az eredetről (origin) böngészőből nem hívható a szolgáltatás",
+        "en": "Pages from this origin may not call the service from a browser",
+    },
     ErrorCode.WINNABLE_DEAL_NOT_FOUND: {
         "hu": "A megoldó nem talált időben bizonyítottan nyerhető leosztást ezekkel a szabályokkal; próbáld újra",
         "en": "The solver proved no deal winnable under these rules in time; try again",
     },
 }
 MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}
+TITLES: Final[dict[str, dict[Locale, str]]] = {
+    ErrorCode.PRECONDITION_FAILED: {"hu": "A játszma közben megváltozott", "en": "The game has changed meanwhile"},
+    ErrorCode.BODY_TOO_LARGE: {"hu": "A kérés törzse túl hosszú", "en": "The request body is too long"},
+    ErrorCode.RATE_LIMITED: {"hu": "Túl sok kérés érkezett", "en": "Too many requests"},
+}
+"""Titles of the codes whose message ends in a value that only the detail carries: a title is a whole sentence."""
+MOVE_NOT_EXPLAINED: Final[dict[Locale, str]] = {
+    "hu": "Ez a lépés most nem szabályos",
+    "en": "This move is not allowed now",
+}
+"""What a refused move says when the game's error explanations are off (the ``code`` still says why)."""
 
 _STATUS_CODES: Final = {
     400: ErrorCode.BAD_REQUEST,
@@ -128,6 +146,10 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
 AUTHENTICATE: Final = {"WWW-Authenticate": 'Bearer realm="pyramide"'}
 
 
+Entries = Callable[[Locale], list[dict[str, str]]]
+"""What was wrong, entry by entry, in a given language (see :mod:`pyramide.service.http.validation`)."""
+
+
 class ProblemError(HTTPException):
     """An error of the HTTP layer itself (a header, a body, a query that cannot be read), with a stable code and
     parameters for its localised text. The domain raises :class:`DomainError` instead."""
@@ -135,16 +157,16 @@ class ProblemError(HTTPException):
     def __init__(
         self,
         status_code: int,
-        code: ErrorCode,
+        code: ErrorCode | Code,
         *,
         headers: dict[str, str] | None = None,
-        explanation: str | None = None,
+        errors: Entries | None = None,
         **params: str,
     ) -> None:
         super().__init__(status_code=status_code, detail=code, headers=headers)
         self.code = code
         self.params = params
-        self.explanation = explanation
+        self.errors = errors
 
 
 def negotiate_locale(header: str | None, fallback: Locale = DEFAULT_LOCALE) -> Locale:
@@ -172,40 +194,49 @@ def localised(code: str, locale: str, params: dict[str, str]) -> str:
     return render(MESSAGES[code], locale, params)
 
 
+def title(code: str, locale: str) -> str:
+    """The title of ``code``: a whole sentence, with no value in it."""
+    return render(TITLES.get(code, MESSAGES[code]), locale, {})
+
+
+def locale_for(request: Request) -> Locale:  # type: ignore[type-arg]
+    """The language of a response: ``Accept-Language``, else the authenticated player's setting, else Hungarian."""
+    player = request.scope.get("user")
+    preferred: Locale = "en" if getattr(player, "locale", "hu") == "en" else "hu"
+    return negotiate_locale(request.headers.get("accept-language"), preferred)
+
+
 def problem_response(
     request: Request,  # type: ignore[type-arg]
     status: int,
     code: str,
     *,
-    detail: str | None = None,
     params: dict[str, str] | None = None,
     headers: dict[str, str] | None = None,
+    errors: Entries | None = None,
+    explained: bool = True,
 ) -> Response[dict[str, object]]:
-    """A problem+json response with ``title`` (the localised message) and ``detail`` (more specific, if any)."""
-    locale = negotiate_locale(request.headers.get("accept-language"))
-    title = localised(code, locale, {})
+    """A problem+json response: ``title`` a whole sentence for the code, ``detail`` the message with its values
+    (or, for a mistake in the request, what was wrong), ``errors`` one entry per mistake."""
+    locale = locale_for(request)
+    texts = MESSAGES[code] if explained else MOVE_NOT_EXPLAINED
     body: dict[str, object] = {
         "type": f"urn:pyramide:problem:{code}",
-        "title": title,
+        "title": title(code, locale) if explained else render(texts, locale, {}),
         "status": status,
-        "detail": localised(code, locale, params or {}) if detail is None else detail,
+        "detail": render(texts, locale, params or {}),
         "code": code,
     }
+    if errors is not None:
+        entries = errors(locale)
+        body["errors"] = entries
+        body["detail"] = f"{body['title']}: {summary(entries, locale)}" if entries else body["detail"]
     return Response(
         body,
         status_code=status,
         media_type=PROBLEM_JSON,
         headers={"Content-Language": locale, **(headers or {})},
     )
-
-
-def handle_engine_error(request: Request, error: PyramideError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
-    """Illegal moves are 409 (the request was fine, the game state refuses it); unreadable input is 422."""
-    status = 409 if isinstance(error, IllegalMoveError) else 422
-    if isinstance(error, InvalidInputError) and error.code == "invalid_state":
-        log.error("stored game is damaged: %s", error.detail)
-        return problem_response(request, 500, ErrorCode.INTERNAL_ERROR)
-    return problem_response(request, status, error.code, params=dict(error.params))
 
 
 def handle_domain_error(request: Request, error: DomainError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
@@ -222,31 +253,51 @@ def handle_domain_error(request: Request, error: DomainError) -> Response[dict[s
     return problem_response(request, status, error.code, params=error.params, headers=headers)
 
 
+def handle_move_refused(request: Request, error: MoveRefusedError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    """409 with the engine's code; its explanation only when the game shows explanations (the rules document)."""
+    refused = error.refusal
+    return problem_response(request, 409, refused.code, params=dict(refused.params), explained=error.explained)
+
+
+def handle_engine_error(request: Request, error: PyramideError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
+    """Engine errors reach here only for input that fit the schema: an illegal move, or a well-formed code or
+    layout that names no possible deal, are 409 (the request was well-formed; the rules refuse it). A stored game
+    the engine cannot read is the service's fault: 500, logged."""
+    if isinstance(error, InvalidInputError) and error.code == "invalid_state":
+        log.error("stored game is damaged: %s", error.detail)
+        return problem_response(request, 500, ErrorCode.INTERNAL_ERROR)
+    return problem_response(request, 409, error.code, params=dict(error.params))
+
+
 def handle_http_error(request: Request, error: HTTPException) -> Response[dict[str, object]]:  # type: ignore[type-arg]
     if isinstance(error, ProblemError):
         return problem_response(
             request,
             error.status_code,
             error.code,
-            detail=error.explanation,
             params=error.params,
             headers=dict(error.headers or {}),
+            errors=error.errors,
         )
     status = error.status_code
     code = _STATUS_CODES.get(status, ErrorCode.BAD_REQUEST if status < 500 else ErrorCode.INTERNAL_ERROR)
-    detail = _validation_detail(error) if isinstance(error, ValidationException) else None
-    return problem_response(request, status, code, detail=detail, headers=dict(error.headers or {}))
+    entries = _framework_entries(error) if isinstance(error, ValidationException) else None
+    return problem_response(request, status, code, headers=dict(error.headers or {}), errors=entries)
 
 
-def _validation_detail(error: HTTPException) -> str | None:
+def _framework_entries(error: HTTPException) -> Entries | None:
+    """Litestar's own validation of query and path parameters, as entries naming the parameter."""
     extra = error.extra
     if not isinstance(extra, list) or not extra:
         return None
-    parts = []
-    for item in extra[:5]:
-        if isinstance(item, dict):
-            parts.append(f"{item.get('key', '')}: {item.get('message', '')}".strip(": "))
-    return "; ".join(parts) or None
+    names = [(_source(i.get("source")), str(i.get("key", ""))) for i in extra[:5] if isinstance(i, dict)]
+    return lambda locale: [parameter_error(where, name, locale) for where, name in names]
+
+
+def _source(source: object) -> str:
+    """Where Litestar found the parameter (``query``, ``path``, ``header``), as an entry's key."""
+    name = str(getattr(source, "value", source or "query"))
+    return name if name in ("query", "header") else "query" if name != "path" else "pointer"
 
 
 def handle_redis_down(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
@@ -271,6 +322,7 @@ def handle_unexpected(request: Request, error: Exception) -> Response[dict[str, 
 
 EXCEPTION_HANDLERS: Final = {
     DomainError: handle_domain_error,
+    MoveRefusedError: handle_move_refused,
     PyramideError: handle_engine_error,
     HTTPException: handle_http_error,
     RedisConnectionError: handle_redis_down,

@@ -49,14 +49,29 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+class ProblemEntry(BaseModel):
+    """One mistake in a request: where (``pointer`` into the JSON body, or the ``query`` parameter or ``header``
+    by name), a stable ``code`` and a ``message`` in the response's language."""
+
+    pointer: str | None = Field(None, description="A JSON Pointer (RFC 6901) into the body; empty: the body.")
+    query: str | None = Field(None, description="The query parameter at fault.")
+    header: str | None = Field(None, description="The header at fault.")
+    code: str = Field(description="required, unknown_field, wrong_type, invalid_format, too_long, …")
+    message: str
+
+
 class Problem(BaseModel):
-    """RFC 9457 problem details, with a stable ``code``; ``title`` and ``detail`` in the caller's language."""
+    """RFC 9457 problem details, with a stable ``code``; ``title`` (a whole sentence) and ``detail`` (what was
+    wrong, with its values) in the response's language (see Content-Language)."""
 
     type: str
     title: str
     status: int
     detail: str
     code: str
+    errors: list[ProblemEntry] | None = Field(
+        None, description="For a request that does not fit the schema: each mistake (RFC 9457 extension member)."
+    )
 
 
 class Health(BaseModel):

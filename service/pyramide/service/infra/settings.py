@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pyramide.service.infra.ratelimit import Limit
 
@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     """The level of the one line logged per request (``DEBUG`` hides them at the default ``log_level``)."""
     supervisor_state: Path | None = None
     """Set by `pyramide serve` for its workers: where the embedded Redis's supervisor publishes its state."""
+    cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
+    """Origins whose pages may call the API from a browser (``https://app.example,https://other.example``, or
+    ``*`` for any); none by default."""
     limit_players: int = Field(120, ge=0)
     """Players created per minute per client address."""
     limit_analyses: int = Field(30, ge=0)
@@ -104,6 +107,14 @@ class Settings(BaseSettings):
     """Moves, taps and abandons per minute per player."""
     limit_hints: int = Field(30, ge=0)
     """Hints per minute per player."""
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _origins(cls, value: object) -> object:
+        """A comma-separated list, as an environment variable gives it, or a list."""
+        if isinstance(value, str):
+            return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
+        return value
 
     @field_validator("log_level", "request_log_level")
     @classmethod

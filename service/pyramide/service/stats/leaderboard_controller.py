@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from litestar import Controller, get
-from litestar.params import PathParameter
 
-from pyramide.engine import DealCode
 from pyramide.service.deals.schemas import RulesBody
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
+from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems
-from pyramide.service.http.schemas import DEAL_CODE_PATTERN
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.schemas import Leaderboard, LeaderboardEntry
 
@@ -33,13 +29,13 @@ class LeaderboardController(Controller):
     async def board(
         self,
         request: AnyRequest,
-        code: Annotated[str, PathParameter(pattern=DEAL_CODE_PATTERN, description="e.g. PY1-N-AAAAAAS")],
+        code: DealCodeText,
         leaderboards: Injected[Leaderboards],
         limit: Limit = DEFAULT_LIMIT,
         cursor: Cursor = None,
     ) -> Leaderboard:
         check_paging_query(request)
-        deal = DealCode.parse(code)
+        deal = deal_code_of(code)
         page = await leaderboards.page(str(deal), cursor, limit)
         return Leaderboard(
             code=str(deal),

@@ -1,0 +1,83 @@
+"""Answers to ``OPTIONS``: every method of its path in ``Allow``, and a refused CORS preflight as problem+json.
+
+Litestar 2 keeps the automatic ``OPTIONS`` handler of the first handler registered on a path, which lists only that
+handler's method: ``OPTIONS /v1/players/me`` answered ``Allow: GET, OPTIONS`` though PATCH is there too
+(litestar-org/litestar#4169, fixed in Litestar 3). This wrapper puts the methods of every route on the path into the
+``Allow`` of such an answer. Litestar's CORS middleware refuses a preflight from an origin not configured with a
+plain-text 400; this answers it as every other refusal, problem+json (403 ``cors_origin_not_allowed``). Every other
+request passes untouched."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+from litestar import Litestar
+from litestar.routes import HTTPRoute
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from pyramide.service.errors import ErrorCode
+from pyramide.service.http.problems import PROBLEM_JSON, localised, negotiate_locale
+
+
+def methods_by_path(app: Litestar) -> dict[str, str]:
+    """For each path template of ``app``, its ``Allow`` value: every method of every route on it."""
+    methods: defaultdict[str, set[str]] = defaultdict(set)
+    for route in app.routes:
+        if isinstance(route, HTTPRoute):
+            methods[route.path_format] |= set(route.methods)
+    return {path: ", ".join(sorted(names)) for path, names in methods.items()}
+
+
+class OptionsAnswers:
+    """The ASGI wrapper for ``OPTIONS`` requests (see the module's docstring)."""
+
+    def __init__(self, app: Litestar, inner: ASGIApp) -> None:
+        self.allow = methods_by_path(app)
+        self.inner = inner
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "OPTIONS":
+            await self.inner(scope, receive, send)
+            return
+        headers = dict(scope.get("headers", ()))
+        preflight = b"origin" in headers and b"access-control-request-method" in headers
+        refused = False
+
+        async def answered(message: Message) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start":
+                if preflight and message["status"] == 400:
+                    refused = True
+                    await _refuse(send, headers.get(b"accept-language"))
+                    return
+                message["headers"] = self._allow(scope, list(message.get("headers", ())))
+            if not refused:
+                await send(message)
+
+        await self.inner(scope, receive, answered)
+
+    def _allow(self, scope: Scope, headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+        allow = self.allow.get(str(scope.get("path_template", "")))
+        kept = [(k, v) for k, v in headers if k.lower() != b"allow"]
+        if allow is None or len(kept) == len(headers):
+            return headers
+        return [*kept, (b"allow", allow.encode())]
+
+
+async def _refuse(send: Send, accept_language: bytes | None) -> None:
+    """403 ``cors_origin_not_allowed`` as problem+json, in place of Litestar's plain-text answer."""
+    locale = negotiate_locale(accept_language.decode("latin-1") if accept_language else None)
+    code = ErrorCode.CORS_ORIGIN_NOT_ALLOWED
+    text = localised(code, locale, {})
+    body = json.dumps(
+        {"type": f"urn:pyramide:problem:{code}", "title": text, "status": 403, "detail": text, "code": code},
+        ensure_ascii=False,
+    ).encode()
+    head = [
+        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-language", locale.encode()),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 403, "headers": head})
+    await send({"type": "http.response.body", "body": body, "more_body": False})

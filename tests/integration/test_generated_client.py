@@ -1,0 +1,78 @@
+"""The contract as a client developer meets it: a Python client generated from the committed schema by
+openapi-python-client (with no warning), used over real HTTP to create a player and win a whole game."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar import Litestar
+
+from pyramide.engine import DealCode, RemoveKing, RemovePair
+from pyramide.engine.cards import card_code
+from pyramide.engine.moves import parse_record
+from pyramide.service.http.openapi import COMMITTED
+from tests.integration.conftest import serve_in_thread
+from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+
+GENERATOR = Path(sys.executable).with_name("openapi-python-client")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The client package, generated into a fresh folder and imported."""
+    folder = tmp_path_factory.mktemp("client")
+    env = {**os.environ, "PATH": f"{GENERATOR.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(
+        [GENERATOR, "generate", "--path", COMMITTED, "--meta", "none", "--output-path", folder / "pyramide_client"],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0 and "Warning" not in output, output
+    sys.path.insert(0, str(folder))
+    try:
+        yield importlib.import_module("pyramide_client")
+    finally:
+        sys.path.remove(str(folder))
+        for name in [n for n in sys.modules if n.split(".")[0] == "pyramide_client"]:
+            del sys.modules[name]
+
+
+def test_a_generated_client_plays_a_whole_game(generated: Any, app: Litestar) -> None:
+    api = importlib.import_module("pyramide_client.api.games.play_move")
+    create_game = importlib.import_module("pyramide_client.api.games.create_game")
+    get_record = importlib.import_module("pyramide_client.api.games.get_game_record")
+    create_player = importlib.import_module("pyramide_client.api.players.create_player")
+    get_stats = importlib.import_module("pyramide_client.api.statistics.get_player_stats")
+    models = importlib.import_module("pyramide_client.models")
+    with serve_in_thread(app) as url:
+        anonymous = generated.Client(base_url=url)
+        english = models.CreatePlayerBody(locale=models.CreatePlayerBodyLocale.EN)
+        created = create_player.sync_detailed(client=anonymous, body=english)
+        assert created.status_code == 201 and created.headers["location"] == "/v1/players/me"
+        client = generated.AuthenticatedClient(base_url=url, token=created.parsed.token)
+        code = str(DealCode.for_layout(easy_game().layout))
+        dealt = create_game.sync_detailed(client=client, body=models.CodeGameBody(code=code))
+        assert dealt.status_code == 201, dealt.content
+        game, etag = dealt.parsed.id, dealt.headers["etag"]
+        for move in parse_record(EASY_CLEARING):
+            if isinstance(move, RemoveKing):
+                body = models.KingMove(card=card_code(move.card), type_="king")
+            elif isinstance(move, RemovePair):
+                body = models.PairMove(cards=[card_code(c) for c in move.cards], type_="pair")
+            else:
+                body = models.DrawMove(type_="draw")
+            played = api.sync_detailed(game, client=client, body=body, if_match=etag)
+            assert played.status_code == 200, played.content
+            etag = played.headers["etag"]
+            assert played.headers["content-language"] == "en"
+        assert played.parsed.status == models.SnapshotStatus.WON
+        record = get_record.sync_detailed(game, client=client)
+        assert record.parsed.record == EASY_CLEARING
+        stats = get_stats.sync_detailed(client=client)
+        assert (stats.parsed.played, stats.parsed.won) == (1, 1)
