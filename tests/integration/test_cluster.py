@@ -131,3 +131,13 @@ def _win_is_counted_across_slots(client: TestClient[Any], auth: dict[str, str]) 
     assert (stats["played"], stats["won"], stats["in_progress"]) == (6, 1, 5)
     assert client.get("/v1/players/me/wins", headers=auth).json()["entries"][0]["game_id"] == game["id"]
     assert [e["moves"] for e in client.get(f"/v1/leaderboards/{code}").json()["entries"]] == [16]
+    listed = client.get("/v1/players/me/games", headers=auth).json()["entries"]
+    assert [e["status"] for e in listed] == [
+        "won",
+        "in_progress",
+        "in_progress",
+        "in_progress",
+        "in_progress",
+        "in_progress",
+    ]
+    assert listed[0]["id"] == game["id"], "the lists live in the player's slot, written with each change"

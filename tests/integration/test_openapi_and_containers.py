@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OPERATIONS = {
     "createPlayer", "getCurrentPlayer", "updateCurrentPlayer", "createGame", "getGame", "playMove", "tap",
     "abandonGame", "getGameRecord", "getDeal", "listRules", "getLiveness", "getReadiness", "getHint", "analyseDeal",
-    "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard",
+    "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard", "listPlayerGames",
 }  # fmt: skip
 
 

@@ -16,7 +16,7 @@ from litestar.types import ControllerRouterHandler
 
 import pyramide
 from pyramide.service.deals.controller import DealController
-from pyramide.service.games.controller import GameController
+from pyramide.service.games.controller import GameController, MyGamesController
 from pyramide.service.games.hot_path import bind_games
 from pyramide.service.http.auth import BearerAuthentication
 from pyramide.service.http.cors import cors_config
@@ -66,6 +66,7 @@ def create_app(
             PlayerController,
             StatsController,
             bind_games(GameController, services.games),
+            MyGamesController,
             LeaderboardController,
             DealController,
             HealthController,

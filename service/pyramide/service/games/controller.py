@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
+from litestar.params import QueryParameter
 from pydantic import TypeAdapter
 
 from pyramide.engine.moves import format_record
 from pyramide.service.deals.schemas import RulesBody
-from pyramide.service.games.schemas import CreateGameBody, GameRecord, Hint, MoveBody, Snapshot, TapBody
+from pyramide.service.games.schemas import (
+    CreateGameBody,
+    GameRecord,
+    GamesPage,
+    GameSummary,
+    Hint,
+    MoveBody,
+    Snapshot,
+    TapBody,
+)
 from pyramide.service.games.service import (
     GameService,
     Reply,
@@ -23,6 +33,7 @@ from pyramide.service.games.service import (
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, locale_of
 from pyramide.service.http.injection import Injected
+from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.params import GameIdText, game_id_of
 from pyramide.service.http.responses import problems
 from pyramide.service.players import Player
@@ -37,6 +48,7 @@ _IF_MATCH = (
 
 
 PlayerRequest = Request[Player, str, State]
+ListStatus = Literal["all", "in_progress", "won", "lost", "abandoned"]
 
 
 def _send(reply: Reply, game_id: UUID) -> Response[Snapshot]:
@@ -165,3 +177,31 @@ async def _act(request: PlayerRequest, game_id: UUID, games: GameService, kind: 
         fingerprint=await fingerprint(request) if key else "",
     )
     return _send(reply, game_id)
+
+
+class MyGamesController(Controller):
+    """The caller's games, to resume one on another device or after a reinstall."""
+
+    path = "/v1/players/me"
+    tags = ["games"]
+
+    @get(
+        "/games",
+        operation_id="listPlayerGames",
+        summary="The caller's games, the latest changed first",
+        description="Served from lists kept in the same writes that change a game; expired games drop out.",
+        responses=problems(400, 401),
+    )
+    async def games(
+        self,
+        request: PlayerRequest,
+        games: Injected[GameService],
+        status: Annotated[ListStatus, QueryParameter(description="Which games; default: all.")] = "all",
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: GamesCursor = None,
+    ) -> GamesPage:
+        check_paging_query(request, "status")
+        after = None if cursor is None else (int(cursor.partition(":")[0]), cursor.partition(":")[2])
+        entries, following = await games.list_games(request.user, status, after, limit)
+        next_cursor = None if following is None else f"{following[0]}:{following[1]}"
+        return GamesPage(entries=[GameSummary.model_validate(e) for e in entries], next_cursor=next_cursor)

@@ -162,3 +162,25 @@ class GameRecord(BaseModel):
     rules: RulesBody
     moves: list[str]
     record: str = Field(description="The moves separated by spaces.")
+
+
+ListedStatus = Literal["in_progress", "won", "lost", "abandoned"]
+
+
+class GameSummary(BaseModel):
+    """One of the player's games, as a list of games shows it."""
+
+    id: UUID
+    code: str = Field(description="The deal code, as the snapshot shows it.")
+    rules: RulesBody
+    status: ListedStatus = Field(description="lost: no move is left (undo may still bring it back into play).")
+    score: Count
+    moves: Count
+    elapsed_ms: Count | None
+    created_at: datetime
+    updated_at: datetime = Field(description="The last change.")
+
+
+class GamesPage(BaseModel):
+    entries: list[GameSummary]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last one.")

@@ -16,6 +16,7 @@ import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 from uuid import UUID, uuid4
 
 from pyramide.engine import (
@@ -57,13 +58,39 @@ from pyramide.service.games.schemas import (
     UndoMove,
 )
 from pyramide.service.games.settlement import Settlement
-from pyramide.service.games.snapshots import now_ms, snapshot_json
-from pyramide.service.games.store import GameStore, Saved, derived_id, digest
+from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, snapshot_json
+from pyramide.service.games.store import GameStore, Listed, Saved, derived_id, digest
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.ratelimit import RateLimiter, player_limit_key
 from pyramide.service.players import Player
 
 RETRY_BACKOFF_S = 0.001
+LISTS: Final[dict[str, Listed | None]] = {
+    "all": None,
+    "in_progress": Listed.OPEN,
+    "lost": Listed.OPEN,
+    "won": Listed.WON,
+    "abandoned": Listed.ABANDONED,
+}
+"""The list each status is read from; in the open list, in progress and lost are told apart by the game itself."""
+
+
+def summary(stored: StoredGame, changed_ms: int) -> dict[str, object]:
+    """A game as a list of games shows it."""
+    game = stored.game
+    status = "abandoned" if stored.abandoned else {"stuck": "lost"}.get(str(game.status), str(game.status))
+    return {
+        "id": stored.id,
+        "code": str(game.code),
+        "rules": game.rules.to_json(),
+        "status": status,
+        "score": game.score,
+        "moves": game.moves,
+        "elapsed_ms": elapsed_ms(stored, now_ms()),
+        "created_at": moment(stored.created_ms),
+        "updated_at": moment(changed_ms),
+        "changed_ms": changed_ms,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +243,33 @@ class GameService:
         """The game's snapshot now."""
         return reply_for(await self.load(player, game_id), locale, None)
 
+    async def list_games(
+        self, player: Player, status: str, cursor: tuple[int, str] | None, limit: int
+    ) -> tuple[list[dict[str, object]], tuple[int, str] | None]:
+        """The player's games of ``status`` (``all``, ``in_progress``, ``won``, ``lost``, ``abandoned``), newest
+        change first: up to ``limit`` summaries, and where the next page starts (``None`` after the last)."""
+        kind = LISTS[status]
+        entries: list[dict[str, object]] = []
+        position = cursor
+        while len(entries) <= limit:
+            want = limit + 1 - len(entries)
+            batch = await self.store.listed(player.id, kind, position, want)
+            states = await self.store.states(player.id, [game for game, _ in batch])
+            gone = [game for (game, _), state in zip(batch, states, strict=True) if state is None]
+            if gone:
+                await self.store.unlist(player.id, gone)  # expired since: they drop out of the lists
+            for (game, changed), state in zip(batch, states, strict=True):
+                entry = None if state is None else summary(StoredGame.from_bytes(UUID(game), state), changed)
+                if entry is not None and (kind is not Listed.OPEN or entry["status"] == status):
+                    entries.append(entry)
+            if len(batch) < want:
+                break
+            position = (batch[-1][1], batch[-1][0])
+        if len(entries) <= limit:
+            return entries, None
+        last = entries[limit - 1]
+        return entries[:limit], (int(str(last["changed_ms"])), str(last["id"]))
+
     async def record(self, player: Player, game_id: UUID) -> tuple[StoredGame, list[Move]]:
         """The game and every move played in it, in order."""
         stored = await self.load(player, game_id)
@@ -327,6 +381,7 @@ class GameService:
             idempotency=key,
             response=reply.kept(fingerprint) if key else b"",
             result=b"" if result is None else result.to_bytes(),
+            changed_ms=now,
         )
         if saved.saved is Saved.OK:
             if started or result is not None:

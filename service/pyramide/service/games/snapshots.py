@@ -47,8 +47,13 @@ def _rules(rules: Rules) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=4096)
+def moment(ms: int) -> datetime:
+    """A moment in milliseconds since the epoch, in UTC."""
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
 def _time(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
+    return None if ms is None else moment(ms)
 
 
 def _code(card: int | None) -> str | None:

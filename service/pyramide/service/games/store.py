@@ -28,8 +28,24 @@ from pyramide.service.infra.ratelimit import GCRA_LUA, RateLimitedError, player_
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Settings
 
+LIST_LUA: Final = """
+local function list_game(first, game, now, kind)
+  redis.call('ZADD', KEYS[first], now, game)
+  for i = first + 1, first + 3 do
+    if i - first == tonumber(kind) then
+      redis.call('ZADD', KEYS[i], now, game)
+    else
+      redis.call('ZREM', KEYS[i], game)
+    end
+  end
+end
+"""
+"""Keeps a game in its owner's lists (``KEYS[first]``: all games; the next three: open, won, abandoned) under the
+moment of its last change, in the same script that writes the change."""
+
 _SAVE: Final = (
     GCRA_LUA
+    + LIST_LUA
     + """
 local current = redis.call('GET', KEYS[1])
 if not current then return {0, ''} end
@@ -55,12 +71,14 @@ else
   redis.call('PERSIST', KEYS[5])
 end
 if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6]) end
+list_game(7, ARGV[10], ARGV[11], ARGV[12])
 return {1, tonumber(redis.call('GET', KEYS[5]) or '0')}
 """
 )
 
 _CREATE: Final = (
     GCRA_LUA
+    + LIST_LUA
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('GET', KEYS[2]) or ''}
@@ -69,6 +87,7 @@ local wait = gcra(KEYS[3], tonumber(ARGV[5]), tonumber(ARGV[6]))
 if wait > 0 then return {3, wait} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3] .. ARGV[1], 'PX', ARGV[4]) end
+list_game(4, ARGV[7], ARGV[8], 1)
 return {1, ''}
 """
 )
@@ -135,6 +154,44 @@ def hints_key(player_id: UUID, game_id: UUID) -> str:
     return game_tag(player_id, game_id) + "hints"
 
 
+LIST_TIES: Final = 64
+"""Entries read beyond a page, for games changed in the same millisecond as the previous page's last one."""
+
+
+def game_tag_text(player_id: UUID, game_id: str) -> str:
+    """:func:`game_tag` for a game id as its lists hold it."""
+    return f"pyr:{{p:{player_id}}}:g:{game_id}:"
+
+
+@lru_cache(maxsize=RECENT_GAMES)
+def id_text(game_id: UUID) -> str:
+    """A game id as its lists hold it, kept for the games in play."""
+    return str(game_id)
+
+
+class Listed(enum.IntEnum):
+    """The list a game is in besides all games: the position of its key after the all-games list."""
+
+    OPEN = 1
+    """In progress, or stuck (which undo may still turn back into play)."""
+    WON = 2
+    ABANDONED = 3
+
+
+@lru_cache(maxsize=RECENT_GAMES)
+def list_keys(player_id: UUID) -> tuple[str, str, str, str]:
+    """The player's lists of games, each a sorted set of game ids by the moment of their last change: all, open,
+    won, abandoned. Kept in the same scripts that write a game, so listing needs no scan."""
+    tag = f"pyr:{{p:{player_id}}}:list:"
+    return (tag + "all", tag + "open", tag + "won", tag + "abandoned")
+
+
+def listed(stored: StoredGame) -> Listed:
+    if stored.abandoned:
+        return Listed.ABANDONED
+    return Listed.WON if stored.game.is_won else Listed.OPEN
+
+
 def game_idempotency_key(player_id: UUID, game_id: UUID, key_digest: str) -> str:
     return game_tag(player_id, game_id) + "idem:" + key_digest
 
@@ -197,6 +254,7 @@ class GameStore:
                 game_key(owner, stored.id),
                 game_idempotency_key(owner, stored.id, idempotency or "-"),
                 player_limit_key(owner, self._games),
+                *list_keys(owner),
             ],
             [
                 state,
@@ -204,6 +262,8 @@ class GameStore:
                 response if idempotency else b"",
                 self.settings.idempotency_ttl_s * 1000,
                 *self._games.args(),
+                id_text(stored.id),
+                stored.created_ms,
             ],
         )
         if int(created) == Saved.LIMITED.value:
@@ -222,6 +282,7 @@ class GameStore:
         idempotency: str | None = None,
         response: bytes = b"",
         result: bytes = b"",
+        changed_ms: int = 0,
     ) -> SaveResult:
         """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
         the record, keep ``response`` (its head: the script adds the stored game) for the Idempotency-Key and the
@@ -240,6 +301,7 @@ class GameStore:
                 result_key(owner, game_id),
                 hints_key(owner, game_id),
                 player_limit_key(owner, self._moves),
+                *list_keys(owner),
             ],
             [
                 basis,
@@ -250,6 +312,9 @@ class GameStore:
                 self.settings.idempotency_ttl_s * 1000,
                 result,
                 *self._moves.args(),
+                id_text(game_id),
+                changed_ms,
+                listed(stored).value,
             ],
         )
         outcome = Saved(int(saved))
@@ -289,3 +354,30 @@ class GameStore:
             m.decode() if isinstance(m, bytes) else m
             for m in await self.redis.lrange(record_key(player, game_id), 0, -1)
         ]
+
+    async def listed(
+        self, player: UUID, kind: Listed | None, before: tuple[int, str] | None, count: int
+    ) -> list[tuple[str, int]]:
+        """Up to ``count`` of the player's game ids with the moment of their last change, newest first, in the list
+        ``kind`` (``None``: all games), after ``before`` (the last entry of the previous page)."""
+        key = list_keys(player)[0 if kind is None else kind.value]
+        high: float | str = "+inf" if before is None else before[0]
+        rows = await self.redis.zrevrangebyscore(key, high, "-inf", start=0, num=count + LIST_TIES, withscores=True)
+        found: list[tuple[str, int]] = []
+        for member, score in rows:
+            game = member.decode() if isinstance(member, bytes) else str(member)
+            if before is not None and int(score) == before[0] and game >= before[1]:
+                continue  # on the previous page: equal moments come in descending id order
+            found.append((game, int(score)))
+        return found[:count]
+
+    async def states(self, player: UUID, games: list[str]) -> list[bytes | None]:
+        """The stored games named, ``None`` for each that has expired."""
+        if not games:
+            return []
+        return [raw(s) for s in await self.redis.mget([game_tag_text(player, g) + "state" for g in games])]
+
+    async def unlist(self, player: UUID, games: list[str]) -> None:
+        """Take expired games out of the player's lists."""
+        for key in list_keys(player):
+            await self.redis.zrem(key, *games)

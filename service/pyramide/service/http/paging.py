@@ -9,7 +9,7 @@ from litestar.params import QueryParameter
 from pyramide.service.errors import ErrorCode
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.problems import ProblemError
-from pyramide.service.http.schemas import CURSOR_PATTERN, DEFAULT_PAGE, MAX_PAGE
+from pyramide.service.http.schemas import CURSOR_PATTERN, DEFAULT_PAGE, GAMES_CURSOR_PATTERN, MAX_PAGE
 from pyramide.service.http.validation import MAX_ERRORS, unknown_parameter
 
 Limit = Annotated[int, QueryParameter(ge=1, le=MAX_PAGE, description=f"Entries per page, 1 to {MAX_PAGE}.")]
@@ -21,13 +21,22 @@ Cursor = Annotated[
         description="Where the page starts: the previous page's `next_cursor`; omit for the first page.",
     ),
 ]
+GamesCursor = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        pattern=GAMES_CURSOR_PATTERN,
+        description="Where the page starts: the previous page's `next_cursor`; omit for the first page.",
+    ),
+]
 DEFAULT_LIMIT = DEFAULT_PAGE
 PAGING_PARAMETERS = frozenset({"limit", "cursor"})
 
 
-def check_paging_query(request: AnyRequest) -> None:
-    """A list takes ``limit`` and ``cursor`` only: anything else is a client's mistake, said as 400, not ignored."""
-    unknown = set(request.query_params) - PAGING_PARAMETERS
+def check_paging_query(request: AnyRequest, *also: str) -> None:
+    """A list takes ``limit`` and ``cursor`` (and the filters ``also``) only: anything else is a client's mistake,
+    said as 400, not ignored."""
+    unknown = set(request.query_params) - PAGING_PARAMETERS - set(also)
     if unknown:
         names = sorted(unknown)[:MAX_ERRORS]
         raise ProblemError(

@@ -27,6 +27,8 @@ characters, such as a UUID or 32 random hex digits (122-128 random bits)."""
 UUID_PATTERN: Final = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 CURSOR_PATTERN: Final = rf"^[0-9]{{12}}:[0-9]{{10}}:[0-9]{{15}}:{UUID_PATTERN}$"
 """A list's page cursor: the last entry's rank (time, moves, finish) and game id, as ``next_cursor`` gives it."""
+GAMES_CURSOR_PATTERN: Final = rf"^[0-9]{{1,15}}:{UUID_PATTERN}$"
+"""A page cursor of the player's games: the last entry's last change (ms) and id."""
 DEFAULT_PAGE: Final = 20
 MAX_PAGE: Final = 100
 
