@@ -141,3 +141,9 @@ def _win_is_counted_across_slots(client: TestClient[Any], auth: dict[str, str]) 
         "in_progress",
     ]
     assert listed[0]["id"] == game["id"], "the lists live in the player's slot, written with each change"
+    exported = client.get("/v1/players/me/export", headers=auth).json()
+    assert len(exported["games"]) == 6 and list(exported["leaderboard_entries"]) == [code]
+    assert client.delete("/v1/players/me", headers=auth).status_code == 204
+    assert client.get(f"/v1/leaderboards/{code}").json()["entries"] == [], "the board's slot is cleared too"
+    assert client.get("/v1/players/me", headers=auth).status_code == 401
+    assert client.delete("/v1/players/me", headers=auth).status_code == 204

@@ -94,6 +94,7 @@ def test_every_post_refuses_a_malformed_idempotency_key_and_documents_it(
         "playMove",
         "tap",
         "abandonGame",
+        "rotatePlayerToken",
     }
     bodies = {"createPlayer": {}, "createGame": {}, "playMove": {"type": "draw"}, "tap": {"target": "stock"}}
     for path, operation in posts.items():

@@ -28,6 +28,7 @@ from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players.controller import PlayerController
+from pyramide.service.privacy.controller import PrivacyController
 from pyramide.service.services import Services
 from pyramide.service.stats.controller import StatsController
 from pyramide.service.stats.leaderboard_controller import LeaderboardController
@@ -67,6 +68,7 @@ def create_app(
             StatsController,
             bind_games(GameController, services.games),
             MyGamesController,
+            PrivacyController,
             LeaderboardController,
             DealController,
             HealthController,

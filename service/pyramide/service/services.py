@@ -19,6 +19,7 @@ from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players import PlayerStore
+from pyramide.service.privacy.service import PlayerData
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.statistics import StatsStore
 
@@ -35,6 +36,7 @@ class Running:
     settlement: Settlement
     games: GameService
     address_limits: AddressLimits
+    privacy: PlayerData
 
     @classmethod
     def start(cls, settings: Settings) -> Running:
@@ -45,15 +47,25 @@ class Running:
         stats = StatsStore(redis)
         leaderboards = Leaderboards(redis)
         settlement = Settlement(redis, store, stats, leaderboards, settings.settlement_grace_s)
+        players = PlayerStore(redis, settings)
+        games = GameService(store, settings.conflict_retries, solver, settlement, limiter)
         return cls(
             redis=redis,
-            players=PlayerStore(redis, settings),
+            players=players,
             solver=solver,
             stats=stats,
             leaderboards=leaderboards,
             settlement=settlement,
-            games=GameService(store, settings.conflict_retries, solver, settlement, limiter),
+            games=games,
             address_limits=AddressLimits(limiter, settings),
+            privacy=PlayerData(
+                redis=redis,
+                players=players,
+                games=games,
+                stats=stats,
+                boards=leaderboards,
+                retry_window_s=settings.idempotency_ttl_s,
+            ),
         )
 
     async def stop(self) -> None:
@@ -97,7 +109,17 @@ class Services:
 
             return Provide(get, sync_to_thread=False)
 
-        fields = ("redis", "players", "solver", "stats", "leaderboards", "settlement", "games", "address_limits")
+        fields = (
+            "redis",
+            "players",
+            "solver",
+            "stats",
+            "leaderboards",
+            "settlement",
+            "games",
+            "address_limits",
+            "privacy",
+        )
         settings = self.settings
         return {name: provide(name) for name in fields} | {
             "settings": Provide(lambda: settings, sync_to_thread=False, use_cache=True)

@@ -1,1 +1,5 @@
 """Games: dealing, playing by moves and taps, undo, hints, the record; stored in Redis with compare-and-set."""
+
+from pyramide.service.games.service import GameService
+
+__all__ = ["GameService"]

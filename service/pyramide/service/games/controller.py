@@ -74,6 +74,7 @@ class GameController(Controller):
     @post(
         "/",
         operation_id="createGame",
+        store_checks_token=True,
         request_body=CreateGameBody,
         summary="Deal a new game",
         description='`{}` deals a random game (optionally under `rules`), `{"code": …}` a pasted deal code,'
@@ -98,6 +99,7 @@ class GameController(Controller):
     @post(
         "/{game_id:str}/moves",
         operation_id="playMove",
+        store_checks_token=True,
         request_body=MoveBody,
         summary="Play an explicit move",
         description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH,
@@ -110,6 +112,7 @@ class GameController(Controller):
     @post(
         "/{game_id:str}/taps",
         operation_id="tap",
+        store_checks_token=True,
         request_body=TapBody,
         summary="Tap a card or the stock, as in the app",
         description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH,
@@ -122,6 +125,7 @@ class GameController(Controller):
     @post(
         "/{game_id:str}/abandon",
         operation_id="abandonGame",
+        store_checks_token=True,
         summary="Give a game up",
         description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,
         responses=problems(400, 401, 404, 409, 412, 413, 429),

@@ -232,7 +232,7 @@ class GameService:
         )
         reply = reply_for(stored, locale, None, created=True)
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
-        kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"")
+        kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"", player.token_hash)
         if kept is None:
             return stored.id, reply
         if not kept:
@@ -310,7 +310,7 @@ class GameService:
         races = 0
         while True:
             if basis is None:
-                state, kept = await self.store.load(player.id, game_id, key)
+                state, kept = await self.store.load(player.id, game_id, key, player.token_hash)
                 stored = self._owned(player, game_id, state)
                 if kept:
                     return Reply.from_kept(kept, fingerprint, game_id)
@@ -382,6 +382,7 @@ class GameService:
             response=reply.kept(fingerprint) if key else b"",
             result=b"" if result is None else result.to_bytes(),
             changed_ms=now,
+            token=player.token_hash,
         )
         if saved.saved is Saved.OK:
             if started or result is not None:

@@ -23,10 +23,12 @@ from uuid import UUID
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
+from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.ratelimit import GCRA_LUA, RateLimitedError, player_limit_key
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Settings
+from pyramide.service.players import auth_key
 
 LIST_LUA: Final = """
 local function list_game(first, game, now, kind)
@@ -47,6 +49,7 @@ _SAVE: Final = (
     GCRA_LUA
     + LIST_LUA
     + """
+if redis.call('GET', KEYS[11]) ~= ARGV[13] then return {4, ''} end
 local current = redis.call('GET', KEYS[1])
 if not current then return {0, ''} end
 if ARGV[5] ~= '' then
@@ -80,6 +83,7 @@ _CREATE: Final = (
     GCRA_LUA
     + LIST_LUA
     + """
+if redis.call('GET', KEYS[8]) ~= ARGV[9] then return {4, ''} end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('GET', KEYS[2]) or ''}
 end
@@ -102,6 +106,8 @@ class Saved(enum.Enum):
     """A request with the same Idempotency-Key was applied before: its response is in ``SaveResult.kept``."""
     LIMITED = 3
     """The player is over the rate limit: nothing was written (raised as ``RateLimitedError``)."""
+    UNAUTHORIZED = 4
+    """The token the request came with is no longer the player's: nothing was written (401)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,10 +192,14 @@ def list_keys(player_id: UUID) -> tuple[str, str, str, str]:
     return (tag + "all", tag + "open", tag + "won", tag + "abandoned")
 
 
-def listed(stored: StoredGame) -> Listed:
+_OPEN, _WON, _ABANDONED = int(Listed.OPEN), int(Listed.WON), int(Listed.ABANDONED)
+
+
+def listed(stored: StoredGame) -> int:
+    """The list (a :class:`Listed` value) a game belongs in besides all games."""
     if stored.abandoned:
-        return Listed.ABANDONED
-    return Listed.WON if stored.game.is_won else Listed.OPEN
+        return _ABANDONED
+    return _WON if stored.game.is_won else _OPEN
 
 
 def game_idempotency_key(player_id: UUID, game_id: UUID, key_digest: str) -> str:
@@ -225,25 +235,29 @@ class GameStore:
         return raw(await self.redis.get(game_key(player, game_id)))
 
     async def load(
-        self, player: UUID, game_id: UUID, idempotency: str | None = None
+        self, player: UUID, game_id: UUID, idempotency: str | None = None, token: str = ""
     ) -> tuple[bytes | None, bytes | None]:
         """The stored game and, for an Idempotency-Key digest, the response kept for it, to act on, read together
         with the player's ``moves`` limit: a player over it gets ``RateLimitedError`` before anything is tried
-        (a read only: what counts against the limit is a change, in the save script)."""
-        state, kept, cell = await self.redis.mget(
+        (a read only: what counts against the limit is a change, in the save script), and with the player's
+        current token hash: a request whose ``token`` is no longer it is 401."""
+        state, kept, cell, current = await self.redis.mget(
             [
                 game_key(player, game_id),
                 game_idempotency_key(player, game_id, idempotency or "-"),
                 player_limit_key(player, self._moves),
+                auth_key(player),
             ]
         )
+        if raw(current) != token.encode():
+            raise DomainError(ErrorCode.UNAUTHORIZED)
         if cell is not None:
             wait = self._moves.wait_ms(int(cell), int(time.time() * 1000))
             if wait > 0:
                 raise RateLimitedError(self._moves, wait)
         return raw(state), raw(kept) if idempotency else None
 
-    async def create(self, stored: StoredGame, idempotency: str | None, response: bytes) -> bytes | None:
+    async def create(self, stored: StoredGame, idempotency: str | None, response: bytes, token: str) -> bytes | None:
         """Store a new game (counted against its owner's ``games`` limit); if one with this id exists already (a
         retried create), return its kept response. ``response`` is the head of the kept response: the script adds
         the stored game to it."""
@@ -255,6 +269,7 @@ class GameStore:
                 game_idempotency_key(owner, stored.id, idempotency or "-"),
                 player_limit_key(owner, self._games),
                 *list_keys(owner),
+                auth_key(owner),
             ],
             [
                 state,
@@ -264,8 +279,11 @@ class GameStore:
                 *self._games.args(),
                 id_text(stored.id),
                 stored.created_ms,
+                token,
             ],
         )
+        if int(created) == Saved.UNAUTHORIZED.value:
+            raise DomainError(ErrorCode.UNAUTHORIZED)
         if int(created) == Saved.LIMITED.value:
             raise RateLimitedError(self._games, int(kept))
         if created != 1:
@@ -283,6 +301,7 @@ class GameStore:
         response: bytes = b"",
         result: bytes = b"",
         changed_ms: int = 0,
+        token: str = "",
     ) -> SaveResult:
         """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
         the record, keep ``response`` (its head: the script adds the stored game) for the Idempotency-Key and the
@@ -302,6 +321,7 @@ class GameStore:
                 hints_key(owner, game_id),
                 player_limit_key(owner, self._moves),
                 *list_keys(owner),
+                auth_key(owner),
             ],
             [
                 basis,
@@ -314,7 +334,8 @@ class GameStore:
                 *self._moves.args(),
                 id_text(game_id),
                 changed_ms,
-                listed(stored).value,
+                listed(stored),
+                token,
             ],
         )
         outcome = Saved(int(saved))
@@ -325,6 +346,8 @@ class GameStore:
             return SaveResult(outcome, current=payload)
         if outcome is Saved.LIMITED:
             raise RateLimitedError(self._moves, int(payload))
+        if outcome is Saved.UNAUTHORIZED:
+            raise DomainError(ErrorCode.UNAUTHORIZED)
         return SaveResult(outcome, kept=payload or b"")
 
     async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:

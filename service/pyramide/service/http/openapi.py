@@ -36,9 +36,9 @@ IDEMPOTENCY_KEY_HEADER: Final = {
 
 SECRET_IDEMPOTENCY_KEY_HEADER: Final = {
     **IDEMPOTENCY_KEY_HEADER,
-    "description": "A retried request with the same key gets the identical response (the same player and token)"
-    " and creates one player. The key is what proves a retry is yours: 32-200 visible ASCII characters, such as"
-    " a UUID (400 `weak_idempotency_key` if shorter).",
+    "description": "A retried request with the same key gets the identical response (the same token) and is"
+    " applied once. The key is what proves a retry is yours: 32-200 visible ASCII characters, such as a UUID"
+    " (400 `weak_idempotency_key` if shorter).",
     "schema": {"type": "string", "pattern": CREATE_PLAYER_KEY_PATTERN},
 }
 
@@ -70,6 +70,8 @@ IF_MATCH_HEADER: Final = {
     "schema": {"type": "string", "pattern": rf"^[ \t]*(\*|[0-9]{{1,19}}|{_TAG}([ \t]*,[ \t]*{_TAG})*)[ \t]*$"},
 }
 IF_MATCH_OPERATIONS: Final = frozenset({"playMove", "tap", "abandonGame"})
+SECRET_RESPONSES: Final = frozenset({"createPlayer", "rotatePlayerToken"})
+"""Operations whose answer holds a token: their Idempotency-Key is what proves a retry is the caller's."""
 
 
 def _header(description: str, *, required: bool = True, pattern: str | None = None) -> dict[str, Any]:
@@ -168,11 +170,12 @@ def build_document(app: Litestar) -> dict[str, Any]:
                 if int(status) >= 400:  # every error is problem+json, also the 400 Litestar adds by itself
                     response["content"] = {PROBLEM_JSON: {"schema": {"$ref": _REF.format(model="Problem")}}}
                 response["headers"] = _response_headers(operation_id, int(status))
+                if status == "204":
+                    response.pop("content", None)  # no body
             parameters = operation.setdefault("parameters", [])
             if method == "post":  # every POST takes one; handlers read it with `headers.idempotency_key`
-                parameters.append(
-                    SECRET_IDEMPOTENCY_KEY_HEADER if operation_id == "createPlayer" else IDEMPOTENCY_KEY_HEADER
-                )
+                secret = operation_id in SECRET_RESPONSES
+                parameters.append(SECRET_IDEMPOTENCY_KEY_HEADER if secret else IDEMPOTENCY_KEY_HEADER)
             if operation_id in IF_MATCH_OPERATIONS:
                 parameters.append(IF_MATCH_HEADER)
             parameters += [ACCEPT_LANGUAGE_HEADER, REQUEST_ID_HEADER]

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Request, Response, get, patch, post
+from litestar import Controller, Request, Response, delete, get, patch, post
 from litestar.datastructures import State
 from pydantic import TypeAdapter
 
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.http.auth import bearer_token
 from pyramide.service.http.body import AnyRequest, fingerprint, parse_body
 from pyramide.service.http.headers import secret_idempotency_key
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits
 from pyramide.service.http.responses import problems
-from pyramide.service.players.schemas import CreatedPlayer, CreatePlayerBody, PlayerSettingsBody
+from pyramide.service.players.schemas import CreatedPlayer, CreatePlayerBody, IssuedToken, PlayerSettingsBody
 from pyramide.service.players.schemas import Player as PlayerView
 from pyramide.service.players.service import Player, PlayerStore
+from pyramide.service.privacy import PlayerData
 
 _CREATE = TypeAdapter(CreatePlayerBody)
 _SETTINGS = TypeAdapter(PlayerSettingsBody)
@@ -49,6 +52,24 @@ class PlayerController(Controller):
         created = CreatedPlayer(**_view(player).model_dump(), token=token)
         return Response(created, status_code=201, headers={"Location": "/v1/players/me"})
 
+    @post(
+        "/me/token",
+        operation_id="rotatePlayerToken",
+        summary="Replace the caller's token (when it leaked)",
+        description="The bearer token sent stops working at once, in every process; the answer holds the new one."
+        " A retry after a lost answer, with the same (old) token and the same Idempotency-Key of at least 32"
+        " characters, gets the same new token.",
+        responses=problems(400, 401, 409, 413),
+        exclude_from_auth=True,
+    )
+    async def rotate(self, request: AnyRequest, players: Injected[PlayerStore]) -> Response[IssuedToken]:
+        key = secret_idempotency_key(request)
+        token = bearer_token(request)
+        if token is None:
+            raise DomainError(ErrorCode.UNAUTHORIZED)
+        fresh = await players.rotate(token, key, await fingerprint(request) if key else "")
+        return Response(IssuedToken(token=fresh), status_code=201)
+
     @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(401))
     async def me(self, request: PlayerRequest) -> PlayerView:
         return _view(request.user)
@@ -63,3 +84,25 @@ class PlayerController(Controller):
     async def update(self, request: PlayerRequest, players: Injected[PlayerStore]) -> PlayerView:
         body = await parse_body(request, _SETTINGS)
         return _view(await players.update(request.user, body.locale, body.explain_errors, body.name))
+
+    @delete(
+        "/me",
+        operation_id="erasePlayer",
+        summary="Erase the caller and everything kept about them",
+        description="Settings, token, games, records, results, statistics, kept responses and leaderboard entries"
+        " (the boards re-rank). The token stops working; a retry with it answers 204 again.",
+        responses=problems(401),
+        exclude_from_auth=True,
+        status_code=204,
+    )
+    async def erase(
+        self, request: AnyRequest, privacy: Injected[PlayerData], players: Injected[PlayerStore]
+    ) -> Response[None]:
+        token = bearer_token(request)
+        player = None if token is None else await players.authenticate(token)
+        if player is None or token is None:
+            if token is not None and await privacy.was_erased(token):
+                return Response(None, status_code=204)
+            raise DomainError(ErrorCode.UNAUTHORIZED)
+        await privacy.erase(player, token)
+        return Response(None, status_code=204)

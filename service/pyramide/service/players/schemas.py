@@ -59,3 +59,7 @@ class Player(BaseModel):
 
 class CreatedPlayer(Player):
     token: str = Field(description="Bearer token for every game route. Shown once; stored only hashed.")
+
+
+class IssuedToken(BaseModel):
+    token: str = Field(description="The player's new bearer token; the one it replaces no longer works. Shown once.")

@@ -13,6 +13,7 @@ secret between a retry and the token. The record expires with the idempotency wi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -21,6 +22,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Final
 from uuid import UUID, uuid4
 
@@ -39,6 +41,8 @@ _AUTHENTICATE: Final = (
     FOLLOW_PLAYER_LUA
     + """
 local fields = redis.call('HGETALL', KEYS[1])
+local hash = redis.call('HGET', KEYS[1], 'token_hash')
+if hash and redis.call('EXISTS', KEYS[#KEYS]) == 0 then redis.call('SET', KEYS[#KEYS], hash) end
 if #fields > 0 and redis.call('PTTL', KEYS[1]) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   follow_player(KEYS[1], #KEYS)
@@ -47,15 +51,37 @@ return fields
 """
 )
 _INSERT: Final = """
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[1])
 return 1
 """
+_ROTATE: Final = """
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'KEEPTTL')
+redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
+if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4]) end
+return 1
+"""
+"""Replaces the token's hash only if it is still the one the request authenticated with: of two rotations at once,
+one wins and the other is refused."""
 _NONCE_BYTES: Final = 12
 
 
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def token_hash(token: str) -> str:
+    """What Redis keeps of a token: the SHA-256 of its secret part."""
+    return _hash(token.partition(".")[2])
+
+
+@lru_cache(maxsize=4096)
+def auth_key(player_id: UUID) -> str:
+    """The hash of the player's current token, beside its settings: the game scripts check it on every change, so
+    a replaced token stops working at once in every process, whatever a process remembers of its player."""
+    return f"pyr:{{p:{player_id}}}:auth"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +92,10 @@ class Player:
     created_ms: int
     name: str | None = None
     """Shown beside the player's wins on leaderboards; ``None``: none chosen."""
+    token_hash: str = ""
+    """The hash of the token this request authenticated with (see :func:`auth_key`)."""
+    create_record: str | None = None
+    """Where createPlayer's sealed answer for a retry is kept, when it was created with an Idempotency-Key."""
 
     @property
     def created_at(self) -> datetime:
@@ -89,19 +119,30 @@ def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
         fields.get(b"explain_errors") == b"1",
         int(fields.get(b"created_ms", b"0")),
         name.decode() if name else None,
+        fields.get(b"token_hash", b"").decode(),
+        (fields.get(b"create_record") or b"").decode() or None,
     )
 
 
 class SealedCreate:
     """The kept response of one ``createPlayer`` Idempotency-Key: where it is kept and how it is sealed."""
 
-    def __init__(self, idempotency_key: str) -> None:
+    def __init__(self, idempotency_key: str, purpose: bytes = b"create-player", place: str = "ip") -> None:
         secret = idempotency_key.encode()
-        lookup = hashlib.sha256(b"pyramide:create-player\x1f" + secret).hexdigest()
-        self.key = f"pyr:{{ip:{lookup}}}"
+        lookup = hashlib.sha256(b"pyramide:" + purpose + b"\x1f" + secret).hexdigest()
+        self.key = f"pyr:{{{place}:{lookup}}}" if place == "ip" else f"pyr:{{{place}}}:sealed:{lookup}"
         self._aad = lookup.encode()
-        derive = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"pyramide", info=b"create-player response")
+        derive = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"pyramide", info=purpose + b" response")
         self._aead = AESGCM(derive.derive(secret))
+
+    @classmethod
+    def rotation(cls, old_token: str, idempotency_key: str) -> SealedCreate:
+        """The kept response of a token rotation: in the player's slot, found and opened only with both the token it
+        replaced and the Idempotency-Key (a retry after a lost answer holds both; no one else does)."""
+        player = old_token.partition(".")[0]
+        with contextlib.suppress(ValueError):
+            player = str(UUID(player))  # the player's slot, however the token spells its id
+        return cls(f"{old_token}\x1f{idempotency_key}", b"rotate-token", f"p:{player}")
 
     def seal(self, fingerprint: str, player: Player, token: str) -> bytes:
         plain = json.dumps({"fp": fingerprint, "id": str(player.id), "token": token, **player.fields()}).encode()
@@ -136,6 +177,7 @@ class PlayerStore:
         self.settings = settings
         self._authenticate_script = redis.register_script(_AUTHENTICATE)
         self._insert_script = redis.register_script(_INSERT)
+        self._rotate_script = redis.register_script(_ROTATE)
         self._known: dict[str, tuple[float, Player]] = {}
 
     async def create(
@@ -160,6 +202,7 @@ class PlayerStore:
         token = await self._insert(player)
         ttl_ms = self.settings.idempotency_ttl_s * 1000
         if await self.redis.set(sealed.key, sealed.seal(fingerprint, player, token), nx=True, px=ttl_ms):
+            await self.redis.hset(player_key(player.id), mapping={"create_record": sealed.key})
             return player, token
         await self.redis.delete(player_key(player.id))
         kept = raw(await self.redis.get(sealed.key))
@@ -170,21 +213,27 @@ class PlayerStore:
     async def _insert(self, player: Player) -> str:
         """Store ``player`` with a fresh token's hash; the token."""
         token = f"{player.id}.{secrets.token_urlsafe(32)}"
-        fields = {"token_hash": _hash(token.partition(".")[2]), **player.fields()}
-        args = [str(self.settings.player_idle_ttl_s * 1000), *(str(item) for pair in fields.items() for item in pair)]
-        await self._insert_script(keys=[player_key(player.id)], args=args)
+        fields = {"token_hash": token_hash(token), **player.fields()}
+        args = [
+            str(self.settings.player_idle_ttl_s * 1000),
+            fields["token_hash"],
+            *(str(item) for pair in fields.items() for item in pair),
+        ]
+        await self._insert_script(keys=[player_key(player.id), auth_key(player.id)], args=args)
         return token
 
     async def get(self, player_id: UUID) -> Player | None:
         fields = await self.redis.hgetall(player_key(player_id))
         return _player(player_id, fields) if fields else None
 
-    async def authenticate(self, token: str) -> Player | None:
-        """The token's player, or ``None`` for a missing, malformed or wrong token (compared in constant time)."""
+    async def authenticate(self, token: str, *, remembered: bool = False) -> Player | None:
+        """The token's player, or ``None`` for a missing, malformed or wrong token (compared in constant time).
+        With ``remembered``, a player this process authenticated in the last ``AUTH_CACHE_S`` seconds is taken as
+        it was: only for routes whose store checks the token itself on every access (see :func:`auth_key`)."""
         cache_key = _hash(token)
         known = self._known.get(cache_key)
         now = time.monotonic()
-        if known is not None and now - known[0] < AUTH_CACHE_S:
+        if remembered and known is not None and now - known[0] < AUTH_CACHE_S:
             return known[1]
         player = await self._authenticate(token)
         if player is not None:
@@ -200,13 +249,47 @@ class PlayerStore:
             player_id = UUID(player_text)
         except ValueError:
             return None
-        keys = [player_key(player_id), *stats_keys(player_id)]
+        keys = [player_key(player_id), *stats_keys(player_id), auth_key(player_id)]
         flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
         fields = dict(zip(flat[::2], flat[1::2], strict=True))
         expected = fields.get(b"token_hash", b"").decode()
         if not expected or not secret or not hmac.compare_digest(expected, _hash(secret)):
             return None
         return _player(player_id, fields)
+
+    async def rotate(self, old_token: str, idempotency_key: str | None, fingerprint: str) -> str:
+        """A new token for the player of ``old_token``, which stops working at once (401 ``unauthorized`` for a
+        token that does not work). With an Idempotency-Key, the answer is kept, sealed, for a retry that holds
+        both the old token and the key (409 ``idempotency_key_reused`` for another request)."""
+        sealed = None if idempotency_key is None else SealedCreate.rotation(old_token, idempotency_key)
+        if sealed is not None:
+            kept = raw(await self.redis.get(sealed.key))
+            if kept is not None:
+                return sealed.open(kept, fingerprint)[1]
+        player = await self._authenticate(old_token)
+        if player is None:
+            raise DomainError(ErrorCode.UNAUTHORIZED)
+        token = f"{player.id}.{secrets.token_urlsafe(32)}"
+        record = b"" if sealed is None else sealed.seal(fingerprint, player, token)
+        unused = f"pyr:{{p:{player.id}}}:sealed:-"  # no record to keep, but a key in the player's slot
+        keys = [player_key(player.id), auth_key(player.id), unused if sealed is None else sealed.key]
+        args: list[str | bytes | int] = [
+            token_hash(old_token),
+            token_hash(token),
+            record,
+            self.settings.idempotency_ttl_s * 1000,
+        ]
+        if not await self._rotate_script(keys=keys, args=args):
+            kept = None if sealed is None else raw(await self.redis.get(sealed.key))
+            if kept is None or sealed is None:
+                raise DomainError(ErrorCode.UNAUTHORIZED)  # another rotation replaced this token first
+            return sealed.open(kept, fingerprint)[1]
+        self.forget(player.id)
+        return token
+
+    def forget(self, player_id: UUID) -> None:
+        """Drop what this process remembers of the player (its settings changed, or it is gone)."""
+        self._known = {k: v for k, v in self._known.items() if v[1].id != player_id}
 
     async def update(
         self, player: Player, locale: Locale | None, explain_errors: bool | None, name: str | None = None
@@ -220,11 +303,12 @@ class PlayerStore:
             changes["explain_errors"] = "1" if explain_errors else "0"
         if changes:
             await self.redis.hset(player_key(player.id), mapping=changes)
-            self._known = {k: v for k, v in self._known.items() if v[1].id != player.id}
+            self.forget(player.id)
         return Player(
             player.id,
             locale or player.locale,
             player.explain_errors if explain_errors is None else explain_errors,
             player.created_ms,
             name or player.name,
+            player.token_hash,
         )

@@ -8,11 +8,20 @@ same win again changes nothing: the settlement may repeat it safely.
 from __future__ import annotations
 
 import json
-from typing import Final
+from typing import Any, Final
+from uuid import UUID
 
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
 from pyramide.service.stats.results import GameResult
+
+_REMOVE: Final = """
+local member = redis.call('HGET', KEYS[2], ARGV[1])
+if member then redis.call('ZREM', KEYS[1], member) end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return member and 1 or 0
+"""
 
 _ENTER: Final = """
 local old = redis.call('HGET', KEYS[2], ARGV[1])
@@ -30,18 +39,45 @@ def board_keys(code: str) -> list[str]:
     return [f"pyr:{{d:{code}}}:board", f"pyr:{{d:{code}}}:best", f"pyr:{{d:{code}}}:entries"]
 
 
+def boards_key(player: UUID) -> str:
+    """The codes of the boards a player has an entry on, in the player's slot: for export and erasure."""
+    return f"pyr:{{p:{player}}}:boards"
+
+
 class Leaderboards:
     def __init__(self, redis: RedisClient) -> None:
+        self.redis = redis
         self._enter = redis.register_script(_ENTER)
+        self._remove = redis.register_script(_REMOVE)
         self._lists = RankedLists(redis)
 
     async def enter(self, result: GameResult, hints: int) -> bool:
-        """Enter a win; true when it is the player's new best on this deal."""
+        """Enter a win; true when it is the player's new best on this deal. The board is noted among the
+        player's (a second step: the board and the player live in different cluster slots)."""
         player = str(result.player)
         member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, player)
         entry = result.entry(hints)
         del entry["game_id"]  # other players cannot open it
+        await self.redis.sadd(boards_key(result.player), result.code)
         return bool(await self._enter(keys=board_keys(result.code), args=[player, member, json.dumps(entry)]))
+
+    async def entries_of(self, player: UUID) -> dict[str, Any]:
+        """The player's entry on each board it is on, by code."""
+        found: dict[str, Any] = {}
+        for raw_code in await self.redis.smembers(boards_key(player)):
+            code = raw_code.decode() if isinstance(raw_code, bytes) else str(raw_code)
+            entry = await self.redis.hget(board_keys(code)[2], str(player))
+            if entry is not None:
+                found[code] = json.loads(entry)
+        return found
+
+    async def remove(self, player: UUID) -> int:
+        """Take the player's entries off every board it is on (the boards re-rank); how many there were."""
+        removed = 0
+        for raw_code in await self.redis.smembers(boards_key(player)):
+            code = raw_code.decode() if isinstance(raw_code, bytes) else str(raw_code)
+            removed += int(await self._remove(keys=board_keys(code), args=[str(player)]))
+        return removed
 
     async def page(self, code: str, cursor: str | None, limit: int) -> Page:
         board, _, entries = board_keys(code)

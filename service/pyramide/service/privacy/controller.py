@@ -1,0 +1,40 @@
+"""A player's data: all of it as one JSON document, and its erasure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Request, get
+from litestar.datastructures import State
+from pydantic import BaseModel, Field
+
+from pyramide.service.http.injection import Injected
+from pyramide.service.http.responses import problems
+from pyramide.service.players import Player
+from pyramide.service.privacy.service import PlayerData
+
+PlayerRequest = Request[Player, str, State]
+
+
+class PlayerExport(BaseModel):
+    """Everything the service keeps about the caller (GDPR right of access)."""
+
+    player: dict[str, Any] = Field(description="Id, language, error explanations, name, creation.")
+    statistics: dict[str, Any]
+    games: list[dict[str, Any]] = Field(description="Every game kept: as listed, with its record and its result.")
+    wins: list[dict[str, Any]] = Field(description="The won games as ranked (the best 100).")
+    leaderboard_entries: dict[str, Any] = Field(description="The caller's entry on each deal's board, by code.")
+
+
+class PrivacyController(Controller):
+    path = "/v1/players/me"
+    tags = ["players"]
+
+    @get(
+        "/export",
+        operation_id="exportPlayerData",
+        summary="Everything kept about the caller, as one document",
+        responses=problems(401),
+    )
+    async def export(self, request: PlayerRequest, privacy: Injected[PlayerData]) -> PlayerExport:
+        return PlayerExport.model_validate(await privacy.export(request.user))
