@@ -6,6 +6,8 @@ Written so that another language can reproduce it bit for bit; ``docs/deal-codes
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterator
 from functools import lru_cache
 
@@ -52,4 +54,24 @@ def deal_layout(number: int) -> Layout:
     """Deal number ``number``: pyramid rows top to bottom, left to right, then one card to the waste, 23 to the
     stock in draw order. Cached: a service loads the same few thousand games again and again."""
     deck = shuffled_deck(number)
+    return Layout(tuple(deck[:SLOTS]), (deck[SLOTS],), tuple(deck[SLOTS + 1 :]))
+
+
+SEALED_CONTEXT = b"pyramide sealed deal v1"
+"""Separates sealed-deal seeds from any other use of the same secret."""
+
+
+def sealed_seed(secret: bytes, identity: str) -> int:
+    """The seed of a sealed deal: the first 8 bytes, big-endian, of HMAC-SHA256 keyed with the server's ``secret``
+    over ``SEALED_CONTEXT``, a 0x1f byte and ``identity`` (UTF-8), e.g. a daily challenge's ``2026-12-01/N#0``.
+    Without the secret nobody can tell which of the 2^64 seeds a challenge uses, so its face-down cards are unknown
+    until they are turned; with it, every process deals the same cards."""
+    digest = hmac.new(secret, SEALED_CONTEXT + b"\x1f" + identity.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def sealed_layout(secret: bytes, identity: str) -> Layout:
+    """The sealed deal for ``identity``: the deck shuffled exactly as a deal number shuffles it (SplitMix64 and
+    Fisher–Yates), seeded with :func:`sealed_seed`, and dealt as :func:`deal_layout` deals."""
+    deck = shuffled_deck(sealed_seed(secret, identity))
     return Layout(tuple(deck[:SLOTS]), (deck[SLOTS],), tuple(deck[SLOTS + 1 :]))

@@ -30,6 +30,8 @@ PURE_STDLIB = {
     "dataclasses",
     "enum",
     "functools",
+    "hashlib",
+    "hmac",
     "itertools",
     "math",
     "re",

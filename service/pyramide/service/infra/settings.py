@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     """The level of the one line logged per request (``DEBUG`` hides them at the default ``log_level``)."""
     supervisor_state: Path | None = None
     """Set by `pyramide serve` for its workers: where the embedded Redis's supervisor publishes its state."""
+    deal_secret: str | None = Field(None, min_length=16, repr=False)
+    """The secret sealed deals (daily challenges) are dealt from; without it, one is generated once and kept in
+    Redis. Never shown."""
     cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     """Origins whose pages may call the API from a browser (``https://app.example,https://other.example``, or
     ``*`` for any); none by default."""
