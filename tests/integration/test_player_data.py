@@ -10,7 +10,9 @@ from litestar.testing import TestClient
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
+from pyramide.service.app import create_app
 from pyramide.service.games.service import move_body
+from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import new_player
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
@@ -100,3 +102,13 @@ def test_erasure_and_export_need_the_player_s_token(client: Client) -> None:
     for response in (client.delete("/v1/players/me"), client.get("/v1/players/me/export"),
                      client.delete("/v1/players/me", headers={"Authorization": "Bearer nope"})):  # fmt: skip
         assert response.status_code == 401 and response.json()["code"] == "unauthorized"
+
+
+def test_exports_count_against_their_own_limit(settings: Settings) -> None:
+    limited = settings.model_copy(update={"limit_exports": 2})
+    with TestClient(create_app(limited)) as client:
+        auth = new_player(client)
+        answers = [client.get("/v1/players/me/export", headers=auth).status_code for _ in range(3)]
+        assert answers == [200, 200, 429]
+        refused = client.get("/v1/players/me/export", headers=auth)
+        assert refused.json()["code"] == "rate_limited" and "q=2" in refused.headers["ratelimit-policy"]

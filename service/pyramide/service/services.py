@@ -65,6 +65,8 @@ class Running:
                 stats=stats,
                 boards=leaderboards,
                 retry_window_s=settings.idempotency_ttl_s,
+                limiter=limiter,
+                exports_limit=settings.limits.limit("exports"),
             ),
         )
 

@@ -14,27 +14,25 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pyramide.service.infra.ratelimit import Limit
 
 DAY_S = 24 * 3600
-LIMIT_NAMES = ("players", "analyses", "games", "moves", "hints")
+LIMIT_NAMES = ("players", "analyses", "games", "moves", "hints", "exports")
 
 
 class Limits:
     """Requests per minute: per client address for ``players`` (creating players) and ``analyses`` (the public
-    solver route); per player for ``games`` (creating games), ``moves`` (moves, taps, abandons) and ``hints``.
+    solver route); per player for ``games`` (creating games), ``moves`` (moves, taps, abandons), ``hints`` and
+    ``exports`` (data exports).
     Far above what a person playing reaches; far below what a script flooding the service sends. 0: no limit."""
 
-    def __init__(self, players: int, analyses: int, games: int, moves: int, hints: int) -> None:
-        self._limits = {
-            name: Limit(name, per_minute, 60)
-            for name, per_minute in zip(LIMIT_NAMES, (players, analyses, games, moves, hints), strict=True)
-        }
+    def __init__(self, *per_minute: int) -> None:
+        self._limits = {name: Limit(name, count, 60) for name, count in zip(LIMIT_NAMES, per_minute, strict=True)}
 
     def limit(self, name: str) -> Limit:
         return self._limits[name]
 
 
 @lru_cache(maxsize=64)
-def _limits(players: int, analyses: int, games: int, moves: int, hints: int) -> Limits:
-    return Limits(players, analyses, games, moves, hints)
+def _limits(*per_minute: int) -> Limits:
+    return Limits(*per_minute)
 
 
 def _cores_but_one() -> int:
@@ -110,6 +108,8 @@ class Settings(BaseSettings):
     """Moves, taps and abandons per minute per player."""
     limit_hints: int = Field(30, ge=0)
     """Hints per minute per player."""
+    limit_exports: int = Field(10, ge=0)
+    """Data exports per minute per player."""
 
     @field_validator("cors_origins", mode="before")
     @classmethod
@@ -131,7 +131,14 @@ class Settings(BaseSettings):
     def limits(self) -> Limits:
         """The rate limits, built once per set of values (settings are frozen; a copy with other values gets its
         own)."""
-        return _limits(self.limit_players, self.limit_analyses, self.limit_games, self.limit_moves, self.limit_hints)
+        return _limits(
+            self.limit_players,
+            self.limit_analyses,
+            self.limit_games,
+            self.limit_moves,
+            self.limit_hints,
+            self.limit_exports,
+        )
 
     @property
     def worker_count(self) -> int:

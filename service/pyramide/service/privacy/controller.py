@@ -34,7 +34,7 @@ class PrivacyController(Controller):
         "/export",
         operation_id="exportPlayerData",
         summary="Everything kept about the caller, as one document",
-        responses=problems(401),
+        responses=problems(401, 429),
     )
     async def export(self, request: PlayerRequest, privacy: Injected[PlayerData]) -> PlayerExport:
         return PlayerExport.model_validate(await privacy.export(request.user))

@@ -13,6 +13,7 @@ from typing import Any, Final
 from uuid import UUID
 
 from pyramide.service.games import GameService
+from pyramide.service.infra.ratelimit import Limit, RateLimiter, player_limit_key
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.players import Player, PlayerStore
 from pyramide.service.stats import Leaderboards, StatsStore
@@ -37,6 +38,8 @@ class PlayerData:
         stats: StatsStore,
         boards: Leaderboards,
         retry_window_s: int,
+        limiter: RateLimiter,
+        exports_limit: Limit,
     ) -> None:
         self.redis = redis
         self.players = players
@@ -44,10 +47,14 @@ class PlayerData:
         self.stats = stats
         self.boards = boards
         self.retry_window_s = retry_window_s
+        self.limiter = limiter
+        self.exports_limit = exports_limit
 
     async def export(self, player: Player) -> dict[str, Any]:
         """Everything kept about ``player``: settings, statistics, every game with its record and result, the won
-        games as ranked, and the leaderboard entries."""
+        games as ranked, and the leaderboard entries. Counted against the player's ``exports`` limit: it reads
+        every game."""
+        await self.limiter.check(self.exports_limit, player_limit_key(player.id, self.exports_limit))
         return {
             "player": {
                 "id": str(player.id),
