@@ -1,0 +1,133 @@
+"""The API as a browser front end on another origin uses it, in a real headless Chromium (Debian's package, driven
+by Playwright through its executable path; ``scripts/browser.sh`` installs it where it can, and where it cannot
+these tests fail saying what is missing): CORS and the exposed headers, and the docs page with no network."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from playwright.sync_api import sync_playwright
+
+from pyramide.service.app import create_app
+from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
+
+CHROMIUM_FLAGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+PAGE = """<!doctype html><html><body><pre id="out">running</pre><script type="module">
+const api = "%(api)s";
+const out = document.getElementById("out");
+try {
+  const player = await (await fetch(api + "/v1/players", {method: "POST", headers: {"Content-Type": "application/json",
+    "Idempotency-Key": crypto.randomUUID()}, body: "{}"})).json();
+  const auth = {"Authorization": "Bearer " + player.token, "Content-Type": "application/json", "Accept-Language": "en"};
+  const dealt = await fetch(api + "/v1/games", {method: "POST", headers: auth, body: '{"code": "PY1-N-AAAAAAS"}'});
+  const game = await dealt.json();
+  const moved = await fetch(api + "/v1/games/" + game.id + "/moves", {method: "POST",
+    headers: {...auth, "If-Match": dealt.headers.get("ETag"), "Idempotency-Key": "draw-1"}, body: '{"type": "draw"}'});
+  const stale = await fetch(api + "/v1/games/" + game.id + "/moves", {method: "POST",
+    headers: {...auth, "If-Match": dealt.headers.get("ETag")}, body: '{"type": "draw"}'});
+  out.textContent = JSON.stringify({location: dealt.headers.get("Location"), etag: moved.headers.get("ETag"),
+    language: moved.headers.get("Content-Language"), request: moved.headers.get("X-Request-ID"),
+    moves: (await moved.json()).moves, stale: stale.status, title: (await stale.json()).title});
+} catch (error) { out.textContent = "failed: " + error; }
+</script></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        pytest.fail("no Chromium: install Debian's `chromium` package (scripts/browser.sh does, as root)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@contextmanager
+def _origin(page: dict[str, str]) -> Iterator[str]:
+    """A second origin serving ``page["html"]``, as a third-party front end's host would."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = page["html"].encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+def _run_page(browser: Any, url: str) -> str:
+    page = browser.new_page()
+    try:
+        page.goto(url)
+        page.wait_for_function("document.getElementById('out').textContent !== 'running'", timeout=20000)
+        return page.locator("#out").text_content() or ""
+    finally:
+        page.close()
+
+
+def test_a_page_on_another_origin_plays_through_cors(browser: Any, settings: Settings) -> None:
+    page: dict[str, str] = {}
+    with _origin(page) as origin:
+        app = create_app(settings.model_copy(update={"cors_origins": (origin,)}))
+        with serve_in_thread(app) as api:
+            page["html"] = PAGE % {"api": api}
+            result = _run_page(browser, origin)
+    assert result.startswith("{"), result
+    seen = json.loads(result)
+    assert seen["location"].startswith("/v1/games/") and seen["etag"] == '"1"' and seen["moves"] == 1
+    assert seen["language"] == "en" and seen["request"], "the exposed headers reach the page"
+    assert seen["stale"] == 412 and seen["title"] == "The game has changed meanwhile"
+
+
+def test_a_page_on_an_origin_not_allowed_is_refused_by_the_browser(browser: Any, app: Litestar) -> None:
+    page: dict[str, str] = {}
+    with serve_in_thread(app) as api, _origin(page) as origin:
+        page["html"] = PAGE % {"api": api}
+        assert _run_page(browser, origin).startswith("failed"), "without CORS for this origin, the browser blocks it"
+
+
+def test_the_api_docs_page_works_with_no_network(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api:
+        page = browser.new_page()
+        outside: list[str] = []
+
+        def only_the_service(route: Any) -> None:
+            if route.request.url.startswith(api):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_the_service)
+        page.goto(f"{api}/schema")
+        page.wait_for_selector(".opblock", timeout=20000)  # Swagger UI drew the operations from the document
+        assert page.locator(".opblock").count() >= 20
+        assert page.get_by_text("/v1/games/{game_id}/moves", exact=True).count() >= 1
+        assert outside == [], outside
+        page.close()
