@@ -13,6 +13,7 @@ from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.service import move_body
 from pyramide.service.infra.settings import Settings
+from pyramide.service.privacy import service as privacy_service
 from tests.integration.conftest import new_player
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
@@ -112,3 +113,12 @@ def test_exports_count_against_their_own_limit(settings: Settings) -> None:
         assert answers == [200, 200, 429]
         refused = client.get("/v1/players/me/export", headers=auth)
         assert refused.json()["code"] == "rate_limited" and "q=2" in refused.headers["ratelimit-policy"]
+
+
+def test_the_export_pages_through_every_game_and_win(client: Client, monkeypatch: Any) -> None:
+    monkeypatch.setattr(privacy_service, "PAGE", 2)  # pages of two: three wins and four games need more than one each
+    auth = new_player(client)
+    wins = {_win(client, auth) for _ in range(3)}
+    client.post("/v1/games", json={}, headers=auth)
+    data = client.get("/v1/players/me/export", headers=auth).json()
+    assert {w["game_id"] for w in data["wins"]} == wins and len(data["games"]) == 4

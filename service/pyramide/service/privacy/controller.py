@@ -22,7 +22,7 @@ class PlayerExport(BaseModel):
     player: dict[str, Any] = Field(description="Id, language, error explanations, name, creation.")
     statistics: dict[str, Any]
     games: list[dict[str, Any]] = Field(description="Every game kept: as listed, with its record and its result.")
-    wins: list[dict[str, Any]] = Field(description="The won games as ranked (the best 100).")
+    wins: list[dict[str, Any]] = Field(description="Every won game, as ranked.")
     leaderboard_entries: dict[str, Any] = Field(description="The caller's entry on each deal's board, by code.")
 
 

@@ -65,9 +65,20 @@ class PlayerData:
             },
             "statistics": await self.stats.read(player.id),
             "games": await self._games(player),
-            "wins": (await self.stats.wins(player.id, None, PAGE)).entries,
+            "wins": await self._wins(player),
             "leaderboard_entries": await self.boards.entries_of(player.id),
         }
+
+    async def _wins(self, player: Player) -> list[dict[str, Any]]:
+        """Every won game as ranked, page after page."""
+        found: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = await self.stats.wins(player.id, cursor, PAGE)
+            found += page.entries
+            cursor = page.next_cursor
+            if cursor is None:
+                return found
 
     async def _games(self, player: Player) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
