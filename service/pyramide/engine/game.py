@@ -14,7 +14,6 @@ from pyramide.engine.codes import Code
 from pyramide.engine.deal_codes import DealCode
 from pyramide.engine.errors import IllegalMoveError, InvalidStateError
 from pyramide.engine.layout import Layout
-from pyramide.engine.messages import ALWAYS_SHOWN
 from pyramide.engine.moves import DRAW, RECYCLE, Draw, Move, Recycle, RemoveKing, RemovePair, Undo
 from pyramide.engine.operations import RECORD_SIZE, Operation, Status, Undone, pack_operation, unpack_operation
 from pyramide.engine.pyramid import COVER_MASK, FULL, SLOTS, cover_pair_slots, free_slots, sole_coverer
@@ -235,11 +234,6 @@ class Game:
             for slot, cover in cover_pair_slots(self.present)
             if values_pair(card_value(pyramid[slot]), card_value(pyramid[cover]))
         ]
-
-    def explains(self, code: str) -> bool:
-        """Whether the player is told why (the message of ``code``): with error explanations on, or for the
-        messages the rules document has the app show always."""
-        return self.explain_errors or code in ALWAYS_SHOWN
 
     def is_legal(self, move: Move) -> bool:
         try:

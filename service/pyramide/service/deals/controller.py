@@ -9,7 +9,7 @@ from pyramide.service.deals.catalogue import PRESETS, VARIANTS
 from pyramide.service.deals.schemas import DealAnalysis, DealLayout, RulePreset, RulesBody, RulesCatalogue, RuleVariant
 from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
-from pyramide.service.http.headers import header_value, locale_of
+from pyramide.service.http.headers import locale_of
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits
 from pyramide.service.http.params import DealCodeText, deal_code_of
@@ -64,7 +64,7 @@ class DealController(Controller):
         exclude_from_auth=True,
     )
     async def rules(self, request: AnyRequest, players: Injected[PlayerStore]) -> Response[RulesCatalogue]:
-        player = await bearer_player(request, players) if header_value(request, b"authorization") else None
+        player = await bearer_player(request, players)
         locale = locale_of(request, player.locale if player else "hu")
         presets = [
             RulePreset(segment=s, name=t[locale][0], description=t[locale][1], rules=RulesBody(**r.to_json()))

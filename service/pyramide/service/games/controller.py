@@ -205,7 +205,8 @@ class MyGamesController(Controller):
         cursor: GamesCursor = None,
     ) -> GamesPage:
         check_paging_query(request, "status")
-        after = None if cursor is None else (int(cursor.partition(":")[0]), cursor.partition(":")[2])
+        changed, _, game = (cursor or "").partition(":")
+        after = None if cursor is None else (int(changed), game)
         entries, following = await games.list_games(request.user, status, after, limit)
         next_cursor = None if following is None else f"{following[0]}:{following[1]}"
         return GamesPage(entries=[GameSummary.model_validate(e) for e in entries], next_cursor=next_cursor)

@@ -462,7 +462,8 @@ def play_action(move: Move) -> Action:
         try:
             stored.game.play(move)
         except IllegalMoveError as refusal:
-            raise MoveRefusedError(refusal, stored.game.explains(refusal.code)) from None
+            shown = make_feedback(refusal.code).shown(stored.game.explain_errors)
+            raise MoveRefusedError(refusal, shown) from None
         return Outcome(True, move.notation(), _end_feedback(stored.game))
 
     return act

@@ -134,13 +134,18 @@ def derived_id(*parts: str) -> UUID:
     return UUID(bytes=hashlib.sha256("\x1f".join(("pyramide-id", *parts)).encode()).digest()[:16], version=4)
 
 
+def game_tag_text(player_id: UUID, game_id: str) -> str:
+    """The prefix of every key of one game, for a game id as text (as the player's lists hold it)."""
+    return f"pyr:{{p:{player_id}}}:g:{game_id}:"
+
+
 @lru_cache(maxsize=RECENT_GAMES)
 def game_tag(player_id: UUID, game_id: UUID) -> str:
     """The prefix of every key of one game: the owner's hash tag puts them in the owner's cluster slot, with the
     player's statistics and rate limits, so one script can check and write them together. A game is found only
     under its owner's tag: another player's request finds nothing. Kept for the games in play, as every request
     names a game's keys several times (``str(UUID)`` is not cheap)."""
-    return f"pyr:{{p:{player_id}}}:g:{game_id}:"
+    return game_tag_text(player_id, str(game_id))
 
 
 def game_key(player_id: UUID, game_id: UUID) -> str:
@@ -162,11 +167,6 @@ def hints_key(player_id: UUID, game_id: UUID) -> str:
 
 LIST_TIES: Final = 64
 """Entries read beyond a page, for games changed in the same millisecond as the previous page's last one."""
-
-
-def game_tag_text(player_id: UUID, game_id: str) -> str:
-    """:func:`game_tag` for a game id as its lists hold it."""
-    return f"pyr:{{p:{player_id}}}:g:{game_id}:"
 
 
 @lru_cache(maxsize=RECENT_GAMES)

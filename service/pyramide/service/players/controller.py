@@ -99,10 +99,12 @@ class PlayerController(Controller):
         self, request: AnyRequest, privacy: Injected[PlayerData], players: Injected[PlayerStore]
     ) -> Response[None]:
         token = bearer_token(request)
-        player = None if token is None else await players.authenticate(token)
-        if player is None or token is None:
-            if token is not None and await privacy.was_erased(token):
-                return Response(None, status_code=204)
+        if token is None:
+            raise DomainError(ErrorCode.UNAUTHORIZED)
+        player = await players.authenticate(token)
+        if player is None:
+            if await privacy.was_erased(token):
+                return Response(None, status_code=204)  # a retry of an erasure that was done
             raise DomainError(ErrorCode.UNAUTHORIZED)
         await privacy.erase(player, token)
         return Response(None, status_code=204)

@@ -61,11 +61,14 @@ class Leaderboards:
         await self.redis.sadd(boards_key(result.player), result.code)
         return bool(await self._enter(keys=board_keys(result.code), args=[player, member, json.dumps(entry)]))
 
+    async def _codes(self, player: UUID) -> list[str]:
+        """The codes of the boards the player is on."""
+        return [c.decode() if isinstance(c, bytes) else str(c) for c in await self.redis.smembers(boards_key(player))]
+
     async def entries_of(self, player: UUID) -> dict[str, Any]:
         """The player's entry on each board it is on, by code."""
         found: dict[str, Any] = {}
-        for raw_code in await self.redis.smembers(boards_key(player)):
-            code = raw_code.decode() if isinstance(raw_code, bytes) else str(raw_code)
+        for code in await self._codes(player):
             entry = await self.redis.hget(board_keys(code)[2], str(player))
             if entry is not None:
                 found[code] = json.loads(entry)
@@ -74,8 +77,7 @@ class Leaderboards:
     async def remove(self, player: UUID) -> int:
         """Take the player's entries off every board it is on (the boards re-rank); how many there were."""
         removed = 0
-        for raw_code in await self.redis.smembers(boards_key(player)):
-            code = raw_code.decode() if isinstance(raw_code, bytes) else str(raw_code)
+        for code in await self._codes(player):
             removed += int(await self._remove(keys=board_keys(code), args=[str(player)]))
         return removed
 
