@@ -18,7 +18,8 @@ OPERATIONS = {
     "createPlayer", "getCurrentPlayer", "updateCurrentPlayer", "createGame", "getGame", "playMove", "tap",
     "abandonGame", "getGameRecord", "getDeal", "listRules", "getLiveness", "getReadiness", "getHint", "analyseDeal",
     "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard", "listPlayerGames",
-    "rotatePlayerToken", "exportPlayerData", "erasePlayer",
+    "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge",
+    "getChallengeLeaderboard",
 }  # fmt: skip
 
 
@@ -49,7 +50,7 @@ def test_constraints_reach_the_schema(client: TestClient[Any]) -> None:
     assert len(schemas["LayoutBody"]["properties"]["pyramid"]["prefixItems"]) == 7
     assert schemas["RulesBody"]["properties"]["recycles"]["anyOf"][0]["maximum"] == 9
     document = client.get("/schema/openapi.json").json()
-    for path in ("/v1/players/me/wins", "/v1/leaderboards/{code}"):  # every list pages the same way
+    for path in ("/v1/players/me/wins", "/v1/leaderboards/{code}", "/v1/challenges/{challenge_id}/leaderboard"):
         parameters = {p["name"]: p["schema"] for p in document["paths"][path]["get"]["parameters"]}
         assert parameters["limit"]["minimum"] == 1 and parameters["limit"]["maximum"] == 100
         assert parameters["cursor"]["pattern"].startswith("^[0-9]{12}:")

@@ -368,7 +368,13 @@ def test_statistics_errors_in_both_languages(client: Client, language: str) -> N
 
 def test_an_unplayed_deal_has_an_empty_leaderboard(client: Client) -> None:
     board = client.get("/v1/leaderboards/py1 n aaaaaas").json()
-    assert board == {"code": "PY1-N-AAAAAAS", "rules": board["rules"], "entries": [], "next_cursor": None}
+    assert board == {
+        "code": "PY1-N-AAAAAAS",
+        "rules": board["rules"],
+        "verified": False,
+        "entries": [],
+        "next_cursor": None,
+    }
 
 
 def test_leaderboards_show_the_names_players_chose(client: Client, clock: Clock) -> None:

@@ -15,6 +15,7 @@ from litestar.plugins.prometheus import PrometheusController
 from litestar.types import ControllerRouterHandler
 
 import pyramide
+from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
 from pyramide.service.games.controller import GameController, MyGamesController
 from pyramide.service.games.hot_path import bind_games
@@ -70,6 +71,7 @@ def create_app(
             MyGamesController,
             PrivacyController,
             LeaderboardController,
+            ChallengeController,
             DealController,
             HealthController,
             MetricsController,

@@ -33,6 +33,11 @@ class ErrorCode(StrEnum):
     STORAGE_FULL = "storage_full"
     WINNABLE_DEAL_NOT_FOUND = "winnable_deal_not_found"
     CORS_ORIGIN_NOT_ALLOWED = "cors_origin_not_allowed"
+    CHALLENGE_NOT_FOUND = "challenge_not_found"
+    CHALLENGE_ALREADY_PLAYED = "challenge_already_played"
+    CHALLENGE_CLOSED = "challenge_closed"
+    CHALLENGE_NOT_READY = "challenge_not_ready"
+    HINTS_NOT_ALLOWED = "hints_not_allowed"
 
 
 class DomainError(Exception):

@@ -10,7 +10,9 @@ from typing import Any
 
 from litestar.di import Provide
 
+from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
+from pyramide.service.deals.sealed import DealSecret
 from pyramide.service.games.service import GameService
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
@@ -37,6 +39,7 @@ class Running:
     games: GameService
     address_limits: AddressLimits
     privacy: PlayerData
+    challenges: ChallengeService
 
     @classmethod
     def start(cls, settings: Settings) -> Running:
@@ -48,7 +51,9 @@ class Running:
         leaderboards = Leaderboards(redis)
         settlement = Settlement(redis, store, stats, leaderboards, settings.settlement_grace_s)
         players = PlayerStore(redis, settings)
-        games = GameService(store, settings.conflict_retries, solver, settlement, limiter)
+        secret = DealSecret(redis, settings.deal_secret)
+        deals = ChallengeDeals(redis, secret, solver, settings.challenge_presets, settings.challenge_candidates)
+        games = GameService(store, settings.conflict_retries, solver, settlement, limiter, sealed_deals=deals)
         return cls(
             redis=redis,
             players=players,
@@ -68,9 +73,11 @@ class Running:
                 limiter=limiter,
                 exports_limit=settings.limits.limit("exports"),
             ),
+            challenges=ChallengeService(deals, games, leaderboards),
         )
 
     async def stop(self) -> None:
+        await self.challenges.deals.close()
         self.solver.close()
         await self.redis.aclose()
 
@@ -121,6 +128,7 @@ class Services:
             "games",
             "address_limits",
             "privacy",
+            "challenges",
         )
         settings = self.settings
         return {name: provide(name) for name in fields} | {

@@ -11,7 +11,7 @@ import pytest
 import pyramide.service
 
 SERVICE = Path(pyramide.service.__file__).parent
-DOMAINS = ("games", "players", "stats", "deals", "privacy")
+DOMAINS = ("games", "players", "stats", "deals", "privacy", "challenges")
 
 
 def _imports(path: Path) -> Iterator[str]:

@@ -58,3 +58,14 @@ def test_a_cut_header_is_refused() -> None:
     for size in (10, 49, 52):
         with pytest.raises(InvalidStateError):
             StoredGame.from_bytes(UUID(int=1, version=4), data[:size])
+
+
+def test_a_challenge_game_round_trips_and_is_sealed_until_its_close() -> None:
+    stored = _stored()
+    stored.challenge, stored.sealed_until_ms = "2026-12-01-2S", 5_000
+    again = StoredGame.from_bytes(stored.id, stored.to_bytes())
+    assert again == stored
+    assert again.sealed(4_999) and not again.sealed(5_000)
+    assert not _stored().sealed(0), "an ordinary game is never sealed"
+    with pytest.raises(InvalidStateError):
+        StoredGame.from_bytes(stored.id, stored.to_bytes()[:70])

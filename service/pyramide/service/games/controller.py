@@ -30,6 +30,7 @@ from pyramide.service.games.service import (
     play_action,
     tap_action,
 )
+from pyramide.service.games.snapshots import now_ms, shown_code
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, locale_of
 from pyramide.service.http.injection import Injected
@@ -78,8 +79,9 @@ class GameController(Controller):
         request_body=CreateGameBody,
         summary="Deal a new game",
         description='`{}` deals a random game (optionally under `rules`), `{"code": …}` a pasted deal code,'
-        ' `{"layout": …}` a layout chosen by hand.',
-        responses=problems(400, 401, 409, 413, 422, 429),
+        ' `{"layout": …}` a layout chosen by hand, `{"challenge": …}` the caller\'s one attempt at an open daily'
+        " challenge (404 `challenge_not_found`, 409 `challenge_already_played` or `challenge_closed`).",
+        responses=problems(400, 401, 404, 409, 413, 422, 429, 503),
     )
     async def create(self, request: PlayerRequest, games: Injected[GameService]) -> Response[Snapshot]:
         player = request.user
@@ -154,7 +156,8 @@ class GameController(Controller):
         stored, moves = await games.record(request.user, game_id_of(game_id))
         return GameRecord(
             id=stored.id,
-            code=str(stored.game.code),
+            code=shown_code(stored, now_ms()),
+            challenge=stored.challenge,
             rules=RulesBody(**stored.game.rules.to_json()),
             moves=[m.notation() for m in moves],
             record=format_record(moves),

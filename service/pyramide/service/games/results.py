@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.stats import GameResult
+from pyramide.service.stats import GameResult, challenge_board
 
 
 def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResult | None:
@@ -21,7 +21,9 @@ def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResu
     return GameResult(
         player=stored.owner,
         game=stored.id,
-        code=str(game.code),
+        code=None if stored.challenge else str(game.code),
+        challenge=stored.challenge,
+        board=_board(stored, finished),
         won=game.is_won and not stored.abandoned,
         elapsed_ms=max(0, finished - stored.first_move_ms),
         moves=game.moves,
@@ -30,3 +32,11 @@ def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResu
         finished_ms=finished,
         name=name,
     )
+
+
+def _board(stored: StoredGame, finished_ms: int) -> str | None:
+    """The leaderboard a win goes on: the code's; for a challenge game, the challenge's if it ended while the
+    challenge was open, else none (from the close its code is public, and anyone could look its cards up)."""
+    if stored.challenge is None:
+        return str(stored.game.code)
+    return challenge_board(stored.challenge) if finished_ms < stored.sealed_until_ms else None

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Discriminator, Field, Tag
 from typing_extensions import TypedDict
 
 from pyramide.service.deals.schemas import Analysis, LayoutBody, RulesBody
-from pyramide.service.http.schemas import CardCode, Count, DealCodeText, StrictModel
+from pyramide.service.http.schemas import CardCode, ChallengeIdText, Count, DealCodeText, StrictModel
 
 
 class RandomGameBody(StrictModel):
@@ -36,16 +36,28 @@ class LayoutGameBody(StrictModel):
     explain_errors: bool | None = None
 
 
+class ChallengeGameBody(StrictModel):
+    """The caller's one attempt at an open daily challenge: its cards stay sealed (no code, no hints, no
+    analysis) until the challenge closes."""
+
+    challenge: ChallengeIdText
+    explain_errors: bool | None = None
+
+
 def _deal_kind(body: object) -> str:
     """Which body a createGame request is, by the key it carries: so that a mistake is reported against that body
     alone, not against every member of the union."""
     keys = body if isinstance(body, dict) else vars(body) if isinstance(body, BaseModel) else {}
-    return "code-body" if "code" in keys else "layout-body" if "layout" in keys else "random-body"
+    for key in ("code", "layout", "challenge"):
+        if key in keys:
+            return f"{key}-body"
+    return "random-body"
 
 
 CreateGameBody = Annotated[
     Annotated[CodeGameBody, Tag("code-body")]
     | Annotated[LayoutGameBody, Tag("layout-body")]
+    | Annotated[ChallengeGameBody, Tag("challenge-body")]
     | Annotated[RandomGameBody, Tag("random-body")],
     Discriminator(_deal_kind),
 ]
@@ -130,7 +142,11 @@ class Snapshot(BaseModel):
     """The whole visible state of a game; every game response is one."""
 
     id: UUID
-    code: str
+    code: str | None = Field(
+        description="The deal code, to share and replay the deal; null for a daily challenge's game until the"
+        " challenge closes (the code would show the face-down cards)."
+    )
+    challenge: str | None = Field(None, description="The daily challenge this game is an attempt at; null: none.")
     rules: RulesBody
     version: Count = Field(description="Goes up by one with every change; also the ETag.")
     status: GameStatus
@@ -158,7 +174,11 @@ class GameRecord(BaseModel):
     """Every operation of a game in order, in move notation; replaying it from the code reproduces the game."""
 
     id: UUID
-    code: str
+    code: str | None = Field(
+        description="The deal code, to share and replay the deal; null for a daily challenge's game until the"
+        " challenge closes (the code would show the face-down cards)."
+    )
+    challenge: str | None = Field(None, description="The daily challenge this game is an attempt at; null: none.")
     rules: RulesBody
     moves: list[str]
     record: str = Field(description="The moves separated by spaces.")
@@ -171,7 +191,8 @@ class GameSummary(BaseModel):
     """One of the player's games, as a list of games shows it."""
 
     id: UUID
-    code: str = Field(description="The deal code, as the snapshot shows it.")
+    code: str | None = Field(description="The deal code, as the snapshot shows it (null while sealed).")
+    challenge: str | None = Field(None, description="The daily challenge this game is an attempt at; null: none.")
     rules: RulesBody
     status: ListedStatus = Field(description="lost: no move is left (undo may still bring it back into play).")
     score: Count

@@ -48,6 +48,7 @@ from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
 from pyramide.service.games.results import settle
 from pyramide.service.games.schemas import (
     CardTap,
+    ChallengeGameBody,
     CodeGameBody,
     KingMove,
     LayoutGameBody,
@@ -57,8 +58,9 @@ from pyramide.service.games.schemas import (
     TapBody,
     UndoMove,
 )
+from pyramide.service.games.sealed import SealedDeal, SealedDeals
 from pyramide.service.games.settlement import Settlement
-from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, snapshot_json
+from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, shown_code, snapshot_json
 from pyramide.service.games.store import GameStore, Listed, Saved, derived_id, digest
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.ratelimit import RateLimiter, player_limit_key
@@ -79,14 +81,16 @@ def summary(stored: StoredGame, changed_ms: int) -> dict[str, object]:
     """A game as a list of games shows it."""
     game = stored.game
     status = "abandoned" if stored.abandoned else {"stuck": "lost"}.get(str(game.status), str(game.status))
+    now = now_ms()
     return {
         "id": stored.id,
-        "code": str(game.code),
+        "code": shown_code(stored, now),
+        "challenge": stored.challenge,
         "rules": game.rules.to_json(),
         "status": status,
         "score": game.score,
         "moves": game.moves,
-        "elapsed_ms": elapsed_ms(stored, now_ms()),
+        "elapsed_ms": elapsed_ms(stored, now),
         "created_at": moment(stored.created_ms),
         "updated_at": moment(changed_ms),
         "changed_ms": changed_ms,
@@ -150,13 +154,16 @@ class Outcome:
 
 
 Action = Callable[[StoredGame], Outcome]
+CreateBody = CodeGameBody | LayoutGameBody | ChallengeGameBody | RandomGameBody
 
 
 def _rules(body: RulesBody | None) -> Rules:
     return Rules() if body is None else Rules.from_json(body.model_dump())
 
 
-def deal_for(body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
+def deal_for(body: CreateBody) -> DealCode:
+    if isinstance(body, ChallengeGameBody):
+        raise TypeError("a challenge's deal is sealed: see GameService.create")
     if isinstance(body, CodeGameBody):
         return DealCode.parse(body.code)
     if isinstance(body, LayoutGameBody):
@@ -174,16 +181,24 @@ def reply_for(
 
 class GameService:
     def __init__(
-        self, store: GameStore, conflict_retries: int, solver: Solver, settlement: Settlement, limiter: RateLimiter
+        self,
+        store: GameStore,
+        conflict_retries: int,
+        solver: Solver,
+        settlement: Settlement,
+        limiter: RateLimiter,
+        *,
+        sealed_deals: SealedDeals | None = None,
     ) -> None:
         self.store = store
+        self.sealed_deals = sealed_deals
         self.limiter = limiter
         self.conflict_retries = conflict_retries
         self.solver = solver
         self.settlement = settlement
         self.hints_limit = store.settings.limits.limit("hints")
 
-    async def _deal(self, body: CodeGameBody | LayoutGameBody | RandomGameBody) -> DealCode:
+    async def _deal(self, body: CreateBody) -> DealCode:
         """The deal to play; for ``winnable_only`` the first random deal the solver proves winnable, trying for up to
         the solver's time limit counted from its first answer (starting a cold worker process is not solving, and
         must not use up the time the deals are tried in)."""
@@ -203,6 +218,8 @@ class GameService:
     async def hint(self, player: Player, game_id: UUID) -> dict[str, object]:
         """The next move of the best line from here, and whether the game can still be won."""
         stored = await self.load(player, game_id)
+        if stored.sealed(now_ms()):
+            raise DomainError(ErrorCode.HINTS_NOT_ALLOWED)
         if stored.finished:
             raise IllegalMoveError(Code.GAME_OVER)
         await self.limiter.check(self.hints_limit, player_limit_key(player.id, self.hints_limit))
@@ -212,16 +229,23 @@ class GameService:
         line = result["line"]
         return {**result, "move": line[0] if line else None}
 
+    async def _sealed(self, body: ChallengeGameBody) -> SealedDeal:
+        if self.sealed_deals is None:
+            raise DomainError(ErrorCode.CHALLENGE_NOT_FOUND)
+        return await self.sealed_deals.open_deal(body.challenge)
+
     async def create(
         self,
         player: Player,
-        body: CodeGameBody | LayoutGameBody | RandomGameBody,
+        body: CreateBody,
         locale: Locale,
         idempotency_key: str | None,
         fingerprint: str,
     ) -> tuple[UUID, Reply]:
-        """Deal a game for ``player``: its id and the reply (a retry with the same key gets the first reply)."""
-        code = await self._deal(body)
+        """Deal a game for ``player``: its id and the reply (a retry with the same key gets the first reply). A
+        challenge's game is the player's one attempt at it (409 ``challenge_already_played`` for a second)."""
+        sealed = await self._sealed(body) if isinstance(body, ChallengeGameBody) else None
+        code = sealed.code if sealed is not None else await self._deal(body)
         explain = player.explain_errors if body.explain_errors is None else body.explain_errors
         game_id = derived_id("game", str(player.id), idempotency_key) if idempotency_key else None
         stored = StoredGame(
@@ -229,10 +253,14 @@ class GameService:
             owner=player.id,
             game=Game(code, explain_errors=explain),
             created_ms=now_ms(),
+            challenge=None if sealed is None else sealed.challenge,
+            sealed_until_ms=0 if sealed is None else sealed.closes_ms,
         )
         reply = reply_for(stored, locale, None, created=True)
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
         kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"", player.token_hash)
+        if sealed is not None and self.sealed_deals is not None:
+            await self.sealed_deals.joined(sealed.challenge, stored.id)
         if kept is None:
             return stored.id, reply
         if not kept:
@@ -269,6 +297,15 @@ class GameService:
             return entries, None
         last = entries[limit - 1]
         return entries[:limit], (int(str(last["changed_ms"])), str(last["id"]))
+
+    async def attempt(self, player: Player, challenge: str) -> tuple[UUID, StoredGame | None] | None:
+        """The player's game at a daily challenge: its id and the game (``None`` once it is no longer kept);
+        ``None`` when the player did not take part."""
+        game_id = await self.store.attempt(player.id, challenge)
+        if game_id is None:
+            return None
+        state = await self.store.read(player.id, game_id)
+        return game_id, None if state is None else StoredGame.from_bytes(game_id, state)
 
     async def record(self, player: Player, game_id: UUID) -> tuple[StoredGame, list[Move]]:
         """The game and every move played in it, in order."""

@@ -60,6 +60,12 @@ def _code(card: int | None) -> str | None:
     return None if card is None else card_code(card)  # type: ignore[arg-type]
 
 
+def shown_code(stored: StoredGame, now: int) -> str | None:
+    """The game's deal code as clients see it: none for a challenge game while its challenge is open, since the code
+    deals the face-down cards too."""
+    return None if stored.sealed(now) else str(stored.game.code)
+
+
 def elapsed_ms(stored: StoredGame, now: int) -> int | None:
     """Server time from the first move to the win (or the end, or now)."""
     if stored.first_move_ms is None:
@@ -109,7 +115,8 @@ def _validated(
     waste = game.waste
     data = {
         "id": stored.id,
-        "code": str(game.code),
+        "code": shown_code(stored, now),
+        "challenge": stored.challenge,
         "rules": _rules(game.rules),
         "version": stored.version,
         "status": status,

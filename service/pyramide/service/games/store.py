@@ -87,8 +87,10 @@ if redis.call('GET', KEYS[8]) ~= ARGV[9] then return {4, ''} end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('GET', KEYS[2]) or ''}
 end
+if ARGV[10] ~= '' and redis.call('EXISTS', KEYS[9]) == 1 then return {5, ''} end
 local wait = gcra(KEYS[3], tonumber(ARGV[5]), tonumber(ARGV[6]))
 if wait > 0 then return {3, wait} end
+if ARGV[10] ~= '' then redis.call('SET', KEYS[9], ARGV[7], 'PX', ARGV[10]) end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3] .. ARGV[1], 'PX', ARGV[4]) end
 list_game(4, ARGV[7], ARGV[8], 1)
@@ -108,6 +110,8 @@ class Saved(enum.Enum):
     """The player is over the rate limit: nothing was written (raised as ``RateLimitedError``)."""
     UNAUTHORIZED = 4
     """The token the request came with is no longer the player's: nothing was written (401)."""
+    ATTEMPTED = 5
+    """The player has an attempt at this daily challenge already: nothing was written (409)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +206,16 @@ def listed(stored: StoredGame) -> int:
     return _WON if stored.game.is_won else _OPEN
 
 
+def attempt_key(player_id: UUID, challenge: str) -> str:
+    """The player's one game at a daily challenge (its id), in the player's slot: written in the script that
+    creates the game, only if there is none yet."""
+    return f"pyr:{{p:{player_id}}}:challenge:{challenge}"
+
+
+ATTEMPT_KEPT_MS: Final = 40 * 24 * 3600 * 1000
+"""How long after its challenge closes an attempt stays noted (the challenge shows it as the player's)."""
+
+
 def game_idempotency_key(player_id: UUID, game_id: UUID, key_digest: str) -> str:
     return game_tag(player_id, game_id) + "idem:" + key_digest
 
@@ -260,8 +274,11 @@ class GameStore:
     async def create(self, stored: StoredGame, idempotency: str | None, response: bytes, token: str) -> bytes | None:
         """Store a new game (counted against its owner's ``games`` limit); if one with this id exists already (a
         retried create), return its kept response. ``response`` is the head of the kept response: the script adds
-        the stored game to it."""
+        the stored game to it. A challenge game is stored only if its player has no attempt at that challenge yet
+        (409 ``challenge_already_played``), checked and noted in the same script."""
         owner, state = stored.owner, stored.to_bytes()
+        challenge = stored.challenge
+        attempt_ttl = "" if challenge is None else max(1, stored.sealed_until_ms - stored.created_ms) + ATTEMPT_KEPT_MS
         created, kept = await self._run(
             self._create,
             [
@@ -270,6 +287,7 @@ class GameStore:
                 player_limit_key(owner, self._games),
                 *list_keys(owner),
                 auth_key(owner),
+                attempt_key(owner, challenge or "-"),
             ],
             [
                 state,
@@ -280,10 +298,13 @@ class GameStore:
                 id_text(stored.id),
                 stored.created_ms,
                 token,
+                attempt_ttl,
             ],
         )
         if int(created) == Saved.UNAUTHORIZED.value:
             raise DomainError(ErrorCode.UNAUTHORIZED)
+        if int(created) == Saved.ATTEMPTED.value:
+            raise DomainError(ErrorCode.CHALLENGE_ALREADY_PLAYED)
         if int(created) == Saved.LIMITED.value:
             raise RateLimitedError(self._games, int(kept))
         if created != 1:
@@ -358,6 +379,11 @@ class GameStore:
         except NoScriptError:
             script.sha = await self.redis.script_load(cast("str", script.script))
             return await self.redis.evalsha(script.sha, len(keys), *keys, *args)
+
+    async def attempt(self, player: UUID, challenge: str) -> UUID | None:
+        """The player's game at ``challenge``, if the player took part."""
+        game = raw(await self.redis.get(attempt_key(player, challenge)))
+        return None if game is None else UUID(game.decode())
 
     async def count_hint(self, player: UUID, game_id: UUID) -> None:
         """One more hint used in this game; it expires with an unfinished game (the save script keeps it in step)."""

@@ -2,8 +2,9 @@
 
 Header (big-endian): version ``Q``, owner ``16s``, created, first move and finished times in ms since the epoch
 ``QQQ`` (0 for none), flags ``B`` (bit 0: abandoned; bit 1: the game's result is settled in the statistics; bit 2:
-counters follow, as written before the engine counted undos), then with bit 2 the undos taken ``I``. Then
-:func:`pyramide.engine.dump_game`, which holds the undo count since its format 3.
+counters follow, as written before the engine counted undos; bit 3: a daily challenge's game), then with bit 2 the
+undos taken ``I``, with bit 3 the moment its challenge closes (ms, ``Q``) and the challenge's id (``B`` length, then
+ASCII). Then :func:`pyramide.engine.dump_game`, which holds the undo count since its format 3.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from pyramide.engine import Game, InvalidStateError, dump_game, load_game
 
 _HEADER = struct.Struct(">Q16sQQQB")
 _COUNTERS = struct.Struct(">I")
+_CHALLENGE = struct.Struct(">QB")
 ABANDONED = 1
 SETTLED = 2
 COUNTERS = 4
+CHALLENGE = 8
 
 
 @dataclass(slots=True)
@@ -33,6 +36,15 @@ class StoredGame:
     abandoned: bool = False
     settled: bool = False
     """Its result (won, or lost: stuck or abandoned) has been recorded for the statistics, once and for good."""
+    challenge: str | None = None
+    """The daily challenge this game is the player's attempt at, if it is one."""
+    sealed_until_ms: int = 0
+    """When that challenge closes: until then nothing may reveal the game's deal (see :meth:`sealed`)."""
+
+    def sealed(self, now_ms: int) -> bool:
+        """A challenge game whose challenge is still open: its deal code, hints and analysis are withheld, since
+        they would show the face-down cards."""
+        return self.challenge is not None and now_ms < self.sealed_until_ms
 
     @property
     def finished(self) -> bool:
@@ -51,6 +63,7 @@ class StoredGame:
 
     def to_bytes(self) -> bytes:
         flags = (ABANDONED if self.abandoned else 0) | (SETTLED if self.settled else 0)
+        flags |= 0 if self.challenge is None else CHALLENGE
         header = _HEADER.pack(
             self.version,
             self.owner.bytes,
@@ -59,6 +72,9 @@ class StoredGame:
             self.finished_ms or 0,
             flags,
         )
+        if self.challenge is not None:
+            challenge = self.challenge.encode("ascii")
+            header += _CHALLENGE.pack(self.sealed_until_ms, len(challenge)) + challenge
         return header + dump_game(self.game)
 
     @classmethod
@@ -72,6 +88,13 @@ class StoredGame:
                 raise InvalidStateError("the stored game is cut short")
             (undos,) = _COUNTERS.unpack_from(data, start)
             start += _COUNTERS.size
+        challenge, sealed_until = None, 0
+        if flags & CHALLENGE:
+            if len(data) < start + _CHALLENGE.size:
+                raise InvalidStateError("the stored game is cut short")
+            sealed_until, size = _CHALLENGE.unpack_from(data, start)
+            start += _CHALLENGE.size + size
+            challenge = data[start - size : start].decode("ascii", "replace")
         game = load_game(data[start:])
         game.undos = game.undos or undos
         return cls(
@@ -84,4 +107,6 @@ class StoredGame:
             finished_ms=finished or None,
             abandoned=bool(flags & ABANDONED),
             settled=bool(flags & SETTLED),
+            challenge=challenge,
+            sealed_until_ms=sealed_until,
         )

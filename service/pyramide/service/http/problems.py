@@ -101,6 +101,26 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "A megoldó nem talált időben bizonyítottan nyerhető leosztást ezekkel a szabályokkal; próbáld újra",
         "en": "The solver proved no deal winnable under these rules in time; try again",
     },
+    ErrorCode.CHALLENGE_NOT_FOUND: {
+        "hu": "Nincs ilyen napi kihívás (csak a mai és a korábbiak léteznek)",
+        "en": "No such daily challenge (only today's and earlier ones exist)",
+    },
+    ErrorCode.CHALLENGE_ALREADY_PLAYED: {
+        "hu": "Ezt a napi kihívást már elkezdted; egy játékos egyszer játszhatja",
+        "en": "You have already started this daily challenge; each player plays it once",
+    },
+    ErrorCode.CHALLENGE_CLOSED: {
+        "hu": "Ez a napi kihívás már lezárult; a leosztás kódjával rangsor nélkül játszható",
+        "en": "This daily challenge has closed; its deal code plays it unranked",
+    },
+    ErrorCode.CHALLENGE_NOT_READY: {
+        "hu": "A napi kihívás leosztását még keresi a megoldó; próbáld újra kicsit később",
+        "en": "The solver is still choosing the daily challenge's deal; try again a little later",
+    },
+    ErrorCode.HINTS_NOT_ALLOWED: {
+        "hu": "A napi kihívásban a zárásig nincs tipp és elemzés",
+        "en": "A daily challenge allows no hints or analysis until it closes",
+    },
 }
 MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}
 TITLES: Final[dict[str, dict[Locale, str]]] = {
@@ -137,6 +157,11 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.VERSION_CONFLICT: 409,
     ErrorCode.IDEMPOTENCY_KEY_REUSED: 409,
     ErrorCode.WINNABLE_DEAL_NOT_FOUND: 409,
+    ErrorCode.CHALLENGE_NOT_FOUND: 404,
+    ErrorCode.CHALLENGE_ALREADY_PLAYED: 409,
+    ErrorCode.CHALLENGE_CLOSED: 409,
+    ErrorCode.HINTS_NOT_ALLOWED: 409,
+    ErrorCode.CHALLENGE_NOT_READY: 503,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.SOLVER_IN_PROGRESS: 429,
     ErrorCode.SOLVER_BUSY: 503,

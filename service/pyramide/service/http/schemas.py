@@ -34,6 +34,9 @@ MAX_PAGE: Final = 100
 
 CardCode = Annotated[str, StringConstraints(pattern=CARD_PATTERN)]
 DealCodeText = Annotated[str, StringConstraints(pattern=DEAL_CODE_PATTERN, max_length=80)]
+CHALLENGE_ID_PATTERN: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9A-Z]{1,4}$"
+"""A daily challenge's id: its UTC day and its rule preset's segment, ``2026-12-01-N``."""
+ChallengeIdText = Annotated[str, StringConstraints(pattern=CHALLENGE_ID_PATTERN, max_length=15)]
 
 
 def _whole_number(value: object) -> object:

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from pyramide.engine.errors import InvalidRulesError
+from pyramide.engine.rules import Rules
 from pyramide.service.infra.ratelimit import Limit
 
 DAY_S = 24 * 3600
@@ -95,6 +97,10 @@ class Settings(BaseSettings):
     deal_secret: str | None = Field(None, min_length=16, repr=False)
     """The secret sealed deals (daily challenges) are dealt from; without it, one is generated once and kept in
     Redis. Never shown."""
+    challenge_presets: Annotated[tuple[str, ...], NoDecode] = ("N", "2S")
+    """The rule sets with a daily challenge, by deal-code segment (``N,2S``); ``N`` always among them."""
+    challenge_candidates: int = Field(64, ge=1)
+    """Sealed candidates tried, in order, for a challenge's deal before giving up on the day (503)."""
     cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     """Origins whose pages may call the API from a browser (``https://app.example,https://other.example``, or
     ``*`` for any); none by default."""
@@ -118,6 +124,25 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
         return value
+
+    @field_validator("challenge_presets", mode="before")
+    @classmethod
+    def _presets(cls, value: object) -> object:
+        """Comma-separated rule-set segments, each canonical (as a deal code writes it), ``N`` among them."""
+        items = [p.strip() for p in value.split(",") if p.strip()] if isinstance(value, str) else value
+        if not isinstance(items, list | tuple):
+            return value
+        presets = tuple(dict.fromkeys(str(p) for p in items))
+        for preset in presets:
+            try:
+                canonical = Rules.from_segment(preset).segment
+            except InvalidRulesError:
+                canonical = None
+            if canonical != preset:
+                raise ValueError(f"not a rule-set segment as deal codes write it: {preset!r}")
+        if "N" not in presets:
+            raise ValueError("N (the app's rules) must be among them")
+        return presets
 
     @field_validator("log_level", "request_log_level")
     @classmethod

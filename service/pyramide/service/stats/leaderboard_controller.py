@@ -23,6 +23,8 @@ class LeaderboardController(Controller):
         operation_id="getLeaderboard",
         summary="The wins on a deal code, each player's best once: fastest first, then fewest moves, then the"
         " earlier finish",
+        description="Unverified (`verified: false`): anyone with an open code can know its cards, so a program can"
+        " top this board. The daily challenges' boards (`getChallengeLeaderboard`) are the verified ones.",
         responses=problems(400, 422),
         exclude_from_auth=True,
     )

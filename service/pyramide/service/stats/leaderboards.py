@@ -1,4 +1,4 @@
-"""Per deal code, a leaderboard of wins: each player's best entry once, best first.
+"""Per deal code and per daily challenge, a leaderboard of wins: each player's best entry once, best first.
 
 The keys carry the hash tag ``{d:<code>}`` (the canonical code, which names the rules too), so one deal's board
 lives in one Redis Cluster slot. Entering a win keeps the better of the player's old and new entry, so entering the
@@ -52,14 +52,17 @@ class Leaderboards:
         self._lists = RankedLists(redis)
 
     async def enter(self, result: GameResult, hints: int) -> bool:
-        """Enter a win; true when it is the player's new best on this deal. The board is noted among the
-        player's (a second step: the board and the player live in different cluster slots)."""
+        """Enter a win on its board (the deal's or the challenge's); true when it is the player's new best there.
+        The board is noted among the player's (a second step: the board and the player live in different cluster
+        slots). A win with no board (a challenge game finished after the close) is entered nowhere."""
+        if result.board is None:
+            return False
         player = str(result.player)
         member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, player)
         entry = result.entry(hints)
         del entry["game_id"]  # other players cannot open it
-        await self.redis.sadd(boards_key(result.player), result.code)
-        return bool(await self._enter(keys=board_keys(result.code), args=[player, member, json.dumps(entry)]))
+        await self.redis.sadd(boards_key(result.player), result.board)
+        return bool(await self._enter(keys=board_keys(result.board), args=[player, member, json.dumps(entry)]))
 
     async def _codes(self, player: UUID) -> list[str]:
         """The codes of the boards the player is on."""
@@ -82,5 +85,19 @@ class Leaderboards:
         return removed
 
     async def page(self, code: str, cursor: str | None, limit: int) -> Page:
+        """A page of the board named ``code`` (a deal code, or :func:`challenge_board`)."""
         board, _, entries = board_keys(code)
         return await self._lists.page(board, entries, cursor, limit)
+
+    async def standing(self, code: str, player: UUID) -> int | None:
+        """The player's rank on the board named ``code``; ``None`` when not on it."""
+        board, best, _ = board_keys(code)
+        member = await self.redis.hget(best, str(player))
+        if member is None:
+            return None
+        text = member.decode() if isinstance(member, bytes) else str(member)
+        return int(await self.redis.zlexcount(board, "-", "(" + text)) + 1
+
+    async def size(self, code: str) -> int:
+        """How many players the board named ``code`` ranks."""
+        return int(await self.redis.zcard(board_keys(code)[0]))

@@ -15,7 +15,8 @@ from uuid import UUID
 class GameResult:
     player: UUID
     game: UUID
-    code: str
+    code: str | None
+    """The deal code; ``None`` for a daily challenge's game, whose challenge names it once it has closed."""
     won: bool
     elapsed_ms: int
     """Server time from the first move to the win (for a loss: to the end)."""
@@ -25,6 +26,11 @@ class GameResult:
     finished_ms: int
     name: str | None = None
     """The player's name when the game ended, for the leaderboard."""
+    challenge: str | None = None
+    """The daily challenge the game was an attempt at."""
+    board: str | None = None
+    """The leaderboard a win is entered on: the code's, the challenge's (see :func:`challenge_board`), or none (a
+    challenge game finished after its challenge closed)."""
 
     def to_bytes(self) -> bytes:
         return json.dumps({**asdict(self), "player": str(self.player), "game": str(self.game)}).encode()
@@ -32,6 +38,7 @@ class GameResult:
     @classmethod
     def from_bytes(cls, data: bytes) -> GameResult:
         fields = json.loads(data)
+        fields.setdefault("board", fields["code"])  # results written before challenges: the code's board
         return cls(**{**fields, "player": UUID(fields["player"]), "game": UUID(fields["game"])})
 
     def entry(self, hints: int) -> dict[str, Any]:
@@ -40,6 +47,7 @@ class GameResult:
             "game_id": str(self.game),
             "player": str(self.player),
             "code": self.code,
+            "challenge": self.challenge,
             "elapsed_ms": self.elapsed_ms,
             "moves": self.moves,
             "undos": self.undos,
@@ -48,3 +56,8 @@ class GameResult:
             "finished_at": datetime.fromtimestamp(self.finished_ms / 1000, UTC).isoformat().replace("+00:00", "Z"),
             "name": self.name,
         }
+
+
+def challenge_board(challenge: str) -> str:
+    """The name of a daily challenge's leaderboard (a deal code never looks like it)."""
+    return f"challenge:{challenge}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, Field
@@ -46,7 +46,8 @@ class RankedWin(BaseModel):
 
 class WonGame(RankedWin):
     game_id: UUID
-    code: str
+    code: str | None = Field(description="The deal code; null for a daily challenge's game (see `challenge`).")
+    challenge: str | None = Field(None, description="The daily challenge the game was an attempt at.")
 
 
 class LeaderboardEntry(RankedWin):
@@ -63,9 +64,14 @@ class WonGamesPage(BaseModel):
 
 class Leaderboard(BaseModel):
     """The wins on one deal code (its rules included), each player's best once, best first. Pass ``next_cursor``
-    as ``cursor`` for the next page; null at the end."""
+    as ``cursor`` for the next page; null at the end. Unverified: an open code's cards are known to anyone who has
+    it (``GET /v1/deals/{code}`` shows them, the solver plays them), so a program can top this board; the daily
+    challenges' boards are the verified ones."""
 
     code: str
     rules: RulesBody
+    verified: Literal[False] = Field(
+        False, description="Always false: anyone with the code can know every card. See the daily challenges."
+    )
     entries: list[LeaderboardEntry]
     next_cursor: str | None

@@ -1,0 +1,99 @@
+"""Daily challenges: public to read (with a token, the caller's attempt too); played through ``POST /v1/games``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Controller, Response, get
+from litestar.params import Parameter, QueryParameter
+
+from pyramide.service.challenges.schemas import Challenge, ChallengeLeaderboard
+from pyramide.service.challenges.service import ChallengeService
+from pyramide.service.http.auth import bearer_player
+from pyramide.service.http.body import AnyRequest
+from pyramide.service.http.injection import Injected
+from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
+from pyramide.service.http.responses import problems
+from pyramide.service.http.schemas import CHALLENGE_ID_PATTERN
+from pyramide.service.players import PlayerStore
+
+ChallengeIdPath = Annotated[
+    str,
+    Parameter(description="The challenge's id, e.g. 2026-12-01-N.", schema_extra={"pattern": CHALLENGE_ID_PATTERN}),
+]
+PresetQuery = Annotated[
+    str,
+    QueryParameter(
+        description="The rule preset's segment (see `listRules`); default N.",
+        pattern=r"^[0-9A-Z]{1,4}$",
+        max_length=4,
+    ),
+]
+_PRIVATE = {"Cache-Control": "private, no-store"}
+"""Its ``you`` and its counts are the caller's and the moment's: no cache may keep it."""
+
+
+class ChallengeController(Controller):
+    path = "/v1/challenges"
+    tags = ["challenges"]
+
+    @get(
+        "/current",
+        operation_id="getCurrentChallenge",
+        summary="Today's daily challenge under a rule preset",
+        description="One deal per preset per UTC day, the same for everyone, proven winnable; play it once with"
+        ' `POST /v1/games {"challenge": id}`. With a bearer token, `you` is the caller\'s attempt.',
+        responses=problems(400, 404, 503),
+        exclude_from_auth=True,
+    )
+    async def current(
+        self,
+        request: AnyRequest,
+        challenges: Injected[ChallengeService],
+        players: Injected[PlayerStore],
+        rules: PresetQuery = "N",
+    ) -> Response[Challenge]:
+        check_paging_query(request, "rules")
+        player = await bearer_player(request, players)
+        found = await challenges.current(rules, player)
+        return Response(Challenge.model_validate(found), headers=_PRIVATE)
+
+    @get(
+        "/{challenge_id:str}",
+        operation_id="getChallenge",
+        summary="A daily challenge: its deal code once it has closed",
+        description="Only today's and earlier challenges that were played exist.",
+        responses=problems(400, 404, 503),
+        exclude_from_auth=True,
+    )
+    async def read(
+        self,
+        request: AnyRequest,
+        challenge_id: ChallengeIdPath,
+        challenges: Injected[ChallengeService],
+        players: Injected[PlayerStore],
+    ) -> Response[Challenge]:
+        check_paging_query(request)
+        player = await bearer_player(request, players)
+        found = await challenges.read(challenge_id, player)
+        return Response(Challenge.model_validate(found), headers=_PRIVATE)
+
+    @get(
+        "/{challenge_id:str}/leaderboard",
+        operation_id="getChallengeLeaderboard",
+        summary="A daily challenge's wins: fastest first, then fewest moves, then the earlier finish",
+        description="Verified: the cards were sealed and hints refused while it was open; only wins before the close"
+        " rank. Final once the challenge has closed.",
+        responses=problems(400, 404),
+        exclude_from_auth=True,
+    )
+    async def leaderboard(
+        self,
+        request: AnyRequest,
+        challenge_id: ChallengeIdPath,
+        challenges: Injected[ChallengeService],
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+    ) -> ChallengeLeaderboard:
+        check_paging_query(request)
+        return ChallengeLeaderboard.model_validate(await challenges.leaderboard(challenge_id, cursor, limit))

@@ -1,0 +1,51 @@
+"""Daily challenges' bodies."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, Field
+
+from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.games.schemas import ListedStatus
+from pyramide.service.http.schemas import Count
+from pyramide.service.stats.schemas import LeaderboardEntry
+
+
+class ChallengeAttempt(BaseModel):
+    """The caller's attempt at the challenge."""
+
+    game_id: UUID
+    status: ListedStatus | None = Field(description="null: the game is no longer kept.")
+    moves: Count | None
+    elapsed_ms: Count | None
+    score: Count | None
+    rank: Annotated[int, Field(ge=1)] | None = Field(description="The place on the challenge's board; null: not on it.")
+
+
+class Challenge(BaseModel):
+    """A daily challenge: one deal per rule preset per UTC day, the same for everyone, dealt from a server secret
+    and proven winnable. Each player plays it once; its cards stay sealed until it closes."""
+
+    id: str = Field(description="The UTC day and the preset's segment, e.g. 2026-12-01-N.")
+    rules: RulesBody
+    opens_at: datetime
+    closes_at: datetime
+    open: bool
+    players: Count = Field(description="Players who started it.")
+    code: str | None = Field(description="The deal code, once the challenge has closed; null while it is open.")
+    you: ChallengeAttempt | None = Field(description="The caller's attempt; null without a token or without one.")
+
+
+class ChallengeLeaderboard(BaseModel):
+    """The challenge's wins ranked by time, then moves, then the earlier finish; only wins before the close count.
+    Verified: nobody could know the cards in advance, and hints were refused. Final once the challenge closes."""
+
+    challenge: str
+    rules: RulesBody
+    verified: Literal[True] = Field(True, description="Always true: the cards were sealed while it was played.")
+    final: bool = Field(description="The challenge has closed: no win enters the board any more.")
+    entries: list[LeaderboardEntry]
+    next_cursor: str | None
