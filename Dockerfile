@@ -22,6 +22,7 @@ WORKDIR /app
 COPY pyproject.toml uv.lock README.md ./
 RUN /opt/uv/bin/uv sync --locked --no-dev --no-install-project
 COPY service ./service
+COPY web ./web
 # Of Swagger UI's files the docs page serves four (http/openapi.py DOCS_FILES); the rest (the editor, source maps,
 # other builds) go.
 RUN /opt/uv/bin/uv sync --locked --no-dev --no-editable \

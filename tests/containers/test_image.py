@@ -230,6 +230,10 @@ def _play_a_whole_game() -> tuple[dict[str, str], str]:
         page = client.get("/schema").text
         for asset in re.findall(r"""(?:src|href)\s*=\s*['"](/schema-assets/[^'"]+)['"]""", page):
             assert client.get(asset).status_code == 200, asset  # the docs page's files are in the image
+        play = client.get("/play/").text
+        for name in ("style.css", "app.js", "api.js", "i18n.js"):  # the web client is in the image too
+            assert name in play or name in client.get("/play/app.js").text, name
+            assert client.get(f"/play/{name}").status_code == 200, name
         return auth, game["id"]
 
 

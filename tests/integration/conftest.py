@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 import threading
 import time
@@ -15,6 +16,7 @@ import redis
 import uvicorn
 from litestar import Litestar
 from litestar.testing import TestClient
+from playwright.sync_api import sync_playwright
 
 from pyramide.service.app import create_app
 from pyramide.service.http.server import server_config
@@ -137,3 +139,22 @@ def serve_in_thread(app: Litestar, header_timeout_s: float = 10.0) -> Iterator[s
 def live_url(app: Litestar) -> Iterator[str]:
     with serve_in_thread(app) as url:
         yield url
+
+
+CHROMIUM_FLAGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        pytest.fail("no Chromium: install Debian's `chromium` package (scripts/browser.sh does, as root)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()

@@ -5,25 +5,18 @@ these tests fail saying what is missing): CORS and the exposed headers, and the 
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import pytest
 from litestar import Litestar
-from playwright.sync_api import sync_playwright
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
 
-CHROMIUM_FLAGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 PAGE = """<!doctype html><html><body><pre id="out">running</pre><script type="module">
 const api = "%(api)s";
 const out = document.getElementById("out");
@@ -42,19 +35,6 @@ try {
     moves: (await moved.json()).moves, stale: stale.status, title: (await stale.json()).title});
 } catch (error) { out.textContent = "failed: " + error; }
 </script></body></html>"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        pytest.fail("no Chromium: install Debian's `chromium` package (scripts/browser.sh does, as root)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @contextmanager

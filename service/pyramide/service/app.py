@@ -25,6 +25,7 @@ from pyramide.service.http.health import HealthController
 from pyramide.service.http.openapi import docs_asset, render_plugins
 from pyramide.service.http.options import OptionsAnswers
 from pyramide.service.http.problems import EXCEPTION_HANDLERS
+from pyramide.service.http.web import play_file, play_page
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics
 from pyramide.service.infra.settings import Settings
@@ -76,6 +77,8 @@ def create_app(
             HealthController,
             MetricsController,
             docs_asset,
+            play_page,
+            play_file,
             *extra_route_handlers,
         ],
         lifespan=[running],

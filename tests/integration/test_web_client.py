@@ -1,0 +1,276 @@
+"""The web client at ``/play`` in a real headless Chromium: a person's game by clicks and keys, in both languages,
+at phone and desktop size, from the service's origin and from another one through CORS, with no outside request."""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+from litestar import Litestar
+from playwright.sync_api import expect
+
+from pyramide.engine import DRAW, DealCode, Game, Status, card_code
+from pyramide.engine.cards import PAIR_SUM, complement, is_king
+from pyramide.engine.rules import Rules
+from pyramide.service.app import create_app
+from pyramide.service.http.web import WEB_DIR
+from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class KnownDeal:
+    """A deal whose bottom row holds a king, a pair that makes 13 and two cards that do not."""
+
+    code: str
+    king: str
+    pair: tuple[str, str]
+    wrong: tuple[str, str]
+    covered: str
+
+
+def _known_deal() -> KnownDeal:
+    for number in range(1000):
+        code = DealCode(Rules(), number=number)
+        pyramid = code.deal().pyramid
+        bottom = [c for c in pyramid[21:] if not is_king(c)]
+        kings = [c for c in pyramid[21:] if is_king(c)]
+        pairs = [(a, b) for a in bottom for b in bottom if a < b and complement(a) + complement(b) == PAIR_SUM]
+        if not kings or not pairs:
+            continue
+        rest = [c for c in bottom if c not in pairs[0]]
+        wrong = [(a, b) for a in rest for b in rest if a < b and complement(a) + complement(b) != PAIR_SUM]
+        if wrong:
+            first, second = pairs[0]
+            x, y = wrong[0]
+            return KnownDeal(
+                str(code), card_code(kings[0]), (card_code(first), card_code(second)), (card_code(x), card_code(y)),
+                card_code(pyramid[15]),
+            )  # fmt: skip
+    raise AssertionError("no such deal among the first 1000")
+
+
+DEAL = _known_deal()
+
+
+@contextmanager
+def _static_origin() -> Iterator[str]:
+    """``web/`` served by a plain static file server on another port: a third party hosting the client."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(WEB_DIR)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+@contextmanager
+def _page(browser: Any, allowed: tuple[str, ...], **context: Any) -> Iterator[tuple[Any, list[str]]]:
+    """A page in a fresh profile whose requests anywhere but ``allowed`` are aborted and noted."""
+    profile = browser.new_context(**context)
+    page = profile.new_page()
+    outside: list[str] = []
+
+    def only(route: Any) -> None:
+        if route.request.url.startswith(allowed):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only)
+    try:
+        yield page, outside
+    finally:
+        profile.close()
+
+
+def _ready(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]", timeout=20000)
+
+
+def _deal_code(page: Any, code: str) -> None:
+    page.click("#new-game")
+    page.fill("#paste-code", code)
+    page.click("#play-code")
+    expect(page.locator("#code")).to_have_text(code, timeout=10000)
+
+
+def _feedback(page: Any, text: str) -> None:
+    expect(page.locator("#feedback")).to_have_text(text, timeout=10000)
+
+
+def _card(page: Any, code: str) -> Any:
+    return page.locator(f'[data-card="{code}"]')
+
+
+def _stat(page: Any, name: str) -> str:
+    page.click("#open-stats")
+    page.wait_for_selector("#stats-dialog[open]")
+    value = page.locator(f'[data-stat="{name}"]').text_content()
+    page.keyboard.press("Escape")
+    return value or ""
+
+
+def test_a_person_plays_a_deal_to_a_win_by_clicks_keys_and_hints(browser: Any, app: Litestar) -> None:
+    with (
+        serve_in_thread(app) as api,
+        _page(browser, (api,), locale="hu-HU", viewport={"width": 800, "height": 900}) as (
+            page,
+            outside,
+        ),
+    ):
+        _ready(page, f"{api}/play")
+        assert page.locator("#undo").text_content() == "Visszavonás", "Hungarian, from the browser's language"
+        assert _stat(page, "wonGames") == "0"
+        _deal_code(page, DEAL.code)
+        (x, y), (a, b) = DEAL.wrong, DEAL.pair
+        before = _card(page, x).bounding_box()
+        _card(page, DEAL.king).click()
+        expect(page.locator("#score")).to_have_text("10")
+        assert _card(page, DEAL.king).count() == 0
+        assert _card(page, x).bounding_box() == before, "no layout shift when a card goes"
+        _card(page, a).focus()
+        page.keyboard.press("Enter")
+        expect(_card(page, a)).to_have_attribute("aria-pressed", "true")
+        _card(page, b).focus()
+        page.keyboard.press("Space")
+        expect(page.locator("#score")).to_have_text("30")
+        assert _card(page, b).count() == 0
+        _card(page, x).click()
+        _card(page, y).click()
+        _feedback(page, "Az összegnek ennyinek kell lennie: 13")
+        _card(page, DEAL.covered).click()
+        _feedback(page, "Ezt a lapot egy másik lap takarja")
+        page.screenshot(path=str(_screenshot_path()))
+
+        page.select_option("#language", "en")
+        assert page.locator("#undo").text_content() == "Undo"
+        assert " of " in (_card(page, x).get_attribute("aria-label") or ""), "cards are named for screen readers"
+        _card(page, x).click()
+        _feedback(page, "The sum must be: 13")
+        page.click("#undo")
+        expect(_card(page, b)).to_have_count(1)
+        assert page.locator("#score").text_content() == "10", "undo gives back the pair and its points"
+        page.keyboard.press("d")
+        expect(page.locator("#waste-count")).to_contain_text("2")
+
+        for _ in range(400):
+            if page.locator("#end-dialog[open]").count():
+                break
+            page.click("#hint")
+            page.wait_for_selector(".hinted", timeout=10000)
+            targets = [h.get_attribute("data-card") or "stock" for h in page.locator(".hinted").all()]
+            for target in targets:
+                page.click("#stock" if target == "stock" else f'[data-card="{target}"]')
+                expect(page.locator(".hinted")).to_have_count(0, timeout=10000)
+            page.wait_for_timeout(30)
+        assert page.locator("#end-title").text_content() == "Congratulations, you won!"
+        page.click('#end-dialog button[value="board"]')
+        expect(page.locator("#board-entries tr")).to_have_count(1)
+        assert page.locator("#board-entries td").first.text_content() == "1", "the win is first on the deal's board"
+        expect(page.locator("#board-note")).to_contain_text("Unverified")
+        page.keyboard.press("Escape")
+        assert _stat(page, "wonGames") == "1", "the statistics count the win"
+        assert outside == [], outside
+
+
+def test_the_daily_challenge_is_played_sealed_from_the_page(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api, _page(browser, (api,), locale="en-US") as (page, outside):
+        _ready(page, f"{api}/play/")
+        page.click("#open-challenge")
+        expect(page.locator("#challenge-info")).to_contain_text("Today's challenge")
+        page.click("#challenge-start")
+        expect(page.locator("#code")).to_contain_text("sealed until the close")
+        assert page.locator("#hint").is_disabled() and page.locator("#copy-code").is_disabled()
+        page.keyboard.press("d")
+        expect(page.locator("#moves")).to_have_text("1")
+        page.click("#open-challenge")
+        expect(page.locator("#challenge-you")).to_have_text("in progress")
+        expect(page.locator("#challenge-start")).to_have_text("Continue")
+        page.click('#challenge-dialog button[value="board"]')
+        expect(page.locator("#board-note")).to_contain_text("Verified")
+        assert outside == []
+
+
+def test_a_dead_end_shows_its_dialog_in_both_languages(browser: Any, app: Litestar) -> None:
+    code = _stuck_after_drawing_everything()
+    with serve_in_thread(app) as api, _page(browser, (api,), locale="en-GB") as (page, outside):
+        _ready(page, f"{api}/play/")
+        _deal_code(page, code)
+        page.select_option("#language", "hu")
+        for _ in range(23):
+            page.keyboard.press("d")
+            page.wait_for_timeout(40)
+        page.wait_for_selector("#end-dialog[open]", timeout=10000)
+        assert page.locator("#end-title").text_content() == "Nincs több lehetséges lépés"
+        assert outside == []
+
+
+def test_the_page_fits_a_phone_and_plays_from_another_origin(browser: Any, settings: Settings) -> None:
+    with _static_origin() as origin:
+        app = create_app(settings.model_copy(update={"cors_origins": (origin,)}))
+        with (
+            serve_in_thread(app) as api,
+            _page(browser, (api, origin), viewport={"width": 360, "height": 740}) as (
+                page,
+                outside,
+            ),
+        ):
+            _ready(page, f"{origin}/index.html?api={api}")
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360, "no sideways scrolling at 360 px"
+            boxes = [c.bounding_box() for c in page.locator(".pyramid .card").all()]
+            assert len(boxes) == 28 and all(b["x"] >= 0 and b["x"] + b["width"] <= 360 for b in boxes)
+            moves = page.locator("#moves").text_content()
+            page.click("#stock")
+            expect(page.locator("#moves")).not_to_have_text(moves or "")
+            assert outside == []
+
+
+def test_the_play_page_is_served_with_a_strict_policy(app: Litestar) -> None:
+    with serve_in_thread(app) as api:
+        moved = httpx.get(f"{api}/play")
+        assert moved.status_code == 308 and moved.headers["location"] == "/play/"
+        page = httpx.get(f"{api}/play/")
+        assert page.status_code == 200 and "default-src 'self'" in page.headers["content-security-policy"]
+        assert httpx.get(f"{api}/play/app.js").headers["content-type"].startswith("text/javascript")
+        assert httpx.get(f"{api}/play/..%2Fpyproject.toml").status_code == 404
+        assert httpx.get(f"{api}/play/nothing.js").json()["code"] == "not_found"
+    for path in WEB_DIR.iterdir():
+        text = path.read_text(encoding="utf-8") if path.suffix in (".html", ".js", ".css") else ""
+        assert "http://" not in text and "https://" not in text, f"{path.name} names an outside URL"
+
+
+def _stuck_after_drawing_everything() -> str:
+    """A deal under no turn-over whose 23 draws, with no removal, end at a dead end."""
+    rules = Rules(recycles=0)
+    for number in range(1000):
+        game = Game(DealCode(rules, number=number))
+        for _ in range(23):
+            game.play(DRAW)
+        if game.status is Status.STUCK:
+            return str(game.code)
+    raise AssertionError("no such deal among the first 1000")
+
+
+def _screenshot_path() -> Path:
+    """``docs/play.png`` when asked to refresh it (``PYRAMIDE_SCREENSHOT=1``), else a scratch file."""
+    if os.environ.get("PYRAMIDE_SCREENSHOT") == "1":
+        return ROOT / "docs" / "play.png"
+    return Path(os.environ.get("TMPDIR", "/tmp")) / "pyramide-play.png"
