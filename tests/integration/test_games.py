@@ -12,9 +12,11 @@ from pydantic import TypeAdapter
 
 from pyramide.engine import DealCode, Game, Rules, parse_move
 from pyramide.engine.moves import parse_record
+from pyramide.service.app import create_app
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.games.schemas import MoveBody
 from pyramide.service.games.service import move_body, move_from_body
+from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import metric_values, new_player
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
@@ -284,3 +286,20 @@ def test_winnable_only_is_timed_from_the_solvers_first_answer(
 async def _lost() -> dict[str, Any]:
     await asyncio.sleep(0.05)
     return {"winnable": False}
+
+
+@pytest.mark.parametrize("code", ["PY1-2S-TXYCUHQ", "PY1-0-AAAAAAB", "PY1-N-AAAAAAS"])
+def test_a_deal_analysis_gives_its_shortest_line_under_the_code_s_rules(settings: Settings, code: str) -> None:
+    """`shortest=true` runs the A* in the worker, under the code's own rules, within the solver's time limit."""
+    with TestClient(create_app(settings.model_copy(update={"solver_time_limit_s": 20.0}))) as client:
+        analysis = client.get(f"/v1/deals/{code}/analysis?shortest=true").json()
+        plain = client.get(f"/v1/deals/{code}/analysis").json()
+    expected = solve(Game(DealCode.parse(code)), shortest=True).shortest
+    if expected is None:
+        assert analysis["shortest"] is None and analysis["winnable"] is not True
+        return
+    assert analysis["shortest"] == [m.notation() for m in expected]
+    replay = Game(DealCode.parse(code))
+    for move in analysis["shortest"]:
+        replay.play(parse_move(move))
+    assert replay.is_won and plain["shortest"] is None, "asked for, and cached apart from the plain analysis"

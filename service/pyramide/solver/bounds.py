@@ -90,6 +90,10 @@ class Bounds:
             self._partner_counts[partners] = counts
         return partners
 
+    def partner_counts(self, partners: int) -> tuple[tuple[int, int], ...]:
+        """The :func:`waste_partners` that :meth:`partners` named ``partners``."""
+        return self._partner_counts[partners]
+
     def stuck_with(self, partners: int, waste: int) -> int:
         """:meth:`stuck` for the pyramids named ``partners`` (:meth:`partners`), kept per those and the waste."""
         key = partners << 32 | waste

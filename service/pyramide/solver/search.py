@@ -10,7 +10,6 @@ the fewest moves as the rules count them (removals, draws and turn-overs).
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
@@ -24,9 +23,7 @@ from pyramide.solver.pool import LEFT_BITS, LEFT_MASK, PoolSearch
 from pyramide.solver.position import (
     Deal,
     Position,
-    every_move,
     from_game,
-    is_won,
     moves,
     normalise,
     pyramid_removals,
@@ -34,7 +31,7 @@ from pyramide.solver.position import (
     waste_removals,
     waste_top,
 )
-from pyramide.solver.shortest import shortest_line as shortest_pool_line
+from pyramide.solver.shortest import shortest_line as a_star_shortest_line
 
 DEFAULT_BUDGET = 2_000_000
 NARROW_TARGETS = 2
@@ -244,25 +241,6 @@ def _counting(bounds: Bounds) -> Callable[[int, int, int], bool]:
     return lambda present, left, threshold: removable(present, left) > threshold
 
 
-def _shortest(deal: Deal, start: Position, budget: int) -> list[Move] | None:
-    """Breadth first over full positions (every draw counts): a winning line with the fewest moves."""
-    parents: dict[Position, tuple[Position, Move] | None] = {start: None}
-    bound = Bounds(deal).removable
-    frontier = deque([start])
-    while frontier:
-        position = frontier.popleft()
-        if is_won(deal, position):
-            return path_to(parents, position)
-        for move, after in every_move(deal, position):
-            if after in parents or bound(after.present, after.left) < SLOTS:
-                continue
-            parents[after] = (position, move)
-            if len(parents) >= budget:
-                return None
-            frontier.append(after)
-    return None
-
-
 def _full_search(
     deal: Deal, start: Position, budget: int, deadline: float
 ) -> tuple[bool | None, int, list[Move], int, bool]:
@@ -419,10 +397,7 @@ def _solve(game: Game, budget: int, shortest: bool, time_limit_s: float | None) 
     shortest_line = None
     if shortest and won:
         full_deal, full_start = from_game(game, pooled=False)
-        if deal.pool:
-            shortest_line = shortest_pool_line(full_deal, full_start, budget, deadline)
-        else:
-            shortest_line = _shortest(full_deal, full_start, budget)
+        shortest_line = a_star_shortest_line(full_deal, full_start, budget, deadline)
     return Analysis(
         winnable=winnable,
         max_removable=max_removable,

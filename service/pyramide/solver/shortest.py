@@ -1,12 +1,17 @@
-"""Shortest winning lines under unlimited turn-overs without stock–waste pairing (the app's rules among them).
+"""Shortest winning lines under every rule set.
 
-Moves count as the rules count them: removals, draws and turn-overs. Without stock–waste pairing a draw does
-nothing but move the stock forward, so a line is its removals plus the draws and turn-overs that bring each stock
-or waste card it uses to the top, and the fewest of those are known in advance: draw up to the card if it lies
-ahead; if it lies behind and is not on top, draw the rest, turn over, and draw up to it. The search is therefore A*
-over the positions where removals happen, each step a removal with the draws it needs (its cost), instead of a
-breadth-first search through every draw; a king outside the pyramid may be removed too, as taking one off the
-waste uncovers the card beneath it without a turn-over. The estimate never overestimates, so the first win taken
+Moves count as the rules count them: removals, draws and turn-overs. A draw does nothing but move the stock forward
+(and, under stock–waste pairing, make the card drawn the fresh top), so a line is its removals plus the draws and
+turn-overs that bring each stock or waste card it uses to the top, and the fewest of those are known in advance:
+draw up to the card if it lies ahead; if it lies behind and is not on top, draw the rest, turn over (if the rules
+leave one), and draw up to it. The search is therefore A* over the positions where removals happen, each step a
+removal with the draws it needs (its cost), instead of a breadth-first search through every draw; a king outside the
+pyramid may be removed too, as taking one off the waste uncovers the card beneath it without a turn-over. Under
+stock–waste pairing a step may also pair the fresh top with the card beneath it: the top is fresh after the draws
+that brought it there (removals inside the pyramid keep it so), and a top that is not fresh can be made fresh only by
+going round the stock again (a turn-over and the draws back to it), which is a step of its own. A state is the
+pyramid, the cards left, how far drawn, the turn-overs used (under a limit) and whether the top is fresh (under
+stock–waste pairing). The estimate never overestimates, so the first win taken
 off the queue is a shortest one: every king left in the pyramid takes a removal, and in each class of values that
 make 13 (A+Q, 2+J, …) a removal takes at most two cards, both from the pyramid only if neither lies on the other
 (or, with covering-card pairs, one lies directly on the other): with ``a`` and ``b`` pyramid cards of the two
@@ -17,10 +22,13 @@ of the nearest ones. A waste card other than a king leaves only with a pyramid c
 where a value's cards, from the top of the waste down, outnumber the pyramid's partners for it, one of them stays
 until the next turn-over, and so does every card beneath: those are not counted as uncoverable, and when the
 pyramid needs more of a value than the stock and the rest of the waste hold, the estimate adds the whole stock, the
-turn-over and the draws up to the nearest such card after it. A free king in the pyramid, or two free cards that
-are each other's last partner, is removed at once without trying anything else (some shortest line does so). Among
-states of equal estimate the one furthest along is taken first. Positions that cannot clear the pyramid are cut
-with the bound of :mod:`pyramide.solver.bounds` when they come off the queue.
+turn-over and the draws up to the nearest such card after it (under stock–waste pairing no waste card is counted
+stuck: two of them may leave together). Under the strict win every card left must go too: in each class of values
+a removal takes one card of each value, so the class takes at least as many removals as it has cards of either
+value, pyramid and outside together, and every stock card must be drawn. A free king in the pyramid, or two free
+cards that are each other's last partner, is removed at once without trying anything else (some shortest line does
+so). Among states of equal estimate the one furthest along is taken first. Positions that cannot clear the pyramid
+are cut with the bound of :mod:`pyramide.solver.bounds` when they come off the queue.
 """
 
 from __future__ import annotations
@@ -33,11 +41,14 @@ from dataclasses import dataclass
 from pyramide.engine.cards import KING_VALUE as KING
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
-from pyramide.solver.bounds import Bounds, pyramid_pairs
+from pyramide.engine.rules import Rules
+from pyramide.solver.bounds import Bounds, pyramid_pairs, stuck_in_waste
 from pyramide.solver.collector import collector_paused
 from pyramide.solver.position import Deal, Position, last_partners
 
-State = tuple[int, int, int]  # pyramid mask, remaining stock and waste cards, how far drawn
+State = tuple[int, int, int, int, int]
+"""The pyramid mask, the remaining stock and waste cards, how far drawn, turn-overs used (0 without a limit), and
+whether the waste top was just drawn (0 without stock–waste pairing)."""
 
 
 def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
@@ -50,9 +61,9 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
 def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
     bounds = Bounds(deal)
     bound = bounds.removable
-    estimate = _Estimate(bounds).of  # a bound method: calling the instance itself costs more
+    estimate = _Estimate(bounds, deal.rules).of  # a bound method: calling the instance itself costs more
     shapes = _Shapes(deal)
-    first: State = (start.present, start.left, start.drawn)
+    first = start_state(deal, start)
     reached: dict[State, Reached] = {first: (0, None)}
     tie = itertools.count()
     queue = [(estimate(first), 0, next(tie), first)]
@@ -62,7 +73,7 @@ def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[M
         spent = -negative_spent
         if spent > reached[state][0]:
             continue
-        present, left, _ = state
+        present, left = state[0], state[1]
         if present == 0 and (not strict or left == 0):
             return _line(deal, reached, state)
         if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
@@ -74,30 +85,79 @@ def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[M
             total = spent + step[0]
             known = reached.get(after)
             if known is None or total < known[0]:
-                reached[after] = (total, (state, step))
-                push(queue, (total + estimate(after), -total, next(tie), after))
+                remaining = estimate(after)
+                if remaining < DEAD:
+                    reached[after] = (total, (state, step))
+                    push(queue, (total + remaining, -total, next(tie), after))
     return None
+
+
+def start_state(deal: Deal, start: Position) -> State:
+    """The search's state for a position: the turn-overs used count only under a limit, freshness only under
+    stock–waste pairing."""
+    rules = deal.rules
+    used = 0 if rules.recycles is None else start.recycles
+    fresh = int(start.fresh) if rules.stock_waste_pairs else 0
+    return (start.present, start.left, start.drawn, used, fresh)
 
 
 class _Estimate:
     """At least how many moves clear the pyramid from a state: removals, and the draws to the nearest card of each
     value the pyramid needs from outside (see the module's docstring)."""
 
-    def __init__(self, bounds: Bounds) -> None:
+    def __init__(self, bounds: Bounds, rules: Rules) -> None:
         self.bounds, self.order_masks = bounds, bounds.order_masks
+        self.limit = rules.recycles
         self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...], int]] = {}
         self.stuck_known = bounds.stuck_known  # looked up here first: a call costs more than a look-up
+        self.waste_pairs = rules.stock_waste_pairs
+        self.strict = rules.strict_win
+        self.strict_removals: dict[int, int] = {}
+        self.needs: dict[int, int] = {}
+        """For each pyramid, a number naming what it needs from outside and its waste partners (many share them)."""
+        self.kinds: dict[tuple[tuple[tuple[int, int], ...], int], int] = {}
+        self.draws: dict[int, int] = {}
+        """:meth:`_draws` by what the pyramid needs, how far drawn and the cards left."""
 
     def of(self, state: State) -> int:
-        present, left, drawn = state
+        present, left, drawn = state[0], state[1], state[2]
         removals, needed, partners = self.inside.get(present) or self._inside(present)
+        flags = state[4] | (LAST_PASS if self.limit is not None and state[3] >= self.limit else 0)
+        if self.strict:
+            return self._strict(present, left, drawn, needed, partners, flags)
         if not needed:
             return removals
+        key = (self.needs[present] << 2 | flags) << 29 | drawn << 24 | left
+        draws = self.draws.get(key)
+        if draws is None:
+            draws = self.draws[key] = self._draws(left, drawn, needed, partners, flags)
+        return removals + draws
+
+    def _strict(  # noqa: PLR0917 - the state's parts, as the hot path has them
+        self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], partners: int, flags: int
+    ) -> int:
+        """Under the strict win: removals for every card left, and at least every stock card drawn."""
+        counts, _, kind = self.bounds.outside(left)
+        key = kind << 28 | present
+        total = self.strict_removals.get(key)
+        if total is None:
+            counts_inside, slots_of_value = self.bounds.pyramid(present)
+            pairs = pyramid_pairs(slots_of_value, self.bounds.cover_pairs)
+            total = counts_inside[KING] + counts[KING]
+            for v in range(1, 7):
+                a, b = counts_inside[v], counts_inside[KING - v]
+                total += max(a + counts[v], b + counts[KING - v], a + b - pairs[v])
+            self.strict_removals[key] = total
+        stock = (left >> drawn).bit_count()
+        draws = self._draws(left, drawn, needed, partners, flags) if needed else 0
+        return total + (draws if draws > stock else stock)
+
+    def _draws(self, left: int, drawn: int, needed: tuple[tuple[int, int], ...], partners: int, flags: int) -> int:
+        """At least how many draws and turn-overs bring the cards the pyramid needs from outside to the top
+        (:data:`DEAD` when that takes a turn-over and none is left)."""
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
-        stuck = self.stuck_known.get(partners << 32 | waste, -1) if waste else 0
-        if stuck < 0:
-            stuck = self.bounds.stuck_with(partners, waste)
+        stuck = self._stuck(partners, waste, stock, flags & FRESH)
         free = waste ^ stuck
         furthest = after_turn = 0
         for of_value, count in needed:
@@ -122,10 +182,33 @@ class _Estimate:
                 if through > after_turn:  # noqa: PLR1730 - as above
                     after_turn = through
         if after_turn:
-            return removals + stock.bit_count() + 1 + after_turn  # the whole stock, the turn-over, then the draws
+            if flags & LAST_PASS:
+                return DEAD
+            return stock.bit_count() + 1 + after_turn  # the whole stock, the turn-over, then the draws
         if not furthest:
-            return removals
-        return removals + (stock & ((furthest << 1) - 1)).bit_count()  # the stock must be drawn at least this far
+            return 0
+        return (stock & ((furthest << 1) - 1)).bit_count()  # the stock must be drawn at least this far
+
+    def _stuck(self, partners: int, waste: int, stock: int, fresh: int) -> int:
+        """The waste cards that stay there until the next turn-over (none counted while the top is fresh)."""
+        if not waste or fresh:
+            return 0
+        if self.waste_pairs:
+            return self._stuck_with_pairs(partners, waste, stock)
+        stuck = self.stuck_known.get(partners << 32 | waste, -1)
+        return self.bounds.stuck_with(partners, waste) if stuck < 0 else stuck
+
+    def _stuck_with_pairs(self, partners: int, waste: int, stock: int) -> int:
+        """Under stock–waste pairing, with the top not fresh: the waste cards that stay until the next turn-over. A
+        waste card then leaves with a pyramid card or with a stock card drawn onto it, each once, so it is
+        :func:`stuck_in_waste` with those partners counted together."""
+        stock_counts = self.bounds.outside(stock)[0]
+        counts = tuple(
+            (value, count + stock_counts[KING - value])
+            for value, count in self.bounds.partner_counts(partners)
+            if count + stock_counts[KING - value] < 4
+        )
+        return stuck_in_waste(waste, counts, self.order_masks) if counts else 0
 
     def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...], int]:
         """For a pyramid: the fewest removals it takes, how many cards of each value it needs from outside (by the
@@ -140,7 +223,9 @@ class _Estimate:
                 for v in range(1, KING)
                 if counts[v] > pairs[min(v, KING - v)]
             )
-            known = self.inside[present] = (removals, needed, self.bounds.partners(present))
+            partners = self.bounds.partners(present)
+            known = self.inside[present] = (removals, needed, partners)
+            self.needs[present] = self.kinds.setdefault((needed, partners), len(self.kinds))
         return known
 
 
@@ -151,10 +236,19 @@ def _drop_lowest(cards: int, count: int) -> int:
     return cards
 
 
-Step = tuple[int, Move | None, int, int, State]
+Step = tuple[int, Move | None, int, int, State, bool]
 """A removal: the moves it takes (the draws and turn-overs it needs first, and itself), the move (``None`` for one
-with a stock or waste card, made only for the line found), the pyramid slot and the stock or waste index of the
-card it takes (-1: none), and the state it leads to."""
+with a stock or waste card, made only for the line found), the pyramid slot the card pairs with (-1: none, a king;
+``WITH_BENEATH``: the waste card beneath it) and the stock or waste index of the card it takes (-1: none), the state
+it leads to, and whether the card is brought to the top by going round the stock although it is on top already (to
+draw it fresh)."""
+
+WITH_BENEATH = -2
+FRESH = 1
+LAST_PASS = 2
+"""The estimate's flags: the top was just drawn; no turn-over is left."""
+DEAD = 1_000
+"""The estimate of a state that can no longer win: far above any line (A* takes it last, if ever)."""
 
 
 Reached = tuple[int, tuple[State, Step] | None]
@@ -179,6 +273,9 @@ class _Shapes:
     def __init__(self, deal: Deal) -> None:
         self.deal = deal
         self.known: dict[int, _Shape] = {}
+        self.limit = deal.rules.recycles
+        self.waste_pairs = int(deal.rules.stock_waste_pairs)
+        self.on_beneath: dict[int, int] = {}
 
     def shape(self, present: int) -> _Shape:
         known = self.known.get(present)
@@ -200,39 +297,72 @@ class _Shapes:
         return _Shape(inside, king, pairs, {v: tuple(s) for v, s in wanted.items()}, useful)
 
     def steps(self, state: State) -> list[Step]:
-        """Every removal from ``state`` (see :data:`Step`). A king outside the pyramid may go too: taking one off
-        the waste uncovers the card beneath without a turn-over."""
-        present, left, drawn = state
+        """Every removal from ``state`` (see :data:`Step`): inside the pyramid; a stock or waste card brought to the
+        top with a free pyramid card, alone if a king (taking one off the waste uncovers the card beneath without a
+        turn-over), or under stock–waste pairing, fresh, with the card beneath it."""
+        present, left, drawn, used, fresh = state
         shape = self.shape(present)
         forced = self._forced(shape, present, left)
         if forced is not None:
-            return [(1, forced[0], -1, -1, (forced[1], left, drawn))]
-        result: list[Step] = [(1, move, -1, -1, (after, left, drawn)) for move, after in shape.inside]
-        order_values, wanted = self.deal.order_values, shape.wanted
+            return [(1, forced[0], -1, -1, (forced[1], left, drawn, used, fresh), False)]
+        result: list[Step] = [
+            (1, move, -1, -1, (after, left, drawn, used, fresh), False) for move, after in shape.inside
+        ]
+        values, wanted, limit, waste_pairs = self.deal.order_values, shape.wanted, self.limit, self.waste_pairs
         below = (1 << drawn) - 1
         top = (left & below).bit_length() - 1
         to_turn_over = (left >> drawn).bit_count() + 1
-        rest = left & shape.useful
-        while rest:  # the moves of _reach, worked out here: this runs for every card of every state taken
+        turned = used if limit is None else used + 1
+        can_turn = limit is None or used < limit
+        on_beneath = (self.on_beneath.get(left, -1) if waste_pairs else 0) or 0
+        if on_beneath < 0:
+            on_beneath = self._on_beneath(left)
+        rest = left & shape.useful | on_beneath
+        while rest:  # this runs for every card of every state taken: kept lean
             low = rest & -rest
             rest ^= low
             index = low.bit_length() - 1
-            value = order_values[index]
-            slots = wanted.get(value, ())
-            remaining = left ^ low
+            upto = (low << 1) - 1
             if index == top:
-                reach, after_drawn = 0, (remaining & below).bit_length()
+                cost, now_used, now_fresh = 1, used, fresh
+            elif index >= drawn:
+                cost, now_used, now_fresh = (left & upto & ~below).bit_count() + 1, used, waste_pairs
+            elif can_turn:
+                cost, now_used, now_fresh = to_turn_over + (left & upto).bit_count() + 1, turned, waste_pairs
             else:
-                upto = (low << 1) - 1
-                reach = (
-                    (left & upto & ~below).bit_count() if index >= drawn else to_turn_over + (left & upto).bit_count()
-                )
-                after_drawn = (remaining & upto).bit_length()  # one name for one waste
+                continue  # behind, and no turn-over left to reach it
+            remaining = left ^ low
+            after_drawn = (remaining & upto).bit_length()  # one name for one waste
+            value = values[index]
             if value == KING:
-                result.append((reach + 1, None, -1, index, (present, remaining, after_drawn)))
-            for slot in slots:
-                result.append((reach + 1, None, slot, index, (present & ~(1 << slot), remaining, after_drawn)))
+                result.append((cost, None, -1, index, (present, remaining, after_drawn, now_used, 0), False))
+            for slot in wanted.get(value, ()):
+                after = (present & ~(1 << slot), remaining, after_drawn, now_used, 0)
+                result.append((cost, None, slot, index, after, False))
+            if low & on_beneath:
+                around = not now_fresh
+                if around:  # a top not drawn fresh: round the stock to draw it again, if a turn-over is left
+                    if index != top or not can_turn:
+                        continue
+                    cost, now_used = to_turn_over + (left & upto).bit_count() + 1, turned
+                rest_after = remaining ^ (1 << (left & (low - 1)).bit_length() - 1)
+                after = (present, rest_after, (rest_after & upto).bit_length(), now_used, 0)
+                result.append((cost, None, WITH_BENEATH, index, after, around))
         return result
+
+    def _on_beneath(self, left: int) -> int:
+        """The cards of ``left`` that pair with the card left directly before them (beneath them, once both are in
+        the waste): the stock–waste pairs these cards could ever make."""
+        values, found, previous, rest = self.deal.order_values, 0, -1, left
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            index = low.bit_length() - 1
+            if previous >= 0 and values[previous] + values[index] == KING:
+                found |= low
+            previous = index
+        self.on_beneath[left] = found
+        return found
 
     def _forced(self, shape: _Shape, present: int, left: int) -> tuple[Move, int] | None:
         """A removal inside the pyramid that some shortest line makes now, if there is one: a free king, or two
@@ -246,38 +376,31 @@ class _Shapes:
         return None
 
 
-def _reach(left: int, drawn: int, index: int) -> tuple[int, int]:
-    """How many draws and turn-overs make the card at ``index`` the waste top (the fewest), and how far drawn then."""
-    waste = left & ((1 << drawn) - 1)
-    if index < drawn and waste.bit_length() - 1 == index:
-        return 0, drawn
-    upto = (1 << (index + 1)) - 1
-    if index >= drawn:
-        return (left & upto & ~((1 << drawn) - 1)).bit_count(), index + 1
-    return (left >> drawn).bit_count() + 1 + (left & upto).bit_count(), index + 1
-
-
-def _bring_to_top(left: int, drawn: int, index: int) -> tuple[Move, ...]:
-    """The moves of :func:`_reach`: draws up to the card, or the rest of the stock, a turn-over, and draws to it."""
+def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move, ...]:
+    """The draws and turn-overs of a step: none for the card on top; draws up to a card ahead; else (or going round
+    for a top to draw fresh) the rest of the stock, a turn-over, and draws up to it."""
     if index < 0:
         return ()
-    if index >= drawn:
-        return (DRAW,) * _reach(left, drawn, index)[0]
-    count = _reach(left, drawn, index)[0]
-    if not count:
+    below = (1 << drawn) - 1
+    upto = (2 << index) - 1
+    if not around and index == (left & below).bit_length() - 1:
         return ()
-    ahead = (left >> drawn).bit_count()
-    return (DRAW,) * ahead + (RECYCLE,) + (DRAW,) * (count - ahead - 1)
+    if not around and index >= drawn:
+        return (DRAW,) * (left & upto & ~below).bit_count()
+    return (DRAW,) * (left >> drawn).bit_count() + (RECYCLE,) + (DRAW,) * (left & upto).bit_count()
 
 
 def _line(deal: Deal, reached: dict[State, Reached], state: State) -> list[Move]:
     line: list[Move] = []
     step = reached[state][1]
     while step is not None:
-        state, (_, move, slot, index, _) = step
+        state, (_, move, slot, index, _, around) = step
         if move is None:
             card = deal.order[index]
-            move = RemoveKing(card) if slot < 0 else RemovePair(deal.pyramid[slot], card)
-        line[:0] = (*_bring_to_top(state[1], state[2], index), move)
+            if slot == WITH_BENEATH:
+                move = RemovePair(deal.order[(state[1] & ((1 << index) - 1)).bit_length() - 1], card)
+            else:
+                move = RemoveKing(card) if slot < 0 else RemovePair(deal.pyramid[slot], card)
+        line[:0] = (*_bring_to_top(state[1], state[2], index, around), move)
         step = reached[state][1]
     return line

@@ -43,9 +43,10 @@ class Priority(enum.IntEnum):
     PUBLIC = 1
 
 
-def _analyse(state: bytes, budget: int, time_limit_s: float) -> dict[str, Any]:
-    """In a worker process: the analysis of a stored game state, stopping by itself at the time limit."""
-    return solve(load_game(state), budget=budget, time_limit_s=time_limit_s).to_json()
+def _analyse(state: bytes, budget: int, time_limit_s: float, shortest: bool = False) -> dict[str, Any]:
+    """In a worker process: the analysis of a stored game state (with ``shortest``, a shortest winning line too),
+    stopping by itself at the time limit."""
+    return solve(load_game(state), budget=budget, time_limit_s=time_limit_s, shortest=shortest).to_json()
 
 
 def _started() -> bool:
@@ -141,7 +142,7 @@ class Solver:
         heapq.heapify(self._waiting)
 
     async def analyse(
-        self, game: Game, budget: int = HINT_BUDGET, priority: Priority = Priority.PLAYER
+        self, game: Game, budget: int = HINT_BUDGET, priority: Priority = Priority.PLAYER, *, shortest: bool = False
     ) -> dict[str, Any]:
         await self._acquire(priority)
         try:
@@ -149,7 +150,8 @@ class Solver:
             if not self._started:  # starting the worker processes is not solving: no time limit for it
                 await loop.run_in_executor(self._executor(), _started)
                 self._started = True
-            future = loop.run_in_executor(self._executor(), _analyse, dump_game(game), budget, self.time_limit_s)
+            state = dump_game(game)
+            future = loop.run_in_executor(self._executor(), _analyse, state, budget, self.time_limit_s, shortest)
             try:
                 return await asyncio.wait_for(future, self.time_limit_s + WORKER_GRACE_S)
             except TimeoutError:
@@ -170,14 +172,18 @@ class Solver:
         finally:
             await self.redis.delete(key)
 
-    async def analyse_deal(self, redis: RedisClient, code: DealCode, ttl_s: int) -> dict[str, Any]:
-        """A fresh deal's analysis, from the cache when it was analysed before with this budget and time limit."""
-        key = f"pyr:{{analysis:{code}}}:{HINT_BUDGET}:{round(self.time_limit_s * 1000)}"
+    async def analyse_deal(
+        self, redis: RedisClient, code: DealCode, ttl_s: int, *, shortest: bool = False
+    ) -> dict[str, Any]:
+        """A fresh deal's analysis (with ``shortest``, a shortest winning line too), from the cache when it was
+        analysed before the same way with this budget and time limit."""
+        kind = ":shortest" if shortest else ""
+        key = f"pyr:{{analysis:{code}}}:{HINT_BUDGET}:{round(self.time_limit_s * 1000)}{kind}"
         cached = await redis.get(key)
         if cached is not None:
             result: dict[str, Any] = json.loads(cached)
             return result
-        result = await self.analyse(Game(code), priority=Priority.PUBLIC)
+        result = await self.analyse(Game(code), priority=Priority.PUBLIC, shortest=shortest)
         await redis.set(key, json.dumps(result), ex=ttl_s)
         return result
 

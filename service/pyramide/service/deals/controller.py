@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from litestar import Controller, Response, get
+from litestar.params import QueryParameter
 
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.catalogue import PRESETS, VARIANTS
@@ -37,7 +40,9 @@ class DealController(Controller):
         "/deals/{code:str}/analysis",
         operation_id="analyseDeal",
         summary="Can the deal be won, and how many cards at most: the solver's answer, cached per code",
-        description="Limited per client address; 503 `solver_busy` when every solver worker and the queue are taken.",
+        description="With `shortest=true`, also a winning line with the fewest moves under the code's rules, found"
+        " within the same time limit. Limited per client address; 503 `solver_busy` when every solver worker and the"
+        " queue are taken.",
         responses=problems(400, 422, 429, 503),
         exclude_from_auth=True,
     )
@@ -50,10 +55,11 @@ class DealController(Controller):
         redis: Injected[RedisClient],
         settings: Injected[Settings],
         address_limits: Injected[AddressLimits],
+        shortest: Annotated[bool, QueryParameter(description="Also a shortest winning line.")] = False,
     ) -> DealAnalysis:
         deal = deal_code_of(code)
         await address_limits.check(request, "analyses")
-        result = await solver.analyse_deal(redis, deal, settings.analysis_ttl_s)
+        result = await solver.analyse_deal(redis, deal, settings.analysis_ttl_s, shortest=shortest)
         return DealAnalysis.model_validate({**result, "code": str(deal)})
 
     @get(

@@ -60,6 +60,11 @@ class Analysis(BaseModel):
 
 class DealAnalysis(Analysis):
     code: str
+    shortest: list[str] | None = Field(
+        None,
+        description="With `shortest=true`: a winning line with the fewest moves (removals, draws and turn-overs),"
+        " in move notation; null when the deal cannot be won or none was found within the time limit.",
+    )
 
 
 class RulePreset(BaseModel):
