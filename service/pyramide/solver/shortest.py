@@ -34,8 +34,8 @@ are cut with the bound of :mod:`pyramide.solver.bounds` when they come off the q
 from __future__ import annotations
 
 import heapq
-import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyramide.engine.cards import KING_VALUE as KING
@@ -59,37 +59,64 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
 
 
 def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
+    """The search. A state is kept as one integer (:func:`_key`), and so is each entry of the queue (its estimate
+    total, then the moves spent, deepest first, then the state): half the memory of tuples, and faster to hash
+    and to compare. Each state keeps the fewest moves known to reach it and the state before; the line is worked
+    out again from those at the end."""
     bounds = Bounds(deal)
     bound = bounds.removable
     estimate = _Estimate(bounds, deal.rules).of  # a bound method: calling the instance itself costs more
-    shapes = _Shapes(deal)
+    steps = _Shapes(deal).steps
     first = start_state(deal, start)
-    reached: dict[State, Reached] = {first: (0, None)}
-    tie = itertools.count()
-    queue = [(estimate(first), 0, next(tie), first)]
-    pop, push, steps, strict = heapq.heappop, heapq.heappush, shapes.steps, deal.rules.strict_win
+    first_key = _key(first)
+    spent_on: dict[int, int] = {first_key: 0}
+    before: dict[int, int] = {first_key: -1}
+    queue = [estimate(first) << _TOTAL | _DEPTH << _SPENT | first_key]
+    pop, push, strict = heapq.heappop, heapq.heappush, deal.rules.strict_win
     while queue:
-        _, negative_spent, _, state = pop(queue)
-        spent = -negative_spent
-        if spent > reached[state][0]:
+        entry = pop(queue)
+        key = entry & _STATE
+        spent = _DEPTH - (entry >> _SPENT & _DEPTH)
+        if spent > spent_on[key]:
             continue
+        state = _state(key)
         present, left = state[0], state[1]
         if present == 0 and (not strict or left == 0):
-            return _line(deal, reached, state)
-        if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
+            return _line(deal, steps, spent_on, before, key)
+        if len(spent_on) >= budget or (not len(spent_on) % 1024 and time.perf_counter() > deadline):
             return None
         if bound(present, left) < SLOTS:  # checked when taken, not when queued: most queued states never are
             continue
         for step in steps(state):
             after = step[4]
             total = spent + step[0]
-            known = reached.get(after)
-            if known is None or total < known[0]:
+            after_key = after[0] | after[1] << 28 | after[2] << 52 | after[3] << 57 | after[4] << 61  # _key, inline
+            known = spent_on.get(after_key)
+            if known is None or total < known:
                 remaining = estimate(after)
                 if remaining < DEAD:
-                    reached[after] = (total, (state, step))
-                    push(queue, (total + remaining, -total, next(tie), after))
+                    spent_on[after_key] = total
+                    before[after_key] = key
+                    push(queue, (total + remaining) << _TOTAL | (_DEPTH - total) << _SPENT | after_key)
     return None
+
+
+_SPENT = 62
+_TOTAL = 72
+_DEPTH = (1 << (_TOTAL - _SPENT)) - 1
+"""A queue entry is ``estimate total << 72 | (1023 - moves spent) << 62 | state``: smallest total first, then the
+most moves spent (the state furthest along)."""
+_STATE = (1 << _SPENT) - 1
+
+
+def _key(state: State) -> int:
+    """A state as one integer: the pyramid (28 bits), the cards left (24), how far drawn (5), turn-overs used (4),
+    fresh (1)."""
+    return state[0] | state[1] << 28 | state[2] << 52 | state[3] << 57 | state[4] << 61
+
+
+def _state(key: int) -> State:
+    return (key & 0xFFFFFFF, key >> 28 & 0xFFFFFF, key >> 52 & 31, key >> 57 & 15, key >> 61)
 
 
 def start_state(deal: Deal, start: Position) -> State:
@@ -118,6 +145,11 @@ class _Estimate:
         self.kinds: dict[tuple[tuple[tuple[int, int], ...], int], int] = {}
         self.draws: dict[int, int] = {}
         """:meth:`_draws` by what the pyramid needs, how far drawn and the cards left."""
+        self.pair_partners: dict[int, int] = {}
+        """Under stock–waste pairing, a number naming the waste cards' partners, by pyramid partners and stock."""
+        self.partner_kinds: dict[tuple[tuple[int, int], ...], int] = {}
+        self.partner_list: list[tuple[tuple[int, int], ...]] = []
+        self.stuck_with_pairs: dict[int, int] = {}
 
     def of(self, state: State) -> int:
         present, left, drawn = state[0], state[1], state[2]
@@ -201,14 +233,25 @@ class _Estimate:
     def _stuck_with_pairs(self, partners: int, waste: int, stock: int) -> int:
         """Under stock–waste pairing, with the top not fresh: the waste cards that stay until the next turn-over. A
         waste card then leaves with a pyramid card or with a stock card drawn onto it, each once, so it is
-        :func:`stuck_in_waste` with those partners counted together."""
-        stock_counts = self.bounds.outside(stock)[0]
-        counts = tuple(
-            (value, count + stock_counts[KING - value])
-            for value, count in self.bounds.partner_counts(partners)
-            if count + stock_counts[KING - value] < 4
-        )
-        return stuck_in_waste(waste, counts, self.order_masks) if counts else 0
+        :func:`stuck_in_waste` with those partners counted together (kept per partners and waste)."""
+        stock_counts, _, kind = self.bounds.outside(stock)
+        named = self.pair_partners.get(partners << 32 | kind)
+        if named is None:
+            counts = tuple(
+                (value, count + stock_counts[KING - value])
+                for value, count in self.bounds.partner_counts(partners)
+                if count + stock_counts[KING - value] < 4  # four of a value at most: never stuck
+            )
+            named = self.partner_kinds.setdefault(counts, len(self.partner_kinds))
+            self.pair_partners[partners << 32 | kind] = named
+            if named == len(self.partner_list):
+                self.partner_list.append(counts)
+        key = named << 24 | waste
+        stuck = self.stuck_with_pairs.get(key)
+        if stuck is None:
+            counts = self.partner_list[named]
+            stuck = self.stuck_with_pairs[key] = stuck_in_waste(waste, counts, self.order_masks) if counts else 0
+        return stuck
 
     def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...], int]:
         """For a pyramid: the fewest removals it takes, how many cards of each value it needs from outside (by the
@@ -249,11 +292,6 @@ LAST_PASS = 2
 """The estimate's flags: the top was just drawn; no turn-over is left."""
 DEAD = 1_000
 """The estimate of a state that can no longer win: far above any line (A* takes it last, if ever)."""
-
-
-Reached = tuple[int, tuple[State, Step] | None]
-"""How a state was reached the cheapest way known: the moves it took, and the state and step before (none: the
-start)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,11 +428,17 @@ def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move
     return (DRAW,) * (left >> drawn).bit_count() + (RECYCLE,) + (DRAW,) * (left & upto).bit_count()
 
 
-def _line(deal: Deal, reached: dict[State, Reached], state: State) -> list[Move]:
+def _line(
+    deal: Deal, steps: Callable[[State], list[Step]], spent_on: dict[int, int], before: dict[int, int], key: int
+) -> list[Move]:
+    """The line to the state ``key``: back through the states before it, each step found again among the steps of
+    the state before (the one that leads to it at the cost it took)."""
     line: list[Move] = []
-    step = reached[state][1]
-    while step is not None:
-        state, (_, move, slot, index, _, around) = step
+    while before[key] >= 0:
+        previous = before[key]
+        state = _state(previous)
+        cost = spent_on[key] - spent_on[previous]
+        _, move, slot, index, _, around = next(s for s in steps(state) if s[0] == cost and _key(s[4]) == key)
         if move is None:
             card = deal.order[index]
             if slot == WITH_BENEATH:
@@ -402,5 +446,5 @@ def _line(deal: Deal, reached: dict[State, Reached], state: State) -> list[Move]
             else:
                 move = RemoveKing(card) if slot < 0 else RemovePair(deal.pyramid[slot], card)
         line[:0] = (*_bring_to_top(state[1], state[2], index, around), move)
-        step = reached[state][1]
+        key = previous
     return line
