@@ -150,6 +150,7 @@ class _Estimate:
         self.partner_kinds: dict[tuple[tuple[int, int], ...], int] = {}
         self.partner_list: list[tuple[tuple[int, int], ...]] = []
         self.stuck_with_pairs: dict[int, int] = {}
+        self.alone: dict[int, int] = {}
 
     def of(self, state: State) -> int:
         present, left, drawn = state[0], state[1], state[2]
@@ -162,7 +163,10 @@ class _Estimate:
         key = (self.needs[present] << 2 | flags) << 29 | drawn << 24 | left
         draws = self.draws.get(key)
         if draws is None:
-            draws = self.draws[key] = self._draws(left, drawn, needed, partners, flags)
+            alone = self.alone.get(present)
+            if alone is None:
+                alone = self._alone(present)
+            draws = self.draws[key] = self._draws(left, drawn, needed, partners, flags, alone)
         return removals + draws
 
     def _strict(  # noqa: PLR0917 - the state's parts, as the hot path has them
@@ -184,42 +188,56 @@ class _Estimate:
         draws = self._draws(left, drawn, needed, partners, flags) if needed else 0
         return total + (draws if draws > stock else stock)
 
-    def _draws(self, left: int, drawn: int, needed: tuple[tuple[int, int], ...], partners: int, flags: int) -> int:
-        """At least how many draws and turn-overs bring the cards the pyramid needs from outside to the top
-        (:data:`DEAD` when that takes a turn-over and none is left)."""
+    def _draws(  # noqa: PLR0917 - the state's parts, as the hot path has them
+        self, left: int, drawn: int, needed: tuple[tuple[int, int], ...], partners: int, flags: int, alone: int = 0
+    ) -> int:
+        """At least how many more moves than the pyramid's removals bring the cards it needs from outside to the
+        top (:data:`DEAD` when that cannot be done). Each card needed from outside must come to the top at some
+        point, the way that costs least: a stock card by drawing up to it; a waste card by removing every card
+        above it, which costs a move of its own for each card that no pyramid card can take (``alone``: kings and
+        values without a partner left in the pyramid), or by drawing the rest of the stock, turning over and
+        drawing up to it past the waste cards that stay until then. The ``count`` cheapest cards of a value
+        needed ``count`` times cost at least the dearest of them."""
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
         stuck = self._stuck(partners, waste, stock, flags & FRESH)
-        free = waste ^ stuck
-        furthest = after_turn = 0
+        turn = DEAD if flags & LAST_PASS else stock.bit_count() + 1
+        alone &= waste
+        most = 0
         for of_value, count in needed:
-            short = count - (free & of_value).bit_count()  # free waste cards may be uncovered by removals
-            if short <= 0:
-                continue
-            cards = stock & of_value
-            have = cards.bit_count()
-            if have >= short:  # the nearest ones in the stock must be drawn
-                if short > 1:
-                    cards = _drop_lowest(cards, short - 1)
-                nearest = cards & -cards
-                if nearest > furthest:  # noqa: PLR1730 - the estimate runs for every state queued; max() costs more
-                    furthest = nearest
-                continue
-            cards = stuck & of_value  # the rest only after a turn-over
-            if short - have > 1:
-                cards = _drop_lowest(cards, short - have - 1)
-            wanted = cards & -cards
-            if wanted:
-                through = (stuck & ((wanted << 1) - 1)).bit_count()
-                if through > after_turn:  # noqa: PLR1730 - as above
-                    after_turn = through
-        if after_turn:
-            if flags & LAST_PASS:
+            costs = []
+            cards = left & of_value
+            while cards:
+                low = cards & -cards
+                cards ^= low
+                upto = (low << 1) - 1
+                if low & stock:
+                    costs.append((stock & upto).bit_count())
+                    continue
+                after_turn = turn + ((stuck | low) & upto).bit_count()
+                if low & stuck:
+                    costs.append(after_turn)
+                    continue
+                above = (alone & ~upto).bit_count()
+                if above and flags & FRESH:
+                    above -= 1  # the fresh top may take the card beneath it with it
+                costs.append(above if above < after_turn else after_turn)
+            if len(costs) < count:
                 return DEAD
-            return stock.bit_count() + 1 + after_turn  # the whole stock, the turn-over, then the draws
-        if not furthest:
-            return 0
-        return (stock & ((furthest << 1) - 1)).bit_count()  # the stock must be drawn at least this far
+            costs.sort()
+            most = max(most, costs[count - 1])
+        return most
+
+    def _alone(self, present: int) -> int:
+        """The outside positions whose cards no pyramid card can take: kings, and values whose partners have all
+        left the pyramid. Such a card leaves the waste only by a move that removes no pyramid card."""
+        counts = self.bounds.pyramid(present)[0]
+        alone = self.order_masks[KING]
+        for value in range(1, KING):
+            if not counts[KING - value]:
+                alone |= self.order_masks[value]
+        self.alone[present] = alone
+        return alone
 
     def _stuck(self, partners: int, waste: int, stock: int, fresh: int) -> int:
         """The waste cards that stay there until the next turn-over (none counted while the top is fresh)."""
