@@ -76,6 +76,23 @@ class Bounds:
         without stock–waste pairing: those stuck in the waste never will."""
         return left & ~self.stuck(present, left & ((1 << drawn) - 1))
 
+    def playable_with_pairs(self, present: int, left: int, drawn: int, fresh: bool, top_value: int) -> int:
+        """:meth:`playable` under stock–waste pairing: a waste card then leaves with a pyramid card, with a stock
+        card drawn onto it, or with the fresh top when it lies directly beneath it, each partner once; where a
+        value's cards from the top of the waste down outnumber all those partners, one stays, and every card
+        beneath (:func:`stuck_in_waste`)."""
+        waste = left & ((1 << drawn) - 1)
+        if not waste:
+            return left
+        stock_counts = self.outside(left ^ waste)[0]
+        pairs_fresh = (top_value, KING - top_value) if fresh else ()  # the fresh top and the card beneath it
+        counts = []
+        for value, count in self._partner_counts[self.partners(present)]:
+            partners = count + stock_counts[KING - value] + (value in pairs_fresh)
+            if partners < 4:  # four of a value at most: never stuck
+                counts.append((value, partners))
+        return left & ~stuck_in_waste(waste, tuple(counts), self.order_masks) if counts else left
+
     def stuck(self, present: int, waste: int) -> int:
         """The cards of ``waste`` that stay there until the next turn-over with this pyramid, under rules without
         stock–waste pairing (:func:`stuck_in_waste`)."""

@@ -170,8 +170,9 @@ def _explore(
     best, best_at = _removed(start), start
     bounds = relaxed.bounds if relaxed is not None else Bounds(deal)
     exceeds = relaxed.exceeds if relaxed is not None else _counting(bounds)
-    # With the turn-overs used up and no stock–waste pairing, cards stuck in the waste are out of the game.
-    last_pass = -1 if deal.rules.recycles is None or deal.rules.stock_waste_pairs else deal.rules.recycles
+    # With the turn-overs used up, cards stuck in the waste are out of the game.
+    last_pass = -1 if deal.rules.recycles is None else deal.rules.recycles
+    waste_pairs, order_values = deal.rules.stock_waste_pairs, deal.order_values
     spent_before = relaxed.states if relaxed is not None else 0
     stack = [start]
     threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
@@ -179,7 +180,7 @@ def _explore(
     strict = deal.rules.strict_win
     while stack:
         position = stack.pop()
-        present, left, drawn, recycles, _ = position
+        present, left, drawn, recycles, fresh = position
         if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
             return True, SLOTS, path_to(parents, position), len(parents), True, False
         removed = SLOTS - present.bit_count()
@@ -188,8 +189,12 @@ def _explore(
             if best >= cap:
                 return False, best, path_to(parents, best_at), len(parents), True, False
             threshold = min(max(best, floor), SLOTS - 1)
-        if 0 <= last_pass <= recycles:
-            left = bounds.playable(present, left, drawn)  # what is buried now stays buried
+        if 0 <= last_pass <= recycles:  # what is buried now stays buried
+            if waste_pairs:
+                top = (left & ((1 << drawn) - 1)).bit_length() - 1
+                left = bounds.playable_with_pairs(present, left, drawn, fresh, order_values[top] if top >= 0 else 0)
+            else:
+                left = bounds.playable(present, left, drawn)
         if prune and not exceeds(present, left, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)

@@ -408,14 +408,21 @@ def late_games(
 
 LAST_PASS_RULES = st.sampled_from(
     [Rules(recycles=0), Rules(recycles=0, cover_pairs=True), Rules(recycles=1), Rules(recycles=1, cover_pairs=True)]
+    + [
+        Rules(recycles=r, stock_waste_pairs=True, cover_pairs=c, strict_win=w)
+        for r in (0, 1)
+        for c in (False, True)
+        for w in (False, True)
+    ]
 )
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(game=late_games(rules=LAST_PASS_RULES, removals_left=(8, 12), draws=(0, 40)))
 def test_solver_agrees_with_brute_force_when_the_waste_buries_cards(game: Game) -> None:
-    """With the turn-overs used up and no stock–waste pairing, cards stuck deep in the waste are left out of the
-    bound (and the pool model is then asked about an uneven pool): never at the cost of a line that exists."""
+    """With the turn-overs used up, cards stuck deep in the waste are left out of the bound (and the pool model is
+    then asked about an uneven pool), under stock–waste pairing too (where the stock's cards and the fresh top can
+    take waste cards): never at the cost of a line that exists."""
     won, best = brute_force(game)
     analysis = solve(game)
     assert analysis.winnable == won, game.code
