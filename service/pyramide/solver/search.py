@@ -172,15 +172,16 @@ def _explore(
     exceeds = relaxed.exceeds if relaxed is not None else _counting(bounds)
     # With the turn-overs used up, cards stuck in the waste are out of the game.
     last_pass = -1 if deal.rules.recycles is None else deal.rules.recycles
-    waste_pairs, order_values = deal.rules.stock_waste_pairs, deal.order_values
+    waste_pairs = deal.rules.stock_waste_pairs
     spent_before = relaxed.states if relaxed is not None else 0
     stack = [start]
+    least_drawn: dict[tuple[int, int, int], int] = {}  # see _dominated
     threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
     cut = False
     strict = deal.rules.strict_win
     while stack:
         position = stack.pop()
-        present, left, drawn, recycles, fresh = position
+        present, left, drawn, recycles, _ = position
         if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
             return True, SLOTS, path_to(parents, position), len(parents), True, False
         removed = SLOTS - present.bit_count()
@@ -190,11 +191,7 @@ def _explore(
                 return False, best, path_to(parents, best_at), len(parents), True, False
             threshold = min(max(best, floor), SLOTS - 1)
         if 0 <= last_pass <= recycles:  # what is buried now stays buried
-            if waste_pairs:
-                top = (left & ((1 << drawn) - 1)).bit_length() - 1
-                left = bounds.playable_with_pairs(present, left, drawn, fresh, order_values[top] if top >= 0 else 0)
-            else:
-                left = bounds.playable(present, left, drawn)
+            left = _playable(bounds, deal, position) if waste_pairs else bounds.playable(present, left, drawn)
         if prune and not exceeds(present, left, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
@@ -205,10 +202,37 @@ def _explore(
         if last_pass < 0 or recycles < last_pass:
             position, children = _draw_on(deal, parents, position, children)
         for move, after in reversed(children):
-            if after not in parents and not (prune and after.recycles and _seen_with_fewer_turn_overs(parents, after)):
-                parents[after] = (position, move)
-                stack.append(after)
+            if after in parents:
+                continue
+            if prune and _dominated(parents, least_drawn, after, move):
+                continue
+            parents[after] = (position, move)
+            stack.append(after)
     return False, best, path_to(parents, best_at), len(parents), True, not cut
+
+
+def _playable(bounds: Bounds, deal: Deal, position: Position) -> int:
+    """:meth:`Bounds.playable_with_pairs` for a position."""
+    present, left, drawn, _, fresh = position
+    top = (left & ((1 << drawn) - 1)).bit_length() - 1
+    return bounds.playable_with_pairs(present, left, drawn, fresh, deal.order_values[top] if top >= 0 else 0)
+
+
+def _dominated(
+    seen: Container[Position], least_drawn: dict[tuple[int, int, int], int], position: Position, move: Move
+) -> bool:
+    """Whether a position the search has (or had) can do all ``position`` can: the same with fewer turn-overs
+    used, or, for a position a removal reaches, the same pyramid and cards left less far drawn (drawing on from
+    there reaches it). A draw's position is never cut so: it is how the less drawn one gets there. Notes how far
+    each pyramid and cards left were drawn."""
+    if position.recycles and _seen_with_fewer_turn_overs(seen, position):
+        return True
+    shape = (position.present, position.left, position.recycles)
+    least = least_drawn.get(shape)
+    if least is None or position.drawn < least:
+        least_drawn[shape] = position.drawn
+        return False
+    return least < position.drawn and move is not DRAW
 
 
 def _seen_with_fewer_turn_overs(seen: Container[Position], position: Position) -> bool:
