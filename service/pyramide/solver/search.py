@@ -14,7 +14,7 @@ from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
 from pyramide.engine import DRAW, Game, Move, RemoveKing, RemovePair
-from pyramide.engine.cards import Card
+from pyramide.engine.cards import PAIR_SUM, Card
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds
 from pyramide.solver.collector import collector_paused
@@ -412,6 +412,21 @@ def solve(
         return _solve(game, budget, shortest, time_limit_s)
 
 
+def strict_win_out_of_reach(deal: Deal, position: Position) -> bool:
+    """Under the strict win without stock–waste pairing, whether counting alone proves the deal lost: a card
+    outside the pyramid then leaves only with a pyramid card of the partner value (or alone, a king), so more
+    outside cards of a value than pyramid cards of its partner value can never all go. It answers "can it be won?"
+    when the search for the most removable runs out of time."""
+    rules = deal.rules
+    if not rules.strict_win or rules.stock_waste_pairs:
+        return False
+    left, present = position.left, position.present
+    return any(
+        (left & deal.order_masks[value]).bit_count() > (present & deal.pyramid_masks[PAIR_SUM - value]).bit_count()
+        for value in range(1, PAIR_SUM)  # kings aside: they go alone
+    )
+
+
 def _solve(game: Game, budget: int, shortest: bool, time_limit_s: float | None) -> Analysis:
     started = time.perf_counter()
     deadline = started + time_limit_s if time_limit_s is not None else float("inf")
@@ -421,7 +436,7 @@ def _solve(game: Game, budget: int, shortest: bool, time_limit_s: float | None) 
         won, best, line, states, exhausted = pool.explore(start.present, start.left, budget, deadline)
     else:
         won, best, line, states, exhausted = _full_search(deal, start, budget, deadline)
-    winnable = won
+    winnable = False if won is None and strict_win_out_of_reach(deal, start) else won
     max_removable = best if exhausted or won else None
     shortest_line = None
     if shortest and won:

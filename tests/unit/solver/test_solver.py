@@ -19,7 +19,7 @@ from pyramide.solver import solve
 from pyramide.solver.bounds import Bounds
 from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import Position, from_game, moves
-from pyramide.solver.search import RelaxedBound, _explore, _seen_with_fewer_turn_overs, realise
+from pyramide.solver.search import RelaxedBound, _explore, _seen_with_fewer_turn_overs, realise, strict_win_out_of_reach
 from pyramide.solver.shortest import _Estimate, _Shapes, shortest_line, start_state
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
 
@@ -567,3 +567,26 @@ def test_the_shortest_line_under_limited_turn_overs_is_as_short_as_any(rules: Ru
     if line is not None:
         assert len(line) == fewest, game.code
         _replays_to(game, line, SLOTS)
+
+
+STRICT_RULES = st.sampled_from(
+    [r for r in all_rule_sets() if r.strict_win and not r.stock_waste_pairs and r.recycles in (0, 1, 2)]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(game=late_games(rules=STRICT_RULES, removals_left=(4, 9), draws=(0, 40)))
+def test_a_strict_win_counted_out_of_reach_is_lost(game: Game) -> None:
+    """Counting outside cards against their pyramid partners answers "can it be won?" when the search runs out of
+    time: it must never call a won game lost."""
+    deal, start = from_game(game)
+    if strict_win_out_of_reach(deal, start):
+        assert brute_force(game)[0] is False, game.code
+
+
+def test_a_strict_win_deal_is_decided_lost_even_when_the_search_runs_out_of_time() -> None:
+    game = Game(DealCode(Rules(recycles=1, strict_win=True), number=0))
+    deal, start = from_game(game)
+    assert strict_win_out_of_reach(deal, start)
+    analysis = solve(game, budget=10)
+    assert analysis.winnable is False and analysis.max_removable is None
