@@ -55,6 +55,12 @@ class Bounds:
         self._partners: dict[int, int] = {}
         """For each pyramid, a number naming its :func:`waste_partners` (pyramids with the same counts share it)."""
         self._partner_counts: dict[int, tuple[tuple[int, int], ...]] = {}
+        self._pair_kinds: dict[int, int] = {}
+        self._pair_names: dict[tuple[tuple[int, int], ...], int] = {}
+        self._pair_counts: list[tuple[tuple[int, int], ...]] = []
+        self._stuck_with_pairs: dict[int, int] = {}
+        """:meth:`playable_with_pairs`, kept: a number per partners, stock and fresh top, and the stuck cards per
+        that number and the waste."""
         self.stuck_known: dict[int, int] = {}
         """:meth:`stuck_with` by ``partners << 32 | waste``, for hot loops to look up before they call it."""
 
@@ -80,18 +86,32 @@ class Bounds:
         """:meth:`playable` under stock–waste pairing: a waste card then leaves with a pyramid card, with a stock
         card drawn onto it, or with the fresh top when it lies directly beneath it, each partner once; where a
         value's cards from the top of the waste down outnumber all those partners, one stays, and every card
-        beneath (:func:`stuck_in_waste`)."""
+        beneath (:func:`stuck_in_waste`). Kept per partners and waste."""
         waste = left & ((1 << drawn) - 1)
         if not waste:
             return left
-        stock_counts = self.outside(left ^ waste)[0]
-        pairs_fresh = (top_value, KING - top_value) if fresh else ()  # the fresh top and the card beneath it
-        counts = []
-        for value, count in self._partner_counts[self.partners(present)]:
-            partners = count + stock_counts[KING - value] + (value in pairs_fresh)
-            if partners < 4:  # four of a value at most: never stuck
-                counts.append((value, partners))
-        return left & ~stuck_in_waste(waste, tuple(counts), self.order_masks) if counts else left
+        partners = self.partners(present)
+        stock_kind = self.outside(left ^ waste)[2]
+        kind_key = (partners << 32 | stock_kind) << 5 | (top_value if fresh else 0)
+        named = self._pair_kinds.get(kind_key)
+        if named is None:
+            stock_counts = self.outside(left ^ waste)[0]
+            pairs_fresh = (top_value, KING - top_value) if fresh else ()  # the fresh top and the card beneath it
+            counts = []
+            for value, count in self._partner_counts[partners]:
+                total = count + stock_counts[KING - value] + (value in pairs_fresh)
+                if total < 4:  # four of a value at most: never stuck
+                    counts.append((value, total))
+            named = self._pair_kinds[kind_key] = self._pair_names.setdefault(tuple(counts), len(self._pair_names))
+            if named == len(self._pair_counts):
+                self._pair_counts.append(tuple(counts))
+        key = named << 24 | waste
+        stuck = self._stuck_with_pairs.get(key)
+        if stuck is None:
+            counts_named = self._pair_counts[named]
+            stuck = stuck_in_waste(waste, counts_named, self.order_masks) if counts_named else 0
+            self._stuck_with_pairs[key] = stuck
+        return left & ~stuck
 
     def stuck(self, present: int, waste: int) -> int:
         """The cards of ``waste`` that stay there until the next turn-over with this pyramid, under rules without
