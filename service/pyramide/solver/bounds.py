@@ -59,8 +59,8 @@ class Bounds:
         self._pair_names: dict[tuple[tuple[int, int], ...], int] = {}
         self._pair_counts: list[tuple[tuple[int, int], ...]] = []
         self._stuck_with_pairs: dict[int, int] = {}
-        """:meth:`playable_with_pairs`, kept: a number per partners, stock and fresh top, and the stuck cards per
-        that number and the waste."""
+        """:meth:`stuck_with_pairs`, kept: a number per partners, stock and fresh top, and the stuck cards per that
+        number and the waste."""
         self.stuck_known: dict[int, int] = {}
         """:meth:`stuck_with` by ``partners << 32 | waste``, for hot loops to look up before they call it."""
 
@@ -83,20 +83,24 @@ class Bounds:
         return left & ~self.stuck(present, left & ((1 << drawn) - 1))
 
     def playable_with_pairs(self, present: int, left: int, drawn: int, fresh: bool, top_value: int) -> int:
-        """:meth:`playable` under stock–waste pairing: a waste card then leaves with a pyramid card, with a stock
-        card drawn onto it, or with the fresh top when it lies directly beneath it, each partner once; where a
-        value's cards from the top of the waste down outnumber all those partners, one stays, and every card
-        beneath (:func:`stuck_in_waste`). Kept per partners and waste."""
+        """:meth:`playable` under stock–waste pairing (:meth:`stuck_with_pairs`)."""
         waste = left & ((1 << drawn) - 1)
         if not waste:
             return left
-        partners = self.partners(present)
-        stock_kind = self.outside(left ^ waste)[2]
-        kind_key = (partners << 32 | stock_kind) << 5 | (top_value if fresh else 0)
+        return left & ~self.stuck_with_pairs(self.partners(present), waste, left ^ waste, top_value if fresh else 0)
+
+    def stuck_with_pairs(self, partners: int, waste: int, stock: int, fresh_value: int) -> int:
+        """The cards of ``waste`` that stay there until the next turn-over under stock–waste pairing, for the
+        pyramids named ``partners`` (:meth:`partners`), the ``stock`` and the value of the fresh top (0: the top is
+        not fresh). A waste card then leaves with a pyramid card, with a stock card drawn onto it, or with the fresh
+        top when it lies directly beneath it, each partner once; where a value's cards from the top of the waste
+        down outnumber all those partners, one stays, and every card beneath (:func:`stuck_in_waste`). Kept per
+        partners, stock counts and fresh top, then per waste."""
+        stock_counts, _, stock_kind = self.outside(stock)
+        kind_key = (partners << 32 | stock_kind) << 5 | fresh_value
         named = self._pair_kinds.get(kind_key)
         if named is None:
-            stock_counts = self.outside(left ^ waste)[0]
-            pairs_fresh = (top_value, KING - top_value) if fresh else ()  # the fresh top and the card beneath it
+            pairs_fresh = (fresh_value, KING - fresh_value) if fresh_value else ()  # the top and the card beneath
             counts = []
             for value, count in self._partner_counts[partners]:
                 total = count + stock_counts[KING - value] + (value in pairs_fresh)
@@ -111,7 +115,7 @@ class Bounds:
             counts_named = self._pair_counts[named]
             stuck = stuck_in_waste(waste, counts_named, self.order_masks) if counts_named else 0
             self._stuck_with_pairs[key] = stuck
-        return left & ~stuck
+        return stuck
 
     def stuck(self, present: int, waste: int) -> int:
         """The cards of ``waste`` that stay there until the next turn-over with this pyramid, under rules without

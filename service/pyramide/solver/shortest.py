@@ -22,13 +22,15 @@ of the nearest ones. A waste card other than a king leaves only with a pyramid c
 where a value's cards, from the top of the waste down, outnumber the pyramid's partners for it, one of them stays
 until the next turn-over, and so does every card beneath: those are not counted as uncoverable, and when the
 pyramid needs more of a value than the stock and the rest of the waste hold, the estimate adds the whole stock, the
-turn-over and the draws up to the nearest such card after it (under stock–waste pairing no waste card is counted
-stuck: two of them may leave together). Under the strict win every card left must go too: in each class of values
-a removal takes one card of each value, so the class takes at least as many removals as it has cards of either
-value, pyramid and outside together, and every stock card must be drawn. A free king in the pyramid, or two free
-cards that are each other's last partner, is removed at once without trying anything else (some shortest line does
-so). Among states of equal estimate the one furthest along is taken first. Positions that cannot clear the pyramid
-are cut with the bound of :mod:`pyramide.solver.bounds` when they come off the queue.
+turn-over and the draws up to the nearest such card after it (under stock–waste pairing a stock card drawn onto a
+waste card may take it too, so the stock's cards count among its partners). A waste card the pyramid needs can also
+be dug out: a move for each card above it that no pyramid card can take. Under the strict win every card left must
+go too: in each class of values a removal takes one card of each value, so the class takes at least as many
+removals as it has cards of either value, pyramid and outside together, and every stock card must be drawn. A free
+king in the pyramid, or two free cards that are each other's last partner, is removed at once without trying
+anything else (some shortest line does so). Among states of equal estimate the one furthest along is taken first.
+Positions that cannot clear the pyramid are cut with the bound of :mod:`pyramide.solver.bounds` when they come off
+the queue.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from pyramide.engine.cards import KING_VALUE as KING
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.engine.rules import Rules
-from pyramide.solver.bounds import Bounds, pyramid_pairs, stuck_in_waste
+from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.collector import collector_paused
 from pyramide.solver.position import Deal, Position, last_partners
 
@@ -129,8 +131,8 @@ def start_state(deal: Deal, start: Position) -> State:
 
 
 class _Estimate:
-    """At least how many moves clear the pyramid from a state: removals, and the draws to the nearest card of each
-    value the pyramid needs from outside (see the module's docstring)."""
+    """At least how many moves clear the pyramid from a state: removals, and the cheapest way to bring each card the
+    pyramid needs from outside to the top (see the module's docstring and :meth:`_draws`)."""
 
     def __init__(self, bounds: Bounds, rules: Rules) -> None:
         self.bounds, self.order_masks = bounds, bounds.order_masks
@@ -145,11 +147,6 @@ class _Estimate:
         self.kinds: dict[tuple[tuple[tuple[int, int], ...], int], int] = {}
         self.draws: dict[int, int] = {}
         """:meth:`_draws` by what the pyramid needs, how far drawn and the cards left."""
-        self.pair_partners: dict[int, int] = {}
-        """Under stock–waste pairing, a number naming the waste cards' partners, by pyramid partners and stock."""
-        self.partner_kinds: dict[tuple[tuple[int, int], ...], int] = {}
-        self.partner_list: list[tuple[tuple[int, int], ...]] = []
-        self.stuck_with_pairs: dict[int, int] = {}
         self.alone: dict[int, int] = {}
 
     def of(self, state: State) -> int:
@@ -244,32 +241,9 @@ class _Estimate:
         if not waste or fresh:
             return 0
         if self.waste_pairs:
-            return self._stuck_with_pairs(partners, waste, stock)
+            return self.bounds.stuck_with_pairs(partners, waste, stock, 0)
         stuck = self.stuck_known.get(partners << 32 | waste, -1)
         return self.bounds.stuck_with(partners, waste) if stuck < 0 else stuck
-
-    def _stuck_with_pairs(self, partners: int, waste: int, stock: int) -> int:
-        """Under stock–waste pairing, with the top not fresh: the waste cards that stay until the next turn-over. A
-        waste card then leaves with a pyramid card or with a stock card drawn onto it, each once, so it is
-        :func:`stuck_in_waste` with those partners counted together (kept per partners and waste)."""
-        stock_counts, _, kind = self.bounds.outside(stock)
-        named = self.pair_partners.get(partners << 32 | kind)
-        if named is None:
-            counts = tuple(
-                (value, count + stock_counts[KING - value])
-                for value, count in self.bounds.partner_counts(partners)
-                if count + stock_counts[KING - value] < 4  # four of a value at most: never stuck
-            )
-            named = self.partner_kinds.setdefault(counts, len(self.partner_kinds))
-            self.pair_partners[partners << 32 | kind] = named
-            if named == len(self.partner_list):
-                self.partner_list.append(counts)
-        key = named << 24 | waste
-        stuck = self.stuck_with_pairs.get(key)
-        if stuck is None:
-            counts = self.partner_list[named]
-            stuck = self.stuck_with_pairs[key] = stuck_in_waste(waste, counts, self.order_masks) if counts else 0
-        return stuck
 
     def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...], int]:
         """For a pyramid: the fewest removals it takes, how many cards of each value it needs from outside (by the

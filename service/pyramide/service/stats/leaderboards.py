@@ -97,7 +97,3 @@ class Leaderboards:
             return None
         text = member.decode() if isinstance(member, bytes) else str(member)
         return int(await self.redis.zlexcount(board, "-", "(" + text)) + 1
-
-    async def size(self, code: str) -> int:
-        """How many players the board named ``code`` ranks."""
-        return int(await self.redis.zcard(board_keys(code)[0]))
