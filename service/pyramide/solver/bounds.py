@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from pyramide.engine.cards import KING_VALUE as KING
-from pyramide.engine.pyramid import COVERERS, SLOTS
+from pyramide.engine.pyramid import COVER_MASK, COVERERS, SLOTS
 from pyramide.solver.position import Deal
 
 
@@ -47,22 +47,15 @@ class Bounds:
 
     def __init__(self, deal: Deal) -> None:
         self.pyramid_masks, self.order_masks = deal.pyramid_masks, deal.order_masks
+        self.pyramid_values, self.order_values = deal.pyramid_values, deal.order_values
+        self.stock_waste_pairs = deal.rules.stock_waste_pairs
+        self._reach: dict[int, int] = {}
+        self._uncoverable_known: dict[int, tuple[int, ...]] = {}
         self.cover_pairs = deal.rules.cover_pairs
         self._inside: dict[int, tuple[tuple[int, ...], list[int]]] = {}
         self._outside: dict[int, tuple[tuple[int, ...], int, int]] = {}
         self._kind_of_counts: dict[tuple[int, ...], int] = {}
         self._known: dict[int, int] = {}
-        self._partners: dict[int, int] = {}
-        """For each pyramid, a number naming its :func:`waste_partners` (pyramids with the same counts share it)."""
-        self._partner_counts: dict[int, tuple[tuple[int, int], ...]] = {}
-        self._pair_kinds: dict[int, int] = {}
-        self._pair_names: dict[tuple[tuple[int, int], ...], int] = {}
-        self._pair_counts: list[tuple[tuple[int, int], ...]] = []
-        self._stuck_with_pairs: dict[int, int] = {}
-        """:meth:`stuck_with_pairs`, kept: a number per partners, stock and fresh top, and the stuck cards per that
-        number and the waste."""
-        self.stuck_known: dict[int, int] = {}
-        """:meth:`stuck_with` by ``partners << 32 | waste``, for hot loops to look up before they call it."""
 
     def removable(self, present: int, left: int) -> int:
         key = (self._outside.get(left) or self.outside(left))[2] << SLOTS | present
@@ -77,71 +70,103 @@ class Bounds:
         dead = dead_cone_bound(present, signature, slots_of_value, self.cover_pairs)
         return min(class_bound(present, inside, outside), dead)
 
-    def playable(self, present: int, left: int, drawn: int) -> int:
-        """The cards of ``left`` that may still be played from a position with no turn-over left, under rules
-        without stock–waste pairing: those stuck in the waste never will."""
-        return left & ~self.stuck(present, left & ((1 << drawn) - 1))
-
-    def playable_with_pairs(self, present: int, left: int, drawn: int, fresh: bool, top_value: int) -> int:
-        """:meth:`playable` under stock–waste pairing (:meth:`stuck_with_pairs`)."""
+    def playable(self, present: int, left: int, drawn: int, fresh: bool) -> int:
+        """The cards of ``left`` that may still be played from a position with no turn-over left: those that stay
+        in the waste until the next turn-over (:meth:`blocked`) never will."""
         waste = left & ((1 << drawn) - 1)
-        if not waste:
-            return left
-        return left & ~self.stuck_with_pairs(self.partners(present), waste, left ^ waste, top_value if fresh else 0)
+        return left & ~self.blocked(present, waste, left ^ waste, int(fresh)) if waste else left
 
-    def stuck_with_pairs(self, partners: int, waste: int, stock: int, fresh_value: int) -> int:
-        """The cards of ``waste`` that stay there until the next turn-over under stock–waste pairing, for the
-        pyramids named ``partners`` (:meth:`partners`), the ``stock`` and the value of the fresh top (0: the top is
-        not fresh). A waste card then leaves with a pyramid card, with a stock card drawn onto it, or with the fresh
-        top when it lies directly beneath it, each partner once; where a value's cards from the top of the waste
-        down outnumber all those partners, one stays, and every card beneath (:func:`stuck_in_waste`). Kept per
-        partners, stock counts and fresh top, then per waste."""
-        stock_counts, _, stock_kind = self.outside(stock)
-        kind_key = (partners << 32 | stock_kind) << 5 | fresh_value
-        named = self._pair_kinds.get(kind_key)
-        if named is None:
-            pairs_fresh = (fresh_value, KING - fresh_value) if fresh_value else ()  # the top and the card beneath
-            counts = []
-            for value, count in self._partner_counts[partners]:
-                total = count + stock_counts[KING - value] + (value in pairs_fresh)
-                if total < 4:  # four of a value at most: never stuck
-                    counts.append((value, total))
-            named = self._pair_kinds[kind_key] = self._pair_names.setdefault(tuple(counts), len(self._pair_names))
-            if named == len(self._pair_counts):
-                self._pair_counts.append(tuple(counts))
-        key = named << 24 | waste
-        stuck = self._stuck_with_pairs.get(key)
-        if stuck is None:
-            counts_named = self._pair_counts[named]
-            stuck = stuck_in_waste(waste, counts_named, self.order_masks) if counts_named else 0
-            self._stuck_with_pairs[key] = stuck
-        return stuck
+    def blocked(self, present: int, waste: int, stock: int, fresh: int) -> int:
+        """The cards of ``waste`` that stay there until the next turn-over: going down from the top, the first card
+        that cannot leave, and every card beneath it. A waste card leaves alone if a king, else with a pyramid card
+        of the partner value, each pyramid card once, and only once the cards on it are gone, which only cards
+        already removable can do, with the stock's cards and the waste cards above it (:meth:`reach`): so where a
+        value's cards from the top down to a card outnumber the pyramid cards of the partner value that can be
+        uncovered so, that card cannot leave. Under stock–waste pairing a waste card may also leave with a stock
+        card drawn onto it (the stock's cards of the partner value count as partners too), or the fresh top
+        (``fresh``) with the card directly beneath it (those two are then never counted stuck)."""
+        values = self.order_values
+        stock_counts, signature, _ = self._outside.get(stock) or self.outside(stock)
+        extra = stock_counts if self.stock_waste_pairs else _NO_CARDS
+        partners = self._uncoverable(present, signature)
+        seen = [0] * (KING + 1)
+        rest, depth = waste, 0
+        spared = 2 if fresh and self._pairs_with_beneath(waste) else 0
+        while rest:
+            index = rest.bit_length() - 1
+            value = values[index]
+            if value != KING and depth >= spared:
+                seen[value] += 1
+                if seen[value] > partners[KING - value] + extra[KING - value]:
+                    return rest
+            if not signature >> value & 1:
+                signature |= 1 << value
+                partners = self._uncoverable(present, signature)
+            rest ^= 1 << index
+            depth += 1
+        return 0
 
-    def stuck(self, present: int, waste: int) -> int:
-        """The cards of ``waste`` that stay there until the next turn-over with this pyramid, under rules without
-        stock–waste pairing (:func:`stuck_in_waste`)."""
-        return self.stuck_with(self.partners(present), waste)
+    def _pairs_with_beneath(self, waste: int) -> bool:
+        top = waste.bit_length() - 1
+        beneath = (waste ^ 1 << top).bit_length() - 1
+        return beneath >= 0 and self.order_values[top] + self.order_values[beneath] == KING
 
-    def partners(self, present: int) -> int:
-        """A number naming the pyramid's :func:`waste_partners`: pyramids with the same counts share it."""
-        partners = self._partners.get(present)
-        if partners is None:
-            counts = waste_partners(self.pyramid(present)[0])
-            partners = self._partners[present] = sum(count + 1 << 3 * value for value, count in counts)
-            self._partner_counts[partners] = counts
-        return partners
+    def _uncoverable(self, present: int, signature: int) -> tuple[int, ...]:
+        """For each value, how many pyramid cards of it can be uncovered when the cards outside the pyramid that can
+        be used are of the values in ``signature``: those whose covering cards are all in :meth:`reach`. Kept per
+        pyramid and signature."""
+        key = signature << SLOTS | present
+        known = self._uncoverable_known.get(key)
+        if known is None:
+            reach = self.reach(present, signature)
+            counts = [0] * (KING + 1)
+            rest = present
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                slot = low.bit_length() - 1
+                if not present & COVER_MASK[slot] & ~reach:
+                    counts[self.pyramid_values[slot]] += 1
+            known = self._uncoverable_known[key] = tuple(counts)
+        return known
 
-    def partner_counts(self, partners: int) -> tuple[tuple[int, int], ...]:
-        """The :func:`waste_partners` that :meth:`partners` named ``partners``."""
-        return self._partner_counts[partners]
+    def reach(self, present: int, signature: int) -> int:
+        """The pyramid cards that may be removed when the cards outside the pyramid that can be used are of the
+        values in ``signature`` (bit ``v`` for value ``v``): the largest set of present cards in which every card
+        has the cards on it in the set, and is a king, or has a partner value outside, or a partner in the set
+        that neither lies on it nor under it (under the covering-card variant: or directly on or under it). Any
+        set of cards some line removes is such a set, so it is a subset of this one. Kept per pyramid and
+        signature."""
+        key = signature << SLOTS | present
+        known = self._reach.get(key)
+        if known is None:
+            known = self._reach[key] = self._reach_of(present, signature)
+        return known
 
-    def stuck_with(self, partners: int, waste: int) -> int:
-        """:meth:`stuck` for the pyramids named ``partners`` (:meth:`partners`), kept per those and the waste."""
-        key = partners << 32 | waste
-        stuck = self.stuck_known.get(key)
-        if stuck is None:
-            stuck = self.stuck_known[key] = stuck_in_waste(waste, self._partner_counts[partners], self.order_masks)
-        return stuck
+    def _reach_of(self, present: int, signature: int) -> int:
+        values, masks, cover_pairs = self.pyramid_values, self.pyramid_masks, self.cover_pairs
+        kept, changed = present, True
+        while changed:
+            changed = False
+            rest = kept
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                slot = low.bit_length() - 1
+                value = values[slot]
+                if present & COVER_MASK[slot] & ~kept:
+                    keep = False
+                elif value == KING or signature >> (KING - value) & 1:
+                    keep = True
+                else:
+                    partners = kept & masks[KING - value]
+                    keep = bool(partners & ~ON_TOP[slot] & ~BENEATH[slot]) or (
+                        cover_pairs and bool(partners & ADJACENT[slot])
+                    )
+                if not keep:
+                    kept ^= low
+                    changed = True
+        return kept
 
     def pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:
         """The counts of each value in the pyramid, and the mask of the slots holding each value."""
@@ -162,25 +187,7 @@ class Bounds:
         return cached
 
 
-def waste_partners(pyramid_counts: Sequence[int]) -> tuple[tuple[int, int], ...]:
-    """For each value a waste card may have (kings aside, they always go), how many pyramid cards could take one,
-    where that is fewer than four (four always suffice)."""
-    return tuple((v, pyramid_counts[KING - v]) for v in range(1, KING) if pyramid_counts[KING - v] < 4)
-
-
-def stuck_in_waste(waste: int, partners: tuple[tuple[int, int], ...], order_masks: Sequence[int]) -> int:
-    """The cards of ``waste`` that stay there until the next turn-over, under rules without stock–waste pairing.
-    A waste card other than a king then leaves only with a pyramid card of the partner value, each pyramid card
-    once (``partners``: :func:`waste_partners`): where a value's cards from the top of the waste down outnumber the
-    pyramid's partners for it, one of them stays, and every card beneath."""
-    highest = 0
-    for value, count in partners:
-        cards = waste & order_masks[value]
-        if cards.bit_count() > count:
-            for _ in range(count):
-                cards ^= 1 << (cards.bit_length() - 1)
-            highest = max(highest, cards.bit_length() - 1)
-    return waste & ((1 << highest) - 1) if highest else 0
+_NO_CARDS = (0,) * (KING + 1)
 
 
 def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> int:

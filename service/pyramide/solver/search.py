@@ -172,7 +172,6 @@ def _explore(
     exceeds = relaxed.exceeds if relaxed is not None else _counting(bounds)
     # With the turn-overs used up, cards stuck in the waste are out of the game.
     last_pass = -1 if deal.rules.recycles is None else deal.rules.recycles
-    waste_pairs = deal.rules.stock_waste_pairs
     spent_before = relaxed.states if relaxed is not None else 0
     stack = [start]
     least_drawn: dict[tuple[int, int, int], int] = {}  # see _dominated
@@ -191,7 +190,7 @@ def _explore(
                 return False, best, path_to(parents, best_at), len(parents), True, False
             threshold = min(max(best, floor), SLOTS - 1)
         if 0 <= last_pass <= recycles:  # what is buried now stays buried
-            left = _playable(bounds, deal, position) if waste_pairs else bounds.playable(present, left, drawn)
+            left = bounds.playable(present, left, drawn, position.fresh)
         if prune and not exceeds(present, left, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
@@ -209,13 +208,6 @@ def _explore(
             parents[after] = (position, move)
             stack.append(after)
     return False, best, path_to(parents, best_at), len(parents), True, not cut
-
-
-def _playable(bounds: Bounds, deal: Deal, position: Position) -> int:
-    """:meth:`Bounds.playable_with_pairs` for a position."""
-    present, left, drawn, _, fresh = position
-    top = (left & ((1 << drawn) - 1)).bit_length() - 1
-    return bounds.playable_with_pairs(present, left, drawn, fresh, deal.order_values[top] if top >= 0 else 0)
 
 
 def _dominated(

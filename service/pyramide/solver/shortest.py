@@ -18,12 +18,13 @@ make 13 (A+Q, 2+J, …) a removal takes at most two cards, both from the pyramid
 values and at most ``m`` such pairs (a maximum matching), the class takes at least ``a + b - m`` removals; the
 ``a - m`` and ``b - m`` cards left over need stock or waste cards of the partner value on top: those the waste
 holds may be uncovered by removals, the rest must be drawn, so the stock must be drawn at least as far as the last
-of the nearest ones. A waste card other than a king leaves only with a pyramid card of the partner value, so
-where a value's cards, from the top of the waste down, outnumber the pyramid's partners for it, one of them stays
-until the next turn-over, and so does every card beneath: those are not counted as uncoverable, and when the
-pyramid needs more of a value than the stock and the rest of the waste hold, the estimate adds the whole stock, the
-turn-over and the draws up to the nearest such card after it (under stock–waste pairing a stock card drawn onto a
-waste card may take it too, so the stock's cards count among its partners). A waste card the pyramid needs can also
+of the nearest ones. A waste card other than a king leaves only with a pyramid card of the partner value (or
+under stock–waste pairing a stock card drawn onto it, or the fresh top), each once and only once uncovered, so
+where a value's cards, from the top of the waste down, outnumber the partners that can be uncovered without the
+cards beneath, one of them stays until the next turn-over, and so does every card beneath (:meth:`Bounds.blocked`):
+those are not counted as uncoverable, and when the pyramid needs more of a value than the stock and the rest of
+the waste hold, the estimate adds the whole stock, the turn-over and the draws up to the nearest such card after
+it. A waste card the pyramid needs can also
 be dug out: a move for each card above it that no pyramid card can take. Under the strict win every card left must
 go too: in each class of values a removal takes one card of each value, so the class takes at least as many
 removals as it has cards of either value, pyramid and outside together, and every stock card must be drawn. A free
@@ -137,38 +138,29 @@ class _Estimate:
     def __init__(self, bounds: Bounds, rules: Rules) -> None:
         self.bounds, self.order_masks = bounds, bounds.order_masks
         self.limit = rules.recycles
-        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...], int]] = {}
-        self.stuck_known = bounds.stuck_known  # looked up here first: a call costs more than a look-up
+        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
         self.waste_pairs = rules.stock_waste_pairs
         self.strict = rules.strict_win
         self.strict_removals: dict[int, int] = {}
         self.needs: dict[int, int] = {}
-        """For each pyramid, a number naming what it needs from outside and its waste partners (many share them)."""
+        """For each pyramid, a number naming what it needs from outside and the values no pyramid card takes (many
+        share them)."""
         self.kinds: dict[tuple[tuple[tuple[int, int], ...], int], int] = {}
         self.draws: dict[int, int] = {}
-        """:meth:`_draws` by what the pyramid needs, how far drawn and the cards left."""
+        """:meth:`_draws` by what the pyramid needs, the flags, the stuck cards, how far drawn and the cards left."""
         self.alone: dict[int, int] = {}
 
     def of(self, state: State) -> int:
         present, left, drawn = state[0], state[1], state[2]
-        removals, needed, partners = self.inside.get(present) or self._inside(present)
+        removals, needed = self.inside.get(present) or self._inside(present)
         flags = state[4] | (LAST_PASS if self.limit is not None and state[3] >= self.limit else 0)
         if self.strict:
-            return self._strict(present, left, drawn, needed, partners, flags)
+            return self._strict(present, left, drawn, needed, flags)
         if not needed:
             return removals
-        key = (self.needs[present] << 2 | flags) << 29 | drawn << 24 | left
-        draws = self.draws.get(key)
-        if draws is None:
-            alone = self.alone.get(present)
-            if alone is None:
-                alone = self._alone(present)
-            draws = self.draws[key] = self._draws(left, drawn, needed, partners, flags, alone)
-        return removals + draws
+        return removals + self._draws(present, left, drawn, needed, flags)
 
-    def _strict(  # noqa: PLR0917 - the state's parts, as the hot path has them
-        self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], partners: int, flags: int
-    ) -> int:
+    def _strict(self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int) -> int:
         """Under the strict win: removals for every card left, and at least every stock card drawn."""
         counts, _, kind = self.bounds.outside(left)
         key = kind << 28 | present
@@ -182,24 +174,34 @@ class _Estimate:
                 total += max(a + counts[v], b + counts[KING - v], a + b - pairs[v])
             self.strict_removals[key] = total
         stock = (left >> drawn).bit_count()
-        draws = self._draws(left, drawn, needed, partners, flags) if needed else 0
+        draws = self._draws(present, left, drawn, needed, flags) if needed else 0
         return total + (draws if draws > stock else stock)
 
-    def _draws(  # noqa: PLR0917 - the state's parts, as the hot path has them
-        self, left: int, drawn: int, needed: tuple[tuple[int, int], ...], partners: int, flags: int, alone: int = 0
-    ) -> int:
+    def _draws(self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int) -> int:
         """At least how many more moves than the pyramid's removals bring the cards it needs from outside to the
         top (:data:`DEAD` when that cannot be done). Each card needed from outside must come to the top at some
         point, the way that costs least: a stock card by drawing up to it; a waste card by removing every card
         above it, which costs a move of its own for each card that no pyramid card can take (``alone``: kings and
         values without a partner left in the pyramid), or by drawing the rest of the stock, turning over and
-        drawing up to it past the waste cards that stay until then. The ``count`` cheapest cards of a value
-        needed ``count`` times cost at least the dearest of them."""
+        drawing up to it past the waste cards that stay until then (:meth:`_stuck`). The ``count`` cheapest cards of
+        a value needed ``count`` times cost at least the dearest of them. Kept per what the pyramid needs, the
+        flags, the stuck cards (a card and all beneath it), how far drawn and the cards left: many states share
+        those."""
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
-        stuck = self._stuck(partners, waste, stock, flags & FRESH)
+        stuck = self._stuck(present, waste, stock, flags & FRESH)
+        key = ((self.needs[present] << 2 | flags) << 5 | stuck.bit_length()) << 29 | drawn << 24 | left
+        known = self.draws.get(key)
+        if known is not None:
+            return known
+        self.draws[key] = most = self._costliest(left, stock, stuck, needed, flags, self.alone[present] & waste)
+        return most
+
+    def _costliest(  # noqa: PLR0917 - the state's parts, as the hot path has them
+        self, left: int, stock: int, stuck: int, needed: tuple[tuple[int, int], ...], flags: int, alone: int
+    ) -> int:
+        """The dearest of the cards :meth:`_draws` must bring to the top."""
         turn = DEAD if flags & LAST_PASS else stock.bit_count() + 1
-        alone &= waste
         most = 0
         for of_value, count in needed:
             costs = []
@@ -236,18 +238,14 @@ class _Estimate:
         self.alone[present] = alone
         return alone
 
-    def _stuck(self, partners: int, waste: int, stock: int, fresh: int) -> int:
-        """The waste cards that stay there until the next turn-over (none counted while the top is fresh)."""
-        if not waste or fresh:
-            return 0
-        if self.waste_pairs:
-            return self.bounds.stuck_with_pairs(partners, waste, stock, 0)
-        stuck = self.stuck_known.get(partners << 32 | waste, -1)
-        return self.bounds.stuck_with(partners, waste) if stuck < 0 else stuck
+    def _stuck(self, present: int, waste: int, stock: int, fresh: int) -> int:
+        """The waste cards that stay there until the next turn-over (:meth:`Bounds.blocked`)."""
+        return self.bounds.blocked(present, waste, stock, fresh) if waste else 0
 
-    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...], int]:
-        """For a pyramid: the fewest removals it takes, how many cards of each value it needs from outside (by the
-        mask of the outside positions holding that value), and its waste partners (:meth:`Bounds.partners`)."""
+    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...]]:
+        """For a pyramid: the fewest removals it takes, and how many cards of each value it needs from outside (by
+        the mask of the outside positions holding that value); notes the outside positions whose cards no pyramid
+        card can take (:meth:`_alone`)."""
         known = self.inside.get(present)
         if known is None:
             counts, slots_of_value = self.bounds.pyramid(present)
@@ -258,9 +256,9 @@ class _Estimate:
                 for v in range(1, KING)
                 if counts[v] > pairs[min(v, KING - v)]
             )
-            partners = self.bounds.partners(present)
-            known = self.inside[present] = (removals, needed, partners)
-            self.needs[present] = self.kinds.setdefault((needed, partners), len(self.kinds))
+            known = self.inside[present] = (removals, needed)
+            alone = self._alone(present)
+            self.needs[present] = self.kinds.setdefault((needed, alone), len(self.kinds))
         return known
 
 
