@@ -38,6 +38,12 @@ ADJACENT: tuple[int, ...] = tuple(
     sum(1 << c for c in COVERERS[s]) | sum(1 << t for t in _COVERS[s]) for s in range(SLOTS)
 )
 """For each slot, the slots directly on it or directly under it: its partners under the covering-card variant."""
+PAIRABLE: tuple[tuple[int, ...], tuple[int, ...]] = (
+    tuple((1 << SLOTS) - 1 & ~(ON_TOP[s] | BENEATH[s]) for s in range(SLOTS)),
+    tuple((1 << SLOTS) - 1 & ~(ON_TOP[s] | BENEATH[s]) | ADJACENT[s] for s in range(SLOTS)),
+)
+"""Indexed by the covering-card variant (0 or 1), then by slot: the slots whose card may pair with the slot's card
+inside the pyramid (neither lies on the other; under the variant, also directly on or under it)."""
 
 
 class Bounds:
@@ -107,6 +113,7 @@ class Bounds:
         return 0
 
     def _pairs_with_beneath(self, waste: int) -> bool:
+        """Whether the top of ``waste`` and the card directly beneath it make 13."""
         top = waste.bit_length() - 1
         beneath = (waste ^ 1 << top).bit_length() - 1
         return beneath >= 0 and self.order_values[top] + self.order_values[beneath] == KING
@@ -144,7 +151,7 @@ class Bounds:
         return known
 
     def _reach_of(self, present: int, signature: int) -> int:
-        values, masks, cover_pairs = self.pyramid_values, self.pyramid_masks, self.cover_pairs
+        values, masks, pairable = self.pyramid_values, self.pyramid_masks, PAIRABLE[self.cover_pairs]
         kept, changed = present, True
         while changed:
             changed = False
@@ -159,10 +166,7 @@ class Bounds:
                 elif value == KING or signature >> (KING - value) & 1:
                     keep = True
                 else:
-                    partners = kept & masks[KING - value]
-                    keep = bool(partners & ~ON_TOP[slot] & ~BENEATH[slot]) or (
-                        cover_pairs and bool(partners & ADJACENT[slot])
-                    )
+                    keep = bool(kept & masks[KING - value] & pairable[slot])
                 if not keep:
                     kept ^= low
                     changed = True
@@ -217,14 +221,8 @@ def _class_pairs(ones: int, others: int, cover_pairs: bool) -> int:
     if not ones or not others:
         return 0
     first, second = _slots_of(ones), _slots_of(others)
-    allowed = [
-        [
-            j
-            for j, b in enumerate(second)
-            if not (ON_TOP[a] | BENEATH[a]) >> b & 1 or (cover_pairs and ADJACENT[a] >> b & 1)
-        ]
-        for a in first
-    ]
+    pairable = PAIRABLE[cover_pairs]
+    allowed = [[j for j, b in enumerate(second) if pairable[a] >> b & 1] for a in first]
     partner_of: dict[int, int] = {}
 
     def augment(i: int, seen: set[int]) -> bool:
@@ -265,9 +263,6 @@ def dead_cone_bound(present: int, outside: int, slots_of_value: Sequence[int], c
             low = slots & -slots
             slot = low.bit_length() - 1
             slots ^= low
-            usable = partners & ~ON_TOP[slot] & ~BENEATH[slot]
-            if cover_pairs:
-                usable |= partners & ADJACENT[slot]
-            if not usable:
+            if not partners & PAIRABLE[cover_pairs][slot]:
                 stuck |= low | (BENEATH[slot] & present)
     return SLOTS - stuck.bit_count()

@@ -24,8 +24,8 @@ where a value's cards, from the top of the waste down, outnumber the partners th
 cards beneath, one of them stays until the next turn-over, and so does every card beneath (:meth:`Bounds.blocked`):
 those are not counted as uncoverable, and when the pyramid needs more of a value than the stock and the rest of
 the waste hold, the estimate adds the whole stock, the turn-over and the draws up to the nearest such card after
-it. A waste card the pyramid needs can also
-be dug out: a move for each card above it that no pyramid card can take. Under the strict win every card left must
+it. A waste card the pyramid needs can also be dug out: a move for each card above it that no pyramid card can
+take. Under the strict win every card left must
 go too: in each class of values a removal takes one card of each value, so the class takes at least as many
 removals as it has cards of either value, pyramid and outside together, and every stock card must be drawn. A free
 king in the pyramid, or two free cards that are each other's last partner, is removed at once without trying
@@ -139,7 +139,6 @@ class _Estimate:
         self.bounds, self.order_masks = bounds, bounds.order_masks
         self.limit = rules.recycles
         self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
-        self.waste_pairs = rules.stock_waste_pairs
         self.strict = rules.strict_win
         self.strict_removals: dict[int, int] = {}
         self.needs: dict[int, int] = {}
