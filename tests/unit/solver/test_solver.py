@@ -56,7 +56,8 @@ def brute_force(game: Game, limit: int = 200_000) -> tuple[bool, int]:
             if key not in seen:
                 seen.add(key)
                 queue.append(after)
-        assert len(seen) < limit, "brute force needs a smaller case"
+        if len(seen) >= limit:
+            raise OracleTooBigError(game.code)
     return won, best
 
 
@@ -423,7 +424,10 @@ def test_solver_agrees_with_brute_force_when_the_waste_buries_cards(game: Game) 
     """With the turn-overs used up, cards stuck deep in the waste are left out of the bound (and the pool model is
     then asked about an uneven pool), under stock–waste pairing too (where the stock's cards and the fresh top can
     take waste cards): never at the cost of a line that exists."""
-    won, best = brute_force(game)
+    try:
+        won, best = brute_force(game)
+    except OracleTooBigError:
+        reject()  # too big for the oracle: hypothesis draws another example
     analysis = solve(game)
     assert analysis.winnable == won, game.code
     assert analysis.max_removable == best, game.code
