@@ -27,7 +27,8 @@ the waste hold, the estimate adds the whole stock, the turn-over and the draws u
 it. A waste card the pyramid needs can also be dug out: a move for each card above it that no pyramid card can
 take. Under the strict win every card left must
 go too: in each class of values a removal takes one card of each value, so the class takes at least as many
-removals as it has cards of either value, pyramid and outside together, and every stock card must be drawn. A free
+removals as it has cards of either value, pyramid and outside together (digging a card out then costs nothing
+more), and every stock card must be drawn, and so must, after a turn-over, every card stuck in the waste. A free
 king in the pyramid, or two free cards that are each other's last partner, is removed at once without trying
 anything else (some shortest line does so). Among states of equal estimate the one furthest along is taken first.
 Positions that cannot clear the pyramid are cut with the bound of :mod:`pyramide.solver.bounds` when they come off
@@ -160,7 +161,9 @@ class _Estimate:
         return removals + self._draws(present, left, drawn, needed, flags)
 
     def _strict(self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int) -> int:
-        """Under the strict win: removals for every card left, and at least every stock card drawn."""
+        """Under the strict win: removals for every card left (digging costs nothing more), at least every stock
+        card drawn, and if some waste cards stay there until the next turn-over (:meth:`_stuck`), that turn-over
+        and the draws back through them."""
         counts, _, kind = self.bounds.outside(left)
         key = kind << 28 | present
         total = self.strict_removals.get(key)
@@ -172,9 +175,15 @@ class _Estimate:
                 a, b = counts_inside[v], counts_inside[KING - v]
                 total += max(a + counts[v], b + counts[KING - v], a + b - pairs[v])
             self.strict_removals[key] = total
-        stock = (left >> drawn).bit_count()
+        waste = left & ((1 << drawn) - 1)
+        floor = (left ^ waste).bit_count()
+        stuck = self._stuck(present, waste, left ^ waste, flags & FRESH)
+        if stuck:  # they must leave too: only after a turn-over, and drawn again
+            if flags & LAST_PASS:
+                return DEAD
+            floor += 1 + stuck.bit_count()
         draws = self._draws(present, left, drawn, needed, flags) if needed else 0
-        return total + (draws if draws > stock else stock)
+        return total + (draws if draws > floor else floor)
 
     def _draws(self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int) -> int:
         """At least how many more moves than the pyramid's removals bring the cards it needs from outside to the
@@ -193,7 +202,8 @@ class _Estimate:
         known = self.draws.get(key)
         if known is not None:
             return known
-        self.draws[key] = most = self._costliest(left, stock, stuck, needed, flags, self.alone[present] & waste)
+        alone = 0 if self.strict else self.alone[present] & waste  # the strict removals count those cards already
+        self.draws[key] = most = self._costliest(left, stock, stuck, needed, flags, alone)
         return most
 
     def _costliest(  # noqa: PLR0917 - the state's parts, as the hot path has them
@@ -212,7 +222,7 @@ class _Estimate:
                 if low & stock:
                     costs.append((stock & upto).bit_count())
                     continue
-                after_turn = turn + ((stuck | low) & upto).bit_count()
+                after_turn = turn + (left & upto).bit_count()  # the cards beneath it stay while it does
                 if low & stuck:
                     costs.append(after_turn)
                     continue

@@ -12,7 +12,7 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from pyramide.engine import DRAW, RECYCLE, DealCode, Game, Move, Rules, all_rule_sets, dump_game
-from pyramide.engine.cards import PAIR_SUM, Card, card_value
+from pyramide.engine.cards import PAIR_SUM, Card, card_code, card_value
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
@@ -21,7 +21,7 @@ from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import Position, from_game, moves
 from pyramide.solver.search import RelaxedBound, _explore, _seen_with_fewer_turn_overs, realise, strict_win_out_of_reach
 from pyramide.solver.shortest import _Estimate, _Shapes, shortest_line, start_state
-from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game
+from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game, make_layout
 
 RULE_SETS = all_rule_sets()
 POOL_RULES = [Rules(), Rules(cover_pairs=True), Rules(strict_win=True), Rules(cover_pairs=True, strict_win=True)]
@@ -490,6 +490,26 @@ def test_the_a_star_estimate_never_overestimates(game: Game) -> None:
     deal, start = from_game(game, pooled=False)
     estimate = _Estimate(Bounds(deal), deal.rules).of(start_state(deal, start))
     assert fewest is None or estimate <= fewest
+
+
+def test_the_strict_win_estimate_counts_a_card_dug_out_of_the_waste_once() -> None:
+    """Under the strict win the estimate's removals count every card left already, the king on the waste among
+    them: digging the 8 needed from under it costs nothing more. The king, then 5H+8H, win in two moves; the
+    estimate once added the king's removal again and said three (too many: A* could then miss the shortest line)."""
+    rows = "5H / 6C 7C / KD 5C 8C / 3C 10C 4C 9C / KH AC QC 2C JC / 4D 9D 5D 8D 6D 7D / KS AD QD 2D JD 3D 10D"
+    stock = "AH QH 2H JH 3H 10H 4H 9H 6H 7H AS QS 2S JS 3S 10S 4S 9S 5S 8S 6S 7S"
+    game = Game.from_layout(make_layout(rows, "8H KC", stock), Rules(stock_waste_pairs=True, strict_win=True))
+    for notation in EASY_CLEARING.split()[:-1]:  # all but the apex, which here is 5H
+        game.play(next(m for m in game.legal_moves() if m.notation() == notation))
+    while game.stock:  # drawn, the stock pairs off card by card, each fresh card with the one beneath it
+        game.play(DRAW)
+        pairs = [m for m in game.legal_moves() if "+" in m.notation() and "5H" not in m.notation()]
+        if pairs:
+            game.play(pairs[0])
+    assert [card_code(c) for c in game.waste] == ["8H", "KC"] and game.present.bit_count() == 1
+    deal, start = from_game(game, pooled=False)
+    assert fewest_moves_to_win(game) == 2
+    assert _Estimate(Bounds(deal), deal.rules).of(start_state(deal, start)) <= 2
 
 
 @settings(max_examples=200, deadline=None)
