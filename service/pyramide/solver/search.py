@@ -159,13 +159,16 @@ def _explore(
     floor: int = -1,
     cap: int = SLOTS + 1,
     relaxed: RelaxedBound | None = None,
+    win_only: bool = False,
 ) -> tuple[bool | None, int, list[Move], int, bool, bool]:
     """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted, complete).
     Positions whose bound cannot beat the best found, nor ``floor``, are cut, and so are positions seen with fewer
     turn-overs used (``prune=False`` visits every reachable position); reaching ``cap`` removed cards, an
     upper bound known from elsewhere, ends the search as if exhausted. The bound is ``relaxed`` when given (its
     answers are kept from one search to the next), else the counting bound of :class:`Bounds`. ``complete``: every
-    reachable position was visited (nothing cut, no cap reached), so the best found is the most there is."""
+    reachable position was visited (nothing cut, no cap reached), so the best found is the most there is. With
+    ``win_only`` (the strict win) the search asks only whether the game can be won, and also cuts positions with
+    cards that can no longer leave (so its best is not the most there is)."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
     best, best_at = _removed(start), start
     bounds = relaxed.bounds if relaxed is not None else Bounds(deal)
@@ -191,6 +194,9 @@ def _explore(
             threshold = min(max(best, floor), SLOTS - 1)
         if 0 <= last_pass <= recycles:  # what is buried now stays buried
             left = bounds.playable(present, left, drawn, position.fresh)
+            if win_only and left != position.left:  # under the strict win every card must go: lost
+                cut = True
+                continue
         if prune and not exceeds(present, left, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
@@ -304,6 +310,18 @@ def _targets(
     floor_removed = _removed(start)
     lowest = floor_removed + 1 if floor_removed < SLOTS else SLOTS  # under the strict win 28 may be reached, not won
     best, line, states = floor_removed, list[Move](), 0
+    if may_win and deal.rules.strict_win:
+        # First only "can it be won?", which cuts far more: a card that can no longer leave loses the game.
+        won, reached, reached_line, states, exhausted, _ = _explore(
+            deal, start, budget - bound.states, deadline, floor=SLOTS - 1, cap=SLOTS + 1, relaxed=bound, win_only=True
+        )
+        if won:
+            return True, SLOTS, reached_line, states, True
+        if reached > best:
+            best, line = reached, reached_line
+        if not exhausted:
+            return None, best, line, states, False
+        may_win = False  # lost: what is left to find is the most pyramid cards, 28 a cleared pyramid
     for target in range(cap, lowest - 1, -1):
         if target < cap - NARROW_TARGETS or (target < cap and best < target - NARROW_TARGETS):
             # The cap was loose (targets kept failing, or the best line seen lies far below): one search for the
@@ -329,8 +347,8 @@ def _targets(
             return True, SLOTS, reached_line, states, True
         if complete:  # nothing was cut: the most removed is known, whatever the target
             return False, reached, reached_line, states, True
-        if not exhausted:
-            return (None if target == SLOTS else False), best, line, states, False
+        if not exhausted:  # unknown whether it can be won only if that was the question
+            return (None if target == SLOTS and may_win else False), best, line, states, False
         if reached >= target:
             return False, reached, reached_line, states, True
     return False, best, line, states, True

@@ -650,3 +650,25 @@ def test_a_strict_win_deal_is_decided_lost_even_when_the_search_runs_out_of_time
     assert strict_win_out_of_reach(deal, start)
     analysis = solve(game, budget=10)
     assert analysis.winnable is False and analysis.max_removable is None
+
+
+@pytest.mark.parametrize(
+    ("segment", "letters", "budget", "winnable", "max_removable"),
+    [
+        ("0SW", "MRBJAMP", 100_000, False, 28),  # the pyramid clears, the waste keeps cards: lost
+        ("0SCW", "FJSSONA", 100_000, False, None),  # lost; the most pyramid cards not found within the budget
+        ("1SW", "NOXNASA", 20_000, True, 28),
+    ],
+)
+def test_a_strict_win_with_limited_turn_overs_is_decided_within_a_smaller_budget(
+    segment: str, letters: str, budget: int, winnable: bool, max_removable: int | None
+) -> None:
+    """Under the strict win a card stuck in the waste on the last pass loses the game, so asking "can it be won?"
+    first cuts those positions and decides deals the search for the most pyramid cards left open at this budget."""
+    game = Game(DealCode.parse(f"PY1-{segment}-{letters}"))
+    analysis = solve(game, budget=budget)
+    assert (analysis.winnable, analysis.max_removable) == (winnable, max_removable)
+    replay = game.copy()
+    for move in analysis.line:
+        replay.play(move)
+    assert replay.is_won is winnable
