@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from pyramide.engine import DRAW, Game, Move, RemoveKing, RemovePair
 from pyramide.engine.cards import PAIR_SUM, Card
@@ -145,6 +146,18 @@ class Analysis:
         return result
 
 
+class Explored(NamedTuple):
+    """What one depth-first search of :func:`_explore` found."""
+
+    won: bool | None
+    best: int  # the most pyramid cards removed on a line found
+    line: list[Move]  # to the win, or to the best
+    states: int
+    exhausted: bool  # every position not cut was visited (or the cap was reached)
+    complete: bool  # nothing was cut and no cap reached: ``best`` is the most there is
+    stuck: bool = False  # ``win_only`` cut a position for a card that can no longer leave
+
+
 def _removed(position: Position) -> int:
     return SLOTS - position.present.bit_count()
 
@@ -160,15 +173,15 @@ def _explore(
     cap: int = SLOTS + 1,
     relaxed: RelaxedBound | None = None,
     win_only: bool = False,
-) -> tuple[bool | None, int, list[Move], int, bool, bool]:
-    """Depth-first over reachable positions: (won, best removed, line to the best, states, exhausted, complete).
+) -> Explored:
+    """Depth-first over reachable positions.
     Positions whose bound cannot beat the best found, nor ``floor``, are cut, and so are positions seen with fewer
     turn-overs used (``prune=False`` visits every reachable position); reaching ``cap`` removed cards, an
     upper bound known from elsewhere, ends the search as if exhausted. The bound is ``relaxed`` when given (its
     answers are kept from one search to the next), else the counting bound of :class:`Bounds`. ``complete``: every
     reachable position was visited (nothing cut, no cap reached), so the best found is the most there is. With
     ``win_only`` (the strict win) the search asks only whether the game can be won, and also cuts positions with
-    cards that can no longer leave (so its best is not the most there is)."""
+    cards that can no longer leave; when it cut none (not ``stuck``) it was the search for 28 pyramid cards too."""
     parents: dict[Position, tuple[Position, Move] | None] = {start: None}
     best, best_at = _removed(start), start
     bounds = relaxed.bounds if relaxed is not None else Bounds(deal)
@@ -179,30 +192,30 @@ def _explore(
     stack = [start]
     least_drawn: dict[tuple[int, int, int], int] = {}  # see _dominated
     threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
-    cut = False
+    cut = stuck = False
     strict = deal.rules.strict_win
     while stack:
         position = stack.pop()
         present, left, drawn, recycles, _ = position
         if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
-            return True, SLOTS, path_to(parents, position), len(parents), True, False
+            return Explored(True, SLOTS, path_to(parents, position), len(parents), True, False, stuck)
         removed = SLOTS - present.bit_count()
         if removed > best:
             best, best_at = removed, position
             if best >= cap:
-                return False, best, path_to(parents, best_at), len(parents), True, False
+                return Explored(False, best, path_to(parents, best_at), len(parents), True, False, stuck)
             threshold = min(max(best, floor), SLOTS - 1)
         if 0 <= last_pass <= recycles:  # what is buried now stays buried
             left = bounds.playable(present, left, drawn, position.fresh)
             if win_only and left != position.left:  # under the strict win every card must go: lost
-                cut = True
+                cut = stuck = True
                 continue
         if prune and not exceeds(present, left, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
         spent = len(parents) + (relaxed.states - spent_before if relaxed is not None else 0)
         if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
-            return None, best, path_to(parents, best_at), len(parents), False, False
+            return Explored(None, best, path_to(parents, best_at), len(parents), False, False, stuck)
         children = moves(deal, position)
         if last_pass < 0 or recycles < last_pass:
             position, children = _draw_on(deal, parents, position, children)
@@ -213,7 +226,7 @@ def _explore(
                 continue
             parents[after] = (position, move)
             stack.append(after)
-    return False, best, path_to(parents, best_at), len(parents), True, not cut
+    return Explored(False, best, path_to(parents, best_at), len(parents), True, not cut, stuck)
 
 
 def _dominated(
@@ -306,32 +319,23 @@ def _targets(
     deal: Deal, start: Position, budget: int, deadline: float, *, cap: int, bound: RelaxedBound, may_win: bool
 ) -> tuple[bool | None, int, list[Move], int, bool]:
     """The full searches of :func:`_full_search`, one target after the other from ``cap`` down. Unless ``may_win``
-    the relaxation proved the deal lost, so under the strict win target 28 is a cleared pyramid, not a win."""
+    the relaxation proved the deal lost, so under the strict win target 28 is a cleared pyramid, not a win. Under
+    the strict win the search for a win also cuts positions with a card that can no longer leave; if it cut any,
+    target 28 is asked again for a cleared pyramid once the deal is proved lost."""
     floor_removed = _removed(start)
     lowest = floor_removed + 1 if floor_removed < SLOTS else SLOTS  # under the strict win 28 may be reached, not won
     best, line, states = floor_removed, list[Move](), 0
-    if may_win and deal.rules.strict_win:
-        # First only "can it be won?", which cuts far more: a card that can no longer leave loses the game.
-        won, reached, reached_line, states, exhausted, _ = _explore(
-            deal, start, budget - bound.states, deadline, floor=SLOTS - 1, cap=SLOTS + 1, relaxed=bound, win_only=True
-        )
-        if won:
-            return True, SLOTS, reached_line, states, True
-        if reached > best:
-            best, line = reached, reached_line
-        if not exhausted:
-            return None, best, line, states, False
-        may_win = False  # lost: what is left to find is the most pyramid cards, 28 a cleared pyramid
-    for target in range(cap, lowest - 1, -1):
+    target = cap
+    while target >= lowest:
         if target < cap - NARROW_TARGETS or (target < cap and best < target - NARROW_TARGETS):
             # The cap was loose (targets kept failing, or the best line seen lies far below): one search for the
             # most, raising its cut as it goes. (It never looks for a win: the first target was 28 if any.)
-            _, reached, reached_line, more, exhausted, _ = _explore(
+            found = _explore(
                 deal, start, budget - states - bound.states, deadline, floor=best, cap=target, relaxed=bound
             )
-            states += more
-            return False, max(best, reached), reached_line if reached > best else line, states, exhausted
-        won, reached, reached_line, more, exhausted, complete = _explore(
+            states += found.states
+            return False, max(best, found.best), found.line if found.best > best else line, states, found.exhausted
+        found = _explore(
             deal,
             start,
             budget - states - bound.states,
@@ -339,18 +343,23 @@ def _targets(
             floor=target - 1,
             cap=target if target < SLOTS or not may_win else SLOTS + 1,
             relaxed=bound,
+            win_only=may_win and target == SLOTS and deal.rules.strict_win,
         )
-        states += more
-        if reached > best:
-            best, line = reached, reached_line
-        if won:
-            return True, SLOTS, reached_line, states, True
-        if complete:  # nothing was cut: the most removed is known, whatever the target
-            return False, reached, reached_line, states, True
-        if not exhausted:  # unknown whether it can be won only if that was the question
+        states += found.states
+        if found.best > best:
+            best, line = found.best, found.line
+        if found.won:
+            return True, SLOTS, found.line, states, True
+        if found.complete:  # nothing was cut: the most removed is known, whatever the target
+            return False, found.best, found.line, states, True
+        if not found.exhausted:  # unknown whether it can be won only if that was the question
             return (None if target == SLOTS and may_win else False), best, line, states, False
-        if reached >= target:
-            return False, reached, reached_line, states, True
+        if found.stuck:  # lost; whether the pyramid can be cleared is asked again without that cut
+            may_win = False
+            continue
+        if found.best >= target:
+            return False, found.best, found.line, states, True
+        target -= 1
     return False, best, line, states, True
 
 
