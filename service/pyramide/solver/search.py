@@ -194,6 +194,7 @@ def _explore(
     threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
     cut = stuck = False
     strict = deal.rules.strict_win
+    counted_out = win_only and not deal.rules.stock_waste_pairs
     while stack:
         position = stack.pop()
         present, left, drawn, recycles, _ = position
@@ -207,9 +208,9 @@ def _explore(
             threshold = min(max(best, floor), SLOTS - 1)
         if 0 <= last_pass <= recycles:  # what is buried now stays buried
             left = bounds.playable(present, left, drawn, position.fresh)
-            if win_only and left != position.left:  # under the strict win every card must go: lost
-                cut = stuck = True
-                continue
+        if win_only and _cannot_win(deal, position, left, count=counted_out):
+            cut = stuck = True
+            continue
         if prune and not exceeds(present, left, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
@@ -435,14 +436,25 @@ def strict_win_out_of_reach(deal: Deal, position: Position) -> bool:
     """Under the strict win without stock–waste pairing, whether counting alone proves the deal lost: a card
     outside the pyramid then leaves only with a pyramid card of the partner value (or alone, a king), so more
     outside cards of a value than pyramid cards of its partner value can never all go. It answers "can it be won?"
-    when the search for the most removable runs out of time."""
+    when the search for the most removable runs out of time, and cuts the search for a win."""
     rules = deal.rules
-    if not rules.strict_win or rules.stock_waste_pairs:
-        return False
-    left, present = position.left, position.present
+    return rules.strict_win and not rules.stock_waste_pairs and _outnumbered(deal, position.present, position.left)
+
+
+def _cannot_win(deal: Deal, position: Position, playable: int, *, count: bool) -> bool:
+    """Under the strict win, whether ``position`` is lost for good: a card it has left outside the pyramid is not
+    among those still ``playable`` (stuck in the waste on the last pass), or, when ``count``, outside cards are
+    :func:`_outnumbered` by their pyramid partners."""
+    return playable != position.left or (count and _outnumbered(deal, position.present, playable))
+
+
+def _outnumbered(deal: Deal, present: int, left: int) -> bool:
+    """Some value has more cards outside the pyramid than the pyramid has of its partner value. A removal takes a
+    card of each value of a class, so both values of a class always count alike: looking at one suffices."""
+    order_masks, pyramid_masks = deal.order_masks, deal.pyramid_masks
     return any(
-        (left & deal.order_masks[value]).bit_count() > (present & deal.pyramid_masks[PAIR_SUM - value]).bit_count()
-        for value in range(1, PAIR_SUM)  # kings aside: they go alone
+        (left & order_masks[value]).bit_count() > (present & pyramid_masks[PAIR_SUM - value]).bit_count()
+        for value in range(1, 7)
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import random
 from collections import deque
@@ -146,10 +147,15 @@ def test_the_pool_search_s_shortcuts_agree_with_the_general_search(
     assert fast[:2] == general[:2]
 
 
-def _replays_to(game: Game, line: Sequence[Move], removed: int) -> None:
+def _replay(game: Game, line: Sequence[Move]) -> Game:
     replay = game.copy()
     for move in line:
         replay.play(move)
+    return replay
+
+
+def _replays_to(game: Game, line: Sequence[Move], removed: int) -> None:
+    replay = _replay(game, line)
     assert SLOTS - replay.present.bit_count() == removed
     if removed == SLOTS and not replay.rules.strict_win:
         assert replay.is_won
@@ -658,17 +664,60 @@ def test_a_strict_win_deal_is_decided_lost_even_when_the_search_runs_out_of_time
         ("0SW", "MRBJAMP", 100_000, False, 28),  # the pyramid clears, the waste keeps cards: lost
         ("0SCW", "FJSSONA", 100_000, False, None),  # lost; the most pyramid cards not found within the budget
         ("1SW", "NOXNASA", 20_000, True, 28),
+        ("2W", "XRTNTJO", 50_000, True, 28),  # without stock–waste pairs every outside card needs a pyramid partner
+        ("1CW", "JBOCVFV", 50_000, True, 28),
     ],
 )
 def test_a_strict_win_with_limited_turn_overs_is_decided_within_a_smaller_budget(
     segment: str, letters: str, budget: int, winnable: bool, max_removable: int | None
 ) -> None:
-    """Under the strict win a card stuck in the waste on the last pass loses the game, so asking "can it be won?"
-    first cuts those positions and decides deals the search for the most pyramid cards left open at this budget."""
+    """Under the strict win a card stuck in the waste on the last pass loses the game, and so (without stock–waste
+    pairing) do more outside cards of a value than pyramid partners for them; asking "can it be won?" first cuts
+    those positions and decides deals the search for the most pyramid cards left open at this budget."""
     game = Game(DealCode.parse(f"PY1-{segment}-{letters}"))
     analysis = solve(game, budget=budget)
     assert (analysis.winnable, analysis.max_removable) == (winnable, max_removable)
-    replay = game.copy()
-    for move in analysis.line:
-        replay.play(move)
-    assert replay.is_won is winnable
+    assert _replay(game, analysis.line).is_won is winnable
+
+
+STRICT_LIMITED_RULES = [r for r in RULE_SETS if r.strict_win and r.recycles is not None]
+STRICT_WON_DEALS = ("PY1-2W-OHTCPQM", "PY1-1W-JBOCVFV", "PY1-1CW-JBOCVFV")  # strict wins without stock–waste pairs
+
+
+@functools.cache
+def _winning_line(code: str) -> tuple[Move, ...]:
+    analysis = solve(Game(DealCode.parse(code)))
+    assert analysis.winnable
+    return tuple(analysis.line)
+
+
+@st.composite
+def strict_games(draw: st.DrawFn) -> Game:
+    """Late positions under the strict win with limited turn-overs: random play, or (as random play almost never
+    leaves a strict win without stock–waste pairing open) a winning line played part of the way, then drawn on."""
+    if draw(st.booleans()):
+        return draw(late_games(rules=st.sampled_from(STRICT_LIMITED_RULES), removals_left=(10, 16), draws=(0, 40)))
+    code = draw(st.sampled_from(STRICT_WON_DEALS))
+    game = Game(DealCode.parse(code))
+    for move in _winning_line(code):
+        if game.present.bit_count() <= draw(st.integers(8, 14)):
+            break
+        game.play(move)
+    _draw(game, draw(st.integers(0, 6)))
+    return game
+
+
+@settings(max_examples=150, deadline=None)
+@given(game=strict_games(), relaxed=st.booleans())
+def test_the_search_for_a_strict_win_cuts_only_lost_positions(game: Game, relaxed: bool) -> None:
+    """Asking only "can it be won?" under the strict win cuts positions with a card stuck in the waste on the last
+    pass and, without stock–waste pairing, positions with more outside cards of a value than pyramid partners: on
+    part-played deals it must answer as visiting every reachable position does."""
+    deal, start = from_game(game)
+    bound = RelaxedBound(deal, float("inf"), 10**7) if relaxed else None
+    won_only = _explore(deal, start, 10**6, float("inf"), floor=SLOTS - 1, relaxed=bound, win_only=True)
+    full = _explore(deal, start, 10**6, float("inf"), prune=False)
+    assert full.exhausted
+    assert won_only.won == full.won, game.code
+    if won_only.won:
+        assert _replay(game, won_only.line).is_won
