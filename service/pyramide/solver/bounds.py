@@ -94,6 +94,9 @@ class Bounds:
         values = self.order_values
         stock_counts, signature, _ = self._outside.get(stock) or self.outside(stock)
         extra = stock_counts if self.stock_waste_pairs else _NO_CARDS
+        # The partners grow with the values above (more cards usable uncover more), so the count for a smaller
+        # signature is a lower bound: it is brought up to date only when a card would be stuck by it.
+        partners_for = signature
         partners = self._uncoverable(present, signature)
         seen = [0] * (KING + 1)
         rest, depth = waste, 0
@@ -104,10 +107,11 @@ class Bounds:
             if value != KING and depth >= spared:
                 seen[value] += 1
                 if seen[value] > partners[KING - value] + extra[KING - value]:
-                    return rest
-            if not signature >> value & 1:
-                signature |= 1 << value
-                partners = self._uncoverable(present, signature)
+                    if partners_for != signature:
+                        partners_for, partners = signature, self._uncoverable(present, signature)
+                    if seen[value] > partners[KING - value] + extra[KING - value]:
+                        return rest
+            signature |= 1 << value
             rest ^= 1 << index
             depth += 1
         return 0
