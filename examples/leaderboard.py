@@ -90,9 +90,10 @@ def _demo(client: httpx.Client, code: str) -> None:
     ana, bence, csilla, dani = (_player(client, name) for name in ("Ana", "Bence", "Csilla", "Dani"))
     draws_undone = [{"type": "draw"}] * 3 + [{"type": "undo"}] * 3
     _play(client, ana, code, line, before=[], pause_s=0.02)
-    _play(client, bence, code, line, before=draws_undone, pause_s=0.005)
-    _play(client, csilla, code, line, before=[], hint=True, pause_s=0.01)
-    _play(client, dani, code, line, before=[], pause_s=0.05)
+    # Pauses 10, 30 and 80 ms a move: gaps wide enough that a loaded machine's slower requests keep the order
+    _play(client, bence, code, line, before=draws_undone, pause_s=0.01)
+    _play(client, csilla, code, line, before=[], hint=True, pause_s=0.03)
+    _play(client, dani, code, line, before=[], pause_s=0.08)
     _play(client, ana, code, line, before=[])  # Ana again, faster: her entry improves, she still appears once
     board = client.get(f"/v1/leaderboards/{code}").json()
     print(f"GET /v1/leaderboards/{code}")

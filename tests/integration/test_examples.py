@@ -15,7 +15,7 @@ def test_the_leaderboard_example_fills_a_board_through_http() -> None:
     )
     assert done.returncode == 0, done.stderr
     table = done.stdout.split("rank  player")[1].split("\n\n")[0].strip().splitlines()[1:]
-    # Ana's second game has no pauses; the others pause 5, 10 and 50 ms a move: the order is by time
+    # Ana's second game has no pauses; the others pause 10, 30 and 80 ms a move: the order is by time
     assert [line.split()[1] for line in table] == ["Ana", "Bence", "Csilla", "Dani"]
     bence = next(line.split() for line in table if line.split()[1] == "Bence")
     csilla = next(line.split() for line in table if line.split()[1] == "Csilla")
