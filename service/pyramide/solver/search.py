@@ -194,7 +194,6 @@ def _explore(
     threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
     cut = stuck = False
     strict = deal.rules.strict_win
-    counted_out = win_only and not deal.rules.stock_waste_pairs
     while stack:
         position = stack.pop()
         present, left, drawn, recycles, _ = position
@@ -208,7 +207,7 @@ def _explore(
             threshold = min(max(best, floor), SLOTS - 1)
         if 0 <= last_pass <= recycles:  # what is buried now stays buried
             left = bounds.playable(present, left, drawn, position.fresh)
-        if win_only and _cannot_win(deal, position, left, count=counted_out):
+        if win_only and _cannot_win(deal, position, left):
             cut = stuck = True
             continue
         if prune and not exceeds(present, left, threshold):
@@ -441,11 +440,10 @@ def strict_win_out_of_reach(deal: Deal, position: Position) -> bool:
     return rules.strict_win and not rules.stock_waste_pairs and _outnumbered(deal, position.present, position.left)
 
 
-def _cannot_win(deal: Deal, position: Position, playable: int, *, count: bool) -> bool:
+def _cannot_win(deal: Deal, position: Position, playable: int) -> bool:
     """Under the strict win, whether ``position`` is lost for good: a card it has left outside the pyramid is not
-    among those still ``playable`` (stuck in the waste on the last pass), or, when ``count``, outside cards are
-    :func:`_outnumbered` by their pyramid partners."""
-    return playable != position.left or (count and _outnumbered(deal, position.present, playable))
+    among those still ``playable`` (stuck in the waste on the last pass), or :func:`strict_win_out_of_reach`."""
+    return playable != position.left or strict_win_out_of_reach(deal, position)
 
 
 def _outnumbered(deal: Deal, present: int, left: int) -> bool:
