@@ -7,9 +7,10 @@ FROM debian:bookworm-slim AS build
 # The CA bundle pip and uv trust (Debian's by default; a build behind a TLS-inspecting proxy passes its own).
 ARG CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
 # Debian stable's packages change only for security fixes: pinning them would only block those (DL3008).
+# gcc and the Python headers build the compiled solver (pyproject.toml, hatch-mypyc); only its modules reach the image.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates binutils \
+    && apt-get install -y --no-install-recommends python3 python3-venv python3-dev gcc libc6-dev ca-certificates binutils \
     && rm -rf /var/lib/apt/lists/*
 ENV UV_PYTHON_DOWNLOADS=never \
     UV_PYTHON=/usr/bin/python3 \

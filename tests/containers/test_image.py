@@ -230,6 +230,8 @@ def _play_a_whole_game() -> tuple[dict[str, str], str]:
         page = client.get("/schema").text
         for asset in re.findall(r"""(?:src|href)\s*=\s*['"](/schema-assets/[^'"]+)['"]""", page):
             assert client.get(asset).status_code == 200, asset  # the docs page's files are in the image
+        shortest = client.get("/v1/deals/PY1-2S-TXYCUHQ/analysis?shortest=true").json()["shortest"]
+        assert shortest is not None and len(shortest) == 57, shortest  # the compiled A*, in the image's worker
         play = client.get("/play/").text
         for name in ("style.css", "app.js", "api.js", "i18n.js"):  # the web client is in the image too
             assert name in play or name in client.get("/play/app.js").text, name
@@ -244,6 +246,21 @@ def test_the_image_is_built_from_the_dockerfile_as_users_build_it(image: dict[st
     assert image["size"] <= 200e6, f"{image['size'] / 1e6:.0f} MB"
 
 
+COMPILED = (
+    "import sys, pyramide.solver.search as s, pyramide.solver.shortest as a;"
+    "sys.exit(not all(type(f).__name__ == 'builtin_function_or_method' for f in (s.solve, a.shortest_line)))"
+)
+"""Exits 0 where the solver's modules are the ones mypyc compiled (a compiled function is a builtin)."""
+
+
+def _solver_is_compiled(container: Container, config: dict[str, Any]) -> bool:
+    done = subprocess.run(
+        ["buildah", "run", "--isolation", "chroot", "--user", config.get("User", ""), container.name, "--",
+         "python", "-c", COMPILED], capture_output=True, text=True,
+    )  # fmt: skip
+    return done.returncode == 0
+
+
 def test_the_image_serves_a_game_keeps_it_on_its_volume_and_stops_cleanly(
     image: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -252,6 +269,7 @@ def test_the_image_serves_a_game_keeps_it_on_its_volume_and_stops_cleanly(
     os.chown(volume, UID, UID)
     with running(image, volume) as container:
         _healthy(container, image)
+        assert _solver_is_compiled(container, image), "the image's solver runs interpreted"
         auth, game = _play_a_whole_game()
         assert _stop(container) < GRACE_S
     assert (volume / "appendonly.aof").stat().st_uid == UID
