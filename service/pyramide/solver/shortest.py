@@ -15,7 +15,9 @@ stock–waste pairing). The estimate never overestimates, so the first win taken
 off the queue is a shortest one: every king left in the pyramid takes a removal, and in each class of values that
 make 13 (A+Q, 2+J, …) a removal takes at most two cards, both from the pyramid only if neither lies on the other
 (or, with covering-card pairs, one lies directly on the other): with ``a`` and ``b`` pyramid cards of the two
-values and at most ``m`` such pairs (a maximum matching), the class takes at least ``a + b - m`` removals; the
+values and at most ``m`` such pairs (a maximum matching), the class takes at least ``a + b - m`` removals (and
+all the pyramid's removals together at least the fewest that clear it in an order it allows, each card free when it
+goes, with any value left outside brought whenever it is wanted: :meth:`_Estimate._clearing`); the
 ``a - m`` and ``b - m`` cards left over need stock or waste cards of the partner value on top: those the waste
 holds may be uncovered by removals, the rest must be drawn, so the stock must be drawn at least as far as the last
 of the nearest ones. A waste card other than a king leaves only with a pyramid card of the partner value (or
@@ -45,7 +47,6 @@ from dataclasses import dataclass
 from pyramide.engine.cards import KING_VALUE as KING
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
-from pyramide.engine.rules import Rules
 from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.collector import collector_paused
 from pyramide.solver.position import Deal, Position, last_partners
@@ -69,7 +70,7 @@ def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[M
     out again from those at the end."""
     bounds = Bounds(deal)
     bound = bounds.removable
-    estimate = _Estimate(bounds, deal.rules).of  # a bound method: calling the instance itself costs more
+    estimate = _Estimate(deal, bounds).of  # a bound method: calling the instance itself costs more
     steps = _Shapes(deal).steps
     first = start_state(deal, start)
     first_key = _key(first)
@@ -136,8 +137,12 @@ class _Estimate:
     """At least how many moves clear the pyramid from a state: removals, and the cheapest way to bring each card the
     pyramid needs from outside to the top (see the module's docstring and :meth:`_draws`)."""
 
-    def __init__(self, bounds: Bounds, rules: Rules) -> None:
+    def __init__(self, deal: Deal, bounds: Bounds) -> None:
+        rules = deal.rules
         self.bounds, self.order_masks = bounds, bounds.order_masks
+        self.deal_inside = deal.inside
+        self.clearings: dict[int, int] = {}
+        self.wanted: dict[int, int] = {}
         self.limit = rules.recycles
         self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
         self.strict = rules.strict_win
@@ -153,14 +158,63 @@ class _Estimate:
     def of(self, state: State) -> int:
         present, left, drawn = state[0], state[1], state[2]
         removals, needed = self.inside.get(present) or self._inside(present)
+        signature = self.bounds.outside(left)[1] & (self.wanted.get(present) or self._wanted(present))
+        clearing = self.clearings.get(signature << SLOTS | present)
+        if clearing is None:
+            clearing = self._clearing(present, signature)
+        if clearing >= DEAD:
+            return DEAD
         flags = state[4] | (LAST_PASS if self.limit is not None and state[3] >= self.limit else 0)
         if self.strict:
-            return self._strict(present, left, drawn, needed, flags)
+            return self._strict(present, left, drawn, needed, flags, clearing)
+        removals = max(removals, clearing)
         if not needed:
             return removals
         return removals + self._draws(present, left, drawn, needed, flags)
 
-    def _strict(self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int) -> int:
+    def _clearing(self, present: int, signature: int) -> int:
+        """The fewest removals that clear ``present`` when any card of a value in ``signature`` (the values left
+        outside) may be brought whenever it is wanted: a king alone, a pair inside the pyramid, or a free card with
+        an outside partner; each step only on free cards, in an order the pyramid allows (:data:`DEAD` when no order
+        clears it). Stronger than the matching count of :meth:`_inside`, which lets any two cards that do not lie on
+        each other pair at once, whatever must go before them. Kept per signature and pyramid: there are at most
+        1,430 pyramids."""
+        if not present:
+            return 0
+        key = signature << SLOTS | present
+        known = self.clearings.get(key)
+        if known is not None:
+            return known
+        best = DEAD
+        wanted = self.wanted
+        for _, after in self.deal_inside(present):
+            fewest = self._clearing(after, signature & (wanted.get(after) or self._wanted(after)))
+            best = min(best, fewest)
+        values = self.bounds.pyramid_values
+        for slot in free_slots(present):
+            if signature >> (KING - values[slot]) & 1:
+                after = present & ~(1 << slot)
+                fewest = self._clearing(after, signature & (wanted.get(after) or self._wanted(after)))
+                best = min(best, fewest)
+        best = best + 1 if best < DEAD else DEAD
+        self.clearings[key] = best
+        return best
+
+    def _wanted(self, present: int) -> int:
+        """The values (bit ``v`` for value ``v``) that some card of ``present`` pairs with, and bit 0: a signature
+        masked with it keeps only what :meth:`_clearing` reads, so pyramids share their counts across signatures
+        (bit 0 keeps a pyramid without such values from reading as none)."""
+        counts = self.bounds.pyramid(present)[0]
+        wanted = 1
+        for value in range(1, KING):
+            if counts[value]:
+                wanted |= 1 << (KING - value)
+        self.wanted[present] = wanted
+        return wanted
+
+    def _strict(  # noqa: PLR0917 - the state's parts, as the hot path has them
+        self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int, clearing: int
+    ) -> int:
         """Under the strict win: removals for every card left (digging costs nothing more), at least every stock
         card drawn, and if some waste cards stay there until the next turn-over (:meth:`_stuck`), that turn-over
         and the draws back through them."""
@@ -175,6 +229,7 @@ class _Estimate:
                 a, b = counts_inside[v], counts_inside[KING - v]
                 total += max(a + counts[v], b + counts[KING - v], a + b - pairs[v])
             self.strict_removals[key] = total
+        total = max(total, clearing)
         waste = left & ((1 << drawn) - 1)
         floor = (left ^ waste).bit_count()
         stuck = self._stuck(present, waste, left ^ waste, flags & FRESH)

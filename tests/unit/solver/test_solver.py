@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import random
+import time
 from collections import deque
 from collections.abc import Sequence
 
@@ -13,16 +14,16 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from pyramide.engine import DRAW, RECYCLE, DealCode, Game, Move, Rules, all_rule_sets, dump_game
-from pyramide.engine.cards import PAIR_SUM, Card, card_code, card_value
+from pyramide.engine.cards import DECK, PAIR_SUM, Card, card_code, card_value
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
 from pyramide.solver.bounds import Bounds
 from pyramide.solver.pool import PoolSearch
-from pyramide.solver.position import Position, from_game, moves
+from pyramide.solver.position import Deal, Position, from_game, moves
 from pyramide.solver.search import RelaxedBound, _explore, _seen_with_fewer_turn_overs, realise, strict_win_out_of_reach
-from pyramide.solver.shortest import _Estimate, _Shapes, shortest_line, start_state
-from tests.unit.engine.layouts import EASY_CLEARING, dead_end_start, easy_game, make_layout
+from pyramide.solver.shortest import DEAD, _Estimate, _Shapes, shortest_line, start_state
+from tests.unit.engine.layouts import EASY_CLEARING, cards, dead_end_start, easy_game, make_layout
 
 RULE_SETS = all_rule_sets()
 POOL_RULES = [Rules(), Rules(cover_pairs=True), Rules(strict_win=True), Rules(cover_pairs=True, strict_win=True)]
@@ -494,8 +495,41 @@ def test_the_a_star_estimate_never_overestimates(game: Game) -> None:
     the fewest moves that win, so A* stays exact."""
     fewest = _fewest_or_reject(game)
     deal, start = from_game(game, pooled=False)
-    estimate = _Estimate(Bounds(deal), deal.rules).of(start_state(deal, start))
+    estimate = _Estimate(deal, Bounds(deal)).of(start_state(deal, start))
     assert fewest is None or estimate <= fewest
+
+
+TOP_ROWS = "KH / AC JC / 2C KS QC"
+"""The pyramid's top three rows: AC+QC and 2C+JC each pair, as the matching sees it, but 2C lies on AC and QC on
+JC, so neither pair is ever free at once; only a partner from outside breaks the knot."""
+
+
+def _top_rows_left(outside: str) -> tuple[Deal, Position]:
+    """A position with only :data:`TOP_ROWS` left in the pyramid and, outside it, the cards ``outside`` in the
+    stock."""
+    top = cards(TOP_ROWS)
+    kept = cards(outside)
+    rest = [c for c in DECK if c not in top and c not in kept]
+    deal = Deal(top + tuple(rest[:22]), kept + tuple(rest[22:]), Rules(recycles=2, stock_waste_pairs=True))
+    return deal, Position((1 << 6) - 1, (1 << len(kept)) - 1, 0, 0, False)
+
+
+def test_the_estimate_sees_pairs_that_can_never_be_free_together() -> None:
+    """The removals the estimate counts are the fewest in an order the pyramid allows (each card free when it
+    goes), not a matching of cards that do not lie on each other: with no partner for them outside, the knot in
+    :data:`TOP_ROWS` cannot be cleared at all, and with an ace and a queen outside it takes five removals, not
+    four (the kings, QC with the ace, the 2C+JC pair, AC with the queen). The matching alone said four both
+    times."""
+    deal, start = _top_rows_left("3D 4D 5D 6D")
+    estimate = _Estimate(deal, Bounds(deal))
+    assert estimate._inside(start.present)[0] == 4, "what a matching allows"
+    assert estimate.of(start_state(deal, start)) >= DEAD
+    assert shortest_line(deal, start, 100_000, time.perf_counter() + 30) is None
+    deal, start = _top_rows_left("AD QD 3D 4D")
+    estimate = _Estimate(deal, Bounds(deal))
+    assert estimate.of(start_state(deal, start)) == 5
+    line = shortest_line(deal, start, 100_000, time.perf_counter() + 30)
+    assert line is not None and len(line) == 7  # the five removals and a draw for each card from the stock
 
 
 def test_the_strict_win_estimate_counts_a_card_dug_out_of_the_waste_once() -> None:
@@ -515,7 +549,7 @@ def test_the_strict_win_estimate_counts_a_card_dug_out_of_the_waste_once() -> No
     assert [card_code(c) for c in game.waste] == ["8H", "KC"] and game.present.bit_count() == 1
     deal, start = from_game(game, pooled=False)
     assert fewest_moves_to_win(game) == 2
-    assert _Estimate(Bounds(deal), deal.rules).of(start_state(deal, start)) <= 2
+    assert _Estimate(deal, Bounds(deal)).of(start_state(deal, start)) <= 2
 
 
 @settings(max_examples=200, deadline=None)
