@@ -39,17 +39,21 @@ the queue.
 
 from __future__ import annotations
 
-import heapq
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
-from pyramide.engine.cards import KING_VALUE as KING
+from pyramide.engine.cards import KING_VALUE
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
-from pyramide.engine.pyramid import SLOTS, free_slots
+from pyramide.engine.pyramid import SLOTS as PYRAMID_SLOTS
+from pyramide.engine.pyramid import free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.collector import collector_paused
 from pyramide.solver.position import Deal, Position, last_partners
+
+KING: Final = KING_VALUE
+SLOTS: Final = PYRAMID_SLOTS
 
 State = tuple[int, int, int, int, int]
 """The pyramid mask, the remaining stock and waste cards, how far drawn, turn-overs used (0 without a limit), and
@@ -64,31 +68,28 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
 
 
 def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
-    """The search. A state is kept as one integer (:func:`_key`), and so is each entry of the queue (its estimate
-    total, then the moves spent, deepest first, then the state): half the memory of tuples, and faster to hash
-    and to compare. Each state keeps the fewest moves known to reach it and the state before; the line is worked
-    out again from those at the end."""
+    """The search. A state is kept as one integer (:func:`_key`). Each state keeps the fewest moves known to reach
+    it and the state before, in one number (:data:`SPENT_BITS`); the line is worked out again from those at the
+    end."""
     bounds = Bounds(deal)
     bound = bounds.removable
     estimate = _Estimate(deal, bounds).of  # a bound method: calling the instance itself costs more
     steps = _Shapes(deal).steps
     first = start_state(deal, start)
     first_key = _key(first)
-    spent_on: dict[int, int] = {first_key: 0}
-    before: dict[int, int] = {first_key: -1}
-    queue = [estimate(first) << _TOTAL | _DEPTH << _SPENT | first_key]
-    pop, push, strict = heapq.heappop, heapq.heappush, deal.rules.strict_win
-    while queue:
-        entry = pop(queue)
-        key = entry & _STATE
-        spent = _DEPTH - (entry >> _SPENT & _DEPTH)
-        if spent > spent_on[key]:
+    reached: dict[int, int] = {first_key: first_key << SPENT_BITS}  # the start is its own state before
+    queue = _Queue()
+    queue.push(estimate(first), 0, first_key)
+    strict = deal.rules.strict_win
+    while queue.size:
+        spent, key = queue.pop()
+        if spent > reached[key] & SPENT_MASK:
             continue
         state = _state(key)
         present, left = state[0], state[1]
         if present == 0 and (not strict or left == 0):
-            return _line(deal, steps, spent_on, before, key)
-        if len(spent_on) >= budget or (not len(spent_on) % 1024 and time.perf_counter() > deadline):
+            return _line(deal, steps, reached, key)
+        if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
             return None
         if bound(present, left) < SLOTS:  # checked when taken, not when queued: most queued states never are
             continue
@@ -96,22 +97,56 @@ def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[M
             after = step[4]
             total = spent + step[0]
             after_key = after[0] | after[1] << 28 | after[2] << 52 | after[3] << 57 | after[4] << 61  # _key, inline
-            known = spent_on.get(after_key)
-            if known is None or total < known:
+            known = reached.get(after_key)
+            if known is None or total < known & SPENT_MASK:
                 remaining = estimate(after)
                 if remaining < DEAD:
-                    spent_on[after_key] = total
-                    before[after_key] = key
-                    push(queue, (total + remaining) << _TOTAL | (_DEPTH - total) << _SPENT | after_key)
+                    reached[after_key] = key << SPENT_BITS | total
+                    queue.push(total + remaining, total, after_key)
     return None
 
 
-_SPENT = 62
-_TOTAL = 72
-_DEPTH = (1 << (_TOTAL - _SPENT)) - 1
-"""A queue entry is ``estimate total << 72 | (1023 - moves spent) << 62 | state``: smallest total first, then the
-most moves spent (the state furthest along)."""
-_STATE = (1 << _SPENT) - 1
+SPENT_BITS: Final = 10
+SPENT_MASK: Final = (1 << SPENT_BITS) - 1
+"""What the search keeps of a state: the state before it ``<< SPENT_BITS``, and the fewest moves known to reach it;
+one number in one dictionary, as memory is what a long search runs out of."""
+
+
+class _Queue:
+    """The states waiting, by estimated total (smallest first), then moves spent (most first: the state furthest
+    along), then last in, first out: a list of keys per total and moves spent. Totals and moves are small numbers,
+    so a push and a pop take a few steps, and an entry is the state's key alone."""
+
+    def __init__(self) -> None:
+        self.buckets: list[list[list[int]]] = []
+        """``buckets[total][spent]``: the keys queued with that estimated total and moves spent."""
+        self.lowest = 0
+        """No total below this has a key queued."""
+        self.size = 0
+
+    def push(self, total: int, spent: int, key: int) -> None:
+        buckets = self.buckets
+        while len(buckets) <= total:
+            buckets.append([])
+        by_spent = buckets[total]
+        while len(by_spent) <= spent:
+            by_spent.append([])
+        by_spent[spent].append(key)
+        self.lowest = min(self.lowest, total)
+        self.size += 1
+
+    def pop(self) -> tuple[int, int]:
+        """The moves spent and the key of the next state; only while ``size`` is not 0."""
+        buckets = self.buckets
+        while True:
+            by_spent = buckets[self.lowest]
+            while by_spent:
+                keys = by_spent[-1]
+                if keys:
+                    self.size -= 1
+                    return len(by_spent) - 1, keys.pop()
+                by_spent.pop()
+            self.lowest += 1
 
 
 def _key(state: State) -> int:
@@ -147,12 +182,6 @@ class _Estimate:
         self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
         self.strict = rules.strict_win
         self.strict_removals: dict[int, int] = {}
-        self.needs: dict[int, int] = {}
-        """For each pyramid, a number naming what it needs from outside and the values no pyramid card takes (many
-        share them)."""
-        self.kinds: dict[tuple[tuple[tuple[int, int], ...], int], int] = {}
-        self.draws: dict[int, int] = {}
-        """:meth:`_draws` by what the pyramid needs, the flags, the stuck cards, how far drawn and the cards left."""
         self.alone: dict[int, int] = {}
 
     def of(self, state: State) -> int:
@@ -247,19 +276,13 @@ class _Estimate:
         above it, which costs a move of its own for each card that no pyramid card can take (``alone``: kings and
         values without a partner left in the pyramid), or by drawing the rest of the stock, turning over and
         drawing up to it past the waste cards that stay until then (:meth:`_stuck`). The ``count`` cheapest cards of
-        a value needed ``count`` times cost at least the dearest of them. Kept per what the pyramid needs, the
-        flags, the stuck cards (a card and all beneath it), how far drawn and the cards left: many states share
-        those."""
+        a value needed ``count`` times cost at least the dearest of them. Not kept: it reads the cards left and how
+        far drawn, which few states share."""
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
         stuck = self._stuck(present, waste, stock, flags & FRESH)
-        key = ((self.needs[present] << 2 | flags) << 5 | stuck.bit_length()) << 29 | drawn << 24 | left
-        known = self.draws.get(key)
-        if known is not None:
-            return known
         alone = 0 if self.strict else self.alone[present] & waste  # the strict removals count those cards already
-        self.draws[key] = most = self._costliest(left, stock, stuck, needed, flags, alone)
-        return most
+        return self._costliest(left, stock, stuck, needed, flags, alone)
 
     def _costliest(  # noqa: PLR0917 - the state's parts, as the hot path has them
         self, left: int, stock: int, stuck: int, needed: tuple[tuple[int, int], ...], flags: int, alone: int
@@ -321,8 +344,7 @@ class _Estimate:
                 if counts[v] > pairs[min(v, KING - v)]
             )
             known = self.inside[present] = (removals, needed)
-            alone = self._alone(present)
-            self.needs[present] = self.kinds.setdefault((needed, alone), len(self.kinds))
+            self._alone(present)
         return known
 
 
@@ -340,11 +362,11 @@ with a stock or waste card, made only for the line found), the pyramid slot the 
 it leads to, and whether the card is brought to the top by going round the stock although it is on top already (to
 draw it fresh)."""
 
-WITH_BENEATH = -2
-FRESH = 1
-LAST_PASS = 2
+WITH_BENEATH: Final = -2
+FRESH: Final = 1
+LAST_PASS: Final = 2
 """The estimate's flags: the top was just drawn; no turn-over is left."""
-DEAD = 1_000
+DEAD: Final = 1_000
 """The estimate of a state that can no longer win: far above any line (A* takes it last, if ever)."""
 
 
@@ -482,16 +504,14 @@ def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move
     return (DRAW,) * (left >> drawn).bit_count() + (RECYCLE,) + (DRAW,) * (left & upto).bit_count()
 
 
-def _line(
-    deal: Deal, steps: Callable[[State], list[Step]], spent_on: dict[int, int], before: dict[int, int], key: int
-) -> list[Move]:
+def _line(deal: Deal, steps: Callable[[State], list[Step]], reached: dict[int, int], key: int) -> list[Move]:
     """The line to the state ``key``: back through the states before it, each step found again among the steps of
     the state before (the one that leads to it at the cost it took)."""
     line: list[Move] = []
-    while before[key] >= 0:
-        previous = before[key]
+    while reached[key] >> SPENT_BITS != key:
+        previous = reached[key] >> SPENT_BITS
         state = _state(previous)
-        cost = spent_on[key] - spent_on[previous]
+        cost = (reached[key] & SPENT_MASK) - (reached[previous] & SPENT_MASK)
         _, move, slot, index, _, around = next(s for s in steps(state) if s[0] == cost and _key(s[4]) == key)
         if move is None:
             card = deal.order[index]
