@@ -7,7 +7,7 @@ spades. Integers keep the engine and the solver fast and the serialised state sm
 
 from __future__ import annotations
 
-from typing import NewType
+from typing import Final, NewType
 
 from pyramide.engine.errors import InvalidCardError
 
@@ -18,8 +18,8 @@ SUITS = ("C", "D", "H", "S")
 SUIT_SYMBOLS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S", "♧": "C", "♢": "D", "♡": "H", "♤": "S"}
 
 DECK: tuple[Card, ...] = tuple(Card(i) for i in range(52))
-KING_VALUE = 13
-PAIR_SUM = 13
+KING_VALUE: Final = 13
+PAIR_SUM: Final = 13
 
 _CODES = tuple(rank + suit for suit in SUITS for rank in RANKS)
 _VALUES = tuple(rank for _suit in SUITS for rank in range(1, 14))

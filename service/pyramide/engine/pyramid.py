@@ -8,10 +8,11 @@ freedom tests are a single AND.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
-ROWS = 7
-SLOTS = 28
-FULL = (1 << SLOTS) - 1
+ROWS: Final = 7
+SLOTS: Final = 28
+FULL: Final = (1 << SLOTS) - 1
 
 
 def slot_index(row: int, col: int) -> int:

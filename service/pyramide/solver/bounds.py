@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Final
 
+from pyramide.engine import pyramid
 from pyramide.engine.cards import KING_VALUE as KING
-from pyramide.engine.pyramid import COVER_MASK, COVERERS, SLOTS
+from pyramide.engine.pyramid import COVERERS, SLOTS
 from pyramide.solver.position import Deal
 
 
@@ -30,15 +32,17 @@ def _cone(slot: int, step: dict[int, tuple[int, ...]]) -> int:
 
 _COVERED_BY = {s: COVERERS[s] for s in range(SLOTS)}
 _COVERS = {s: tuple(t for t in range(SLOTS) if s in COVERERS[t]) for s in range(SLOTS)}
-ON_TOP: tuple[int, ...] = tuple(_cone(s, _COVERED_BY) for s in range(SLOTS))
+COVER_MASK: Final = pyramid.COVER_MASK
+"""The engine's, held here as a constant of this compiled module (an imported name is looked up at each use)."""
+ON_TOP: Final[tuple[int, ...]] = tuple(_cone(s, _COVERED_BY) for s in range(SLOTS))
 """For each slot, every slot lying on it, directly or not."""
-BENEATH: tuple[int, ...] = tuple(_cone(s, _COVERS) for s in range(SLOTS))
+BENEATH: Final[tuple[int, ...]] = tuple(_cone(s, _COVERS) for s in range(SLOTS))
 """For each slot, every slot it lies on, directly or not."""
-ADJACENT: tuple[int, ...] = tuple(
+ADJACENT: Final[tuple[int, ...]] = tuple(
     sum(1 << c for c in COVERERS[s]) | sum(1 << t for t in _COVERS[s]) for s in range(SLOTS)
 )
 """For each slot, the slots directly on it or directly under it: its partners under the covering-card variant."""
-PAIRABLE: tuple[tuple[int, ...], tuple[int, ...]] = (
+PAIRABLE: Final[tuple[tuple[int, ...], tuple[int, ...]]] = (
     tuple((1 << SLOTS) - 1 & ~(ON_TOP[s] | BENEATH[s]) for s in range(SLOTS)),
     tuple((1 << SLOTS) - 1 & ~(ON_TOP[s] | BENEATH[s]) | ADJACENT[s] for s in range(SLOTS)),
 )
@@ -195,7 +199,7 @@ class Bounds:
         return cached
 
 
-_NO_CARDS = (0,) * (KING + 1)
+_NO_CARDS: Final = (0,) * (KING + 1)
 
 
 def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> int:

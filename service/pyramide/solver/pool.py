@@ -5,6 +5,7 @@ Same answers as the general search (the tests compare both with brute force), fo
 from __future__ import annotations
 
 import time
+from typing import Final
 
 from pyramide.engine.cards import KING_VALUE as KING
 from pyramide.engine.cards import PAIR_SUM, Card, card_value
@@ -14,8 +15,8 @@ from pyramide.solver.bounds import class_bound, dead_cone_bound, outside_signatu
 from pyramide.solver.paths import path_to
 from pyramide.solver.position import masks_of_values, pyramid_only
 
-LEFT_BITS = 24
-LEFT_MASK = (1 << LEFT_BITS) - 1
+LEFT_BITS: Final = 24
+LEFT_MASK: Final = (1 << LEFT_BITS) - 1
 
 
 Inside = tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]

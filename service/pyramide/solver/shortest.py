@@ -44,16 +44,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from pyramide.engine.cards import KING_VALUE
+from pyramide.engine.cards import KING_VALUE as KING
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
-from pyramide.engine.pyramid import SLOTS as PYRAMID_SLOTS
-from pyramide.engine.pyramid import free_slots
+from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.collector import collector_paused
 from pyramide.solver.position import Deal, Position, last_partners
-
-KING: Final = KING_VALUE
-SLOTS: Final = PYRAMID_SLOTS
 
 State = tuple[int, int, int, int, int]
 """The pyramid mask, the remaining stock and waste cards, how far drawn, turn-overs used (0 without a limit), and
