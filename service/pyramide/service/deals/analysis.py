@@ -188,7 +188,12 @@ class Solver:
         return result
 
     def close(self) -> None:
+        """Stop the workers, without waiting for a search: a worker left waiting on the pool's queue (as one was
+        seen to, after all tests had passed) held the interpreter's exit, which joins every pool, for ever."""
         if self._pool is not None:
+            workers = list((self._pool._processes or {}).values())  # shutdown() lets go of them
             self._pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                worker.terminate()
             self._pool = None
             self._started = False
