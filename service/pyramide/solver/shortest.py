@@ -183,10 +183,7 @@ class _Estimate:
     def of(self, state: State) -> int:
         present, left, drawn = state[0], state[1], state[2]
         removals, needed = self.inside.get(present) or self._inside(present)
-        signature = self.bounds.outside(left)[1] & (self.wanted.get(present) or self._wanted(present))
-        clearing = self.clearings.get(signature << SLOTS | present)
-        if clearing is None:
-            clearing = self._clearing(present, signature)
+        clearing = self._clearing(present, self._read(present, self.bounds.outside(left)[1]))
         if clearing >= DEAD:
             return DEAD
         flags = state[4] | (LAST_PASS if self.limit is not None and state[3] >= self.limit else 0)
@@ -211,31 +208,30 @@ class _Estimate:
         if known is not None:
             return known
         best = DEAD
-        wanted = self.wanted
         for _, after in self.deal_inside(present):
-            fewest = self._clearing(after, signature & (wanted.get(after) or self._wanted(after)))
-            best = min(best, fewest)
+            best = min(best, self._clearing(after, self._read(after, signature)))
         values = self.bounds.pyramid_values
         for slot in free_slots(present):
             if signature >> (KING - values[slot]) & 1:
                 after = present & ~(1 << slot)
-                fewest = self._clearing(after, signature & (wanted.get(after) or self._wanted(after)))
-                best = min(best, fewest)
+                best = min(best, self._clearing(after, self._read(after, signature)))
         best = best + 1 if best < DEAD else DEAD
         self.clearings[key] = best
         return best
 
-    def _wanted(self, present: int) -> int:
-        """The values (bit ``v`` for value ``v``) that some card of ``present`` pairs with, and bit 0: a signature
-        masked with it keeps only what :meth:`_clearing` reads, so pyramids share their counts across signatures
-        (bit 0 keeps a pyramid without such values from reading as none)."""
-        counts = self.bounds.pyramid(present)[0]
-        wanted = 1
-        for value in range(1, KING):
-            if counts[value]:
-                wanted |= 1 << (KING - value)
-        self.wanted[present] = wanted
-        return wanted
+    def _read(self, present: int, signature: int) -> int:
+        """``signature`` with only the values some card of ``present`` pairs with, and bit 0: what
+        :meth:`_clearing` reads of it, so pyramids share their counts across signatures (bit 0 keeps a pyramid
+        without such values from reading as none). The mask is kept per pyramid."""
+        wanted = self.wanted.get(present)
+        if wanted is None:
+            counts = self.bounds.pyramid(present)[0]
+            wanted = 1
+            for value in range(1, KING):
+                if counts[value]:
+                    wanted |= 1 << (KING - value)
+            self.wanted[present] = wanted
+        return signature & wanted
 
     def _strict(  # noqa: PLR0917 - the state's parts, as the hot path has them
         self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int, clearing: int
