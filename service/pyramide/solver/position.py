@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from pyramide.engine import Game, Rules
 from pyramide.engine.cards import KING_VALUE, PAIR_SUM, Card, card_value, is_king, values_pair
@@ -53,9 +53,14 @@ class Deal:
     it is needed: the stock and waste behave as an unordered pool."""
     merges: bool = field(init=False, repr=False, compare=False)
     """Whether :func:`normalise` ever changes a position of this deal."""
+    strict: bool = field(init=False, repr=False, compare=False)
+    limit: int = field(init=False, repr=False, compare=False)
+    """The turn-overs the rules allow, -1 for no limit."""
+    waste_pairs: bool = field(init=False, repr=False, compare=False)
     _inside: dict[int, tuple[tuple[Move, int], ...]] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
+    _shapes: dict[int, Shape] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         pyramid_values = tuple(card_value(c) for c in self.pyramid)
@@ -67,6 +72,9 @@ class Deal:
         pool = self.pooled and self.rules.recycles is None and not self.rules.stock_waste_pairs
         object.__setattr__(self, "pool", pool)
         object.__setattr__(self, "merges", pool or self.rules.recycles is None)
+        object.__setattr__(self, "strict", self.rules.strict_win)
+        object.__setattr__(self, "limit", -1 if self.rules.recycles is None else self.rules.recycles)
+        object.__setattr__(self, "waste_pairs", self.rules.stock_waste_pairs)
 
     def inside(self, present: int) -> tuple[tuple[Move, int], ...]:
         """:func:`pyramid_only` for this deal's pyramid, kept per mask."""
@@ -74,6 +82,26 @@ class Deal:
         if known is None:
             known = self._inside[present] = pyramid_only(self.pyramid, present, self.rules.cover_pairs)
         return known
+
+    def shape(self, present: int) -> Shape:
+        """:data:`Shape` for this deal's pyramid, kept per mask."""
+        known = self._shapes.get(present)
+        if known is None:
+            inside, values = self.inside(present), self.pyramid_values
+            king = next((after for move, after in inside if isinstance(move, RemoveKing)), -1)
+            pairs = tuple(
+                (after, values[(present ^ after).bit_length() - 1])
+                for move, after in inside
+                if isinstance(move, RemovePair)
+            )
+            known = self._shapes[present] = (king, pairs, tuple(after for _, after in inside), free_slots(present))
+        return known
+
+
+Shape = tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]
+"""What :func:`successors` reads of a pyramid: the mask a free king's removal leaves (-1: no free king), each pair
+inside it (the mask it leaves and the value of one of its cards), the masks of all its removals in
+:func:`pyramid_only` order, and its free slots."""
 
 
 def masks_of_values(values: tuple[int, ...]) -> tuple[int, ...]:
@@ -99,6 +127,89 @@ def normalise(deal: Deal, position: Position) -> Position:
     if position.recycles and deal.rules.recycles is None:
         return Position(position.present, position.left, position.drawn, 0, position.fresh)
     return position
+
+
+LEFT_AT: Final = 28
+DRAWN_AT: Final = 52
+RECYCLES_AT: Final = 57
+FRESH_AT: Final = 61
+PYRAMID: Final = (1 << LEFT_AT) - 1
+ORDER: Final = (1 << 24) - 1
+SAME_DRAWN: Final = ~(31 << DRAWN_AT | 1 << FRESH_AT)
+"""A key without how far drawn and freshness: what a draw leaves as it was."""
+
+
+def key_of(position: Position) -> int:
+    """A position as one integer: the pyramid (28 bits), the cards left (24), how far drawn (5), turn-overs used
+    (4), fresh (1). The full search keeps its positions so: an integer hashes and compares in a step."""
+    present, left, drawn, recycles, fresh = position
+    return present | left << LEFT_AT | drawn << DRAWN_AT | recycles << RECYCLES_AT | int(fresh) << FRESH_AT
+
+
+def search_key(deal: Deal, position: Position) -> int:
+    """:func:`key_of` as the full search keeps positions, merging those that play the same: how far drawn is
+    counted from the last card left before it (a removed waste top leaves the same waste as drawing only up to the
+    card beneath), and freshness only counts under stock–waste pairing."""
+    present, left, drawn, recycles, fresh = position
+    drawn = (left & ((1 << drawn) - 1)).bit_length()
+    fresh = fresh and deal.waste_pairs
+    return present | left << LEFT_AT | drawn << DRAWN_AT | recycles << RECYCLES_AT | int(fresh) << FRESH_AT
+
+
+def position_of(key: int) -> Position:
+    return Position(
+        key & PYRAMID, key >> LEFT_AT & ORDER, key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15, bool(key >> FRESH_AT)
+    )
+
+
+def is_draw(before: int, after: int) -> bool:
+    """Whether the position ``after`` is ``before`` drawn on (by keys): nothing changed but how far drawn, which
+    grew (a turn-over without a limit also leaves the rest as it was, but draws back to the start)."""
+    return not (before ^ after) & SAME_DRAWN and after >> DRAWN_AT & 31 > before >> DRAWN_AT & 31
+
+
+def successors(deal: Deal, key: int) -> list[int]:
+    """The positions :func:`moves` leads to, by keys (:func:`search_key`) and in the same order, without making the
+    moves: what the full search does for every position, where :func:`moves` names the moves of the line found."""
+    if deal.pool:
+        return [search_key(deal, after) for _, after in moves(deal, position_of(key))]
+    present, left = key & PYRAMID, key >> LEFT_AT & ORDER
+    if not present and (not deal.strict or not left):
+        return []
+    king, pairs, afters, free = deal.shape(present)
+    outside = key ^ present  # the key without the pyramid
+    if king >= 0:
+        return [outside | king]
+    drawn, recycles = key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15
+    result: list[int] = []
+    waste = left & ((1 << drawn) - 1)
+    if waste:
+        top = waste.bit_length() - 1
+        rest = waste ^ 1 << top
+        taken = present | (left ^ 1 << top) << LEFT_AT | rest.bit_length() << DRAWN_AT | recycles << RECYCLES_AT
+        need = PAIR_SUM - deal.order_values[top]
+        if not need:
+            return [taken]  # a king on top of the waste: removing it now never loses anything
+        values = deal.pyramid_values
+        for slot in free:
+            if values[slot] == need:
+                result.append(taken ^ 1 << slot)
+        beneath = rest.bit_length() - 1
+        if key >> FRESH_AT and beneath >= 0 and deal.order_values[beneath] == need:  # fresh: stock-waste pairs
+            lower = rest ^ 1 << beneath
+            below = present | (left ^ 1 << top ^ 1 << beneath) << LEFT_AT | lower.bit_length() << DRAWN_AT
+            result.append(below | recycles << RECYCLES_AT)
+    for after, value in pairs:
+        if last_partners(deal, present, left, value):
+            return [outside | after]  # see :func:`last_partners`
+    stock = left >> drawn << drawn
+    if stock:
+        fresh = int(deal.waste_pairs) << FRESH_AT
+        result.append(key & ~(31 << DRAWN_AT) | (stock & -stock).bit_length() << DRAWN_AT | fresh)
+    elif left and (deal.limit < 0 or recycles < deal.limit):
+        turned = recycles + 1 if deal.limit >= 0 else 0
+        result.append(present | left << LEFT_AT | turned << RECYCLES_AT)
+    return [outside | after for after in afters] + result
 
 
 @lru_cache(maxsize=1 << 16)

@@ -3,8 +3,9 @@ rather than guess.
 
 ``solve`` explores depth first, removals before draws, and stops at the first win (then 28 cards are removable);
 otherwise it exhausts the reachable positions whose bound can still beat the best found, which proves both that
-the deal cannot be won and the exact maximum. ``shortest=True`` adds a breadth-first search for a winning line with
-the fewest moves as the rules count them (removals, draws and turn-overs).
+the deal cannot be won and the exact maximum. ``shortest=True`` adds the A* search of :mod:`.shortest` for a
+winning line with the fewest moves as the rules count them (removals, draws and turn-overs). The full search keeps
+each position as one integer (:func:`.position.search_key`) and steps between them without making moves.
 """
 
 from __future__ import annotations
@@ -12,39 +13,49 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
-from pyramide.engine import DRAW, Game, Move, RemoveKing, RemovePair
+from pyramide.engine import Game, Move, RemoveKing, RemovePair
 from pyramide.engine.cards import PAIR_SUM, Card
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds
 from pyramide.solver.collector import collector_paused
-from pyramide.solver.paths import path_to
-from pyramide.solver.pool import LEFT_BITS, LEFT_MASK, PoolSearch
+from pyramide.solver.pool import LEFT_BITS, PoolSearch
 from pyramide.solver.position import (
+    DRAWN_AT,
+    FRESH_AT,
+    LEFT_AT,
+    ORDER,
+    PYRAMID,
+    RECYCLES_AT,
+    SAME_DRAWN,
     Deal,
     Position,
     from_game,
+    is_draw,
     moves,
     normalise,
+    position_of,
     pyramid_removals,
+    search_key,
     stock_moves,
+    successors,
     waste_removals,
     waste_top,
 )
 from pyramide.solver.shortest import shortest_line as a_star_shortest_line
 
-DEFAULT_BUDGET = 2_000_000
-NARROW_TARGETS = 2
+DEFAULT_BUDGET: Final = 2_000_000
+NARROW_TARGETS: Final = 2
 """How many targets below the cap the full search asks about one by one before it searches for the most at once."""
-RELAXED_BUDGET = 200_000
+RELAXED_BUDGET: Final = 200_000
 """Positions one relaxed search may visit to bound a position of the full search (past it the cheap bound is used)."""
-RELAXED_RECALL = 48
+RELAXED_RECALL: Final = 48
 """How many of the latest pool searches with a pyramid the relaxed bound looks through for an answer before it
 searches again: the nearest in the depth-first search answer most often, and looking further costs more than it
 finds."""
-RELAXED_TRIAL = 200
-RELAXED_USEFUL = 0.01
+RELAXED_TRIAL: Final = 200
+RELAXED_USEFUL: Final = 0.01
 """After ``RELAXED_TRIAL`` relaxed searches, if fewer than this share of them cut anything the counting bound did
 not, the full search goes on with the counting bound (and what the searches proved): with few turn-overs the pool
 model is too generous to cut, and asking it cost more than the search it was meant to save."""
@@ -68,9 +79,9 @@ class RelaxedBound:
         self.deadline = deadline
         self.states = 0
         self.searches = self.refusals = 0
-        self._known: dict[tuple[int, int], list[int]] = {}
-        """For each pyramid and cards left: the most the pool model can remove, as far as known, and the most
-        it was seen to reach."""
+        self._known: dict[int, list[int]] = {}
+        """For each pyramid and cards left (``present << LEFT_BITS | left``): the most the pool model can remove,
+        as far as known, and the most it was seen to reach."""
         self._searched: dict[int, list[tuple[int, list[int]]]] = {}
         """For each pyramid, the cards left it was searched with and what that proved (the same lists)."""
 
@@ -78,7 +89,7 @@ class RelaxedBound:
         """Whether more than ``threshold`` pyramid cards may still go. The pool search is asked just that (it cuts
         at the threshold, which is far quicker than finding its most); what each answer proves is kept: a most
         it cannot beat, a count it reached."""
-        key = (present, left)
+        key = present << LEFT_BITS | left
         known = self._known.get(key)
         if known is None:
             known = self._known[key] = [self.bounds.removable(present, left), SLOTS - present.bit_count()]
@@ -107,11 +118,11 @@ class RelaxedBound:
         if won or best > threshold:
             reached = SLOTS if won else best
             for step in trail:  # every position on the way reaches as far
-                on_way = self._known.get((step >> LEFT_BITS, step & LEFT_MASK))
+                on_way = self._known.get(step)
                 if on_way is not None:
                     on_way[1] = max(on_way[1], reached)
                 else:
-                    self._known[step >> LEFT_BITS, step & LEFT_MASK] = [SLOTS, reached]
+                    self._known[step] = [SLOTS, reached]
             return True
         if exhausted:  # nothing above the threshold anywhere: that is the most now known
             known[0] = threshold
@@ -181,98 +192,114 @@ def _explore(
     answers are kept from one search to the next), else the counting bound of :class:`Bounds`. ``complete``: every
     reachable position was visited (nothing cut, no cap reached), so the best found is the most there is. With
     ``win_only`` (the strict win) the search asks only whether the game can be won, and also cuts positions with
-    cards that can no longer leave; when it cut none (not ``stuck``) it was the search for 28 pyramid cards too."""
-    parents: dict[Position, tuple[Position, Move] | None] = {start: None}
-    best, best_at = _removed(start), start
+    cards that can no longer leave; when it cut none (not ``stuck``) it was the search for 28 pyramid cards too.
+    Positions are kept by key (:func:`search_key`), each with the key of the one before it; the moves of the line are
+    named only at the end (:func:`_line`)."""
+    first = search_key(deal, start)
+    parents: dict[int, int] = {first: first}
+    best, best_at = _removed(start), first
     bounds = relaxed.bounds if relaxed is not None else Bounds(deal)
     exceeds = relaxed.exceeds if relaxed is not None else _counting(bounds)
     # With the turn-overs used up, cards stuck in the waste are out of the game.
-    last_pass = -1 if deal.rules.recycles is None else deal.rules.recycles
+    last_pass = deal.limit
     spent_before = relaxed.states if relaxed is not None else 0
-    stack = [start]
-    least_drawn: dict[tuple[int, int, int], int] = {}  # see _dominated
+    stack = [first]
+    least_drawn: dict[int, int] = {}  # see _dominated
     threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
     cut = stuck = False
-    strict = deal.rules.strict_win
+    strict = deal.strict
     while stack:
-        position = stack.pop()
-        present, left, drawn, recycles, _ = position
+        key = stack.pop()
+        present, left = key & PYRAMID, key >> LEFT_AT & ORDER
         if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
-            return Explored(True, SLOTS, path_to(parents, position), len(parents), True, False, stuck)
+            return Explored(True, SLOTS, _line(deal, parents, key), len(parents), True, False, stuck)
         removed = SLOTS - present.bit_count()
         if removed > best:
-            best, best_at = removed, position
+            best, best_at = removed, key
             if best >= cap:
-                return Explored(False, best, path_to(parents, best_at), len(parents), True, False, stuck)
+                return Explored(False, best, _line(deal, parents, best_at), len(parents), True, False, stuck)
             threshold = min(max(best, floor), SLOTS - 1)
+        recycles = key >> RECYCLES_AT & 15
+        playable = left
         if 0 <= last_pass <= recycles:  # what is buried now stays buried
-            left = bounds.playable(present, left, drawn, position.fresh)
-        if win_only and _cannot_win(deal, position, left):
+            playable = bounds.playable(present, left, key >> DRAWN_AT & 31, bool(key >> FRESH_AT))
+        if win_only and _cannot_win(deal, present, left, playable):
             cut = stuck = True
             continue
-        if prune and not exceeds(present, left, threshold):
+        if prune and not exceeds(present, playable, threshold):
             cut = True
             continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
         spent = len(parents) + (relaxed.states - spent_before if relaxed is not None else 0)
         if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
-            return Explored(None, best, path_to(parents, best_at), len(parents), False, False, stuck)
-        children = moves(deal, position)
+            return Explored(None, best, _line(deal, parents, best_at), len(parents), False, False, stuck)
+        children = successors(deal, key)
         if last_pass < 0 or recycles < last_pass:
-            position, children = _draw_on(deal, parents, position, children)
-        for move, after in reversed(children):
+            key, children = _draw_on(deal, parents, key, children)
+        for after in reversed(children):
             if after in parents:
                 continue
-            if prune and _dominated(parents, least_drawn, after, move):
+            if prune and _dominated(parents, least_drawn, after, key):
                 continue
-            parents[after] = (position, move)
+            parents[after] = key
             stack.append(after)
-    return Explored(False, best, path_to(parents, best_at), len(parents), True, not cut, stuck)
+    return Explored(False, best, _line(deal, parents, best_at), len(parents), True, not cut, stuck)
 
 
-def _dominated(
-    seen: Container[Position], least_drawn: dict[tuple[int, int, int], int], position: Position, move: Move
-) -> bool:
-    """Whether a position the search has (or had) can do all ``position`` can: the same with fewer turn-overs
-    used, or, for a position a removal reaches, the same pyramid and cards left less far drawn (drawing on from
-    there reaches it). A draw's position is never cut so: it is how the less drawn one gets there. Notes how far
-    each pyramid and cards left were drawn."""
-    if position.recycles and _seen_with_fewer_turn_overs(seen, position):
+def _line(deal: Deal, parents: dict[int, int], key: int) -> list[Move]:
+    """The moves from the search's start to the position ``key``: back through the positions before it, each
+    move found again among the moves of the one before (the one that leads to it)."""
+    keys = []
+    while parents[key] != key:
+        keys.append(key)
+        key = parents[key]
+    line: list[Move] = []
+    position = position_of(key)
+    for after in reversed(keys):
+        line.append(next(move for move, reached in moves(deal, position) if search_key(deal, reached) == after))
+        position = position_of(after)
+    return line
+
+
+def _dominated(seen: Container[int], least_drawn: dict[int, int], after: int, before: int) -> bool:
+    """Whether a position the search has (or had) can do all ``after`` (reached from ``before``) can: the same
+    with fewer turn-overs used, or, for a position a removal reaches, the same pyramid, cards left and turn-overs
+    used less far drawn (drawing on from there reaches it). A draw's position is never cut so: it is how the less
+    drawn one gets there. Notes how far each pyramid, cards left and turn-overs used were drawn. By keys
+    (:func:`search_key`)."""
+    if after >> RECYCLES_AT & 15 and _seen_with_fewer_turn_overs(seen, after):
         return True
-    shape = (position.present, position.left, position.recycles)
+    shape = after & SAME_DRAWN
+    drawn = after >> DRAWN_AT & 31
     least = least_drawn.get(shape)
-    if least is None or position.drawn < least:
-        least_drawn[shape] = position.drawn
+    if least is None or drawn < least:
+        least_drawn[shape] = drawn
         return False
-    return least < position.drawn and move is not DRAW
+    return least < drawn and not is_draw(before, after)
 
 
-def _seen_with_fewer_turn_overs(seen: Container[Position], position: Position) -> bool:
-    """The same position with fewer turn-overs used is already in the search: it can do all this one can and
-    more, so this one need not be searched (it is cut for the same reason the other is)."""
-    present, left, drawn, recycles, fresh = position
-    for used in range(recycles):  # noqa: SIM110 - any() over a generator costs more, and this runs per position
-        if (present, left, drawn, used, fresh) in seen:  # a plain tuple finds the equal position
+def _seen_with_fewer_turn_overs(seen: Container[int], key: int) -> bool:
+    """The same position with fewer turn-overs used is already in the search (by keys, :func:`key_of`): it can do
+    all this one can and more, so this one need not be searched (it is cut for the same reason the other is)."""
+    used = key >> RECYCLES_AT & 15
+    rest = key & ~(15 << RECYCLES_AT)
+    for fewer in range(used):  # noqa: SIM110 - any() over a generator costs more, and this runs per position
+        if rest | fewer << RECYCLES_AT in seen:
             return True
     return False
 
 
-def _draw_on(
-    deal: Deal,
-    parents: dict[Position, tuple[Position, Move] | None],
-    position: Position,
-    children: list[tuple[Move, Position]],
-) -> tuple[Position, list[tuple[Move, Position]]]:
+def _draw_on(deal: Deal, parents: dict[int, int], key: int, children: list[int]) -> tuple[int, list[int]]:
     """While the only move is a draw, make it at once: a draw leaves the pyramid and the cards left as they were,
     so the checks a position passed hold for the next one too (the depth-first search would take it next
     anyway), which saves the search's bookkeeping on those positions. The last position drawn to and its
-    children (none when a draw reaches a position already seen)."""
-    while len(children) == 1 and children[0][0] is DRAW:
-        after = children[0][1]
+    children (none when a draw reaches a position already seen). By keys (:func:`search_key`)."""
+    while len(children) == 1 and is_draw(key, children[0]):
+        after = children[0]
         if after in parents:
             return after, []
-        parents[after] = (position, DRAW)
-        position, children = after, moves(deal, after)
-    return position, children
+        parents[after] = key
+        key, children = after, successors(deal, after)
+    return key, children
 
 
 def _counting(bounds: Bounds) -> Callable[[int, int, int], bool]:
@@ -440,10 +467,11 @@ def strict_win_out_of_reach(deal: Deal, position: Position) -> bool:
     return rules.strict_win and not rules.stock_waste_pairs and _outnumbered(deal, position.present, position.left)
 
 
-def _cannot_win(deal: Deal, position: Position, playable: int) -> bool:
-    """Under the strict win, whether ``position`` is lost for good: a card it has left outside the pyramid is not
-    among those still ``playable`` (stuck in the waste on the last pass), or :func:`strict_win_out_of_reach`."""
-    return playable != position.left or strict_win_out_of_reach(deal, position)
+def _cannot_win(deal: Deal, present: int, left: int, playable: int) -> bool:
+    """Under the strict win, whether a position is lost for good: a card it has ``left`` outside the pyramid is
+    not among those still ``playable`` (stuck in the waste on the last pass), or
+    :func:`strict_win_out_of_reach`."""
+    return playable != left or (deal.strict and not deal.waste_pairs and _outnumbered(deal, present, left))
 
 
 def _outnumbered(deal: Deal, present: int, left: int) -> bool:

@@ -20,7 +20,7 @@ from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
 from pyramide.solver.bounds import Bounds
 from pyramide.solver.pool import PoolSearch
-from pyramide.solver.position import Deal, Position, from_game, moves
+from pyramide.solver.position import Deal, Position, from_game, key_of, moves, search_key, successors
 from pyramide.solver.search import RelaxedBound, _explore, _seen_with_fewer_turn_overs, realise, strict_win_out_of_reach
 from pyramide.solver.shortest import DEAD, _Estimate, _Shapes, shortest_line, start_state
 from tests.unit.engine.layouts import EASY_CLEARING, cards, dead_end_start, easy_game, make_layout
@@ -314,13 +314,13 @@ def test_a_shortest_line_search_runs_without_collector_passes() -> None:
 def test_a_position_gives_way_only_to_itself_with_fewer_turn_overs_used() -> None:
     """The full search skips a position already seen with fewer turn-overs used (it can do all this one can), and
     nothing else: not one with more used, nor one that differs in anything but the turn-overs."""
-    seen: dict[Position, None] = {Position(5, 7, 3, 1, True): None}
-    assert _seen_with_fewer_turn_overs(seen, Position(5, 7, 3, 2, True))
-    assert not _seen_with_fewer_turn_overs(seen, Position(5, 7, 3, 1, True))
-    assert not _seen_with_fewer_turn_overs(seen, Position(5, 7, 3, 0, True)), "more turn-overs used is not better"
+    seen = {key_of(Position(5, 7, 3, 1, True))}
+    assert _seen_with_fewer_turn_overs(seen, key_of(Position(5, 7, 3, 2, True)))
+    assert not _seen_with_fewer_turn_overs(seen, key_of(Position(5, 7, 3, 1, True)))
+    assert not _seen_with_fewer_turn_overs(seen, key_of(Position(5, 7, 3, 0, True))), "more used is not better"
     for other in (Position(4, 7, 3, 2, True), Position(5, 6, 3, 2, True), Position(5, 7, 2, 2, True)):
-        assert not _seen_with_fewer_turn_overs(seen, other)
-    assert not _seen_with_fewer_turn_overs(seen, Position(5, 7, 3, 2, False))
+        assert not _seen_with_fewer_turn_overs(seen, key_of(other))
+    assert not _seen_with_fewer_turn_overs(seen, key_of(Position(5, 7, 3, 2, False)))
 
 
 @settings(max_examples=80, deadline=None)
@@ -756,3 +756,34 @@ def test_the_search_for_a_strict_win_cuts_only_lost_positions(game: Game, relaxe
     assert won_only.won == full.won, game.code
     if won_only.won:
         assert _replay(game, won_only.line).is_won
+
+
+@settings(max_examples=200, deadline=None)
+@given(game=late_games(rules=EVERY_RULE_SET, removals_left=(4, 20), draws=(0, 40)))
+def test_the_full_search_steps_to_the_positions_the_moves_reach(game: Game) -> None:
+    """The full search keeps positions as keys and steps between them without making moves: from every position
+    a few moves on, it must reach exactly the positions the moves reach, in their order (it names the moves of the
+    line it finds by them, and searches them in that order)."""
+    deal, start = from_game(game, pooled=False)
+    frontier = [start]
+    for _ in range(6):
+        further = []
+        for position in frontier:
+            reached = moves(deal, position)
+            assert successors(deal, search_key(deal, position)) == [search_key(deal, a) for _, a in reached]
+            further += [after for _, after in reached]
+        frontier = further[:40]
+
+
+def test_positions_that_play_the_same_are_one_to_the_full_search() -> None:
+    """A waste top removed leaves the waste that drawing only up to the card beneath leaves; freshness matters only
+    under stock–waste pairing. The full search keeps each such position once."""
+    game = Game(DealCode(Rules(recycles=1), number=7))
+    deal, start = from_game(game, pooled=False)
+    without_third = start.left & ~(1 << 2)
+    assert search_key(deal, Position(start.present, without_third, 3, 1, False)) == search_key(
+        deal, Position(start.present, without_third, 2, 1, False)
+    )
+    assert search_key(deal, start._replace(fresh=True)) == search_key(deal, start._replace(fresh=False))
+    pairs, _ = from_game(Game(DealCode(Rules(recycles=1, stock_waste_pairs=True), number=7)), pooled=False)
+    assert search_key(pairs, start._replace(fresh=True)) != search_key(pairs, start._replace(fresh=False))
