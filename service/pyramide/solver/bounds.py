@@ -17,7 +17,7 @@ from typing import Final
 from pyramide.engine import pyramid
 from pyramide.engine.cards import KING_VALUE as KING
 from pyramide.engine.pyramid import COVERERS, SLOTS
-from pyramide.solver.position import Deal
+from pyramide.solver.position import Deal, cards_in
 
 
 def _cone(slot: int, step: dict[int, tuple[int, ...]]) -> int:
@@ -185,7 +185,7 @@ class Bounds:
         cached = self._inside.get(present)
         if cached is None:
             slots_of_value = [present & mask for mask in self.pyramid_masks]
-            cached = self._inside[present] = (tuple(held.bit_count() for held in slots_of_value), slots_of_value)
+            cached = self._inside[present] = (tuple(cards_in(held) for held in slots_of_value), slots_of_value)
         return cached
 
     def outside(self, left: int) -> tuple[tuple[int, ...], int, int]:
@@ -193,7 +193,7 @@ class Bounds:
         number naming those counts (sets of cards with the same counts share it: the bound is kept per it)."""
         cached = self._outside.get(left)
         if cached is None:
-            counts = tuple((left & mask).bit_count() for mask in self.order_masks)
+            counts = tuple(cards_in(left & mask) for mask in self.order_masks)
             kind = self._kind_of_counts.setdefault(counts, len(self._kind_of_counts))
             cached = self._outside[left] = (counts, outside_signature(counts), kind)
         return cached
@@ -204,7 +204,7 @@ _NO_CARDS: Final = (0,) * (KING + 1)
 
 def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> int:
     """The count per value class: ``inside`` and ``outside`` count the values in the pyramid and outside it."""
-    total = SLOTS - present.bit_count() + inside[KING]
+    total = SLOTS - cards_in(present) + inside[KING]
     for value in range(1, 7):
         a, b, p, q = inside[value], inside[KING - value], outside[value], outside[KING - value]
         pairs = a if a < b else b  # pairs inside first: each takes two pyramid cards, one outside partner only one
@@ -273,4 +273,4 @@ def dead_cone_bound(present: int, outside: int, slots_of_value: Sequence[int], c
             slots ^= low
             if not partners & PAIRABLE[cover_pairs][slot]:
                 stuck |= low | (BENEATH[slot] & present)
-    return SLOTS - stuck.bit_count()
+    return SLOTS - cards_in(stuck)

@@ -13,7 +13,7 @@ from pyramide.engine.moves import Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import class_bound, dead_cone_bound, outside_signature
 from pyramide.solver.paths import path_to
-from pyramide.solver.position import masks_of_values, pyramid_only
+from pyramide.solver.position import cards_in, masks_of_values, pyramid_only
 
 LEFT_BITS: Final = 24
 LEFT_MASK: Final = (1 << LEFT_BITS) - 1
@@ -62,7 +62,7 @@ class PoolSearch:
         if cached is None:
             slots_of_value = [present & mask for mask in self.pyramid_masks]
             free = free_slots(present)
-            counts = tuple(held.bit_count() for held in slots_of_value)
+            counts = tuple(cards_in(held) for held in slots_of_value)
             cached = (counts, pyramid_only(self.pyramid, present, self.cover_pairs), free, slots_of_value)
             self._inside[present] = cached
         return cached
@@ -76,7 +76,7 @@ class PoolSearch:
         if cached is None:
             held = [left & mask for mask in self.pool_masks]
             first = {value: (cards & -cards).bit_length() - 1 for value, cards in enumerate(held) if cards}
-            counts = tuple(cards.bit_count() for cards in held)
+            counts = tuple(cards_in(cards) for cards in held)
             cached = (counts, first, outside_signature(counts))
             self._outside[left] = cached
         return cached
@@ -170,7 +170,7 @@ class PoolSearch:
         inside the pyramid first reaches the positions that keep more of the pool first."""
         start = present << LEFT_BITS | left
         parents: dict[int, tuple[int, Move] | None] = {start: None}
-        best, best_at = SLOTS - present.bit_count(), start
+        best, best_at = SLOTS - cards_in(present), start
         stack = [start]
         dominance = prune and not self.strict
         pools: dict[int, list[int]] = {present: [left]}  # for each pyramid, the pools known with it
@@ -182,7 +182,7 @@ class PoolSearch:
                 return True, SLOTS, path_to(parents, key), len(parents), True
             if dominance and _has_superset(pools[present], left):
                 continue  # a position with more of the pool left was found after this one was queued
-            removed = SLOTS - present.bit_count()
+            removed = SLOTS - cards_in(present)
             if removed > best:
                 best, best_at = removed, key
                 if best >= cap:

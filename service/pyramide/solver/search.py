@@ -31,6 +31,7 @@ from pyramide.solver.position import (
     SAME_DRAWN,
     Deal,
     Position,
+    cards_in,
     from_game,
     is_draw,
     moves,
@@ -92,7 +93,7 @@ class RelaxedBound:
         key = present << LEFT_BITS | left
         known = self._known.get(key)
         if known is None:
-            known = self._known[key] = [self.bounds.removable(present, left), SLOTS - present.bit_count()]
+            known = self._known[key] = [self.bounds.removable(present, left), SLOTS - cards_in(present)]
         most, reached = known
         if most <= threshold or reached > threshold:
             return most > threshold
@@ -170,7 +171,7 @@ class Explored(NamedTuple):
 
 
 def _removed(position: Position) -> int:
-    return SLOTS - position.present.bit_count()
+    return SLOTS - cards_in(position.present)
 
 
 def _explore(
@@ -213,7 +214,7 @@ def _explore(
         present, left = key & PYRAMID, key >> LEFT_AT & ORDER
         if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
             return Explored(True, SLOTS, _line(deal, parents, key), len(parents), True, False, stuck)
-        removed = SLOTS - present.bit_count()
+        removed = SLOTS - cards_in(present)
         if removed > best:
             best, best_at = removed, key
             if best >= cap:
@@ -479,7 +480,7 @@ def _outnumbered(deal: Deal, present: int, left: int) -> bool:
     card of each value of a class, so both values of a class always count alike: looking at one suffices."""
     order_masks, pyramid_masks = deal.order_masks, deal.pyramid_masks
     return any(
-        (left & order_masks[value]).bit_count() > (present & pyramid_masks[PAIR_SUM - value]).bit_count()
+        cards_in(left & order_masks[value]) > cards_in(present & pyramid_masks[PAIR_SUM - value])
         for value in range(1, 7)
     )
 

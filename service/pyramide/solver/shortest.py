@@ -49,7 +49,7 @@ from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.collector import collector_paused
-from pyramide.solver.position import Deal, Position, last_partners
+from pyramide.solver.position import Deal, Position, cards_in, last_partners
 
 State = tuple[int, int, int, int, int]
 """The pyramid mask, the remaining stock and waste cards, how far drawn, turn-overs used (0 without a limit), and
@@ -252,12 +252,12 @@ class _Estimate:
             self.strict_removals[key] = total
         total = max(total, clearing)
         waste = left & ((1 << drawn) - 1)
-        floor = (left ^ waste).bit_count()
+        floor = cards_in(left ^ waste)
         stuck = self._stuck(present, waste, left ^ waste, flags & FRESH)
         if stuck:  # they must leave too: only after a turn-over, and drawn again
             if flags & LAST_PASS:
                 return DEAD
-            floor += 1 + stuck.bit_count()
+            floor += 1 + cards_in(stuck)
         draws = self._draws(present, left, drawn, needed, flags) if needed else 0
         return total + (draws if draws > floor else floor)
 
@@ -280,7 +280,7 @@ class _Estimate:
         self, left: int, stock: int, stuck: int, needed: tuple[tuple[int, int], ...], flags: int, alone: int
     ) -> int:
         """The dearest of the cards :meth:`_draws` must bring to the top."""
-        turn = DEAD if flags & LAST_PASS else stock.bit_count() + 1
+        turn = DEAD if flags & LAST_PASS else cards_in(stock) + 1
         most = 0
         for of_value, count in needed:
             costs = []
@@ -290,13 +290,13 @@ class _Estimate:
                 cards ^= low
                 upto = (low << 1) - 1
                 if low & stock:
-                    costs.append((stock & upto).bit_count())
+                    costs.append(cards_in(stock & upto))
                     continue
-                after_turn = turn + (left & upto).bit_count()  # the cards beneath it stay while it does
+                after_turn = turn + cards_in(left & upto)  # the cards beneath it stay while it does
                 if low & stuck:
                     costs.append(after_turn)
                     continue
-                above = (alone & ~upto).bit_count()
+                above = cards_in(alone & ~upto)
                 if above and flags & FRESH:
                     above -= 1  # the fresh top may take the card beneath it with it
                 costs.append(above if above < after_turn else after_turn)
@@ -417,7 +417,7 @@ class _Shapes:
         values, wanted, limit, waste_pairs = self.deal.order_values, shape.wanted, self.limit, self.waste_pairs
         below = (1 << drawn) - 1
         top = (left & below).bit_length() - 1
-        to_turn_over = (left >> drawn).bit_count() + 1
+        to_turn_over = cards_in(left >> drawn) + 1
         turned = used if limit is None else used + 1
         can_turn = limit is None or used < limit
         on_beneath = (self.on_beneath.get(left, -1) if waste_pairs else 0) or 0
@@ -432,9 +432,9 @@ class _Shapes:
             if index == top:
                 cost, now_used, now_fresh = 1, used, fresh
             elif index >= drawn:
-                cost, now_used, now_fresh = (left & upto & ~below).bit_count() + 1, used, waste_pairs
+                cost, now_used, now_fresh = cards_in(left & upto & ~below) + 1, used, waste_pairs
             elif can_turn:
-                cost, now_used, now_fresh = to_turn_over + (left & upto).bit_count() + 1, turned, waste_pairs
+                cost, now_used, now_fresh = to_turn_over + cards_in(left & upto) + 1, turned, waste_pairs
             else:
                 continue  # behind, and no turn-over left to reach it
             remaining = left ^ low
@@ -450,7 +450,7 @@ class _Shapes:
                 if around:  # a top not drawn fresh: round the stock to draw it again, if a turn-over is left
                     if index != top or not can_turn:
                         continue
-                    cost, now_used = to_turn_over + (left & upto).bit_count() + 1, turned
+                    cost, now_used = to_turn_over + cards_in(left & upto) + 1, turned
                 rest_after = remaining ^ (1 << (left & (low - 1)).bit_length() - 1)
                 after = (present, rest_after, (rest_after & upto).bit_length(), now_used, 0)
                 result.append((cost, None, WITH_BENEATH, index, after, around))
@@ -492,8 +492,8 @@ def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move
     if not around and index == (left & below).bit_length() - 1:
         return ()
     if not around and index >= drawn:
-        return (DRAW,) * (left & upto & ~below).bit_count()
-    return (DRAW,) * (left >> drawn).bit_count() + (RECYCLE,) + (DRAW,) * (left & upto).bit_count()
+        return (DRAW,) * cards_in(left & upto & ~below)
+    return (DRAW,) * cards_in(left >> drawn) + (RECYCLE,) + (DRAW,) * cards_in(left & upto)
 
 
 def _line(deal: Deal, steps: Callable[[State], list[Step]], reached: dict[int, int], key: int) -> list[Move]:

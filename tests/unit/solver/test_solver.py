@@ -20,7 +20,7 @@ from pyramide.engine.pyramid import SLOTS
 from pyramide.solver import solve
 from pyramide.solver.bounds import Bounds
 from pyramide.solver.pool import PoolSearch
-from pyramide.solver.position import Deal, Position, from_game, key_of, moves, search_key, successors
+from pyramide.solver.position import Deal, Position, cards_in, from_game, key_of, moves, search_key, successors
 from pyramide.solver.search import RelaxedBound, _explore, _seen_with_fewer_turn_overs, realise, strict_win_out_of_reach
 from pyramide.solver.shortest import DEAD, _Estimate, _Shapes, shortest_line, start_state
 from tests.unit.engine.layouts import EASY_CLEARING, cards, dead_end_start, easy_game, make_layout
@@ -787,3 +787,8 @@ def test_positions_that_play_the_same_are_one_to_the_full_search() -> None:
     assert search_key(deal, start._replace(fresh=True)) == search_key(deal, start._replace(fresh=False))
     pairs, _ = from_game(Game(DealCode(Rules(recycles=1, stock_waste_pairs=True), number=7)), pooled=False)
     assert search_key(pairs, start._replace(fresh=True)) != search_key(pairs, start._replace(fresh=False))
+
+
+@given(mask=st.integers(0, 2**80))
+def test_the_searches_count_the_cards_of_a_mask_as_python_does(mask: int) -> None:
+    assert cards_in(mask) == mask.bit_count()
