@@ -129,7 +129,14 @@ def normalise(deal: Deal, position: Position) -> Position:
     return position
 
 
-_CARDS_IN: Final[tuple[int, ...]] = tuple(bin(mask).count("1") for mask in range(1 << 16))
+def _counts_of_16_bits() -> tuple[int, ...]:
+    counts = [0] * (1 << 16)
+    for mask in range(1, 1 << 16):
+        counts[mask] = counts[mask >> 1] + (mask & 1)
+    return tuple(counts)
+
+
+_CARDS_IN: Final = _counts_of_16_bits()
 
 
 def cards_in(mask: int) -> int:

@@ -279,31 +279,37 @@ class _Estimate:
     def _costliest(  # noqa: PLR0917 - the state's parts, as the hot path has them
         self, left: int, stock: int, stuck: int, needed: tuple[tuple[int, int], ...], flags: int, alone: int
     ) -> int:
-        """The dearest of the cards :meth:`_draws` must bring to the top."""
+        """The dearest of the cards :meth:`_draws` must bring to the top. For a value needed once or twice the
+        cheapest one or two are kept as they come (no list to sort: this runs for every state queued)."""
         turn = DEAD if flags & LAST_PASS else cards_in(stock) + 1
         most = 0
         for of_value, count in needed:
-            costs = []
             cards = left & of_value
+            if cards_in(cards) < count:
+                return DEAD
+            first = second = UNREACHED
+            costs: list[int] = []
             while cards:
                 low = cards & -cards
                 cards ^= low
                 upto = (low << 1) - 1
                 if low & stock:
-                    costs.append(cards_in(stock & upto))
-                    continue
-                after_turn = turn + cards_in(left & upto)  # the cards beneath it stay while it does
-                if low & stuck:
-                    costs.append(after_turn)
-                    continue
-                above = cards_in(alone & ~upto)
-                if above and flags & FRESH:
-                    above -= 1  # the fresh top may take the card beneath it with it
-                costs.append(above if above < after_turn else after_turn)
-            if len(costs) < count:
-                return DEAD
-            costs.sort()
-            most = max(most, costs[count - 1])
+                    cost = cards_in(stock & upto)
+                else:
+                    cost = turn + cards_in(left & upto)  # after a turn-over: the cards beneath it stay while it does
+                    if not low & stuck:
+                        above = cards_in(alone & ~upto)
+                        if above and flags & FRESH:
+                            above -= 1  # the fresh top may take the card beneath it with it
+                        cost = min(above, cost)
+                if count > 2:
+                    costs.append(cost)
+                elif cost < first:
+                    first, second = cost, first
+                elif cost < second:
+                    second = cost
+            dearest = first if count == 1 else second if count == 2 else sorted(costs)[count - 1]
+            most = max(most, dearest)
         return most
 
     def _alone(self, present: int) -> int:
@@ -360,6 +366,9 @@ LAST_PASS: Final = 2
 """The estimate's flags: the top was just drawn; no turn-over is left."""
 DEAD: Final = 1_000
 """The estimate of a state that can no longer win: far above any line (A* takes it last, if ever)."""
+UNREACHED: Final = 1 << 20
+"""Above any cost :meth:`_Estimate._costliest` counts (one through a turn-over that is not left is :data:`DEAD` and
+more)."""
 
 
 @dataclass(frozen=True, slots=True)
