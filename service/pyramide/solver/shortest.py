@@ -64,38 +64,36 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
 
 
 def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
-    """The search. A state is kept as one integer (:func:`_key`). Each state keeps the fewest moves known to reach
-    it and the state before, in one number (:data:`SPENT_BITS`); the line is worked out again from those at the
-    end."""
+    """The search. A state is kept as one integer (:func:`_key`), and so are the steps from it
+    (:meth:`_Shapes.steps`). Each state keeps the fewest moves known to reach it and the state before, in one number
+    (:data:`SPENT_BITS`); the line is worked out again from those at the end."""
     bounds = Bounds(deal)
     bound = bounds.removable
-    estimate = _Estimate(deal, bounds).of  # a bound method: calling the instance itself costs more
+    estimate = _Estimate(deal, bounds).of_key  # a bound method: calling the instance itself costs more
     steps = _Shapes(deal).steps
-    first = start_state(deal, start)
-    first_key = _key(first)
+    first_key = _key(start_state(deal, start))
     reached: dict[int, int] = {first_key: first_key << SPENT_BITS}  # the start is its own state before
     queue = _Queue()
-    queue.push(estimate(first), 0, first_key)
+    queue.push(estimate(first_key), 0, first_key)
     strict = deal.rules.strict_win
     while queue.size:
         spent, key = queue.pop()
         if spent > reached[key] & SPENT_MASK:
             continue
-        state = _state(key)
-        present, left = state[0], state[1]
+        present, left = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF
         if present == 0 and (not strict or left == 0):
             return _line(deal, steps, reached, key)
         if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
             return None
         if bound(present, left) < SLOTS:  # checked when taken, not when queued: most queued states never are
             continue
-        for step in steps(state):
-            after = step[4]
-            total = spent + step[0]
-            after_key = after[0] | after[1] << 28 | after[2] << 52 | after[3] << 57 | after[4] << 61  # _key, inline
+        found = steps(key)
+        for at in range(0, len(found), STEP_SIZE):
+            total = spent + found[at]
+            after_key = found[at + 1]
             known = reached.get(after_key)
             if known is None or total < known & SPENT_MASK:
-                remaining = estimate(after)
+                remaining = estimate(after_key)
                 if remaining < DEAD:
                     reached[after_key] = key << SPENT_BITS | total
                     queue.push(total + remaining, total, after_key)
@@ -181,12 +179,16 @@ class _Estimate:
         self.alone: dict[int, int] = {}
 
     def of(self, state: State) -> int:
-        present, left, drawn = state[0], state[1], state[2]
+        return self.of_key(_key(state))
+
+    def of_key(self, key: int) -> int:
+        """:meth:`of` the state of that key (:func:`_key`)."""
+        present, left, drawn = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF, key >> 52 & 31
         removals, needed = self.inside.get(present) or self._inside(present)
         clearing = self._clearing(present, self._read(present, self.bounds.outside(left)[1]))
         if clearing >= DEAD:
             return DEAD
-        flags = state[4] | (LAST_PASS if self.limit is not None and state[3] >= self.limit else 0)
+        flags = key >> 61 | (LAST_PASS if self.limit is not None and key >> 57 & 15 >= self.limit else 0)
         if self.strict:
             return self._strict(present, left, drawn, needed, flags, clearing)
         removals = max(removals, clearing)
@@ -353,12 +355,15 @@ def _drop_lowest(cards: int, count: int) -> int:
     return cards
 
 
-Step = tuple[int, Move | None, int, int, State, bool]
-"""A removal: the moves it takes (the draws and turn-overs it needs first, and itself), the move (``None`` for one
-with a stock or waste card, made only for the line found), the pyramid slot the card pairs with (-1: none, a king;
-``WITH_BENEATH``: the waste card beneath it) and the stock or waste index of the card it takes (-1: none), the state
-it leads to, and whether the card is brought to the top by going round the stock although it is on top already (to
-draw it fresh)."""
+STEP_SIZE: Final = 3
+"""A step (a removal) is three integers in the list :meth:`_Shapes.steps` returns: the moves it takes (the draws
+and turn-overs it needs first, and itself), the key of the state it leads to (:func:`_key`), and how it is made
+(``how``, read only for the line found): ``INSIDE | i`` for the pyramid's ``i``-th removal (:meth:`Deal.inside`);
+else the pyramid slot the stock or waste card pairs with plus 2 (1: none, a king; 0, :data:`WITH_BENEATH`: the waste
+card beneath it), the card's stock or waste index ``<< 6``, and ``AROUND`` when the card is brought to the top by
+going round the stock although it is on top already (to draw it fresh)."""
+INSIDE: Final = 1 << 12
+AROUND: Final = 1 << 11
 
 WITH_BENEATH: Final = -2
 FRESH: Final = 1
@@ -373,12 +378,13 @@ more)."""
 
 @dataclass(frozen=True, slots=True)
 class _Shape:
-    """What the steps need of one pyramid, worked out once: its removals inside it, a free king's, its pairs with
-    the value of one of their cards, and the free slots that each value outside would pair with."""
+    """What the steps need of one pyramid, worked out once: its removals inside it (the mask each leaves), which of
+    them is a free king's (-1: none), its pairs with the value of one of their cards, and the free slots that each
+    value outside would pair with."""
 
-    inside: tuple[tuple[Move, int], ...]
-    king: tuple[Move, int] | None
-    pairs: tuple[tuple[Move, int, int], ...]
+    inside: tuple[int, ...]
+    king: int
+    pairs: tuple[tuple[int, int], ...]
     wanted: dict[int, tuple[int, ...]]
     useful: int
     """The positions outside the pyramid whose cards could be removed with it: kings and the wanted values."""
@@ -401,28 +407,40 @@ class _Shapes:
     def _shape(self, present: int) -> _Shape:
         deal, values = self.deal, self.deal.pyramid_values
         inside = deal.inside(present)
-        king = next(((m, a) for m, a in inside if isinstance(m, RemoveKing)), None)
-        pairs = tuple((m, a, values[(present ^ a).bit_length() - 1]) for m, a in inside if isinstance(m, RemovePair))
+        king = next((i for i, (m, _) in enumerate(inside) if isinstance(m, RemoveKing)), -1)
+        pairs = tuple(
+            (i, values[(present ^ a).bit_length() - 1]) for i, (m, a) in enumerate(inside) if isinstance(m, RemovePair)
+        )
         wanted: dict[int, list[int]] = {}
         for slot in free_slots(present):
             wanted.setdefault(KING - values[slot], []).append(slot)
         useful = deal.order_masks[KING]
         for value in wanted:
             useful |= deal.order_masks[value]
-        return _Shape(inside, king, pairs, {v: tuple(s) for v, s in wanted.items()}, useful)
+        afters = tuple(after for _, after in inside)
+        return _Shape(afters, king, pairs, {v: tuple(s) for v, s in wanted.items()}, useful)
 
-    def steps(self, state: State) -> list[Step]:
-        """Every removal from ``state`` (see :data:`Step`): inside the pyramid; a stock or waste card brought to the
-        top with a free pyramid card, alone if a king (taking one off the waste uncovers the card beneath without a
-        turn-over), or under stock–waste pairing, fresh, with the card beneath it."""
-        present, left, drawn, used, fresh = state
+    def steps(self, key: int) -> list[int]:
+        """Every removal from the state ``key`` (:func:`_key`), as :data:`STEP_SIZE` integers each: inside the
+        pyramid; a stock or waste card brought to the top with a free pyramid card, alone if a king (taking one off
+        the waste uncovers the card beneath without a turn-over), or under stock–waste pairing, fresh, with the card
+        beneath it. Integers, not tuples of moves and states: this runs for every state taken."""
+        present, left = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF
         shape = self.shape(present)
+        outside = key ^ present  # the key without the pyramid
         forced = self._forced(shape, present, left)
-        if forced is not None:
-            return [(1, forced[0], -1, -1, (forced[1], left, drawn, used, fresh), False)]
-        result: list[Step] = [
-            (1, move, -1, -1, (after, left, drawn, used, fresh), False) for move, after in shape.inside
-        ]
+        if forced >= 0:
+            return [1, outside | shape.inside[forced], INSIDE | forced]
+        result: list[int] = []
+        for i, after in enumerate(shape.inside):
+            result += (1, outside | after, INSIDE | i)
+        self._with_outside(key, shape, result)
+        return result
+
+    def _with_outside(self, key: int, shape: _Shape, result: list[int]) -> None:
+        """The steps of :meth:`steps` with a stock or waste card, added to ``result``."""
+        present, left = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF
+        drawn, used, fresh = key >> 52 & 31, key >> 57 & 15, key >> 61
         values, wanted, limit, waste_pairs = self.deal.order_values, shape.wanted, self.limit, self.waste_pairs
         below = (1 << drawn) - 1
         top = (left & below).bit_length() - 1
@@ -448,12 +466,12 @@ class _Shapes:
                 continue  # behind, and no turn-over left to reach it
             remaining = left ^ low
             after_drawn = (remaining & upto).bit_length()  # one name for one waste
+            taken = present | remaining << 28 | after_drawn << 52 | now_used << 57  # not fresh after a removal
             value = values[index]
             if value == KING:
-                result.append((cost, None, -1, index, (present, remaining, after_drawn, now_used, 0), False))
+                result += (cost, taken, 1 | index << 6)
             for slot in wanted.get(value, ()):
-                after = (present & ~(1 << slot), remaining, after_drawn, now_used, 0)
-                result.append((cost, None, slot, index, after, False))
+                result += (cost, taken ^ 1 << slot, slot + 2 | index << 6)
             if low & on_beneath:
                 around = not now_fresh
                 if around:  # a top not drawn fresh: round the stock to draw it again, if a turn-over is left
@@ -461,9 +479,8 @@ class _Shapes:
                         continue
                     cost, now_used = to_turn_over + cards_in(left & upto) + 1, turned
                 rest_after = remaining ^ (1 << (left & (low - 1)).bit_length() - 1)
-                after = (present, rest_after, (rest_after & upto).bit_length(), now_used, 0)
-                result.append((cost, None, WITH_BENEATH, index, after, around))
-        return result
+                after = present | rest_after << 28 | (rest_after & upto).bit_length() << 52 | now_used << 57
+                result += (cost, after, index << 6 | (AROUND if around else 0))
 
     def _on_beneath(self, left: int) -> int:
         """The cards of ``left`` that pair with the card left directly before them (beneath them, once both are in
@@ -479,16 +496,16 @@ class _Shapes:
         self.on_beneath[left] = found
         return found
 
-    def _forced(self, shape: _Shape, present: int, left: int) -> tuple[Move, int] | None:
-        """A removal inside the pyramid that some shortest line makes now, if there is one: a free king, or two
-        free cards that are each other's last partner anywhere. Either must be made sooner or later, costs one
+    def _forced(self, shape: _Shape, present: int, left: int) -> int:
+        """Which of the removals inside the pyramid some shortest line makes now, if one (-1: none): a free king, or
+        two free cards that are each other's last partner anywhere. Either must be made sooner or later, costs one
         move whenever it is made, and only frees cards: made at once, every other move of the line stays legal."""
-        if shape.king is not None:
+        if shape.king >= 0:
             return shape.king
-        for move, after, value in shape.pairs:
+        for i, value in shape.pairs:
             if last_partners(self.deal, present, left, value):
-                return move, after
-        return None
+                return i
+        return -1
 
 
 def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move, ...]:
@@ -505,21 +522,25 @@ def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move
     return (DRAW,) * cards_in(left >> drawn) + (RECYCLE,) + (DRAW,) * cards_in(left & upto)
 
 
-def _line(deal: Deal, steps: Callable[[State], list[Step]], reached: dict[int, int], key: int) -> list[Move]:
+def _line(deal: Deal, steps: Callable[[int], list[int]], reached: dict[int, int], key: int) -> list[Move]:
     """The line to the state ``key``: back through the states before it, each step found again among the steps of
-    the state before (the one that leads to it at the cost it took)."""
+    the state before (the one that leads to it at the cost it took), and made into moves (see :data:`STEP_SIZE`)."""
     line: list[Move] = []
     while reached[key] >> SPENT_BITS != key:
         previous = reached[key] >> SPENT_BITS
         state = _state(previous)
         cost = (reached[key] & SPENT_MASK) - (reached[previous] & SPENT_MASK)
-        _, move, slot, index, _, around = next(s for s in steps(state) if s[0] == cost and _key(s[4]) == key)
-        if move is None:
+        found = steps(previous)
+        how = next(found[at + 2] for at in range(0, len(found), STEP_SIZE) if found[at : at + 2] == [cost, key])
+        if how & INSIDE:
+            line[:0] = (deal.inside(state[0])[how & ~INSIDE][0],)
+        else:
+            slot, index, around = (how & 63) - 2, how >> 6 & 31, bool(how & AROUND)
             card = deal.order[index]
             if slot == WITH_BENEATH:
-                move = RemovePair(deal.order[(state[1] & ((1 << index) - 1)).bit_length() - 1], card)
+                move: Move = RemovePair(deal.order[(state[1] & ((1 << index) - 1)).bit_length() - 1], card)
             else:
                 move = RemoveKing(card) if slot < 0 else RemovePair(deal.pyramid[slot], card)
-        line[:0] = (*_bring_to_top(state[1], state[2], index, around), move)
+            line[:0] = (*_bring_to_top(state[1], state[2], index, around), move)
         key = previous
     return line

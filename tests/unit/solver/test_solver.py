@@ -479,12 +479,13 @@ def test_a_forced_removal_begins_a_shortest_line(game: Game) -> None:
     deal, start = from_game(game, pooled=False)
     shapes = _Shapes(deal)
     forced = shapes._forced(shapes.shape(start.present), start.present, start.left)
-    if forced is None:
+    if forced < 0:
         return
+    move = deal.inside(start.present)[forced][0]
     after = game.copy()
-    after.play(forced[0])
+    after.play(move)
     fewest, following = _fewest_or_reject(game), _fewest_or_reject(after)
-    assert fewest is None or following == fewest - 1, (game.code, forced[0].notation())
+    assert fewest is None or following == fewest - 1, (game.code, move.notation())
 
 
 @settings(max_examples=300, deadline=None)
