@@ -80,6 +80,8 @@ class RelaxedBound:
         self.deadline = deadline
         self.states = 0
         self.searches = self.refusals = 0
+        self.given_up = False
+        """No more pool searches: only the answers already known count."""
         self._known: dict[int, list[int]] = {}
         """For each pyramid and cards left (``present << LEFT_BITS | left``): the most the pool model can remove,
         as far as known, and the most it was seen to reach."""
@@ -97,6 +99,8 @@ class RelaxedBound:
         most, reached = known
         if most <= threshold or reached > threshold:
             return most > threshold
+        if self.given_up:
+            return True
         searched = self._searched.setdefault(present, [])
         for cards, (other_most, other_reached) in reversed(searched[-RELAXED_RECALL:]):  # the latest first
             # With more cards left the pool model removes at least as much (a card it holds need never be used).
@@ -108,7 +112,10 @@ class RelaxedBound:
                 return True
         allowance = min(RELAXED_BUDGET, self.budget - self.states)
         if allowance <= 0 or (self.searches >= RELAXED_TRIAL and self.refusals < self.searches * RELAXED_USEFUL):
-            return True  # no budget left, or the pool model keeps agreeing with the counting bound: not worth asking
+            # No budget left, or the pool model keeps agreeing with the counting bound: not worth asking, nor
+            # looking through what it answered before.
+            self.given_up = True
+            return True
         self.searches += 1
         searched.append((left, known))
         trail: list[int] = []
