@@ -60,7 +60,7 @@ class Deal:
     _inside: dict[int, tuple[tuple[Move, int], ...]] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
-    _shapes: dict[int, Shape] = field(init=False, repr=False, compare=False, default_factory=dict)
+    _keyed: dict[int, KeyedInside] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         pyramid_values = tuple(card_value(c) for c in self.pyramid)
@@ -83,9 +83,9 @@ class Deal:
             known = self._inside[present] = pyramid_only(self.pyramid, present, self.rules.cover_pairs)
         return known
 
-    def shape(self, present: int) -> Shape:
-        """:data:`Shape` for this deal's pyramid, kept per mask."""
-        known = self._shapes.get(present)
+    def keyed_inside(self, present: int) -> KeyedInside:
+        """:data:`KeyedInside` for this deal's pyramid, kept per mask."""
+        known = self._keyed.get(present)
         if known is None:
             inside, values = self.inside(present), self.pyramid_values
             king = next((after for move, after in inside if isinstance(move, RemoveKing)), -1)
@@ -94,11 +94,11 @@ class Deal:
                 for move, after in inside
                 if isinstance(move, RemovePair)
             )
-            known = self._shapes[present] = (king, pairs, tuple(after for _, after in inside), free_slots(present))
+            known = self._keyed[present] = (king, pairs, tuple(after for _, after in inside), free_slots(present))
         return known
 
 
-Shape = tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]
+KeyedInside = tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]
 """What :func:`successors` reads of a pyramid: the mask a free king's removal leaves (-1: no free king), each pair
 inside it (the mask it leaves and the value of one of its cards), the masks of all its removals in
 :func:`pyramid_only` order, and its free slots."""
@@ -197,7 +197,7 @@ def successors(deal: Deal, key: int) -> list[int]:
     present, left = key & PYRAMID, key >> LEFT_AT & ORDER
     if not present and (not deal.strict or not left):
         return []
-    king, pairs, afters, free = deal.shape(present)
+    king, pairs, afters, free = deal.keyed_inside(present)
     outside = key ^ present  # the key without the pyramid
     if king >= 0:
         return [outside | king]
