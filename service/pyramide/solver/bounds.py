@@ -95,9 +95,8 @@ class Bounds:
         uncovered so, that card cannot leave. Under stock–waste pairing a waste card may also leave with a stock
         card drawn onto it (the stock's cards of the partner value count as partners too), or the fresh top
         (``fresh``) with the card directly beneath it (those two are then never counted stuck)."""
-        values = self.order_values
-        stock_counts, signature, _ = self._outside.get(stock) or self.outside(stock)
-        extra = stock_counts if self.stock_waste_pairs else _NO_CARDS
+        values, masks, drawn_onto = self.order_values, self.order_masks, self.stock_waste_pairs
+        signature = self.signature(stock)
         # The partners grow with the values above (more cards usable uncover more), so the count for a smaller
         # signature is a lower bound: it is brought up to date only when a card would be stuck by it.
         partners_for = signature
@@ -110,15 +109,25 @@ class Bounds:
             value = values[index]
             if value != KING and depth >= spared:
                 seen[value] += 1
-                if seen[value] > partners[KING - value] + extra[KING - value]:
-                    if partners_for != signature:
+                if seen[value] > partners[KING - value]:  # the stock's partners are counted only then
+                    extra = cards_in(stock & masks[KING - value]) if drawn_onto else 0
+                    if seen[value] > partners[KING - value] + extra and partners_for != signature:
                         partners_for, partners = signature, self._uncoverable(present, signature)
-                    if seen[value] > partners[KING - value] + extra[KING - value]:
+                    if seen[value] > partners[KING - value] + extra:
                         return rest
             signature |= 1 << value
             rest ^= 1 << index
             depth += 1
         return 0
+
+    def signature(self, cards: int) -> int:
+        """:func:`outside_signature` of ``cards`` (positions outside the pyramid), read off the mask: cheaper than
+        counting them (:meth:`outside`) for sets of cards seen once, as most states' are."""
+        masks, signature = self.order_masks, 0
+        for value in range(1, KING + 1):
+            if cards & masks[value]:
+                signature |= 1 << value
+        return signature
 
     def _pairs_with_beneath(self, waste: int) -> bool:
         """Whether the top of ``waste`` and the card directly beneath it make 13."""
@@ -197,9 +206,6 @@ class Bounds:
             kind = self._kind_of_counts.setdefault(counts, len(self._kind_of_counts))
             cached = self._outside[left] = (counts, outside_signature(counts), kind)
         return cached
-
-
-_NO_CARDS: Final = (0,) * (KING + 1)
 
 
 def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> int:

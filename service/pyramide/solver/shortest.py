@@ -185,7 +185,7 @@ class _Estimate:
         """:meth:`of` the state of that key (:func:`_key`)."""
         present, left, drawn = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF, key >> 52 & 31
         removals, needed = self.inside.get(present) or self._inside(present)
-        clearing = self._clearing(present, self._read(present, self.bounds.outside(left)[1]))
+        clearing = self._clearing(present, self._read(present, self.bounds.signature(left)))
         if clearing >= DEAD:
             return DEAD
         flags = key >> 61 | (LAST_PASS if self.limit is not None and key >> 57 & 15 >= self.limit else 0)
