@@ -33,8 +33,9 @@ removals as it has cards of either value, pyramid and outside together (digging 
 more), and every stock card must be drawn, and so must, after a turn-over, every card stuck in the waste. A free
 king in the pyramid, or two free cards that are each other's last partner, is removed at once without trying
 anything else (some shortest line does so). Among states of equal estimate the one furthest along is taken first.
-Positions that cannot clear the pyramid are cut with the bound of :mod:`pyramide.solver.bounds` when they come off
-the queue.
+A state the estimate finds can no longer clear the pyramid (:data:`DEAD`: no order clears it with the values left
+outside, or too few cards left of a value it needs) is never queued; the counting bound of
+:mod:`pyramide.solver.bounds` on top of it cost more than it cut (benchmarks/shortest_lines.py).
 """
 
 from __future__ import annotations
@@ -68,7 +69,6 @@ def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[M
     (:meth:`_Shapes.steps`). Each state keeps the fewest moves known to reach it and the state before, in one number
     (:data:`SPENT_BITS`); the line is worked out again from those at the end."""
     bounds = Bounds(deal)
-    bound = bounds.removable
     estimate = _Estimate(deal, bounds).of_key  # a bound method: calling the instance itself costs more
     steps = _Shapes(deal).steps
     first_key = _key(start_state(deal, start))
@@ -85,8 +85,6 @@ def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[M
             return _line(deal, steps, reached, key)
         if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
             return None
-        if bound(present, left) < SLOTS:  # checked when taken, not when queued: most queued states never are
-            continue
         found = steps(key)
         for at in range(0, len(found), STEP_SIZE):
             total = spent + found[at]
