@@ -88,10 +88,10 @@ class Deal:
         known = self._keyed.get(present)
         if known is None:
             inside, values = self.inside(present), self.pyramid_values
-            king = next((after for move, after in inside if isinstance(move, RemoveKing)), -1)
+            king = next((i for i, (move, _) in enumerate(inside) if isinstance(move, RemoveKing)), -1)
             pairs = tuple(
-                (after, values[(present ^ after).bit_length() - 1])
-                for move, after in inside
+                (i, values[(present ^ after).bit_length() - 1])
+                for i, (move, after) in enumerate(inside)
                 if isinstance(move, RemovePair)
             )
             known = self._keyed[present] = (king, pairs, tuple(after for _, after in inside), free_slots(present))
@@ -99,9 +99,9 @@ class Deal:
 
 
 KeyedInside = tuple[int, tuple[tuple[int, int], ...], tuple[int, ...], tuple[int, ...]]
-"""What :func:`successors` reads of a pyramid: the mask a free king's removal leaves (-1: no free king), each pair
-inside it (the mask it leaves and the value of one of its cards), the masks of all its removals in
-:func:`pyramid_only` order, and its free slots."""
+"""What the searches read of a pyramid's removals (:func:`successors`, and the A*'s steps): which of them is a free
+king's (its index in :func:`pyramid_only` order, -1: none), each pair inside it (its index and the value of one of
+its cards), the masks they leave in that order, and its free slots."""
 
 
 def masks_of_values(values: tuple[int, ...]) -> tuple[int, ...]:
@@ -172,9 +172,9 @@ def search_key(deal: Deal, position: Position) -> int:
     counted from the last card left before it (a removed waste top leaves the same waste as drawing only up to the
     card beneath), and freshness only counts under stock–waste pairing."""
     present, left, drawn, recycles, fresh = position
-    drawn = (left & ((1 << drawn) - 1)).bit_length()
-    fresh = fresh and deal.waste_pairs
-    return present | left << LEFT_AT | drawn << DRAWN_AT | recycles << RECYCLES_AT | int(fresh) << FRESH_AT
+    return key_of(
+        Position(present, left, (left & ((1 << drawn) - 1)).bit_length(), recycles, fresh and deal.waste_pairs)
+    )
 
 
 def position_of(key: int) -> Position:
@@ -200,7 +200,7 @@ def successors(deal: Deal, key: int) -> list[int]:
     king, pairs, afters, free = deal.keyed_inside(present)
     outside = key ^ present  # the key without the pyramid
     if king >= 0:
-        return [outside | king]
+        return [outside | afters[king]]
     drawn, recycles = key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15
     result: list[int] = []
     waste = left & ((1 << drawn) - 1)
@@ -220,9 +220,9 @@ def successors(deal: Deal, key: int) -> list[int]:
             lower = rest ^ 1 << beneath
             below = present | (left ^ 1 << top ^ 1 << beneath) << LEFT_AT | lower.bit_length() << DRAWN_AT
             result.append(below | recycles << RECYCLES_AT)
-    for after, value in pairs:
+    for i, value in pairs:
         if last_partners(deal, present, left, value):
-            return [outside | after]  # see :func:`last_partners`
+            return [outside | afters[i]]  # see :func:`last_partners`
     stock = left >> drawn << drawn
     if stock:
         fresh = int(deal.waste_pairs) << FRESH_AT

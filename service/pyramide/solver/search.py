@@ -286,7 +286,7 @@ def _dominated(seen: Container[int], least_drawn: dict[int, int], after: int, be
 
 
 def _seen_with_fewer_turn_overs(seen: Container[int], key: int) -> bool:
-    """The same position with fewer turn-overs used is already in the search (by keys, :func:`key_of`): it can do
+    """The same position with fewer turn-overs used is already in the search (by keys, :func:`search_key`): it can do
     all this one can and more, so this one need not be searched (it is cut for the same reason the other is)."""
     used = key >> RECYCLES_AT & 15
     rest = key & ~(15 << RECYCLES_AT)
@@ -471,15 +471,19 @@ def strict_win_out_of_reach(deal: Deal, position: Position) -> bool:
     outside the pyramid then leaves only with a pyramid card of the partner value (or alone, a king), so more
     outside cards of a value than pyramid cards of its partner value can never all go. It answers "can it be won?"
     when the search for the most removable runs out of time, and cuts the search for a win."""
-    rules = deal.rules
-    return rules.strict_win and not rules.stock_waste_pairs and _outnumbered(deal, position.present, position.left)
+    return _counted_out(deal, position.present, position.left)
+
+
+def _counted_out(deal: Deal, present: int, left: int) -> bool:
+    """:func:`strict_win_out_of_reach` by the position's masks."""
+    return deal.strict and not deal.waste_pairs and _outnumbered(deal, present, left)
 
 
 def _cannot_win(deal: Deal, present: int, left: int, playable: int) -> bool:
     """Under the strict win, whether a position is lost for good: a card it has ``left`` outside the pyramid is
     not among those still ``playable`` (stuck in the waste on the last pass), or
     :func:`strict_win_out_of_reach`."""
-    return playable != left or (deal.strict and not deal.waste_pairs and _outnumbered(deal, present, left))
+    return playable != left or _counted_out(deal, present, left)
 
 
 def _outnumbered(deal: Deal, present: int, left: int) -> bool:

@@ -50,7 +50,7 @@ from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.collector import collector_paused
-from pyramide.solver.position import Deal, Position, cards_in, last_partners
+from pyramide.solver.position import Deal, KeyedInside, Position, cards_in, last_partners
 
 State = tuple[int, int, int, int, int]
 """The pyramid mask, the remaining stock and waste cards, how far drawn, turn-overs used (0 without a limit), and
@@ -376,13 +376,10 @@ more)."""
 
 @dataclass(frozen=True, slots=True)
 class _Shape:
-    """What the steps need of one pyramid, worked out once: its removals inside it (the mask each leaves), which of
-    them is a free king's (-1: none), its pairs with the value of one of their cards, and the free slots that each
-    value outside would pair with."""
+    """What the steps need of one pyramid, worked out once: its removals inside it (:meth:`Deal.keyed_inside`),
+    and the free slots that each value outside would pair with."""
 
-    inside: tuple[int, ...]
-    king: int
-    pairs: tuple[tuple[int, int], ...]
+    inside: KeyedInside
     wanted: dict[int, tuple[int, ...]]
     useful: int
     """The positions outside the pyramid whose cards could be removed with it: kings and the wanted values."""
@@ -404,19 +401,14 @@ class _Shapes:
 
     def _shape(self, present: int) -> _Shape:
         deal, values = self.deal, self.deal.pyramid_values
-        inside = deal.inside(present)
-        king = next((i for i, (m, _) in enumerate(inside) if isinstance(m, RemoveKing)), -1)
-        pairs = tuple(
-            (i, values[(present ^ a).bit_length() - 1]) for i, (m, a) in enumerate(inside) if isinstance(m, RemovePair)
-        )
+        inside = deal.keyed_inside(present)
         wanted: dict[int, list[int]] = {}
-        for slot in free_slots(present):
+        for slot in inside[3]:
             wanted.setdefault(KING - values[slot], []).append(slot)
         useful = deal.order_masks[KING]
         for value in wanted:
             useful |= deal.order_masks[value]
-        afters = tuple(after for _, after in inside)
-        return _Shape(afters, king, pairs, {v: tuple(s) for v, s in wanted.items()}, useful)
+        return _Shape(inside, {v: tuple(s) for v, s in wanted.items()}, useful)
 
     def steps(self, key: int) -> list[int]:
         """Every removal from the state ``key`` (:func:`_key`), as :data:`STEP_SIZE` integers each: inside the
@@ -428,9 +420,9 @@ class _Shapes:
         outside = key ^ present  # the key without the pyramid
         forced = self._forced(shape, present, left)
         if forced >= 0:
-            return [1, outside | shape.inside[forced], INSIDE | forced]
+            return [1, outside | shape.inside[2][forced], INSIDE | forced]
         result: list[int] = []
-        for i, after in enumerate(shape.inside):
+        for i, after in enumerate(shape.inside[2]):
             result += (1, outside | after, INSIDE | i)
         self._with_outside(key, shape, result)
         return result
@@ -498,9 +490,10 @@ class _Shapes:
         """Which of the removals inside the pyramid some shortest line makes now, if one (-1: none): a free king, or
         two free cards that are each other's last partner anywhere. Either must be made sooner or later, costs one
         move whenever it is made, and only frees cards: made at once, every other move of the line stays legal."""
-        if shape.king >= 0:
-            return shape.king
-        for i, value in shape.pairs:
+        king, pairs = shape.inside[0], shape.inside[1]
+        if king >= 0:
+            return king
+        for i, value in pairs:
             if last_partners(self.deal, present, left, value):
                 return i
         return -1
