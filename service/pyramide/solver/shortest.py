@@ -160,6 +160,12 @@ def start_state(deal: Deal, start: Position) -> State:
     return (start.present, start.left, start.drawn, used, fresh)
 
 
+_Pyramid = tuple[int, tuple[tuple[int, int], ...], int, int]
+"""What the estimate reads of a pyramid, in one lookup: the fewest removals it takes; how many cards of each value
+it needs from outside (by the mask of the outside positions holding that value); the values its cards pair with
+(:func:`_wanted`); the outside positions whose cards no pyramid card can take (:meth:`_Estimate._alone`)."""
+
+
 class _Estimate:
     """At least how many moves clear the pyramid from a state: removals, and the cheapest way to bring each card the
     pyramid needs from outside to the top (see the module's docstring and :meth:`_draws`)."""
@@ -171,10 +177,9 @@ class _Estimate:
         self.clearings: dict[int, int] = {}
         self.wanted: dict[int, int] = {}
         self.limit = rules.recycles
-        self.inside: dict[int, tuple[int, tuple[tuple[int, int], ...]]] = {}
+        self.inside: dict[int, _Pyramid] = {}
         self.strict = rules.strict_win
         self.strict_removals: dict[int, int] = {}
-        self.alone: dict[int, int] = {}
 
     def of(self, state: State) -> int:
         return self.of_key(_key(state))
@@ -182,8 +187,8 @@ class _Estimate:
     def of_key(self, key: int) -> int:
         """:meth:`of` the state of that key (:func:`_key`)."""
         present, left, drawn = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF, key >> 52 & 31
-        removals, needed = self.inside.get(present) or self._inside(present)
-        clearing = self._clearing(present, self._read(present, self.bounds.signature(left)))
+        removals, needed, wanted, alone = self.inside.get(present) or self._inside(present)
+        clearing = self._clearing(present, self.bounds.signature(left) & wanted)
         if clearing >= DEAD:
             return DEAD
         flags = key >> 61 | (LAST_PASS if self.limit is not None and key >> 57 & 15 >= self.limit else 0)
@@ -192,7 +197,7 @@ class _Estimate:
         removals = max(removals, clearing)
         if not needed:
             return removals
-        return removals + self._draws(present, left, drawn, needed, flags)
+        return removals + self._draws(present, left, drawn, needed, flags, alone)
 
     def _clearing(self, present: int, signature: int) -> int:
         """The fewest removals that clear ``present`` when any card of a value in ``signature`` (the values left
@@ -225,12 +230,7 @@ class _Estimate:
         without such values from reading as none). The mask is kept per pyramid."""
         wanted = self.wanted.get(present)
         if wanted is None:
-            counts = self.bounds.pyramid(present)[0]
-            wanted = 1
-            for value in range(1, KING):
-                if counts[value]:
-                    wanted |= 1 << (KING - value)
-            self.wanted[present] = wanted
+            wanted = self.wanted[present] = _wanted(self.bounds.pyramid(present)[0])
         return signature & wanted
 
     def _strict(  # noqa: PLR0917 - the state's parts, as the hot path has them
@@ -258,10 +258,12 @@ class _Estimate:
             if flags & LAST_PASS:
                 return DEAD
             floor += 1 + cards_in(stuck)
-        draws = self._draws(present, left, drawn, needed, flags) if needed else 0
+        draws = self._costliest(left, left ^ waste, stuck, needed, flags, 0) if needed else 0
         return total + (draws if draws > floor else floor)
 
-    def _draws(self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int) -> int:
+    def _draws(  # noqa: PLR0917 - the state's parts, as the hot path has them
+        self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int, alone: int
+    ) -> int:
         """At least how many more moves than the pyramid's removals bring the cards it needs from outside to the
         top (:data:`DEAD` when that cannot be done). Each card needed from outside must come to the top at some
         point, the way that costs least: a stock card by drawing up to it; a waste card by removing every card
@@ -273,8 +275,7 @@ class _Estimate:
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
         stuck = self._stuck(present, waste, stock, flags & FRESH)
-        alone = 0 if self.strict else self.alone[present] & waste  # the strict removals count those cards already
-        return self._costliest(left, stock, stuck, needed, flags, alone)
+        return self._costliest(left, stock, stuck, needed, flags, alone & waste)
 
     def _costliest(  # noqa: PLR0917 - the state's parts, as the hot path has them
         self, left: int, stock: int, stuck: int, needed: tuple[tuple[int, int], ...], flags: int, alone: int
@@ -288,7 +289,7 @@ class _Estimate:
             if cards_in(cards) < count:
                 return DEAD
             first = second = UNREACHED
-            costs: list[int] = []
+            costs: list[int] = [] if count > 2 else NO_COSTS  # no list made for each value of each state
             while cards:
                 low = cards & -cards
                 cards ^= low
@@ -312,25 +313,22 @@ class _Estimate:
             most = max(most, dearest)
         return most
 
-    def _alone(self, present: int) -> int:
-        """The outside positions whose cards no pyramid card can take: kings, and values whose partners have all
-        left the pyramid. Such a card leaves the waste only by a move that removes no pyramid card."""
-        counts = self.bounds.pyramid(present)[0]
+    def _alone(self, counts: tuple[int, ...]) -> int:
+        """The outside positions whose cards no pyramid card can take, for a pyramid of these ``counts`` of each
+        value: kings, and values whose partners have all left the pyramid. Such a card leaves the waste only by a
+        move that removes no pyramid card."""
         alone = self.order_masks[KING]
         for value in range(1, KING):
             if not counts[KING - value]:
                 alone |= self.order_masks[value]
-        self.alone[present] = alone
         return alone
 
     def _stuck(self, present: int, waste: int, stock: int, fresh: int) -> int:
         """The waste cards that stay there until the next turn-over (:meth:`Bounds.blocked`)."""
         return self.bounds.blocked(present, waste, stock, fresh) if waste else 0
 
-    def _inside(self, present: int) -> tuple[int, tuple[tuple[int, int], ...]]:
-        """For a pyramid: the fewest removals it takes, and how many cards of each value it needs from outside (by
-        the mask of the outside positions holding that value); notes the outside positions whose cards no pyramid
-        card can take (:meth:`_alone`)."""
+    def _inside(self, present: int) -> _Pyramid:
+        """What the estimate reads of a pyramid (:data:`_Pyramid`), worked out once."""
         known = self.inside.get(present)
         if known is None:
             counts, slots_of_value = self.bounds.pyramid(present)
@@ -341,9 +339,18 @@ class _Estimate:
                 for v in range(1, KING)
                 if counts[v] > pairs[min(v, KING - v)]
             )
-            known = self.inside[present] = (removals, needed)
-            self._alone(present)
+            known = self.inside[present] = (removals, needed, _wanted(counts), self._alone(counts))
         return known
+
+
+def _wanted(counts: tuple[int, ...]) -> int:
+    """Bit ``v`` for each value ``v`` some card of a pyramid with these ``counts`` of each value pairs with, and
+    bit 0 (:meth:`_Estimate._read`)."""
+    wanted = 1
+    for value in range(1, KING):
+        if counts[value]:
+            wanted |= 1 << (KING - value)
+    return wanted
 
 
 def _drop_lowest(cards: int, count: int) -> int:
@@ -369,6 +376,8 @@ LAST_PASS: Final = 2
 """The estimate's flags: the top was just drawn; no turn-over is left."""
 DEAD: Final = 1_000
 """The estimate of a state that can no longer win: far above any line (A* takes it last, if ever)."""
+NO_COSTS: Final[list[int]] = []
+"""The list :meth:`_Estimate._costliest` leaves empty for a value needed once or twice."""
 UNREACHED: Final = 1 << 20
 """Above any cost :meth:`_Estimate._costliest` counts (one through a turn-over that is not left is :data:`DEAD` and
 more)."""
@@ -423,7 +432,7 @@ class _Shapes:
             return [1, outside | shape.inside[2][forced], INSIDE | forced]
         result: list[int] = []
         for i, after in enumerate(shape.inside[2]):
-            result += (1, outside | after, INSIDE | i)
+            _add_step(result, 1, outside | after, INSIDE | i)
         self._with_outside(key, shape, result)
         return result
 
@@ -459,9 +468,9 @@ class _Shapes:
             taken = present | remaining << 28 | after_drawn << 52 | now_used << 57  # not fresh after a removal
             value = values[index]
             if value == KING:
-                result += (cost, taken, 1 | index << 6)
+                _add_step(result, cost, taken, 1 | index << 6)
             for slot in wanted.get(value, ()):
-                result += (cost, taken ^ 1 << slot, slot + 2 | index << 6)
+                _add_step(result, cost, taken ^ 1 << slot, slot + 2 | index << 6)
             if low & on_beneath:
                 around = not now_fresh
                 if around:  # a top not drawn fresh: round the stock to draw it again, if a turn-over is left
@@ -470,7 +479,7 @@ class _Shapes:
                     cost, now_used = to_turn_over + cards_in(left & upto) + 1, turned
                 rest_after = remaining ^ (1 << (left & (low - 1)).bit_length() - 1)
                 after = present | rest_after << 28 | (rest_after & upto).bit_length() << 52 | now_used << 57
-                result += (cost, after, index << 6 | (AROUND if around else 0))
+                _add_step(result, cost, after, index << 6 | (AROUND if around else 0))
 
     def _on_beneath(self, left: int) -> int:
         """The cards of ``left`` that pair with the card left directly before them (beneath them, once both are in
@@ -497,6 +506,14 @@ class _Shapes:
             if last_partners(self.deal, present, left, value):
                 return i
         return -1
+
+
+def _add_step(steps: list[int], cost: int, after: int, how: int) -> None:
+    """A step added to ``steps`` (:data:`STEP_SIZE`): appended one by one, as ``+=`` of a tuple would build the
+    tuple first."""
+    steps.append(cost)
+    steps.append(after)
+    steps.append(how)
 
 
 def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move, ...]:
