@@ -101,19 +101,20 @@ class Bounds:
         # signature is a lower bound: it is brought up to date only when a card would be stuck by it.
         partners_for = signature
         partners = self._uncoverable(present, signature)
-        seen = [0] * (KING + 1)
+        seen = 0  # four bits per value: how many of its cards are above (no list made for each call)
         rest, depth = waste, 0
         spared = 2 if fresh and self._pairs_with_beneath(waste) else 0
         while rest:
             index = rest.bit_length() - 1
             value = values[index]
             if value != KING and depth >= spared:
-                seen[value] += 1
-                if seen[value] > partners[KING - value]:  # the stock's partners are counted only then
+                seen += 1 << 4 * value
+                count = seen >> 4 * value & 15
+                if count > partners[KING - value]:  # the stock's partners are counted only then
                     extra = cards_in(stock & masks[KING - value]) if drawn_onto else 0
-                    if seen[value] > partners[KING - value] + extra and partners_for != signature:
+                    if count > partners[KING - value] + extra and partners_for != signature:
                         partners_for, partners = signature, self._uncoverable(present, signature)
-                    if seen[value] > partners[KING - value] + extra:
+                    if count > partners[KING - value] + extra:
                         return rest
             signature |= 1 << value
             rest ^= 1 << index
