@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
@@ -209,7 +208,7 @@ class Bounds:
         return cached
 
 
-def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> int:
+def class_bound(present: int, inside: tuple[int, ...], outside: tuple[int, ...]) -> int:
     """The count per value class: ``inside`` and ``outside`` count the values in the pyramid and outside it."""
     total = SLOTS - cards_in(present) + inside[KING]
     for value in range(1, 7):
@@ -220,7 +219,7 @@ def class_bound(present: int, inside: Sequence[int], outside: Sequence[int]) -> 
     return total
 
 
-def pyramid_pairs(slots_of_value: Sequence[int], cover_pairs: bool) -> tuple[int, ...]:
+def pyramid_pairs(slots_of_value: list[int], cover_pairs: bool) -> tuple[int, ...]:
     """For each value 1-6, the most disjoint pairs its class can make inside the pyramid: a maximum matching
     between the slots of the two values, a pair allowed only when neither card lies on the other (or, under the
     covering-card variant, when one lies directly on the other)."""
@@ -261,12 +260,12 @@ def _slots_of(mask: int) -> list[int]:
     return slots
 
 
-def outside_signature(outside: Sequence[int]) -> int:
+def outside_signature(outside: tuple[int, ...]) -> int:
     """Bit ``v`` set when some card of value ``v`` is left outside the pyramid."""
     return sum(1 << value for value in range(1, 14) if outside[value])
 
 
-def dead_cone_bound(present: int, outside: int, slots_of_value: Sequence[int], cover_pairs: bool) -> int:
+def dead_cone_bound(present: int, outside: int, slots_of_value: list[int], cover_pairs: bool) -> int:
     """The dead cards' bound: ``outside`` is :func:`outside_signature`, ``slots_of_value`` the mask of the present
     slots holding each value."""
     stuck = 0

@@ -51,7 +51,7 @@ class PoolSearch:
         self._pairs: dict[int, Move] = {}
         self._inside: dict[int, Inside] = {}
         self._outside: dict[int, tuple[tuple[int, ...], dict[int, int], int]] = {}
-        self._dead: dict[tuple[int, int], int] = {}
+        self._dead: dict[int, int] = {}
 
     # -- what depends on the pyramid alone -----------------------------------------------------------------
 
@@ -90,11 +90,10 @@ class PoolSearch:
         outside, _, signature = self.outside(left)
         if class_bound(present, inside, outside) <= best:
             return False
-        key = (present, signature)
+        key = signature << SLOTS | present
         dead = self._dead.get(key)
         if dead is None:
-            dead = dead_cone_bound(present, key[1], slots_of_value, self.cover_pairs)
-            self._dead[key] = dead
+            dead = self._dead[key] = dead_cone_bound(present, signature, slots_of_value, self.cover_pairs)
         return dead > best
 
     def children(self, present: int, left: int) -> list[tuple[Move, int, int]]:
