@@ -50,7 +50,7 @@ class PoolSearch:
         self.pool_masks = masks_of_values(self.pool_values)
         self._pairs: dict[int, Move] = {}
         self._inside: dict[int, Inside] = {}
-        self._outside: dict[int, tuple[tuple[int, ...], dict[int, int], int]] = {}
+        self._outside: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
         self._dead: dict[int, int] = {}
 
     # -- what depends on the pyramid alone -----------------------------------------------------------------
@@ -69,13 +69,13 @@ class PoolSearch:
 
     # -- what depends on the pool alone --------------------------------------------------------------------
 
-    def outside(self, left: int) -> tuple[tuple[int, ...], dict[int, int], int]:
-        """Counts of values in the pool, the first pool card of each value (equal values are interchangeable), and
-        :func:`outside_signature` of the counts."""
+    def outside(self, left: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+        """Counts of values in the pool, the first pool card of each value (-1: none; equal values are
+        interchangeable), and :func:`outside_signature` of the counts."""
         cached = self._outside.get(left)
         if cached is None:
             held = [left & mask for mask in self.pool_masks]
-            first = {value: (cards & -cards).bit_length() - 1 for value, cards in enumerate(held) if cards}
+            first = tuple((cards & -cards).bit_length() - 1 for cards in held)
             counts = tuple(cards_in(cards) for cards in held)
             cached = (counts, first, outside_signature(counts))
             self._outside[left] = cached
@@ -110,7 +110,7 @@ class PoolSearch:
                 value = values[slot]
                 need = PAIR_SUM - value
                 spare = outside[need] >= inside[value] and outside[value] >= inside[need]
-                if spare and need in first and not (self.relaxed and inside[need]):
+                if spare and first[need] >= 0 and not (self.relaxed and inside[need]):
                     # The pool holds a partner for every pyramid card of its value, and one for every pyramid card
                     # of the other value too (in a whole deck the first implies the second, but not once cards
                     # stuck in the waste are left out): pairing it with one now is safe, as a line pairing it with
@@ -120,17 +120,17 @@ class PoolSearch:
                     index = first[need]
                     return [(self._pair(slot, index), present & ~(1 << slot), left & ~(1 << index))]
         result = [(move, after, left) for move, after in pyramid_moves]
-        king = first.get(KING)
-        if king is not None and self.strict:
+        king = first[KING]
+        if king >= 0 and self.strict:
             result.append((RemoveKing(self.pool[king]), present, left & ~(1 << king)))
         if self.pool_pairs:
             for value in range(1, 7):
-                a, b = first.get(value), first.get(PAIR_SUM - value)
-                if a is not None and b is not None:
+                a, b = first[value], first[PAIR_SUM - value]
+                if a >= 0 and b >= 0:
                     result.append((RemovePair(self.pool[a], self.pool[b]), present, left & ~(1 << a) & ~(1 << b)))
         for slot in free:
-            partner = first.get(PAIR_SUM - values[slot])
-            if partner is not None and values[slot] != KING:
+            partner = first[PAIR_SUM - values[slot]]
+            if partner >= 0 and values[slot] != KING:
                 result.append((self._pair(slot, partner), present & ~(1 << slot), left & ~(1 << partner)))
         return result
 

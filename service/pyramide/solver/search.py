@@ -102,13 +102,14 @@ class RelaxedBound:
         if self.given_up:
             return True
         searched = self._searched.setdefault(present, [])
-        for cards, (other_most, other_reached) in reversed(searched[-RELAXED_RECALL:]):  # the latest first
+        for at in range(len(searched) - 1, max(len(searched) - RELAXED_RECALL, 0) - 1, -1):  # the latest first
+            cards, other = searched[at]
             # With more cards left the pool model removes at least as much (a card it holds need never be used).
-            if left | cards == cards and other_most <= threshold:
+            if left | cards == cards and other[0] <= threshold:
                 known[0] = threshold
                 return False
-            if left | cards == left and other_reached > threshold:
-                known[1] = other_reached
+            if left | cards == left and other[1] > threshold:
+                known[1] = other[1]
                 return True
         allowance = min(RELAXED_BUDGET, self.budget - self.states)
         if allowance <= 0 or (self.searches >= RELAXED_TRIAL and self.refusals < self.searches * RELAXED_USEFUL):
