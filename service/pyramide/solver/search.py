@@ -73,14 +73,16 @@ class RelaxedBound:
     the full search share their pyramid and cards left (they differ in how far the stock is drawn and the
     turn-overs used), and each answer is kept."""
 
-    def __init__(self, deal: Deal, deadline: float, budget: int) -> None:
+    def __init__(self, deal: Deal, deadline: float, budget: int, *, ask_pool: bool = True) -> None:
+        """``ask_pool=False``: the pool model is never searched, only the counting bound read (:attr:`given_up`
+        from the start)."""
         self.bounds = Bounds(deal)
         self.budget = budget
         self.pool = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, strict=False)
         self.deadline = deadline
         self.states = 0
         self.searches = self.refusals = 0
-        self.given_up = False
+        self.given_up = not ask_pool
         """No more pool searches: only the answers already known count."""
         self._known: dict[int, list[int]] = {}
         """For each pyramid and cards left (``present << LEFT_BITS | left``): the most the pool model can remove,
@@ -344,11 +346,10 @@ def _full_search(
     may_win = relaxed_won or not relaxed_exhausted
     if may_win:
         cap = SLOTS
-    bound = RelaxedBound(deal, deadline, budget - states)
     # Without a turn-over the stock is drawn once, too far from the pool model, free to use any card at any time, for
     # its searches to pay (benchmarks/solver_rates.py, the 0S rule sets at 1 s a deal: 4 of 400 undecided with them,
     # none without).
-    bound.given_up = deal.limit == 0
+    bound = RelaxedBound(deal, deadline, budget - states, ask_pool=deal.limit != 0)
     won, best, line, more, exhausted = _targets(
         deal, start, budget - states, deadline, cap=cap, bound=bound, may_win=may_win
     )

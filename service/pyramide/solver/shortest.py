@@ -252,13 +252,14 @@ class _Estimate:
             self.strict_removals[key] = total
         total = max(total, clearing)
         waste = left & ((1 << drawn) - 1)
-        floor = cards_in(left ^ waste)
-        stuck = self._stuck(present, waste, left ^ waste, flags & FRESH)
+        stock = left ^ waste
+        floor = cards_in(stock)
+        stuck = self._stuck(present, waste, stock, flags & FRESH)
         if stuck:  # they must leave too: only after a turn-over, and drawn again
             if flags & LAST_PASS:
                 return DEAD
             floor += 1 + cards_in(stuck)
-        draws = self._costliest(left, left ^ waste, stuck, needed, flags, 0) if needed else 0
+        draws = self._costliest(left, stock, stuck, needed, flags, 0) if needed else 0
         return total + (draws if draws > floor else floor)
 
     def _draws(  # noqa: PLR0917 - the state's parts, as the hot path has them
