@@ -47,8 +47,6 @@ from pyramide.solver.position import (
 from pyramide.solver.shortest import shortest_line as a_star_shortest_line
 
 DEFAULT_BUDGET: Final = 2_000_000
-NARROW_TARGETS: Final = 2
-"""How many targets below the cap the full search asks about one by one before it searches for the most at once."""
 RELAXED_BUDGET: Final = 200_000
 """Positions one relaxed search may visit to bound a position of the full search (past it the cheap bound is used)."""
 RELAXED_RECALL: Final = 48
@@ -91,34 +89,37 @@ class RelaxedBound:
         """For each pyramid, the cards left it was searched with and what that proved (the same lists)."""
 
     def exceeds(self, present: int, left: int, threshold: int) -> bool:
-        """Whether more than ``threshold`` pyramid cards may still go. The pool search is asked just that (it cuts
-        at the threshold, which is far quicker than finding its most); what each answer proves is kept: a most
-        it cannot beat, a count it reached."""
+        """Whether more than ``threshold`` pyramid cards may still go (:meth:`most` above it)."""
+        return self.most(present, left, threshold) > threshold
+
+    def most(self, present: int, left: int, threshold: int) -> int:
+        """At most how many pyramid cards the whole game can have removed from this pyramid and these cards left,
+        as far as it takes to tell whether that is more than ``threshold``: the pool search is asked just that (it
+        cuts at the threshold, which is far quicker than finding its most). What each answer proves is kept: a
+        most it cannot beat, a count it reached."""
         key = present << LEFT_BITS | left
         known = self._known.get(key)
         if known is None:
             known = self._known[key] = [self.bounds.removable(present, left), SLOTS - cards_in(present)]
         most, reached = known
-        if most <= threshold or reached > threshold:
-            return most > threshold
-        if self.given_up:
-            return True
+        if most <= threshold or reached > threshold or self.given_up:
+            return most
         searched = self._searched.setdefault(present, [])
         for at in range(len(searched) - 1, max(len(searched) - RELAXED_RECALL, 0) - 1, -1):  # the latest first
             cards, other = searched[at]
             # With more cards left the pool model removes at least as much (a card it holds need never be used).
             if left | cards == cards and other[0] <= threshold:
-                known[0] = threshold
-                return False
+                known[0] = other[0]
+                return other[0]
             if left | cards == left and other[1] > threshold:
                 known[1] = other[1]
-                return True
+                return most
         allowance = min(RELAXED_BUDGET, self.budget - self.states)
         if allowance <= 0 or (self.searches >= RELAXED_TRIAL and self.refusals < self.searches * RELAXED_USEFUL):
             # No budget left, or the pool model keeps agreeing with the counting bound: not worth asking, nor
             # looking through what it answered before.
             self.given_up = True
-            return True
+            return most
         self.searches += 1
         searched.append((left, known))
         trail: list[int] = []
@@ -134,12 +135,12 @@ class RelaxedBound:
                     on_way[1] = max(on_way[1], reached)
                 else:
                     self._known[step] = [SLOTS, reached]
-            return True
+            return most
         if exhausted:  # nothing above the threshold anywhere: that is the most now known
             known[0] = threshold
             self.refusals += 1
-            return False
-        return True  # out of budget or time: no answer, nothing cut
+            return threshold
+        return most  # out of budget or time: no answer, nothing cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,14 +170,14 @@ class Analysis:
 
 
 class Explored(NamedTuple):
-    """What one depth-first search of :func:`_explore` found."""
+    """What one depth-first search of :class:`_Search` found."""
 
     won: bool | None
-    best: int  # the most pyramid cards removed on a line found
+    best: int  # the most pyramid cards removed on a line found (in this search or an earlier one of the same)
     line: list[Move]  # to the win, or to the best
-    states: int
+    states: int  # positions this search added
     exhausted: bool  # every position not cut was visited (or the cap was reached)
-    complete: bool  # nothing was cut and no cap reached: ``best`` is the most there is
+    complete: bool  # nothing is cut and no cap reached: ``best`` is the most there is
     stuck: bool = False  # ``win_only`` cut a position for a card that can no longer leave
 
 
@@ -196,64 +197,116 @@ def _explore(
     relaxed: RelaxedBound | None = None,
     win_only: bool = False,
 ) -> Explored:
-    """Depth-first over reachable positions.
-    Positions whose bound cannot beat the best found, nor ``floor``, are cut, and so are positions seen with fewer
-    turn-overs used (``prune=False`` visits every reachable position); reaching ``cap`` removed cards, an
-    upper bound known from elsewhere, ends the search as if exhausted. The bound is ``relaxed`` when given (its
-    answers are kept from one search to the next), else the counting bound of :class:`Bounds`. ``complete``: every
-    reachable position was visited (nothing cut, no cap reached), so the best found is the most there is. With
-    ``win_only`` (the strict win) the search asks only whether the game can be won, and also cuts positions with
-    cards that can no longer leave; when it cut none (not ``stuck``) it was the search for 28 pyramid cards too.
-    Positions are kept by key (:func:`search_key`), each with the key of the one before it; the moves of the line are
-    named only at the end (:func:`_line`)."""
-    first = search_key(deal, start)
-    parents: dict[int, int] = {first: first}
-    best, best_at = _removed(start), first
-    bounds = relaxed.bounds if relaxed is not None else Bounds(deal)
-    exceeds = relaxed.exceeds if relaxed is not None else _counting(bounds)
-    # With the turn-overs used up, cards stuck in the waste are out of the game.
-    last_pass = deal.limit
-    spent_before = relaxed.states if relaxed is not None else 0
-    stack = [first]
-    least_drawn: dict[int, int] = {}  # see _dominated
-    threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
-    cut = stuck = False
-    strict = deal.strict
-    while stack:
-        key = stack.pop()
-        present, left = key & PYRAMID, key >> LEFT_AT & ORDER
-        if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
-            return Explored(True, SLOTS, _line(deal, parents, key), len(parents), True, False, stuck)
-        removed = SLOTS - cards_in(present)
-        if removed > best:
-            best, best_at = removed, key
-            if best >= cap:
-                return Explored(False, best, _line(deal, parents, best_at), len(parents), True, False, stuck)
-            threshold = min(max(best, floor), SLOTS - 1)
-        recycles = key >> RECYCLES_AT & 15
-        playable = left
-        if 0 <= last_pass <= recycles:  # what is buried now stays buried
-            playable = bounds.playable(present, left, key >> DRAWN_AT & 31, bool(key >> FRESH_AT))
-        if win_only and _cannot_win(deal, present, left, playable):
-            cut = stuck = True
-            continue
-        if prune and not exceeds(present, playable, threshold):
-            cut = True
-            continue  # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
-        spent = len(parents) + (relaxed.states - spent_before if relaxed is not None else 0)
-        if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
-            return Explored(None, best, _line(deal, parents, best_at), len(parents), False, False, stuck)
-        children = successors(deal, key)
-        if last_pass < 0 or recycles < last_pass:
-            key, children = _draw_on(deal, parents, key, children)
-        for after in reversed(children):
-            if after in parents:
+    """One depth-first search from ``start`` (:meth:`_Search.run`)."""
+    return _Search(deal, start, prune=prune, relaxed=relaxed).run(
+        budget, deadline, floor=floor, cap=cap, win_only=win_only
+    )
+
+
+class _Search:
+    """Depth-first search over the reachable positions of one deal, which one search for a target after another
+    resumes: each search visits only what the ones before it cut and it no longer does. Positions are kept by key
+    (:func:`search_key`), each with the key of the one before it; the moves of a line are named only at the end
+    (:func:`_line`). A position is cut when its bound cannot beat the best found, nor the search's ``floor``, and
+    kept with the bound's value: a later search with a lower floor takes up exactly those it no longer cuts, and
+    the positions it visited before need no second visit (everything they reach was visited or is kept so). So
+    the targets from the relaxation's cap down cost, together, one search to the lowest, and a target no kept
+    position can reach is not searched at all. Positions seen with fewer turn-overs used, or (reached by a
+    removal) less far drawn, are cut for good: the other one is in the search (``prune=False`` visits every
+    reachable position). The bound is ``relaxed`` when given (its answers are kept from one search to the next),
+    else the counting bound of :class:`Bounds`."""
+
+    def __init__(self, deal: Deal, start: Position, *, prune: bool = True, relaxed: RelaxedBound | None = None) -> None:
+        self.deal, self.prune, self.relaxed = deal, prune, relaxed
+        first = search_key(deal, start)
+        self.parents: dict[int, int] = {first: first}
+        self.least_drawn: dict[int, int] = {}  # see _dominated
+        self.best, self.best_at = _removed(start), first
+        self.bounds = relaxed.bounds if relaxed is not None else Bounds(deal)
+        self.most = relaxed.most if relaxed is not None else _counting(self.bounds)
+        self.unvisited = [first]
+        self.cut: dict[int, list[int]] = {}
+        """Positions cut by their bound, by its value: none of them can have more pyramid cards removed."""
+        self.stuck: list[int] = []
+        """Positions cut by a search for the strict win alone: a card left can no longer leave."""
+
+    def highest_cut(self) -> int:
+        """The most pyramid cards any position cut so far may reach (-1: none is cut)."""
+        return max(self.cut, default=-1)
+
+    def run(self, budget: int, deadline: float, *, floor: int, cap: int, win_only: bool) -> Explored:
+        """Search on from where the last search left off, cutting positions whose bound is at most the best found
+        or ``floor``; reaching ``cap`` removed cards, an upper bound known from elsewhere, ends the search as if
+        exhausted. With ``win_only`` (the strict win) the search asks only whether the game can be won, and also
+        cuts positions with cards that can no longer leave; when it cut none (not ``stuck``) it was the search for
+        28 pyramid cards too. Within ``budget`` positions (those of the relaxed bound's searches counted)."""
+        deal, parents, relaxed, prune = self.deal, self.parents, self.relaxed, self.prune
+        bounds, most, cut_at = self.bounds, self.most, self.cut
+        best, best_at = self.best, self.best_at
+        threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
+        stack = self.unvisited = self._resumed(threshold, win_only)  # what is left on it stays for the next search
+        # With the turn-overs used up, cards stuck in the waste are out of the game.
+        last_pass = deal.limit
+        spent_before = relaxed.states if relaxed is not None else 0
+        known_before = len(parents)
+        stuck = False
+        strict = deal.strict
+        while stack:
+            key = stack.pop()
+            present, left = key & PYRAMID, key >> LEFT_AT & ORDER
+            if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
+                self.best, self.best_at = SLOTS, key
+                return self._found(True, key, known_before, True, stuck)
+            removed = SLOTS - cards_in(present)
+            if removed > best:
+                best, best_at = self.best, self.best_at = removed, key
+                if best >= cap:
+                    return self._found(False, best_at, known_before, True, stuck)
+                threshold = min(max(best, floor), SLOTS - 1)
+            recycles = key >> RECYCLES_AT & 15
+            playable = left
+            if 0 <= last_pass <= recycles:  # what is buried now stays buried
+                playable = bounds.playable(present, left, key >> DRAWN_AT & 31, bool(key >> FRESH_AT))
+            if win_only and _cannot_win(deal, present, left, playable):
+                self.stuck.append(key)
+                stuck = True
                 continue
-            if prune and _dominated(parents, least_drawn, after, key):
+            if prune and (reachable := most(present, playable, threshold)) <= threshold:
+                # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
+                cut_at.setdefault(reachable, []).append(key)
                 continue
-            parents[after] = key
-            stack.append(after)
-    return Explored(False, best, _line(deal, parents, best_at), len(parents), True, not cut, stuck)
+            spent = len(parents) - known_before + (relaxed.states - spent_before if relaxed is not None else 0)
+            if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
+                return self._found(None, best_at, known_before, False, stuck)
+            children = successors(deal, key)
+            if last_pass < 0 or recycles < last_pass:
+                key, children = _draw_on(deal, parents, key, children)
+            for after in reversed(children):
+                if after in parents:
+                    continue
+                if prune and _dominated(parents, self.least_drawn, after, key):
+                    continue
+                parents[after] = key
+                stack.append(after)
+        return self._found(False, best_at, known_before, True, stuck)
+
+    def _resumed(self, threshold: int, win_only: bool) -> list[int]:
+        """The positions this search starts from: those never visited, those cut that a bound above
+        ``threshold`` no longer cuts (the highest bound last, so first taken) and, unless ``win_only``, those cut
+        for a card that can no longer leave."""
+        stack = self.unvisited
+        self.unvisited = []
+        if not win_only:
+            stack += reversed(self.stuck)
+            self.stuck = []
+        for value in sorted(v for v in self.cut if v > threshold):
+            stack += reversed(self.cut.pop(value))
+        return stack
+
+    def _found(self, won: bool | None, key: int, known_before: int, exhausted: bool, stuck: bool) -> Explored:
+        complete = exhausted and not won and not (self.unvisited or self.cut or self.stuck)
+        states = len(self.parents) - known_before
+        return Explored(won, self.best, _line(self.deal, self.parents, key), states, exhausted, complete, stuck)
 
 
 def _line(deal: Deal, parents: dict[int, int], key: int) -> list[Move]:
@@ -313,10 +366,10 @@ def _draw_on(deal: Deal, parents: dict[int, int], key: int, children: list[int])
     return key, children
 
 
-def _counting(bounds: Bounds) -> Callable[[int, int, int], bool]:
-    """:meth:`RelaxedBound.exceeds` by the counting bound of :class:`Bounds` alone."""
+def _counting(bounds: Bounds) -> Callable[[int, int, int], int]:
+    """:meth:`RelaxedBound.most` by the counting bound of :class:`Bounds` alone."""
     removable = bounds.removable
-    return lambda present, left, threshold: removable(present, left) > threshold
+    return lambda present, left, _threshold: removable(present, left)
 
 
 def _full_search(
@@ -329,8 +382,7 @@ def _full_search(
     the full search asks only "can ``target`` cards be removed?", cutting every position whose bound is below the
     target: the first target reached is the most removable (28: the deal is won), and each target refused is
     proved out of reach. Asking narrow questions cuts far more than one search for the best that raises its cut as
-    it goes, as long as the cap is close; past ``NARROW_TARGETS`` refusals the cap was loose and one such search
-    finishes the job."""
+    it goes, and each search after the first visits only what the one before cut (:func:`_targets`)."""
     rules = deal.rules
     relaxed = PoolSearch(
         deal.pyramid, deal.order, rules.cover_pairs, rules.strict_win, pool_pairs=rules.stock_waste_pairs, relaxed=True
@@ -359,49 +411,37 @@ def _full_search(
 def _targets(
     deal: Deal, start: Position, budget: int, deadline: float, *, cap: int, bound: RelaxedBound, may_win: bool
 ) -> tuple[bool | None, int, list[Move], int, bool]:
-    """The full searches of :func:`_full_search`, one target after the other from ``cap`` down. Unless ``may_win``
-    the relaxation proved the deal lost, so under the strict win target 28 is a cleared pyramid, not a win. Under
-    the strict win the search for a win also cuts positions with a card that can no longer leave; if it cut any,
-    target 28 is asked again for a cleared pyramid once the deal is proved lost."""
-    floor_removed = _removed(start)
-    lowest = floor_removed + 1 if floor_removed < SLOTS else SLOTS  # under the strict win 28 may be reached, not won
-    best, line, states = floor_removed, list[Move](), 0
-    target = cap
-    while target >= lowest:
-        if target < cap - NARROW_TARGETS or (target < cap and best < target - NARROW_TARGETS):
-            # The cap was loose (targets kept failing, or the best line seen lies far below): one search for the
-            # most, raising its cut as it goes. (It never looks for a win: the first target was 28 if any.)
-            found = _explore(
-                deal, start, budget - states - bound.states, deadline, floor=best, cap=target, relaxed=bound
-            )
-            states += found.states
-            return False, max(best, found.best), found.line if found.best > best else line, states, found.exhausted
-        found = _explore(
-            deal,
-            start,
+    """The full searches of :func:`_full_search`, one target after the other from ``cap`` down, each resuming the
+    one before (:class:`_Search`): after a target is refused, the next is the most any position cut so far may
+    reach, and none is left when that is no more than the best found. Unless ``may_win`` the relaxation proved the
+    deal lost, so under the strict win target 28 is a cleared pyramid, not a win. Under the strict win the search
+    for a win also cuts positions with a card that can no longer leave; if it cut any, target 28 is asked again
+    for a cleared pyramid once the deal is proved lost."""
+    search = _Search(deal, start, relaxed=bound)
+    if cap <= search.best < SLOTS:  # nothing more can go (under the strict win 28 may be reached, not won)
+        return False, search.best, [], 0, True
+    states, target = 0, cap
+    while True:
+        found = search.run(
             budget - states - bound.states,
             deadline,
             floor=target - 1,
             cap=target if target < SLOTS or not may_win else SLOTS + 1,
-            relaxed=bound,
             win_only=may_win and target == SLOTS and deal.rules.strict_win,
         )
         states += found.states
-        if found.best > best:
-            best, line = found.best, found.line
         if found.won:
             return True, SLOTS, found.line, states, True
-        if found.complete:  # nothing was cut: the most removed is known, whatever the target
-            return False, found.best, found.line, states, True
         if not found.exhausted:  # unknown whether it can be won only if that was the question
-            return (None if target == SLOTS and may_win else False), best, line, states, False
+            return (None if target == SLOTS and may_win else False), found.best, found.line, states, False
         if found.stuck:  # lost; whether the pyramid can be cleared is asked again without that cut
             may_win = False
             continue
         if found.best >= target:
             return False, found.best, found.line, states, True
-        target -= 1
-    return False, best, line, states, True
+        target = search.highest_cut()  # refused: no position reaches it, nor more than any cut one may
+        if target <= found.best:
+            return False, found.best, found.line, states, True
 
 
 def realise(deal: Deal, start: Position, pool_line: list[Move]) -> tuple[list[Move], Position] | None:
