@@ -6,6 +6,9 @@
   ``b`` pyramid cards and ``p`` and ``q`` other cards of the two values, at most ``2·k + min(a − k, q) +
   min(b − k, p)`` of the pyramid's go, with ``k = min(a, b)`` pairs inside it (one more pair inside never loses:
   it takes two more pyramid cards and leaves at most two fewer to pair with cards outside).
+
+Both count only the pyramid cards that can ever go (:meth:`Bounds.reach`): the others are never removed, so they
+partner nothing either.
 """
 
 from __future__ import annotations
@@ -74,10 +77,12 @@ class Bounds:
         return known
 
     def _compute(self, present: int, left: int) -> int:
-        inside, slots_of_value = self.pyramid(present)
+        """The bounds over the cards of :meth:`reach`, the rest of ``present`` counted as staying."""
         outside, signature, _ = self.outside(left)
-        dead = dead_cone_bound(present, signature, slots_of_value, self.cover_pairs)
-        return min(class_bound(present, inside, outside), dead)
+        reach = self.reach(present, signature)
+        inside, slots_of_value = self.pyramid(reach)
+        dead = dead_cone_bound(reach, signature, slots_of_value, self.cover_pairs)
+        return min(class_bound(reach, inside, outside), dead) - cards_in(present) + cards_in(reach)
 
     def playable(self, present: int, left: int, drawn: int, fresh: bool) -> int:
         """The cards of ``left`` that may still be played from a position with no turn-over left: those that stay

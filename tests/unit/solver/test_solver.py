@@ -586,6 +586,20 @@ def test_the_estimate_sees_pairs_that_can_never_be_free_together() -> None:
     assert line is not None and len(line) == 7  # the five removals and a draw for each card from the stock
 
 
+def test_the_bound_counts_only_the_cards_that_can_ever_go() -> None:
+    """Of "9H / AS KH / 7C KS QD", with no 6 or 4 anywhere, only KS can ever go: 7C has no partner, so AS beneath
+    it never comes free, QD (whose only partner is AS) never goes, nor KH beneath QD. The bound counts value
+    classes among those cards only (counting AS+QD as a pair, and KH, it said two more)."""
+    top = cards("9H / AS KH / 7C KS QD")
+    kept = cards("2H 2D")
+    rest = [c for c in DECK if c not in top and c not in kept and card_value(c) not in (4, 6)]
+    rest += [c for c in DECK if card_value(c) in (4, 6)]
+    deal = Deal(top + tuple(rest[:22]), kept + tuple(rest[22:24]), Rules(recycles=1))
+    start = Position((1 << 6) - 1, (1 << len(kept)) - 1, 0, 0, False)
+    assert Bounds(deal).removable(start.present, start.left) == SLOTS - 6 + 1
+    assert _explore(deal, start, 10**6, float("inf"), prune=False).best == SLOTS - 6 + 1
+
+
 def test_the_strict_win_estimate_counts_a_card_dug_out_of_the_waste_once() -> None:
     """Under the strict win the estimate's removals count every card left already, the king on the waste among
     them: digging the 8 needed from under it costs nothing more. The king, then 5H+8H, win in two moves; the
