@@ -54,10 +54,11 @@ RELAXED_RECALL: Final = 48
 searches again: the nearest in the depth-first search answer most often, and looking further costs more than it
 finds."""
 RELAXED_TRIAL: Final = 200
-RELAXED_USEFUL: Final = 0.01
+RELAXED_USEFUL: Final = 0.3
 """After ``RELAXED_TRIAL`` relaxed searches, if fewer than this share of them cut anything the counting bound did
 not, the full search goes on with the counting bound (and what the searches proved): with few turn-overs the pool
-model is too generous to cut, and asking it cost more than the search it was meant to save."""
+model is too generous to cut, and asking it cost more than the search it was meant to save (with one turn-over,
+even while nearly one search in three cut: docs/benchmarks.md)."""
 
 
 class RelaxedBound:
