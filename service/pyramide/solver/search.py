@@ -262,6 +262,7 @@ class _Search:
             if removed > best:
                 best, best_at = self.best, self.best_at = removed, key
                 if best >= cap:
+                    stack.append(key)  # not yet searched on from: a later search takes it up
                     return self._found(False, best_at, known_before, True, stuck)
                 threshold = min(max(best, floor), SLOTS - 1)
             recycles = key >> RECYCLES_AT & 15
@@ -278,6 +279,7 @@ class _Search:
                 continue
             spent = len(parents) - known_before + (relaxed.states - spent_before if relaxed is not None else 0)
             if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
+                stack.append(key)
                 return self._found(None, best_at, known_before, False, stuck)
             children = successors(deal, key)
             if last_pass < 0 or recycles < last_pass:

@@ -427,6 +427,32 @@ def test_each_target_s_search_answers_as_a_search_of_its_own(
         assert full.best <= max(found.best, resumed.highest_cut()), (game.code, target)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    number=st.integers(0, DEAL_COUNT - 1),
+    rules=st.sampled_from(LIMITED_RULES),
+    seed=st.integers(0, 1000),
+    budget=st.integers(1, 200),
+)
+def test_a_search_stopped_by_its_budget_goes_on_where_it_stopped(
+    number: int, rules: Rules, seed: int, budget: int
+) -> None:
+    """A search that ran out of positions leaves what it had not searched on from for the next one: given more,
+    it finds the most there is, as one search from the start does."""
+    game = _late_position(DealCode(rules, number=number), seed, 12)
+    deal, start = from_game(game)
+    full = _explore(deal, start, 10**6, float("inf"), prune=False)
+    if not full.exhausted:
+        reject()
+    search = _Search(deal, start)
+    first = search.run(budget, float("inf"), floor=-1, cap=SLOTS + 1, win_only=False)
+    if first.exhausted:
+        reject()  # nothing left to go on with
+    more = search.run(10**7, float("inf"), floor=-1, cap=SLOTS + 1, win_only=False)
+    assert more.exhausted and (more.won, more.best) == (full.won, full.best), game.code
+    _replays_to(game, more.line, full.best)
+
+
 @pytest.mark.parametrize(
     ("code", "budget", "most"),
     [
