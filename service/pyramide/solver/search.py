@@ -89,10 +89,6 @@ class RelaxedBound:
         self._searched: dict[int, list[tuple[int, list[int]]]] = {}
         """For each pyramid, the cards left it was searched with and what that proved (the same lists)."""
 
-    def exceeds(self, present: int, left: int, threshold: int) -> bool:
-        """Whether more than ``threshold`` pyramid cards may still go (:meth:`most` above it)."""
-        return self.most(present, left, threshold) > threshold
-
     def most(self, present: int, left: int, threshold: int) -> int:
         """At most how many pyramid cards the whole game can have removed from this pyramid and these cards left,
         as far as it takes to tell whether that is more than ``threshold``: the pool search is asked just that (it
@@ -178,7 +174,6 @@ class Explored(NamedTuple):
     line: list[Move]  # to the win, or to the best
     states: int  # positions this search added
     exhausted: bool  # every position not cut was visited (or the cap was reached)
-    complete: bool  # nothing is cut and no cap reached: ``best`` is the most there is
     stuck: bool = False  # ``win_only`` cut a position for a card that can no longer leave
 
 
@@ -307,9 +302,8 @@ class _Search:
         return stack
 
     def _found(self, won: bool | None, key: int, known_before: int, exhausted: bool, stuck: bool) -> Explored:
-        complete = exhausted and not won and not (self.unvisited or self.cut or self.stuck)
         states = len(self.parents) - known_before
-        return Explored(won, self.best, _line(self.deal, self.parents, key), states, exhausted, complete, stuck)
+        return Explored(won, self.best, _line(self.deal, self.parents, key), states, exhausted, stuck)
 
 
 def _line(deal: Deal, parents: dict[int, int], key: int) -> list[Move]:
