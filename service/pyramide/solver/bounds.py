@@ -68,6 +68,7 @@ class Bounds:
         self._outside: dict[int, tuple[tuple[int, ...], int, int]] = {}
         self._kind_of_counts: dict[tuple[int, ...], int] = {}
         self._known: dict[int, int] = {}
+        self._value_bits = _value_bits(deal.order_values)
 
     def removable(self, present: int, left: int) -> int:
         key = (self._outside.get(left) or self.outside(left))[2] << SLOTS | present
@@ -128,11 +129,8 @@ class Bounds:
     def signature(self, cards: int) -> int:
         """:func:`outside_signature` of ``cards`` (positions outside the pyramid), read off the mask: cheaper than
         counting them (:meth:`outside`) for sets of cards seen once, as most states' are."""
-        masks, signature = self.order_masks, 0
-        for value in range(1, KING + 1):
-            if cards & masks[value]:
-                signature |= 1 << value
-        return signature
+        table = self._value_bits
+        return table[cards & 255] | table[256 | cards >> 8 & 255] | table[512 | cards >> 16 & 255]
 
     def _pairs_with_beneath(self, waste: int) -> bool:
         """Whether the top of ``waste`` and the card directly beneath it make 13."""
@@ -211,6 +209,21 @@ class Bounds:
             kind = self._kind_of_counts.setdefault(counts, len(self._kind_of_counts))
             cached = self._outside[left] = (counts, outside_signature(counts), kind)
         return cached
+
+
+def _value_bits(values: tuple[int, ...]) -> tuple[int, ...]:
+    """For each byte of a mask of positions outside the pyramid (the first 256 entries for positions 0-7, then
+    8-15, then 16-23), the bits of the values those positions hold, as in :func:`outside_signature`."""
+    table = []
+    for chunk in range(3):
+        for byte in range(256):
+            bits = 0
+            for offset in range(8):
+                position = 8 * chunk + offset
+                if byte >> offset & 1 and position < len(values):
+                    bits |= 1 << values[position]
+            table.append(bits)
+    return tuple(table)
 
 
 def class_bound(present: int, inside: tuple[int, ...], outside: tuple[int, ...]) -> int:

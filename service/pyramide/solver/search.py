@@ -11,7 +11,7 @@ each position as one integer (:func:`.position.search_key`) and steps between th
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Container
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
@@ -213,13 +213,13 @@ class _Search:
     else the counting bound of :class:`Bounds`."""
 
     def __init__(self, deal: Deal, start: Position, *, prune: bool = True, relaxed: RelaxedBound | None = None) -> None:
-        self.deal, self.prune, self.relaxed = deal, prune, relaxed
+        self.deal, self.prune = deal, prune
+        self.relaxed = relaxed if relaxed is not None else RelaxedBound(deal, float("inf"), 0, ask_pool=False)
         first = search_key(deal, start)
         self.parents: dict[int, int] = {first: first}
         self.least_drawn: dict[int, int] = {}  # see _dominated
         self.best, self.best_at = _removed(start), first
-        self.bounds = relaxed.bounds if relaxed is not None else Bounds(deal)
-        self.most = relaxed.most if relaxed is not None else _counting(self.bounds)
+        self.bounds = self.relaxed.bounds
         self.unvisited = [first]
         self.cut: dict[int, list[int]] = {}
         """Positions cut by their bound, by its value: none of them can have more pyramid cards removed."""
@@ -237,13 +237,13 @@ class _Search:
         cuts positions with cards that can no longer leave; when it cut none (not ``stuck``) it was the search for
         28 pyramid cards too. Within ``budget`` positions (those of the relaxed bound's searches counted)."""
         deal, parents, relaxed, prune = self.deal, self.parents, self.relaxed, self.prune
-        bounds, most, cut_at = self.bounds, self.most, self.cut
+        bounds, cut_at = self.bounds, self.cut
         best, best_at = self.best, self.best_at
         threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
         stack = self.unvisited = self._resumed(threshold, win_only)  # what is left on it stays for the next search
         # With the turn-overs used up, cards stuck in the waste are out of the game.
         last_pass = deal.limit
-        spent_before = relaxed.states if relaxed is not None else 0
+        spent_before = relaxed.states
         known_before = len(parents)
         stuck = False
         strict = deal.strict
@@ -268,11 +268,11 @@ class _Search:
                 self.stuck.append(key)
                 stuck = True
                 continue
-            if prune and (reachable := most(present, playable, threshold)) <= threshold:
+            if prune and (reachable := relaxed.most(present, playable, threshold)) <= threshold:
                 # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
                 cut_at.setdefault(reachable, []).append(key)
                 continue
-            spent = len(parents) - known_before + (relaxed.states - spent_before if relaxed is not None else 0)
+            spent = len(parents) - known_before + relaxed.states - spent_before
             if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
                 stack.append(key)
                 return self._found(None, best_at, known_before, False, stuck)
@@ -361,12 +361,6 @@ def _draw_on(deal: Deal, parents: dict[int, int], key: int, children: list[int])
         parents[after] = key
         key, children = after, successors(deal, after)
     return key, children
-
-
-def _counting(bounds: Bounds) -> Callable[[int, int, int], int]:
-    """:meth:`RelaxedBound.most` by the counting bound of :class:`Bounds` alone."""
-    removable = bounds.removable
-    return lambda present, left, _threshold: removable(present, left)
 
 
 def _full_search(

@@ -628,6 +628,15 @@ def test_the_bound_counts_only_the_cards_that_can_ever_go() -> None:
     assert _explore(deal, start, 10**6, float("inf"), prune=False).best == SLOTS - 6 + 1
 
 
+@given(st.integers(0, DEAL_COUNT - 1), st.integers(0, (1 << 24) - 1))
+def test_the_values_of_a_set_of_cards_read_by_byte_are_the_values_counted(number: int, cards_mask: int) -> None:
+    """:meth:`Bounds.signature` reads a set of stock cards' values from a table per byte of the mask: the same
+    values as counting the set's cards of each value (:meth:`Bounds.outside`)."""
+    deal, _ = from_game(Game(DealCode(Rules(recycles=1), number=number)))
+    bounds = Bounds(deal)
+    assert bounds.signature(cards_mask) == bounds.outside(cards_mask)[1]
+
+
 def test_the_strict_win_estimate_counts_a_card_dug_out_of_the_waste_once() -> None:
     """Under the strict win the estimate's removals count every card left already, the king on the waste among
     them: digging the 8 needed from under it costs nothing more. The king, then 5H+8H, win in two moves; the
