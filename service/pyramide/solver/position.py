@@ -202,35 +202,46 @@ def successors(deal: Deal, key: int) -> list[int]:
     if king >= 0:
         return [outside | afters[king]]
     drawn, recycles = key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15
-    result: list[int] = []
     waste = left & ((1 << drawn) - 1)
+    top = need = taken = 0
     if waste:
         top = waste.bit_length() - 1
-        rest = waste ^ 1 << top
-        taken = present | (left ^ 1 << top) << LEFT_AT | rest.bit_length() << DRAWN_AT | recycles << RECYCLES_AT
+        taken = present | (left ^ 1 << top) << LEFT_AT | (waste ^ 1 << top).bit_length() << DRAWN_AT
+        taken |= recycles << RECYCLES_AT
         need = PAIR_SUM - deal.order_values[top]
         if not need:
             return [taken]  # a king on top of the waste: removing it now never loses anything
+    for i, value in pairs:
+        if last_partners(deal, present, left, value):
+            return [outside | afters[i]]  # see :func:`last_partners`
+    result = [outside | after for after in afters]
+    if waste:
         values = deal.pyramid_values
         for slot in free:
             if values[slot] == need:
                 result.append(taken ^ 1 << slot)
+        rest = waste ^ 1 << top
         beneath = rest.bit_length() - 1
         if key >> FRESH_AT and beneath >= 0 and deal.order_values[beneath] == need:  # fresh: stock-waste pairs
             lower = rest ^ 1 << beneath
             below = present | (left ^ 1 << top ^ 1 << beneath) << LEFT_AT | lower.bit_length() << DRAWN_AT
             result.append(below | recycles << RECYCLES_AT)
-    for i, value in pairs:
-        if last_partners(deal, present, left, value):
-            return [outside | afters[i]]  # see :func:`last_partners`
+    step = _stock_step(deal, key, left, drawn, recycles)
+    if step >= 0:
+        result.append(step)
+    return result
+
+
+def _stock_step(deal: Deal, key: int, left: int, drawn: int, recycles: int) -> int:
+    """The key after drawing the next card or, with the stock empty, turning the waste over (-1: neither)."""
     stock = left >> drawn << drawn
     if stock:
         fresh = int(deal.waste_pairs) << FRESH_AT
-        result.append(key & ~(31 << DRAWN_AT) | (stock & -stock).bit_length() << DRAWN_AT | fresh)
-    elif left and (deal.limit < 0 or recycles < deal.limit):
+        return key & ~(31 << DRAWN_AT) | (stock & -stock).bit_length() << DRAWN_AT | fresh
+    if left and (deal.limit < 0 or recycles < deal.limit):
         turned = recycles + 1 if deal.limit >= 0 else 0
-        result.append(present | left << LEFT_AT | turned << RECYCLES_AT)
-    return [outside | after for after in afters] + result
+        return key & PYRAMID | left << LEFT_AT | turned << RECYCLES_AT
+    return -1
 
 
 @lru_cache(maxsize=1 << 16)
