@@ -217,7 +217,7 @@ class _Search:
         self.relaxed = relaxed if relaxed is not None else RelaxedBound(deal, float("inf"), 0, ask_pool=False)
         first = search_key(deal, start)
         self.parents: dict[int, int] = {first: first}
-        self.least_drawn: dict[int, int] = {}  # see _dominated
+        self.least_drawn = {first & SAME_DRAWN: first >> DRAWN_AT & 31}  # see _dominated
         self.best, self.best_at = _removed(start), first
         self.bounds = self.relaxed.bounds
         self.unvisited = [first]
@@ -325,17 +325,20 @@ def _dominated(seen: Container[int], least_drawn: dict[int, int], after: int, be
     """Whether a position the search has (or had) can do all ``after`` (reached from ``before``) can: the same
     with fewer turn-overs used, or, for a position a removal reaches, the same pyramid, cards left and turn-overs
     used less far drawn (drawing on from there reaches it). A draw's position is never cut so: it is how the less
-    drawn one gets there. Notes how far each pyramid, cards left and turn-overs used were drawn. By keys
-    (:func:`search_key`)."""
+    drawn one gets there. Notes how far each pyramid, cards left and turn-overs used were drawn: every position
+    of the search is noted so or drawn on from one that is (the start is noted from the outset), so a draw's
+    position needs no look-up. By keys (:func:`search_key`)."""
     if after >> RECYCLES_AT & 15 and _seen_with_fewer_turn_overs(seen, after):
         return True
+    if is_draw(before, after):  # its shape is noted already, drawn no further than ``before``
+        return False
     shape = after & SAME_DRAWN
     drawn = after >> DRAWN_AT & 31
     least = least_drawn.get(shape)
     if least is None or drawn < least:
         least_drawn[shape] = drawn
         return False
-    return least < drawn and not is_draw(before, after)
+    return least < drawn
 
 
 def _seen_with_fewer_turn_overs(seen: Container[int], key: int) -> bool:
