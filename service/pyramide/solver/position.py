@@ -150,21 +150,25 @@ def cards_in(mask: int) -> int:
     return count
 
 
-LEFT_AT: Final = 28
-DRAWN_AT: Final = 52
-RECYCLES_AT: Final = 57
-FRESH_AT: Final = 61
-PYRAMID: Final = (1 << LEFT_AT) - 1
+DRAWN_AT: Final = 24
+RECYCLES_AT: Final = 29
+FRESH_AT: Final = 33
+PRESENT_AT: Final = 34
+PYRAMID: Final = (1 << 28) - 1
 ORDER: Final = (1 << 24) - 1
+OUTSIDE: Final = (1 << PRESENT_AT) - 1
+"""A key without its pyramid."""
 SAME_DRAWN: Final = ~(31 << DRAWN_AT | 1 << FRESH_AT)
 """A key without how far drawn and freshness: what a draw leaves as it was."""
 
 
 def key_of(position: Position) -> int:
-    """A position as one integer: the pyramid (28 bits), the cards left (24), how far drawn (5), turn-overs used
-    (4), fresh (1). The full search keeps its positions so: an integer hashes and compares in a step."""
+    """A position as one integer: from the lowest bits, the cards left (24 bits), how far drawn (5), turn-overs
+    used (4), fresh (1), the pyramid (28). The full search keeps its positions so: an integer hashes and compares
+    in a step. The pyramid goes on top because a dict places an integer by its lowest bits, and thousands of a
+    search's positions share their pyramid (with it at the bottom they crowded the same slots)."""
     present, left, drawn, recycles, fresh = position
-    return present | left << LEFT_AT | drawn << DRAWN_AT | recycles << RECYCLES_AT | int(fresh) << FRESH_AT
+    return left | drawn << DRAWN_AT | recycles << RECYCLES_AT | int(fresh) << FRESH_AT | present << PRESENT_AT
 
 
 def search_key(deal: Deal, position: Position) -> int:
@@ -179,7 +183,7 @@ def search_key(deal: Deal, position: Position) -> int:
 
 def position_of(key: int) -> Position:
     return Position(
-        key & PYRAMID, key >> LEFT_AT & ORDER, key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15, bool(key >> FRESH_AT)
+        key >> PRESENT_AT, key & ORDER, key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15, bool(key >> FRESH_AT & 1)
     )
 
 
@@ -194,37 +198,37 @@ def successors(deal: Deal, key: int) -> list[int]:
     moves: what the full search does for every position, where :func:`moves` names the moves of the line found."""
     if deal.pool:
         return [search_key(deal, after) for _, after in moves(deal, position_of(key))]
-    present, left = key & PYRAMID, key >> LEFT_AT & ORDER
+    present, left = key >> PRESENT_AT, key & ORDER
     if not present and (not deal.strict or not left):
         return []
     king, pairs, afters, free = deal.keyed_inside(present)
-    outside = key ^ present  # the key without the pyramid
+    outside = key & OUTSIDE
     if king >= 0:
-        return [outside | afters[king]]
+        return [outside | afters[king] << PRESENT_AT]
     drawn, recycles = key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15
     waste = left & ((1 << drawn) - 1)
     top = need = taken = 0
     if waste:
         top = waste.bit_length() - 1
-        taken = present | (left ^ 1 << top) << LEFT_AT | (waste ^ 1 << top).bit_length() << DRAWN_AT
+        taken = present << PRESENT_AT | left ^ 1 << top | (waste ^ 1 << top).bit_length() << DRAWN_AT
         taken |= recycles << RECYCLES_AT
         need = PAIR_SUM - deal.order_values[top]
         if not need:
             return [taken]  # a king on top of the waste: removing it now never loses anything
     for i, value in pairs:
         if last_partners(deal, present, left, value):
-            return [outside | afters[i]]  # see :func:`last_partners`
-    result = [outside | after for after in afters]
+            return [outside | afters[i] << PRESENT_AT]  # see :func:`last_partners`
+    result = [outside | after << PRESENT_AT for after in afters]
     if waste:
         values = deal.pyramid_values
         for slot in free:
             if values[slot] == need:
-                result.append(taken ^ 1 << slot)
+                result.append(taken ^ 1 << PRESENT_AT + slot)
         rest = waste ^ 1 << top
         beneath = rest.bit_length() - 1
-        if key >> FRESH_AT and beneath >= 0 and deal.order_values[beneath] == need:  # fresh: stock-waste pairs
+        if key >> FRESH_AT & 1 and beneath >= 0 and deal.order_values[beneath] == need:  # fresh: stock-waste pairs
             lower = rest ^ 1 << beneath
-            below = present | (left ^ 1 << top ^ 1 << beneath) << LEFT_AT | lower.bit_length() << DRAWN_AT
+            below = present << PRESENT_AT | left ^ 1 << top ^ 1 << beneath | lower.bit_length() << DRAWN_AT
             result.append(below | recycles << RECYCLES_AT)
     step = _stock_step(deal, key, left, drawn, recycles)
     if step >= 0:
@@ -240,7 +244,7 @@ def _stock_step(deal: Deal, key: int, left: int, drawn: int, recycles: int) -> i
         return key & ~(31 << DRAWN_AT) | (stock & -stock).bit_length() << DRAWN_AT | fresh
     if left and (deal.limit < 0 or recycles < deal.limit):
         turned = recycles + 1 if deal.limit >= 0 else 0
-        return key & PYRAMID | left << LEFT_AT | turned << RECYCLES_AT
+        return key & ~OUTSIDE | left | turned << RECYCLES_AT
     return -1
 
 

@@ -24,9 +24,8 @@ from pyramide.solver.pool import LEFT_BITS, PoolSearch
 from pyramide.solver.position import (
     DRAWN_AT,
     FRESH_AT,
-    LEFT_AT,
     ORDER,
-    PYRAMID,
+    PRESENT_AT,
     RECYCLES_AT,
     SAME_DRAWN,
     Deal,
@@ -249,7 +248,7 @@ class _Search:
         strict = deal.strict
         while stack:
             key = stack.pop()
-            present, left = key & PYRAMID, key >> LEFT_AT & ORDER
+            present, left = key >> PRESENT_AT, key & ORDER
             if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
                 self.best, self.best_at = SLOTS, key
                 return self._found(True, key, known_before, True, stuck)
@@ -263,7 +262,7 @@ class _Search:
             recycles = key >> RECYCLES_AT & 15
             playable = left
             if 0 <= last_pass <= recycles:  # what is buried now stays buried
-                playable = bounds.playable(present, left, key >> DRAWN_AT & 31, bool(key >> FRESH_AT))
+                playable = bounds.playable(present, left, key >> DRAWN_AT & 31, bool(key >> FRESH_AT & 1))
             if win_only and _cannot_win(deal, present, left, playable):
                 self.stuck.append(key)
                 stuck = True
