@@ -69,6 +69,8 @@ class Bounds:
         self._kind_of_counts: dict[tuple[int, ...], int] = {}
         self._known: dict[int, int] = {}
         self._value_bits = _value_bits(deal.order_values)
+        self._dead: dict[int, int] = {}
+        self._seeded: dict[int, int] = {}
 
     def removable(self, present: int, left: int) -> int:
         key = (self._outside.get(left) or self.outside(left))[2] << SLOTS | present
@@ -170,12 +172,13 @@ class Bounds:
             known = self._reach[key] = self._reach_of(present, signature)
         return known
 
-    def _reach_of(self, present: int, signature: int) -> int:
+    def _reach_of(self, present: int, signature: int, seed: int = 0) -> int:
+        """:meth:`reach`, every card of ``seed`` kept whatever its partners (:meth:`phased_reach`)."""
         values, masks, pairable = self.pyramid_values, self.pyramid_masks, PAIRABLE[self.cover_pairs]
         kept, changed = present, True
         while changed:
             changed = False
-            rest = kept
+            rest = kept & ~seed
             while rest:
                 low = rest & -rest
                 rest ^= low
@@ -191,6 +194,82 @@ class Bounds:
                     kept ^= low
                     changed = True
         return kept
+
+    def phased_reach(self, present: int, left: int, drawn: int, turn_overs: int, *, dead: int, most: int) -> int:
+        """:meth:`reach` in the order the cards outside the pyramid come up, ``turn_overs`` left: a subset of it,
+        worked out only until it holds more than ``most`` cards (what it then is, or more, is returned).
+
+        A card outside the pyramid that can never leave (``dead``, those of ``left`` in :meth:`dead_cards`) buries,
+        once on the waste, every card beneath it until the next turn-over, and the stock cannot be drawn past it
+        without. So the cards left fall into runs between such cards, in their order, and a pass reaches them one
+        run after another: first the waste above its highest such card with the stock up to the first, then each
+        later run of the stock, then, after each turn-over, each run of all the cards left. Only the cards of the
+        run at hand can partner a pyramid card, whatever came before (cards used up are still counted: it stays an
+        upper bound), and what earlier runs could remove stays removable: the reach grows run by run."""
+        waste = left & ((1 << drawn) - 1)
+        stock = left ^ waste
+        highest = (waste & dead).bit_length()  # the runs of this pass start above it
+        kept = self._runs(present, stock, stock & dead, waste >> highest << highest, kept=0, most=most)
+        for _ in range(turn_overs):
+            before = kept
+            if cards_in(kept) > most:
+                break
+            kept = self._runs(present, left, dead, 0, kept=kept, most=most)
+            if kept == before:  # the same runs again reach no further
+                break
+        return kept
+
+    def dead_cards(self, present: int, left: int) -> int:
+        """The positions outside the pyramid whose card can never leave, were it left: no pyramid card of the
+        partner value in :meth:`reach` (of ``present`` with the values of ``left``) and, under stock–waste pairing,
+        no card of it in ``left`` either. Kings always can. Kept per pyramid and values left."""
+        signature = self.signature(left)
+        key = signature << SLOTS | present
+        known = self._dead.get(key)
+        if known is None:
+            reach = self.reach(present, signature)
+            known = 0
+            for value in range(1, KING):
+                partner = KING - value
+                if reach & self.pyramid_masks[partner]:
+                    continue
+                if not (self.stock_waste_pairs and signature >> partner & 1):
+                    known |= self.order_masks[value]
+            self._dead[key] = known
+        return known
+
+    def _runs(self, present: int, cards: int, dead: int, first: int, *, kept: int, most: int) -> int:
+        """:meth:`phased_reach` over one pass: ``cards`` split at the ``dead`` ones, ``first`` joining the first
+        run; ``kept`` what the runs before could remove. A run whose values are among those of a run worked out
+        since the reach last grew reaches nothing more (what it could remove, that one could), and is skipped."""
+        run, rest = first, cards & ~dead
+        seen: list[int] = []
+        while True:
+            low = dead & -dead
+            below = rest & (low - 1) if low else rest
+            signature = self.signature(run | below)
+            for other in seen:
+                if signature | other == other:
+                    break
+            else:
+                grown = self._seeded_reach(present, signature, kept)
+                if grown != kept:
+                    if cards_in(grown) > most:
+                        return grown
+                    kept, seen = grown, []
+                seen.append(signature)
+            if not low:
+                return kept
+            dead ^= low
+            rest ^= below
+            run = 0
+
+    def _seeded_reach(self, present: int, signature: int, seed: int) -> int:
+        key = (seed << SLOTS | present) << 14 | signature
+        known = self._seeded.get(key)
+        if known is None:
+            known = self._seeded[key] = self._reach_of(present, signature, seed)
+        return known
 
     def pyramid(self, present: int) -> tuple[tuple[int, ...], list[int]]:
         """The counts of each value in the pyramid, and the mask of the slots holding each value."""

@@ -260,14 +260,12 @@ class _Search:
                     return self._found(False, best_at, known_before, True, stuck)
                 threshold = min(max(best, floor), SLOTS - 1)
             recycles = key >> RECYCLES_AT & 15
-            playable = left
-            if 0 <= last_pass <= recycles:  # what is buried now stays buried
-                playable = bounds.playable(present, left, key >> DRAWN_AT & 31, bool(key >> FRESH_AT & 1))
-            if win_only and _cannot_win(deal, present, left, playable):
+            playable = self._playable(key, recycles)
+            if win_only and _cannot_win(deal, bounds, present, left, playable):
                 self.stuck.append(key)
                 stuck = True
                 continue
-            if prune and (reachable := relaxed.most(present, playable, threshold)) <= threshold:
+            if prune and (reachable := self._bound(key, playable, removed, threshold)) <= threshold:
                 # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
                 cut_at.setdefault(reachable, []).append(key)
                 continue
@@ -286,6 +284,30 @@ class _Search:
                 parents[after] = key
                 stack.append(after)
         return self._found(False, best_at, known_before, True, stuck)
+
+    def _playable(self, key: int, recycles: int) -> int:
+        """The cards left that may still be played: on the last pass, what is buried now stays buried."""
+        left = key & ORDER
+        if not 0 <= self.deal.limit <= recycles:
+            return left
+        return self.bounds.playable(key >> PRESENT_AT, left, key >> DRAWN_AT & 31, bool(key >> FRESH_AT & 1))
+
+    def _bound(self, key: int, playable: int, removed: int, threshold: int) -> int:
+        """At most how many pyramid cards the position ``key`` (with ``removed`` gone, the cards of ``playable``
+        still to play) can have removed, as far as it takes to tell whether that is more than ``threshold``: the
+        relaxed bound, and, under limited turn-overs without stock–waste pairing, the reach run by run
+        (:meth:`Bounds.phased_reach`) where a card left can never leave. Under stock–waste pairing any card of the
+        partner value left outside saves a card from that, so it rarely cuts there and is not asked."""
+        present = key >> PRESENT_AT
+        reachable = self.relaxed.most(present, playable, threshold)
+        if reachable <= threshold or self.deal.limit < 0 or self.deal.waste_pairs:
+            return reachable
+        dead = playable & self.bounds.dead_cards(present, playable)
+        if not dead:
+            return reachable
+        drawn, turn_overs = key >> DRAWN_AT & 31, self.deal.limit - (key >> RECYCLES_AT & 15)
+        phased = self.bounds.phased_reach(present, playable, drawn, turn_overs, dead=dead, most=threshold - removed)
+        return min(reachable, removed + cards_in(phased))
 
     def _resumed(self, threshold: int, win_only: bool) -> list[int]:
         """The positions this search starts from: those never visited, those cut that a bound above
@@ -518,11 +540,13 @@ def _counted_out(deal: Deal, present: int, left: int) -> bool:
     return deal.strict and not deal.waste_pairs and _outnumbered(deal, present, left)
 
 
-def _cannot_win(deal: Deal, present: int, left: int, playable: int) -> bool:
+def _cannot_win(deal: Deal, bounds: Bounds, present: int, left: int, playable: int) -> bool:
     """Under the strict win, whether a position is lost for good: a card it has ``left`` outside the pyramid is
-    not among those still ``playable`` (stuck in the waste on the last pass), or
-    :func:`strict_win_out_of_reach`."""
-    return playable != left or _counted_out(deal, present, left)
+    not among those still ``playable`` (stuck in the waste on the last pass) or can never leave at all
+    (:meth:`Bounds.dead_cards`), or :func:`strict_win_out_of_reach`."""
+    if playable != left or _counted_out(deal, present, left):
+        return True
+    return bool(left & bounds.dead_cards(present, left))
 
 
 def _outnumbered(deal: Deal, present: int, left: int) -> bool:

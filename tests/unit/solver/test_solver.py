@@ -410,6 +410,9 @@ def test_the_relaxed_pool_search_is_never_below_the_full_search(rules: Rules) ->
         # The pool model's searches cut ever less (108 of the first 200, 3,702 of 12,341): given up there, where
         # it went on to the end with 839,685 positions.
         ("PY1-1C-BHYEBBO", 600_000, 27),
+        # A five, a jack and a four left with no pyramid card to pair with split the stock into runs, which the
+        # last pass reaches one after another (:meth:`Bounds.phased_reach`): 672,816 positions counting alone.
+        ("PY1-2-DFYDVMD", 60_000, 27),
     ],
 )
 def test_one_turn_over_deals_the_search_used_to_leave_open_are_decided(code: str, budget: int, most: int) -> None:
@@ -664,6 +667,95 @@ def test_waste_cards_counted_blocked_never_leave_before_a_turn_over(game: Game) 
     take) cannot leave, nor can any card beneath it. Every line of play without a turn-over must leave each card
     counted so in the waste."""
     assert _blocked_cards(game) <= _never_leave_before_a_turn_over(game)
+
+
+TURN_OVER_LIMITS = [r for r in RULE_SETS if r.recycles is not None]
+
+
+@settings(max_examples=150, deadline=None)
+@given(game=late_games(rules=st.sampled_from(TURN_OVER_LIMITS), removals_left=(6, 12), draws=(0, 40)))
+def test_every_pyramid_card_a_line_removes_lies_in_the_phased_reach(game: Game) -> None:
+    """Cards outside the pyramid that can never leave split the rest into runs that come up one after another,
+    each until the next turn-over: every pyramid card that some line of play (turn-overs too) removes must be in
+    the reach worked out run by run, which is never more than the reach of all the values left."""
+    phased, reach = _phased_and_plain_reach(game)
+    assert phased & ~reach == 0
+    removed = _removed_on_some_line(game)
+    if removed is None:
+        reject()
+    assert removed & ~phased == 0, game.code
+
+
+def test_the_runs_reach_less_than_the_values_alone() -> None:
+    """On positions drawn from the rule sets without stock–waste pairing, the reach run by run is often smaller
+    than the reach of all the values left, and what it leaves out no line removes."""
+    rng = random.Random(11)
+    smaller = 0
+    rule_sets = [r for r in TURN_OVER_LIMITS if not r.stock_waste_pairs]
+    for _ in range(60):
+        code = DealCode(rng.choice(rule_sets), number=rng.randrange(DEAL_COUNT))
+        game = _late_position(code, rng.randrange(1000), rng.randint(8, 12))
+        _draw(game, rng.randint(0, 30))
+        phased, reach = _phased_and_plain_reach(game)
+        if phased != reach:
+            smaller += 1
+            removed = _removed_on_some_line(game)
+            assert removed is not None and removed & ~phased == 0, game.code
+    assert smaller >= 10
+
+
+@pytest.mark.parametrize(
+    ("code", "seed", "removals_left", "draws"),
+    [
+        # Under stock–waste pairing a card with no pyramid partner left may still leave with a stock card drawn
+        # onto it, and so does not bury the waste beneath it for good.
+        ("PY1-2S-VZDMYFG", 788, 6, 20),
+        # The jack drawn late takes the two once a six from an earlier run took the seven on it: the values of a
+        # run among those of one worked out before (the jack and queen on the waste) may still reach more, when
+        # the reach grew in between.
+        ("PY1-1C-AAAAAAG", 0, 6, 0),
+    ],
+)
+def test_what_a_line_removes_lies_in_the_phased_reach_where_it_once_did_not(
+    code: str, seed: int, removals_left: int, draws: int
+) -> None:
+    """Positions where an earlier form of :meth:`Bounds.phased_reach` left out a pyramid card some line removes."""
+    game = _late_position(DealCode.parse(code), seed, removals_left)
+    _draw(game, draws)
+    phased, _ = _phased_and_plain_reach(game)
+    removed = _removed_on_some_line(game)
+    assert removed is not None and removed & ~phased == 0
+
+
+def _phased_and_plain_reach(game: Game) -> tuple[int, int]:
+    deal, start = from_game(game, pooled=False)
+    bounds = Bounds(deal)
+    turn_overs = (deal.rules.recycles or 0) - start.recycles
+    reach = bounds.reach(start.present, bounds.signature(start.left))
+    dead = start.left & bounds.dead_cards(start.present, start.left)
+    if not dead:
+        return reach, reach
+    return bounds.phased_reach(start.present, start.left, start.drawn, turn_overs, dead=dead, most=SLOTS), reach
+
+
+def _removed_on_some_line(game: Game, limit: int = 40_000) -> int | None:
+    """The pyramid cards (by slot, as ``present``) that some state reachable from ``game`` has removed, by brute
+    force over whole engine states; ``None`` past ``limit`` states."""
+    removed = 0
+    seen = {_key(game)}
+    queue = deque([game])
+    while queue:
+        current = queue.popleft()
+        removed |= game.present & ~current.present
+        for move in current.legal_moves():
+            after = current.copy()
+            after.play(move)
+            if _key(after) not in seen:
+                seen.add(_key(after))
+                queue.append(after)
+        if len(seen) >= limit:
+            return None
+    return removed
 
 
 def test_the_blocked_analysis_finds_what_counting_does_not() -> None:
