@@ -4,8 +4,10 @@
   when neither lies on the other, except a card with its last covering card under the covering-card variant);
 - in each class of values that make 13 (A+Q, 2+J, …), every removal takes one card of each value: with ``a`` and
   ``b`` pyramid cards and ``p`` and ``q`` other cards of the two values, at most ``2·k + min(a − k, q) +
-  min(b − k, p)`` of the pyramid's go, with ``k = min(a, b)`` pairs inside it (one more pair inside never loses:
-  it takes two more pyramid cards and leaves at most two fewer to pair with cards outside).
+  min(b − k, p)`` of the pyramid's go, with ``k`` pairs inside it as many as can be made at once: a maximum
+  matching between its cards of the two values that may pair (:func:`pyramid_pairs`), at most ``min(a, b)`` (one
+  more pair inside never loses: it takes two more pyramid cards and leaves at most two fewer to pair with cards
+  outside, so the most pairs any line makes inside bound it).
 
 Both count only the pyramid cards that can ever go (:meth:`Bounds.reach`): the others are never removed, so they
 partner nothing either.
@@ -85,7 +87,8 @@ class Bounds:
         reach = self.reach(present, signature)
         inside, slots_of_value = self.pyramid(reach)
         dead = dead_cone_bound(reach, signature, slots_of_value, self.cover_pairs)
-        return min(class_bound(reach, inside, outside), dead) - cards_in(present) + cards_in(reach)
+        matched = pyramid_pairs(slots_of_value, self.cover_pairs)
+        return min(class_bound(reach, inside, outside, matched), dead) - cards_in(present) + cards_in(reach)
 
     def playable(self, present: int, left: int, drawn: int, fresh: bool) -> int:
         """The cards of ``left`` that may still be played from a position with no turn-over left: those that stay
@@ -305,12 +308,17 @@ def _value_bits(values: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(table)
 
 
-def class_bound(present: int, inside: tuple[int, ...], outside: tuple[int, ...]) -> int:
-    """The count per value class: ``inside`` and ``outside`` count the values in the pyramid and outside it."""
+def class_bound(
+    present: int, inside: tuple[int, ...], outside: tuple[int, ...], matched: tuple[int, ...] | None = None
+) -> int:
+    """The count per value class: ``inside`` and ``outside`` count the values in the pyramid and outside it;
+    ``matched`` (:func:`pyramid_pairs`), when given, the most pairs each class can make inside it at once."""
     total = SLOTS - cards_in(present) + inside[KING]
     for value in range(1, 7):
         a, b, p, q = inside[value], inside[KING - value], outside[value], outside[KING - value]
         pairs = a if a < b else b  # pairs inside first: each takes two pyramid cards, one outside partner only one
+        if matched is not None and matched[value] < pairs:
+            pairs = matched[value]
         rest_a, rest_b = a - pairs, b - pairs
         total += 2 * pairs + (rest_a if rest_a < q else q) + (rest_b if rest_b < p else p)
     return total

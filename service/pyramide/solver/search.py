@@ -316,15 +316,27 @@ class _Search:
         stack = self.unvisited
         self.unvisited = []
         if not win_only:
-            stack += reversed(self.stuck)
+            stack += _most_removed_last(self.stuck)
             self.stuck = []
         for value in sorted(v for v in self.cut if v > threshold):
-            stack += reversed(self.cut.pop(value))
+            stack += _most_removed_last(self.cut.pop(value))
         return stack
 
     def _found(self, won: bool | None, key: int, known_before: int, exhausted: bool, stuck: bool) -> Explored:
         states = len(self.parents) - known_before
         return Explored(won, self.best, _line(self.deal, self.parents, key), states, exhausted, stuck)
+
+
+def _most_removed_last(keys: list[int]) -> list[int]:
+    """``keys`` ordered by the pyramid cards their positions have removed, the most last (so first taken off a
+    stack); in the order given, latest first, among those with as many removed."""
+    by_removed: list[list[int]] = [[] for _ in range(SLOTS + 1)]
+    for key in reversed(keys):
+        by_removed[SLOTS - cards_in(key >> PRESENT_AT)].append(key)
+    ordered: list[int] = []
+    for same in by_removed:
+        ordered += same
+    return ordered
 
 
 def _line(deal: Deal, parents: dict[int, int], key: int) -> list[Move]:
