@@ -268,6 +268,10 @@ class Bounds:
             run = 0
 
     def _seeded_reach(self, present: int, signature: int, seed: int) -> int:
+        """:meth:`_reach_of` with a ``seed``, kept per pyramid, seed and values; without one it is :meth:`reach`,
+        whose table it shares."""
+        if not seed:
+            return self.reach(present, signature)
         key = (seed << SLOTS | present) << 14 | signature
         known = self._seeded.get(key)
         if known is None:
