@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Container
 from dataclasses import dataclass, field
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, cast
 
 from pyramide.engine import Game, Move, RemoveKing, RemovePair
 from pyramide.engine.cards import PAIR_SUM, Card
@@ -240,6 +240,10 @@ class _Search:
         best, best_at = self.best, self.best_at
         threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
         stack = self.unvisited = self._resumed(threshold, win_only)  # what is left on it stays for the next search
+        # The same dict and list seen as holding objects: each child's key, boxed once by :func:`successors`, is
+        # looked up, kept and stacked as that one object, and each position's key is boxed once for its children
+        # (as ints, compiled code made a new integer object for every use: benchmarks/solver_instructions.py).
+        stored_parents, stored_stack = cast("dict[object, object]", parents), cast("list[object]", stack)
         # With the turn-overs used up, cards stuck in the waste are out of the game.
         last_pass = deal.limit
         spent_before = relaxed.states
@@ -276,13 +280,14 @@ class _Search:
             children = successors(deal, key)
             if last_pass < 0 or recycles < last_pass:
                 key, children = _draw_on(deal, parents, key, children)
-            for after in reversed(children):
+            boxed: object = key
+            for after in reversed(cast("list[object]", children)):
                 if after in parents:
                     continue
-                if prune and _dominated(parents, self.least_drawn, after, key):
+                if prune and _dominated(parents, self.least_drawn, cast(int, after), key):
                     continue
-                parents[after] = key
-                stack.append(after)
+                stored_parents[after] = boxed
+                stored_stack.append(after)
         return self._found(False, best_at, known_before, True, stuck)
 
     def _playable(self, key: int, recycles: int) -> int:
