@@ -174,11 +174,46 @@ def key_of(position: Position) -> int:
 def search_key(deal: Deal, position: Position) -> int:
     """:func:`key_of` as the full search keeps positions, merging those that play the same: how far drawn is
     counted from the last card left before it (a removed waste top leaves the same waste as drawing only up to the
-    card beneath), and freshness only counts under stock–waste pairing."""
+    card beneath), freshness only counts under stock–waste pairing, and of the positions whose waste and stock
+    hold the same values in the same order, whichever equal cards went, one stands for all: suits never matter.
+    It is the one whose cards sit earliest in the order outside the pyramid (:func:`_placed`); a key names the
+    cards it holds by those positions, the line found names the real ones (:func:`.search._line`)."""
     present, left, drawn, recycles, fresh = position
-    return key_of(
-        Position(present, left, (left & ((1 << drawn) - 1)).bit_length(), recycles, fresh and deal.waste_pairs)
-    )
+    waste, after = _placed(deal, left & ((1 << drawn) - 1), 0)
+    stock, _ = _placed(deal, left >> drawn << drawn, after)
+    return key_of(Position(present, waste | stock, after, recycles, fresh and deal.waste_pairs))
+
+
+def _placed(deal: Deal, cards: int, cursor: int) -> tuple[int, int]:
+    """``cards`` (positions in the order outside the pyramid) in their order, each moved to the earliest position
+    from ``cursor`` on, after the one before, that holds a card of its value: the positions, and the one after the
+    last (``cursor`` for none). Placing each card earliest so places every card at or before where any other
+    placing of the same values would."""
+    masks, values = deal.order_masks, deal.order_values
+    placed = 0
+    while cards:
+        low = cards & -cards
+        cards ^= low
+        same = masks[values[low.bit_length() - 1]] >> cursor << cursor
+        first = same & -same
+        placed |= first
+        cursor = first.bit_length()
+    return placed, cursor
+
+
+def _settled(deal: Deal, key: int) -> int:
+    """A waste card's removal as :func:`search_key` keeps it, from the key of a position it keeps: the waste left
+    is placed earliest already (it was, less its top), the stock again from the new end of the waste, whose freed
+    positions its first card may now take (when that one stays, so do those after it). Draws, turn-overs and
+    removals inside the pyramid keep a kept key as it is."""
+    cursor = key >> DRAWN_AT & 31
+    stock = (key & ORDER) >> cursor << cursor
+    low = stock & -stock
+    same = deal.order_masks[deal.order_values[low.bit_length() - 1]] >> cursor << cursor if stock else 0
+    if same & -same == low:
+        return key
+    placed, _ = _placed(deal, stock, cursor)
+    return key ^ stock ^ placed
 
 
 def position_of(key: int) -> Position:
@@ -211,7 +246,7 @@ def successors(deal: Deal, key: int) -> list[int]:
     if waste:
         top = waste.bit_length() - 1
         taken = present << PRESENT_AT | left ^ 1 << top | (waste ^ 1 << top).bit_length() << DRAWN_AT
-        taken |= recycles << RECYCLES_AT
+        taken = _settled(deal, taken | recycles << RECYCLES_AT)
         need = PAIR_SUM - deal.order_values[top]
         if not need:
             return [taken]  # a king on top of the waste: removing it now never loses anything
@@ -229,7 +264,7 @@ def successors(deal: Deal, key: int) -> list[int]:
         if key >> FRESH_AT & 1 and beneath >= 0 and deal.order_values[beneath] == need:  # fresh: stock-waste pairs
             lower = rest ^ 1 << beneath
             below = present << PRESENT_AT | left ^ 1 << top ^ 1 << beneath | lower.bit_length() << DRAWN_AT
-            result.append(below | recycles << RECYCLES_AT)
+            result.append(_settled(deal, below | recycles << RECYCLES_AT))
     step = _stock_step(deal, key, left, drawn, recycles)
     if step >= 0:
         result.append(step)

@@ -35,7 +35,6 @@ from pyramide.solver.position import (
     is_draw,
     moves,
     normalise,
-    position_of,
     pyramid_removals,
     search_key,
     stock_moves,
@@ -212,7 +211,7 @@ class _Search:
     else the counting bound of :class:`Bounds`."""
 
     def __init__(self, deal: Deal, start: Position, *, prune: bool = True, relaxed: RelaxedBound | None = None) -> None:
-        self.deal, self.prune = deal, prune
+        self.deal, self.prune, self.start = deal, prune, start
         self.relaxed = relaxed if relaxed is not None else RelaxedBound(deal, float("inf"), 0, ask_pool=False)
         first = search_key(deal, start)
         self.parents: dict[int, int] = {first: first}
@@ -329,7 +328,7 @@ class _Search:
 
     def _found(self, won: bool | None, key: int, known_before: int, exhausted: bool, stuck: bool) -> Explored:
         states = len(self.parents) - known_before
-        return Explored(won, self.best, _line(self.deal, self.parents, key), states, exhausted, stuck)
+        return Explored(won, self.best, _line(self.deal, self.parents, key, self.start), states, exhausted, stuck)
 
 
 def _most_removed_last(keys: list[int]) -> list[int]:
@@ -344,18 +343,19 @@ def _most_removed_last(keys: list[int]) -> list[int]:
     return ordered
 
 
-def _line(deal: Deal, parents: dict[int, int], key: int) -> list[Move]:
-    """The moves from the search's start to the position ``key``: back through the positions before it, each
-    move found again among the moves of the one before (the one that leads to it)."""
+def _line(deal: Deal, parents: dict[int, int], key: int, start: Position) -> list[Move]:
+    """The moves from the search's ``start`` to the position ``key``: back through the positions before it, each
+    move found again among the moves of the one before (the one that leads to it). The moves are made from the
+    real start, not from the keys: a key may stand for its position with other cards of the same values."""
     keys = []
     while parents[key] != key:
         keys.append(key)
         key = parents[key]
     line: list[Move] = []
-    position = position_of(key)
+    position = start
     for after in reversed(keys):
-        line.append(next(move for move, reached in moves(deal, position) if search_key(deal, reached) == after))
-        position = position_of(after)
+        move, position = next((m, p) for m, p in moves(deal, position) if search_key(deal, p) == after)
+        line.append(move)
     return line
 
 
