@@ -52,6 +52,17 @@ PAIRABLE: Final[tuple[tuple[int, ...], tuple[int, ...]]] = (
 )
 """Indexed by the covering-card variant (0 or 1), then by slot: the slots whose card may pair with the slot's card
 inside the pyramid (neither lies on the other; under the variant, also directly on or under it)."""
+FIELD: Final[tuple[int, ...]] = (0, *(1 << 5 * (value - 1) for value in range(1, KING)), 0)
+"""For each value, a one in its five-bit field of a packed count (values 1-12; kings, which need no partner,
+count nowhere): :meth:`Bounds.unusable` compares counts of every value at once."""
+PARTNER_FIELD: Final[tuple[int, ...]] = (0, *(1 << 5 * (KING - value - 1) for value in range(1, KING)), 0)
+"""For each value, a one in its partner value's field."""
+MUST: Final = KING + 1
+"""Where :meth:`Bounds._facts` holds the packed counts of the pyramid cards that must go first."""
+_NO_FACTS: Final[tuple[int, ...]] = (0,) * (MUST + 1)
+GUARDS: Final = sum(16 << 5 * (value - 1) for value in range(1, KING))
+"""The top bit of every field: ``((a | GUARDS) - b) & GUARDS == GUARDS`` when each field of ``a`` is at least
+``b``'s (no field holds more than 15)."""
 
 
 class Bounds:
@@ -73,6 +84,8 @@ class Bounds:
         self._value_bits = _value_bits(deal.order_values)
         self._dead: dict[int, int] = {}
         self._seeded: dict[int, int] = {}
+        self._forced_known: dict[int, tuple[tuple[int, ...], int]] = {}
+        self._facts_known: dict[int, tuple[int, ...]] = {}
 
     def removable(self, present: int, left: int) -> int:
         key = (self._outside.get(left) or self.outside(left))[2] << SLOTS | present
@@ -241,6 +254,119 @@ class Bounds:
             self._dead[key] = known
         return known
 
+    def unusable(self, present: int, cards: int, drawn: int, dead: int) -> int:
+        """On the last pass without stock–waste pairing, the cards of the waste (``cards`` below ``drawn``; ``cards``
+        those still to play, ``dead`` those of them that can never leave) that can never leave: the highest such
+        card and all beneath it. A waste card leaves, unless a king, with a pyramid card of the partner value once
+        every card on that one is gone and every card on it in the waste is gone, each of those with a pyramid card
+        of its own partner value (no two of them with the same one) once that one's cards on it were gone, and so
+        is every card drawn onto it by then. So some window of the cards from the waste's top down to it, and the
+        stock's first ones up to before the first that cannot leave, must make that possible: a pyramid card of the
+        partner value uncovered using the pyramid's and the window's cards; and, per value, as many pyramid
+        partners as the window has cards, and partners enough for them and the pyramid cards that must go first
+        (:meth:`_must`) among the pyramid's and the window's cards."""
+        waste = cards & ((1 << drawn) - 1)
+        if not waste:
+            return 0
+        stock = cards ^ waste
+        first_dead = stock & dead & -(stock & dead)
+        run = stock & (first_dead - 1) if first_dead else stock
+        _, pyramid_partners = self._forced(present)
+        window = partners = wanted = 0
+        rest, values = waste, self.order_values
+        asked, facts = -1, _NO_FACTS  # the last values asked about, and what is known of them
+        while rest:
+            index = rest.bit_length() - 1
+            rest ^= 1 << index
+            value = values[index]
+            window += FIELD[value]
+            partners += PARTNER_FIELD[value]
+            wanted |= 1 << value
+            if value == KING:
+                continue
+            if not _enough(pyramid_partners, window):
+                return waste & ((2 << index) - 1)  # more cards of a value than pyramid partners for them
+            if wanted != asked:
+                asked, facts = wanted, self._facts(present, wanted)
+            if facts[KING - value] and _enough(pyramid_partners + partners, window + facts[MUST]):
+                continue  # it may leave once the cards on it have, none drawn
+            if not self._leaves_later(present, value, (window, partners, wanted, pyramid_partners), run):
+                return waste & ((2 << index) - 1)
+        return 0
+
+    def _leaves_later(self, present: int, value: int, above: tuple[int, int, int, int], stock: int) -> bool:
+        """Whether a waste card of ``value`` may leave (:meth:`unusable`) after drawing some of the cards of
+        ``stock`` in order: ``above`` holds the packed counts, partners and values of it and the waste cards on
+        it, and the pyramid's partners."""
+        values, need = self.order_values, KING - value
+        window, partners, wanted, pyramid_partners = above
+        facts = self._facts(present, wanted)
+        uncovered = bool(facts[need])
+        while stock:
+            low = stock & -stock
+            stock ^= low
+            other = values[low.bit_length() - 1]
+            window += FIELD[other]
+            partners += PARTNER_FIELD[other]
+            if not _enough(pyramid_partners, window):
+                return False  # more cards of a value than pyramid partners: drawing more never helps
+            offered = pyramid_partners + partners
+            if not _enough(offered, window):
+                continue
+            if not wanted >> other & 1:
+                wanted |= 1 << other
+                facts = self._facts(present, wanted)
+                uncovered = uncovered or bool(facts[need])
+            if uncovered and _enough(offered, window + facts[MUST]):
+                return True
+        return False
+
+    def _facts(self, present: int, wanted: int) -> tuple[int, ...]:
+        """What :meth:`unusable` reads of a pyramid and the values of a window: :meth:`_uncoverable`'s counts, and
+        at :data:`MUST` :meth:`_must`'s. Kept per pyramid and values."""
+        key = wanted << SLOTS | present
+        known = self._facts_known.get(key)
+        if known is None:
+            known = self._facts_known[key] = (*self._uncoverable(present, wanted), self._must(present, wanted))
+        return known
+
+    def _forced(self, present: int) -> tuple[tuple[int, ...], int]:
+        """For each value, the pyramid cards that must go before a card of it outside the pyramid can leave: those
+        lying on every pyramid card of the partner value (and that card, when it is the only one); and the packed
+        counts of the pyramid's partners for each value. Kept per pyramid."""
+        known = self._forced_known.get(present)
+        if known is None:
+            forced = [0] * (KING + 1)
+            partners = 0
+            for value in range(1, KING):
+                candidates = present & self.pyramid_masks[KING - value]
+                partners += cards_in(candidates) * FIELD[value]
+                if not candidates:
+                    continue
+                common, rest = (1 << SLOTS) - 1, candidates
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    common &= ON_TOP[low.bit_length() - 1]
+                forced[value] = present & (common | (candidates if cards_in(candidates) == 1 else 0))
+            known = self._forced_known[present] = (tuple(forced), partners)
+        return known
+
+    def _must(self, present: int, wanted: int) -> int:
+        """Packed counts, per value, of the pyramid cards that must go before cards outside it of the values
+        ``wanted`` can all leave (:meth:`_forced`), kings not counted."""
+        forced, _ = self._forced(present)
+        cards = 0
+        for value in range(1, KING):
+            if wanted >> value & 1:
+                cards |= forced[value]
+        counts = 0
+        while cards:
+            low = cards & -cards
+            cards ^= low
+            counts += FIELD[self.pyramid_values[low.bit_length() - 1]]
+        return counts
+
     def _runs(self, present: int, cards: int, dead: int, first: int, *, kept: int, most: int) -> int:
         """:meth:`phased_reach` over one pass: ``cards`` split at the ``dead`` ones, ``first`` joining the first
         run; ``kept`` what the runs before could remove. A run whose values are among those of a run worked out
@@ -295,6 +421,11 @@ class Bounds:
             kind = self._kind_of_counts.setdefault(counts, len(self._kind_of_counts))
             cached = self._outside[left] = (counts, outside_signature(counts), kind)
         return cached
+
+
+def _enough(offered: int, wanted: int) -> bool:
+    """Whether each field of the packed counts ``offered`` (:data:`FIELD`) is at least that of ``wanted``."""
+    return ((offered | GUARDS) - wanted) & GUARDS == GUARDS
 
 
 def _value_bits(values: tuple[int, ...]) -> tuple[int, ...]:

@@ -272,6 +272,10 @@ class _Search:
                 # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
                 cut_at.setdefault(reachable, []).append(key)
                 continue
+            if win_only and recycles == last_pass and not deal.waste_pairs and self._unusable(key, playable):
+                self.stuck.append(key)
+                stuck = True
+                continue
             spent = len(parents) - known_before + relaxed.states - spent_before
             if spent >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
                 stack.append(key)
@@ -295,6 +299,12 @@ class _Search:
         if not 0 <= self.deal.limit <= recycles:
             return left
         return self.bounds.playable(key >> PRESENT_AT, left, key >> DRAWN_AT & 31, bool(key >> FRESH_AT & 1))
+
+    def _unusable(self, key: int, playable: int) -> int:
+        """On the last pass, the waste cards of ``playable`` that can never leave (:meth:`Bounds.unusable`)."""
+        present = key >> PRESENT_AT
+        dead = playable & self.bounds.dead_cards(present, playable)
+        return self.bounds.unusable(present, playable, key >> DRAWN_AT & 31, dead)
 
     def _bound(self, key: int, playable: int, removed: int, threshold: int) -> int:
         """At most how many pyramid cards the position ``key`` (with ``removed`` gone, the cards of ``playable``

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
-from pyramide.engine import DRAW, RECYCLE, DealCode, Game, Move, Rules, all_rule_sets, dump_game
+from pyramide.engine import DRAW, RECYCLE, DealCode, Game, Layout, Move, Rules, all_rule_sets, dump_game
 from pyramide.engine.cards import DECK, PAIR_SUM, Card, card_code, card_value
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import SLOTS
@@ -437,6 +437,9 @@ def test_the_relaxed_pool_search_is_never_below_the_full_search(rules: Rules) ->
         # A five, a jack and a four left with no pyramid card to pair with split the stock into runs, which the
         # last pass reaches one after another (:meth:`Bounds.phased_reach`): 672,816 positions counting alone.
         ("PY1-2-DFYDVMD", 60_000, 27),
+        # Under the strict win, a waste card that no window of the cards on it and the stock's first ones lets go
+        # (:meth:`Bounds.unusable`) loses the position on the last pass: 473,170 positions without.
+        ("PY1-1CW-OHTCPQM", 250_000, 28),
     ],
 )
 def test_one_turn_over_deals_the_search_used_to_leave_open_are_decided(code: str, budget: int, most: int) -> None:
@@ -847,6 +850,77 @@ def _stuck_by_counting(game: Game) -> list[Card]:
         if value != PAIR_SUM and seen[value] > partners:
             return waste[depth:]
     return []
+
+
+LAST_PASS_WITHOUT_PAIRING = st.sampled_from(
+    [r for r in RULE_SETS if r.recycles is not None and r.recycles <= 1 and not r.stock_waste_pairs]
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    rules=LAST_PASS_WITHOUT_PAIRING,
+    number=st.integers(0, DEAL_COUNT - 1),
+    seed=st.integers(0, 1000),
+    removals_left=st.integers(8, 12),
+)
+def test_waste_cards_counted_unusable_never_leave_on_the_last_pass(
+    rules: Rules, number: int, seed: int, removals_left: int
+) -> None:
+    """On the last pass a waste card counted unusable (no window of the cards on it and the stock's first ones
+    lets it and all of them go: :meth:`Bounds.unusable`) is in the waste in every state any line reaches, and so
+    is every card beneath it. Checked on the first states reached from a late position (breadth first, any
+    moves) that have such cards: about one example in four reaches some."""
+    game = _late_position(DealCode(rules, number=number), seed, removals_left)
+    checked = 0
+    try:
+        for state in _reachable_states(game, 20_000):
+            unusable = _unusable_cards(state)
+            if unusable:
+                assert unusable <= _never_leave_before_a_turn_over(state), dump_game(state).hex()
+                checked += 1
+                if checked == 3:
+                    break
+    except OracleTooBigError:
+        reject()
+
+
+def test_a_waste_card_whose_pyramid_partner_needs_more_than_the_cards_on_it_is_counted_unusable() -> None:
+    """Beyond :meth:`Bounds.blocked`: JC lies in the waste under 4D, its only partner 2H lies under two nines,
+    and the only four left is 4D. Either card on 2H may go with 4D, but not both, so 2H never comes free: JC never
+    leaves, nor 7D beneath it (whose partner, 6H at the top, is free only after 2H). Blocked counts neither (a
+    four is there to take a nine, and 2H is in its reach); the engine confirms neither ever leaves."""
+    game = _unusable_example()
+    deal, start = from_game(game, pooled=False)
+    waste = start.left & ((1 << start.drawn) - 1)
+    assert not Bounds(deal).blocked(start.present, waste, start.left ^ waste, 0)
+    assert _unusable_cards(game) == set(cards("7D JC"))
+    assert _unusable_cards(game) <= _never_leave_before_a_turn_over(game)
+    assert not solve(game).winnable
+
+
+def _unusable_example() -> Game:
+    """6H / 2H KD / 9H 9D 9C left in the pyramid; the waste, bottom to top, 7D JC 4D; the stock empty; no
+    turn-over."""
+    top, waste = cards("6H / 2H KD / 9H 9D 9C"), cards("7D JC 4D")
+    rest = tuple(c for c in DECK if c not in top and c not in waste)
+    game = Game.from_layout(Layout(top + rest[:22], waste, rest[22:]), Rules(recycles=0))
+    game.present = (1 << len(top)) - 1
+    game._stock = []
+    return game
+
+
+def _unusable_cards(game: Game) -> set[Card]:
+    """The cards :meth:`Bounds.unusable` counts, on the position's cards still to play."""
+    deal, start = from_game(game, pooled=False)
+    if start.recycles != deal.limit:
+        return set()
+    bounds = Bounds(deal)
+    waste = start.left & ((1 << start.drawn) - 1)
+    playable = start.left & ~bounds.blocked(start.present, waste, start.left ^ waste, 0)
+    dead = playable & bounds.dead_cards(start.present, playable)
+    unusable = bounds.unusable(start.present, playable, start.drawn, dead)
+    return {deal.order[i] for i in range(len(deal.order)) if unusable >> i & 1}
 
 
 def _blocked_cards(game: Game) -> set[Card]:
