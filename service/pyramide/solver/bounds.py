@@ -254,23 +254,23 @@ class Bounds:
             self._dead[key] = known
         return known
 
-    def unusable(self, present: int, cards: int, drawn: int, dead: int) -> int:
+    def unusable(self, present: int, cards: int, drawn: int) -> int:
         """On the last pass without stock–waste pairing, the cards of the waste (``cards`` below ``drawn``; ``cards``
-        those still to play, ``dead`` those of them that can never leave) that can never leave: the highest such
-        card and all beneath it. A waste card leaves, unless a king, with a pyramid card of the partner value once
-        every card on that one is gone and every card on it in the waste is gone, each of those with a pyramid card
-        of its own partner value (no two of them with the same one) once that one's cards on it were gone, and so
-        is every card drawn onto it by then. So some window of the cards from the waste's top down to it, and the
-        stock's first ones up to before the first that cannot leave, must make that possible: a pyramid card of the
-        partner value uncovered using the pyramid's and the window's cards; and, per value, as many pyramid
-        partners as the window has cards, and partners enough for them and the pyramid cards that must go first
-        (:meth:`_must`) among the pyramid's and the window's cards."""
+        those still to play) that can never leave: the highest such card and all beneath it. A waste card leaves,
+        unless a king, with a pyramid card of the partner value once every card on that one is gone and every card
+        on it in the waste is gone, each of those with a pyramid card of its own partner value (no two of them with
+        the same one) once that one's cards on it were gone, and so is every card drawn onto it by then. So some
+        window of the cards from the waste's top down to it, and the stock's first ones up to before the first that
+        can never leave (:meth:`dead_cards`), must make that possible: a pyramid card of the partner value
+        uncovered using the pyramid's and the window's cards; and, per value, as many pyramid partners as the
+        window has cards, and partners enough for them and the pyramid cards that must go first (:meth:`_must`)
+        among the pyramid's and the window's cards."""
         waste = cards & ((1 << drawn) - 1)
         if not waste:
             return 0
         stock = cards ^ waste
-        first_dead = stock & dead & -(stock & dead)
-        run = stock & (first_dead - 1) if first_dead else stock
+        dead = stock & self.dead_cards(present, cards)
+        run = stock & ((dead & -dead) - 1) if dead else stock
         _, pyramid_partners = self._forced(present)
         window = partners = wanted = 0
         rest, values = waste, self.order_values
@@ -284,41 +284,35 @@ class Bounds:
             wanted |= 1 << value
             if value == KING:
                 continue
-            if not _enough(pyramid_partners, window):
-                return waste & ((2 << index) - 1)  # more cards of a value than pyramid partners for them
             if wanted != asked:
                 asked, facts = wanted, self._facts(present, wanted)
-            if facts[KING - value] and _enough(pyramid_partners + partners, window + facts[MUST]):
-                continue  # it may leave once the cards on it have, none drawn
-            if not self._leaves_later(present, value, (window, partners, wanted, pyramid_partners), run):
+            if not self._may_leave(present, value, (window, partners, wanted, pyramid_partners), run, facts):
                 return waste & ((2 << index) - 1)
         return 0
 
-    def _leaves_later(self, present: int, value: int, above: tuple[int, int, int, int], stock: int) -> bool:
-        """Whether a waste card of ``value`` may leave (:meth:`unusable`) after drawing some of the cards of
-        ``stock`` in order: ``above`` holds the packed counts, partners and values of it and the waste cards on
-        it, and the pyramid's partners."""
+    def _may_leave(
+        self, present: int, value: int, above: tuple[int, int, int, int], stock: int, facts: tuple[int, ...]
+    ) -> bool:
+        """Whether a waste card of ``value`` may leave (:meth:`unusable`), as it is or after drawing some of the
+        cards of ``stock`` in order: ``above`` holds the packed counts, partners and values of it and the waste
+        cards on it, and the pyramid's partners; ``facts``, :meth:`_facts` for those values."""
         values, need = self.order_values, KING - value
         window, partners, wanted, pyramid_partners = above
-        facts = self._facts(present, wanted)
-        uncovered = bool(facts[need])
-        while stock:
+        asked, uncovered = wanted, bool(facts[need])
+        while _enough(pyramid_partners, window):  # more cards of a value than pyramid partners: drawing never helps
+            if wanted != asked:
+                asked, facts = wanted, self._facts(present, wanted)
+                uncovered = uncovered or bool(facts[need])
+            if uncovered and _enough(pyramid_partners + partners, window + facts[MUST]):
+                return True
+            if not stock:
+                return False
             low = stock & -stock
             stock ^= low
             other = values[low.bit_length() - 1]
             window += FIELD[other]
             partners += PARTNER_FIELD[other]
-            if not _enough(pyramid_partners, window):
-                return False  # more cards of a value than pyramid partners: drawing more never helps
-            offered = pyramid_partners + partners
-            if not _enough(offered, window):
-                continue
-            if not wanted >> other & 1:
-                wanted |= 1 << other
-                facts = self._facts(present, wanted)
-                uncovered = uncovered or bool(facts[need])
-            if uncovered and _enough(offered, window + facts[MUST]):
-                return True
+            wanted |= 1 << other
         return False
 
     def _facts(self, present: int, wanted: int) -> tuple[int, ...]:

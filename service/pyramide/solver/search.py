@@ -245,6 +245,7 @@ class _Search:
         stored_parents, stored_stack = cast("dict[object, object]", parents), cast("list[object]", stack)
         # With the turn-overs used up, cards stuck in the waste are out of the game.
         last_pass = deal.limit
+        waste_cut = win_only and not deal.waste_pairs  # cards no window lets go lose the strict win (Bounds.unusable)
         spent_before = relaxed.states
         known_before = len(parents)
         stuck = False
@@ -272,7 +273,7 @@ class _Search:
                 # (under the strict win a cleared pyramid is not yet a win: still cut what cannot clear it)
                 cut_at.setdefault(reachable, []).append(key)
                 continue
-            if win_only and recycles == last_pass and not deal.waste_pairs and self._unusable(key, playable):
+            if waste_cut and recycles == last_pass and bounds.unusable(present, playable, key >> DRAWN_AT & 31):
                 self.stuck.append(key)
                 stuck = True
                 continue
@@ -299,12 +300,6 @@ class _Search:
         if not 0 <= self.deal.limit <= recycles:
             return left
         return self.bounds.playable(key >> PRESENT_AT, left, key >> DRAWN_AT & 31, bool(key >> FRESH_AT & 1))
-
-    def _unusable(self, key: int, playable: int) -> int:
-        """On the last pass, the waste cards of ``playable`` that can never leave (:meth:`Bounds.unusable`)."""
-        present = key >> PRESENT_AT
-        dead = playable & self.bounds.dead_cards(present, playable)
-        return self.bounds.unusable(present, playable, key >> DRAWN_AT & 31, dead)
 
     def _bound(self, key: int, playable: int, removed: int, threshold: int) -> int:
         """At most how many pyramid cards the position ``key`` (with ``removed`` gone, the cards of ``playable``

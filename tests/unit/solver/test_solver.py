@@ -918,8 +918,7 @@ def _unusable_cards(game: Game) -> set[Card]:
     bounds = Bounds(deal)
     waste = start.left & ((1 << start.drawn) - 1)
     playable = start.left & ~bounds.blocked(start.present, waste, start.left ^ waste, 0)
-    dead = playable & bounds.dead_cards(start.present, playable)
-    unusable = bounds.unusable(start.present, playable, start.drawn, dead)
+    unusable = bounds.unusable(start.present, playable, start.drawn)
     return {deal.order[i] for i in range(len(deal.order)) if unusable >> i & 1}
 
 
