@@ -1,15 +1,17 @@
 """The search: every reachable position once, pruned by a sound bound, with a budget that answers "unknown"
 rather than guess.
 
-``solve`` explores depth first, removals before draws, and stops at the first win (then 28 cards are removable);
-otherwise it exhausts the reachable positions whose bound can still beat the best found, which proves both that
-the deal cannot be won and the exact maximum. ``shortest=True`` adds the A* search of :mod:`.shortest` for a
+``solve`` explores depth first, removals before draws (the last pass from its most promising starts first:
+:class:`_Entries`), and stops at the first win (then 28 cards are removable); otherwise it exhausts the reachable
+positions whose bound can still beat the best found, which proves both that the deal cannot be won and the exact
+maximum. ``shortest=True`` adds the A* search of :mod:`.shortest` for a
 winning line with the fewest moves as the rules count them (removals, draws and turn-overs). The full search keeps
 each position as one integer (:func:`.position.search_key`) and steps between them without making moves.
 """
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Container
 from dataclasses import dataclass, field
@@ -208,7 +210,9 @@ class _Search:
     position can reach is not searched at all. Positions seen with fewer turn-overs used, or (reached by a
     removal) less far drawn, are cut for good: the other one is in the search (``prune=False`` visits every
     reachable position). The bound is ``relaxed`` when given (its answers are kept from one search to the next),
-    else the counting bound of :class:`Bounds`."""
+    else the counting bound of :class:`Bounds`.
+
+    Under limited turn-overs the positions that start the last pass wait in :attr:`entries` (:class:`_Entries`)."""
 
     def __init__(self, deal: Deal, start: Position, *, prune: bool = True, relaxed: RelaxedBound | None = None) -> None:
         self.deal, self.prune, self.start = deal, prune, start
@@ -223,6 +227,7 @@ class _Search:
         """Positions cut by their bound, by its value: none of them can have more pyramid cards removed."""
         self.stuck: list[int] = []
         """Positions cut by a search for the strict win alone: a card left can no longer leave."""
+        self.entries = _Entries()
 
     def highest_cut(self) -> int:
         """The most pyramid cards any position cut so far may reach (-1: none is cut)."""
@@ -239,10 +244,7 @@ class _Search:
         best, best_at = self.best, self.best_at
         threshold = min(max(best, floor), SLOTS - 1)  # what a position must be able to beat (changes with the best)
         stack = self.unvisited = self._resumed(threshold, win_only)  # what is left on it stays for the next search
-        # The same dict and list seen as holding objects: each child's key, boxed once by :func:`successors`, is
-        # looked up, kept and stacked as that one object, and each position's key is boxed once for its children
-        # (as ints, compiled code made a new integer object for every use: benchmarks/solver_instructions.py).
-        stored_parents, stored_stack = cast("dict[object, object]", parents), cast("list[object]", stack)
+        stored_stack = cast("list[object]", stack)  # seen as holding objects: see :meth:`_push`
         # With the turn-overs used up, cards stuck in the waste are out of the game.
         last_pass = deal.limit
         waste_cut = win_only and not deal.waste_pairs  # cards no window lets go lose the strict win (Bounds.unusable)
@@ -250,7 +252,10 @@ class _Search:
         known_before = len(parents)
         stuck = False
         strict = deal.strict
-        while stack:
+        entries = self.entries
+        entries.start()
+        while stack or entries.waiting:
+            entries.take(stack)
             key = stack.pop()
             present, left = key >> PRESENT_AT, key & ORDER
             if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
@@ -284,15 +289,25 @@ class _Search:
             children = successors(deal, key)
             if last_pass < 0 or recycles < last_pass:
                 key, children = _draw_on(deal, parents, key, children)
-            boxed: object = key
-            for after in reversed(cast("list[object]", children)):
-                if after in parents:
-                    continue
-                if prune and _dominated(parents, self.least_drawn, cast(int, after), key):
-                    continue
-                stored_parents[after] = boxed
-                stored_stack.append(after)
+            self._push(key, cast("list[object]", children), stored_stack, recycles + 1 == last_pass)
         return self._found(False, best_at, known_before, True, stuck)
+
+    def _push(self, key: int, children: list[object], stack: list[object], turns_to_last: bool) -> None:
+        """Stack the ``children`` of the position ``key`` not yet in the search nor cut for good (:func:`_dominated`),
+        the first last, noting ``key`` as the position before each; a position a turn-over to the last pass reaches
+        waits among :attr:`entries` instead (``turns_to_last``: a turn-over from ``key`` reaches it). Each child's
+        key, boxed once by :func:`successors`, is looked up, kept and stacked as that one object, and ``key`` is
+        boxed once for them all (as ints, compiled code made a new integer object for every use)."""
+        parents, stored_parents = self.parents, cast("dict[object, object]", self.parents)
+        boxed: object = key
+        for after in reversed(children):
+            if after in parents or (self.prune and _dominated(parents, self.least_drawn, cast(int, after), key)):
+                continue
+            stored_parents[after] = boxed
+            if turns_to_last and cast(int, after) >> RECYCLES_AT & 15 != key >> RECYCLES_AT & 15:
+                self.entries.add(cast(int, after))
+            else:
+                stack.append(after)
 
     def _playable(self, key: int, recycles: int) -> int:
         """The cards left that may still be played: on the last pass, what is buried now stays buried."""
@@ -334,6 +349,48 @@ class _Search:
     def _found(self, won: bool | None, key: int, known_before: int, exhausted: bool, stuck: bool) -> Explored:
         states = len(self.parents) - known_before
         return Explored(won, self.best, _line(self.deal, self.parents, key, self.start), states, exhausted, stuck)
+
+
+class _Entries:
+    """The positions a turn-over to the last pass reached, not yet searched. They are not searched as they come:
+    whenever the positions taken from them so far are no more than those of the rest of the search, or nothing
+    else is left, the most promising is taken, and what it reaches searched to its end before the rest goes on.
+    The most promising has the fewest pyramid cards left and, among those, the most cards outside it. A deal that
+    cannot be won visits the same positions in another order; a won one tries the last passes most likely to win
+    first instead of the first met, which for the slowest won deals were thousands of lost ones."""
+
+    def __init__(self) -> None:
+        self.waiting: list[int] = []
+        """A heap of positions by promise: each key below the pyramid cards left and the cards outside missing."""
+        self.below = -1
+        """While the positions one entry reaches are searched: the stack's height beneath them (-1: none)."""
+        self.taken = self.others = 0
+        """The positions taken off the stack since :meth:`start`, from entries and not."""
+
+    def start(self) -> None:
+        """A search begins: nothing is taken yet (what a search left on its stack is the rest of the next one)."""
+        self.below, self.taken, self.others = -1, 0, 0
+
+    def add(self, key: int) -> None:
+        promise = cards_in(key >> PRESENT_AT) << 5 | 31 - cards_in(key & ORDER)
+        heapq.heappush(self.waiting, promise << PRESENT_AT + SLOTS | key)
+
+    def take(self, stack: list[int]) -> None:
+        """Before a position is taken off ``stack``: put the most promising entry on it when it is its turn, and
+        count the position about to be taken."""
+        if len(stack) <= self.below:
+            self.below = -1
+        if self.waiting and (not stack or (self.below < 0 and self.taken <= self.others)):
+            self.below = len(stack)
+            stack.append(heapq.heappop(self.waiting) & KEYS)
+        if self.below < 0:
+            self.others += 1
+        else:
+            self.taken += 1
+
+
+KEYS: Final = (1 << PRESENT_AT + SLOTS) - 1
+"""The bits of a number in :attr:`_Entries.waiting` that hold the position's key."""
 
 
 def _most_removed_last(keys: list[int]) -> list[int]:

@@ -451,6 +451,26 @@ def test_one_turn_over_deals_the_search_used_to_leave_open_are_decided(code: str
     _replays_to(game, analysis.line, most)
 
 
+@pytest.mark.parametrize(
+    ("code", "budget"),
+    [
+        # Its win starts the last pass from one of the 12,988 turn-overs the search met: searching each last pass
+        # as its turn-over came up, the win took 528,430 positions.
+        ("PY1-1C-OHTCPQM", 150_000),
+        ("PY1-1SCW-GFABGKJ", 100_000),  # 354,686 positions so
+        ("PY1-1S-RCYNGYP", 60_000),  # 121,700 positions so
+    ],
+)
+def test_won_deals_start_the_last_pass_where_fewest_pyramid_cards_are_left(code: str, budget: int) -> None:
+    """A position a turn-over reaches waits among the others, those with the fewest pyramid cards left searched
+    first, while the search of the first pass goes on beside them: the deals' wins are found within budgets their
+    search in the order met used to pass several times over."""
+    game = Game(DealCode.parse(code))
+    analysis = solve(game, budget=budget)
+    assert analysis.winnable is True
+    assert _replay(game, analysis.line).is_won
+
+
 def test_a_relaxed_line_that_can_be_played_is_played() -> None:
     """The easy deal's relaxed line needs no turn-over: it is taken as it is, without a full search."""
     game = easy_game(Rules(recycles=0))
