@@ -47,6 +47,10 @@ from pyramide.solver.position import (
 from pyramide.solver.shortest import shortest_line as a_star_shortest_line
 
 DEFAULT_BUDGET: Final = 2_000_000
+RELAXATION_BUDGET: Final = 10_000
+"""Positions the pool model's first search may take (:func:`_full_search`): most of its answers come well within
+it, and where it needs more (under the strict win with stock–waste pairs its pool cards pair among themselves in
+countless ways) the full search's targets answer sooner (docs/benchmarks.md)."""
 RELAXED_BUDGET: Final = 200_000
 """Positions one relaxed search may visit to bound a position of the full search (past it the cheap bound is used)."""
 RELAXED_RECALL: Final = 48
@@ -476,13 +480,14 @@ def _full_search(
     the full search asks only "can ``target`` cards be removed?", cutting every position whose bound is below the
     target: the first target reached is the most removable (28: the deal is won), and each target refused is
     proved out of reach. Asking narrow questions cuts far more than one search for the best that raises its cut as
-    it goes, and each search after the first visits only what the one before cut (:func:`_targets`)."""
+    it goes, and each search after the first visits only what the one before cut (:func:`_targets`). The pool
+    model's search gets :data:`RELAXATION_BUDGET` positions: past it the targets start from 28."""
     rules = deal.rules
     relaxed = PoolSearch(
         deal.pyramid, deal.order, rules.cover_pairs, rules.strict_win, pool_pairs=rules.stock_waste_pairs, relaxed=True
     )
     relaxed_won, cap, relaxed_line, states, relaxed_exhausted = relaxed.explore(
-        start.present, start.left, budget, deadline
+        start.present, start.left, min(budget, RELAXATION_BUDGET), deadline
     )
     if relaxed_exhausted or relaxed_won:
         realised = realise(deal, start, relaxed_line)  # often the relaxed best line can simply be played here

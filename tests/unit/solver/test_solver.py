@@ -471,6 +471,25 @@ def test_won_deals_start_the_last_pass_where_fewest_pyramid_cards_are_left(code:
     assert _replay(game, analysis.line).is_won
 
 
+@pytest.mark.parametrize(
+    ("code", "most"),
+    [
+        ("PY1-0SCW-TUBXVOR", 18),  # 150,375 positions, 148,935 of them the pool model's, when it had all it asked
+        ("PY1-0SW-TUBXVOR", 14),  # 129,171
+        ("PY1-SW-TUBXVOR", 18),  # 126,767
+        ("PY1-2SCW-TUBXVOR", 18),  # 149,161
+    ],
+)
+def test_strict_deals_the_pool_model_cannot_settle_soon_are_left_to_the_full_search(code: str, most: int) -> None:
+    """Under the strict win with stock–waste pairs the pool model's cards pair among themselves in countless ways:
+    its first search stops at its own budget, and the full search's targets, from 28 down, prove these deals lost
+    and their most removable within a fraction of the positions it used to take alone."""
+    game = Game(DealCode.parse(code))
+    analysis = solve(game, budget=30_000)
+    assert (analysis.winnable, analysis.max_removable) == (False, most)
+    _replays_to(game, analysis.line, most)
+
+
 def test_a_relaxed_line_that_can_be_played_is_played() -> None:
     """The easy deal's relaxed line needs no turn-over: it is taken as it is, without a full search."""
     game = easy_game(Rules(recycles=0))
