@@ -4,9 +4,9 @@ rather than guess.
 ``solve`` explores depth first, removals before draws (the last pass from its most promising starts first:
 :class:`_Entries`), and stops at the first win (then 28 cards are removable); otherwise it exhausts the reachable
 positions whose bound can still beat the best found, which proves both that the deal cannot be won and the exact
-maximum. ``shortest=True`` adds the A* search of :mod:`.shortest` for a
-winning line with the fewest moves as the rules count them (removals, draws and turn-overs). The full search keeps
-each position as one integer (:func:`.position.search_key`) and steps between them without making moves.
+maximum. ``shortest=True`` adds the A* search of :mod:`.shortest` for a winning line with the fewest moves as the
+rules count them (removals, draws and turn-overs). The full search keeps each position as one integer
+(:func:`.position.search_key`) and steps between them without making moves.
 """
 
 from __future__ import annotations
@@ -376,6 +376,7 @@ class _Entries:
         self.below, self.taken, self.others = -1, 0, 0
 
     def add(self, key: int) -> None:
+        """A position a turn-over to the last pass reached, to wait its turn."""
         promise = cards_in(key >> PRESENT_AT) << 5 | 31 - cards_in(key & ORDER)
         heapq.heappush(self.waiting, promise << PRESENT_AT + SLOTS | key)
 
