@@ -293,22 +293,24 @@ class _Search:
             children = successors(deal, key)
             if last_pass < 0 or recycles < last_pass:
                 key, children = _draw_on(deal, parents, key, children)
-            self._push(key, cast("list[object]", children), stored_stack, recycles + 1 == last_pass)
+            self._push(key, cast("list[object]", children), stored_stack)
         return self._found(False, best_at, known_before, True, stuck)
 
-    def _push(self, key: int, children: list[object], stack: list[object], turns_to_last: bool) -> None:
+    def _push(self, key: int, children: list[object], stack: list[object]) -> None:
         """Stack the ``children`` of the position ``key`` not yet in the search nor cut for good (:func:`_dominated`),
         the first last, noting ``key`` as the position before each; a position a turn-over to the last pass reaches
-        waits among :attr:`entries` instead (``turns_to_last``: a turn-over from ``key`` reaches it). Each child's
+        waits among :attr:`entries` instead. Each child's
         key, boxed once by :func:`successors`, is looked up, kept and stacked as that one object, and ``key`` is
         boxed once for them all (as ints, compiled code made a new integer object for every use)."""
         parents, stored_parents = self.parents, cast("dict[object, object]", self.parents)
+        recycles = key >> RECYCLES_AT & 15
+        turns_to_last = recycles + 1 == self.deal.limit  # a turn-over from here starts the last pass
         boxed: object = key
         for after in reversed(children):
             if after in parents or (self.prune and _dominated(parents, self.least_drawn, cast(int, after), key)):
                 continue
             stored_parents[after] = boxed
-            if turns_to_last and cast(int, after) >> RECYCLES_AT & 15 != key >> RECYCLES_AT & 15:
+            if turns_to_last and cast(int, after) >> RECYCLES_AT & 15 != recycles:
                 self.entries.add(cast(int, after))
             else:
                 stack.append(after)

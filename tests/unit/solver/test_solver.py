@@ -462,7 +462,7 @@ def test_one_turn_over_deals_the_search_used_to_leave_open_are_decided(code: str
     ],
 )
 def test_won_deals_start_the_last_pass_where_fewest_pyramid_cards_are_left(code: str, budget: int) -> None:
-    """A position a turn-over reaches waits among the others, those with the fewest pyramid cards left searched
+    """A position a turn-over to the last pass reaches waits among the others, the fewest pyramid cards left searched
     first, while the search of the first pass goes on beside them: the deals' wins are found within budgets their
     search in the order met used to pass several times over."""
     game = Game(DealCode.parse(code))
