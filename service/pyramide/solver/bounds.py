@@ -78,7 +78,7 @@ class Bounds:
         self._uncoverable_known: dict[int, tuple[int, ...]] = {}
         self.cover_pairs = deal.rules.cover_pairs
         self._inside: dict[int, tuple[tuple[int, ...], list[int]]] = {}
-        self._outside: dict[int, tuple[tuple[int, ...], int, int]] = {}
+        self._outside: dict[int, tuple[tuple[int, ...], int, int, int]] = {}
         self._kind_of_counts: dict[tuple[int, ...], int] = {}
         self._known: dict[int, int] = {}
         self._value_bits = _value_bits(deal.order_values)
@@ -96,7 +96,7 @@ class Bounds:
 
     def _compute(self, present: int, left: int) -> int:
         """The bounds over the cards of :meth:`reach`, the rest of ``present`` counted as staying."""
-        outside, signature, _ = self.outside(left)
+        outside, signature, _, _ = self.outside(left)
         reach = self.reach(present, signature)
         inside, slots_of_value = self.pyramid(reach)
         dead = dead_cone_bound(reach, signature, slots_of_value, self.cover_pairs)
@@ -299,11 +299,11 @@ class Bounds:
         values, need = self.order_values, KING - value
         window, partners, wanted, pyramid_partners = above
         asked, uncovered = wanted, bool(facts[need])
-        while _enough(pyramid_partners, window):  # more cards of a value than pyramid partners: drawing never helps
+        while enough(pyramid_partners, window):  # more cards of a value than pyramid partners: drawing never helps
             if wanted != asked:
                 asked, facts = wanted, self._facts(present, wanted)
                 uncovered = uncovered or bool(facts[need])
-            if uncovered and _enough(pyramid_partners + partners, window + facts[MUST]):
+            if uncovered and enough(pyramid_partners + partners, window + facts[MUST]):
                 return True
             if not stock:
                 return False
@@ -406,18 +406,24 @@ class Bounds:
             cached = self._inside[present] = (tuple(cards_in(held) for held in slots_of_value), slots_of_value)
         return cached
 
-    def outside(self, left: int) -> tuple[tuple[int, ...], int, int]:
-        """The counts of each value among the cards left outside the pyramid, :func:`outside_signature`, and a
-        number naming those counts (sets of cards with the same counts share it: the bound is kept per it)."""
+    def packed(self, left: int) -> int:
+        """:meth:`outside`'s packed counts of values 1-12 (what the pool model's answers depend on)."""
+        return (self._outside.get(left) or self.outside(left))[3]
+
+    def outside(self, left: int) -> tuple[tuple[int, ...], int, int, int]:
+        """The counts of each value among the cards left outside the pyramid, :func:`outside_signature`, a number
+        naming those counts (sets of cards with the same counts share it: the bound is kept per it), and the
+        counts of values 1-12 packed (:data:`FIELD`)."""
         cached = self._outside.get(left)
         if cached is None:
             counts = tuple(cards_in(left & mask) for mask in self.order_masks)
             kind = self._kind_of_counts.setdefault(counts, len(self._kind_of_counts))
-            cached = self._outside[left] = (counts, outside_signature(counts), kind)
+            packed = sum(FIELD[value] * counts[value] for value in range(1, KING))
+            cached = self._outside[left] = (counts, outside_signature(counts), kind, packed)
         return cached
 
 
-def _enough(offered: int, wanted: int) -> bool:
+def enough(offered: int, wanted: int) -> bool:
     """Whether each field of the packed counts ``offered`` (:data:`FIELD`) is at least that of ``wanted``."""
     return ((offered | GUARDS) - wanted) & GUARDS == GUARDS
 

@@ -20,9 +20,9 @@ from typing import Final, NamedTuple, cast
 from pyramide.engine import Game, Move, RemoveKing, RemovePair
 from pyramide.engine.cards import PAIR_SUM, Card
 from pyramide.engine.pyramid import SLOTS, free_slots
-from pyramide.solver.bounds import Bounds
+from pyramide.solver.bounds import Bounds, enough
 from pyramide.solver.collector import collector_paused
-from pyramide.solver.pool import LEFT_BITS, PoolSearch
+from pyramide.solver.pool import LEFT_BITS, LEFT_MASK, PoolSearch
 from pyramide.solver.position import (
     DRAWN_AT,
     FRESH_AT,
@@ -63,6 +63,28 @@ RELAXED_USEFUL: Final = 0.3
 not, the full search goes on with the counting bound (and what the searches proved): with few turn-overs the pool
 model is too generous to cut, and asking it cost more than the search it was meant to save (with one turn-over,
 even while nearly one search in three cut: docs/benchmarks.md)."""
+START_TRIAL: Final = 200
+START_USEFUL: Final = 0.05
+"""The same for the positions that start the last pass (:class:`_Trial`), asked on their own: there the pool
+model often cuts where it did not before (the cards the earlier passes used are gone), and an answer serves every
+start with the same pyramid and as many cards of each value left, hundreds of starts in the slowest deals; under
+stock–waste pairing it seldom does, and is given up."""
+
+
+class _Trial:
+    """Whether the pool model is still worth asking, for one kind of position: after ``trial`` searches, only
+    while at least the share ``useful`` of them cut something (proved no more than the threshold)."""
+
+    def __init__(self, trial: int, useful: float, *, asked: bool) -> None:
+        self.trial, self.useful = trial, useful
+        self.searches = self.refusals = 0
+        self.given_up = not asked
+
+    def worth_asking(self) -> bool:
+        """Whether to search the pool model once more (once given up, never again)."""
+        if self.searches >= self.trial and self.refusals < self.searches * self.useful:
+            self.given_up = True
+        return not self.given_up
 
 
 class RelaxedBound:
@@ -72,58 +94,69 @@ class RelaxedBound:
     line under the real rules is a line there, less its pairs of two stock or waste cards (those only take cards
     away, which never helps where there is no order): what it cannot remove, no real line can. It counts pyramid
     cards only, so it plays to the plain win even under the strict one (and keeps its shortcuts). It knows the
-    order of nothing, yet is far tighter than counting values: it knows which cards cover which. Many positions of
-    the full search share their pyramid and cards left (they differ in how far the stock is drawn and the
-    turn-overs used), and each answer is kept."""
+    order of nothing, yet is far tighter than counting values: it knows which cards cover which. Its answer
+    depends on the pyramid and how many cards of each value are left, which many positions of the full search
+    share (they differ in which cards of a value, how far the stock is drawn and the turn-overs used), and each
+    answer is kept so. The positions that start the last pass are asked on their own trial (:data:`START_TRIAL`)."""
 
     def __init__(self, deal: Deal, deadline: float, budget: int, *, ask_pool: bool = True) -> None:
-        """``ask_pool=False``: the pool model is never searched, only the counting bound read (:attr:`given_up`
-        from the start)."""
+        """``ask_pool=False``: the pool model is never searched, only the counting bound read (both trials given
+        up from the start)."""
         self.bounds = Bounds(deal)
         self.budget = budget
         self.pool = PoolSearch(deal.pyramid, deal.order, deal.rules.cover_pairs, strict=False)
         self.deadline = deadline
         self.states = 0
-        self.searches = self.refusals = 0
-        self.given_up = not ask_pool
-        """No more pool searches: only the answers already known count."""
+        self.anywhere = _Trial(RELAXED_TRIAL, RELAXED_USEFUL, asked=ask_pool)
+        self.starts = _Trial(START_TRIAL, START_USEFUL, asked=ask_pool)
         self._known: dict[int, list[int]] = {}
-        """For each pyramid and cards left (``present << LEFT_BITS | left``): the most the pool model can remove,
-        as far as known, and the most it was seen to reach."""
+        """For each pyramid and counts of the values left (``packed << SLOTS | present``, :meth:`Bounds.outside`):
+        the most the pool model can remove, as far as known, and the most it was seen to reach."""
         self._searched: dict[int, list[tuple[int, list[int]]]] = {}
-        """For each pyramid, the cards left it was searched with and what that proved (the same lists)."""
+        """For each pyramid, the packed counts it was searched with and what that proved (the same lists)."""
 
-    def most(self, present: int, left: int, threshold: int) -> int:
+    def most(self, present: int, left: int, threshold: int, *, start: bool = False) -> int:
         """At most how many pyramid cards the whole game can have removed from this pyramid and these cards left,
         as far as it takes to tell whether that is more than ``threshold``: the pool search is asked just that (it
         cuts at the threshold, which is far quicker than finding its most). What each answer proves is kept: a
-        most it cannot beat, a count it reached."""
-        key = present << LEFT_BITS | left
-        known = self._known.get(key)
+        most it cannot beat, a count it reached. ``start``: the position starts the last pass."""
+        packed = self.bounds.packed(left)
+        known = self._known.get(packed << SLOTS | present)
         if known is None:
-            known = self._known[key] = [self.bounds.removable(present, left), SLOTS - cards_in(present)]
+            known = self._known[packed << SLOTS | present] = [
+                self.bounds.removable(present, left),
+                SLOTS - cards_in(present),
+            ]
         most, reached = known
-        if most <= threshold or reached > threshold or self.given_up:
+        trial = self.starts if start else self.anywhere
+        if most <= threshold or reached > threshold or trial.given_up:
             return most
         searched = self._searched.setdefault(present, [])
         for at in range(len(searched) - 1, max(len(searched) - RELAXED_RECALL, 0) - 1, -1):  # the latest first
             cards, other = searched[at]
-            # With more cards left the pool model removes at least as much (a card it holds need never be used).
-            if left | cards == cards and other[0] <= threshold:
+            # With at least as many cards of each value left the pool model removes at least as much (a card it
+            # holds need never be used).
+            if other[0] <= threshold and enough(cards, packed):
                 known[0] = other[0]
                 return other[0]
-            if left | cards == left and other[1] > threshold:
+            if other[1] > threshold and enough(packed, cards):
                 known[1] = other[1]
                 return most
-        allowance = min(RELAXED_BUDGET, self.budget - self.states)
-        if allowance <= 0 or (self.searches >= RELAXED_TRIAL and self.refusals < self.searches * RELAXED_USEFUL):
-            # No budget left, or the pool model keeps agreeing with the counting bound: not worth asking, nor
-            # looking through what it answered before.
-            self.given_up = True
+        if self.states >= self.budget:
+            self.anywhere.given_up = self.starts.given_up = True
             return most
-        self.searches += 1
-        searched.append((left, known))
+        if not trial.worth_asking():  # the pool model keeps agreeing with the counting bound
+            return most
+        trial.searches += 1
+        searched.append((packed, known))
+        return self._search(present, left, threshold, known=known, trial=trial)
+
+    def _search(self, present: int, left: int, threshold: int, *, known: list[int], trial: _Trial) -> int:
+        """:meth:`most` by a pool search within :data:`RELAXED_BUDGET` positions and the budget left, what it
+        proves noted in ``known`` (and for every position on its way, when it reaches past the threshold) and in
+        ``trial``."""
         trail: list[int] = []
+        allowance = min(RELAXED_BUDGET, self.budget - self.states)
         won, best, _, states, exhausted = self.pool.explore(
             present, left, allowance, self.deadline, floor=threshold, cap=threshold + 1, trail=trail
         )
@@ -131,17 +164,19 @@ class RelaxedBound:
         if won or best > threshold:
             reached = SLOTS if won else best
             for step in trail:  # every position on the way reaches as far
-                on_way = self._known.get(step)
+                step_left = step & LEFT_MASK
+                step_packed = self.bounds.packed(step_left)
+                on_way = self._known.get(step_packed << SLOTS | step >> LEFT_BITS)
                 if on_way is not None:
                     on_way[1] = max(on_way[1], reached)
                 else:
-                    self._known[step] = [SLOTS, reached]
-            return most
+                    self._known[step_packed << SLOTS | step >> LEFT_BITS] = [SLOTS, reached]
+            return known[0]
         if exhausted:  # nothing above the threshold anywhere: that is the most now known
             known[0] = threshold
-            self.refusals += 1
+            trial.refusals += 1
             return threshold
-        return most  # out of budget or time: no answer, nothing cut
+        return known[0]  # out of budget or time: no answer, nothing cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,11 +360,13 @@ class _Search:
     def _bound(self, key: int, playable: int, removed: int, threshold: int) -> int:
         """At most how many pyramid cards the position ``key`` (with ``removed`` gone, the cards of ``playable``
         still to play) can have removed, as far as it takes to tell whether that is more than ``threshold``: the
-        relaxed bound, and, under limited turn-overs without stock–waste pairing, the reach run by run
-        (:meth:`Bounds.phased_reach`) where a card left can never leave. Under stock–waste pairing any card of the
-        partner value left outside saves a card from that, so it rarely cuts there and is not asked."""
+        relaxed bound (a position with the whole stock of the last pass ahead asked as a start of it), and, under
+        limited turn-overs without stock–waste pairing, the reach run by run (:meth:`Bounds.phased_reach`) where a
+        card left can never leave. Under stock–waste pairing any card of the partner value left outside saves a
+        card from that, so it rarely cuts there and is not asked."""
         present = key >> PRESENT_AT
-        reachable = self.relaxed.most(present, playable, threshold)
+        start = not key >> DRAWN_AT & 31 and key >> RECYCLES_AT & 15 == self.deal.limit > 0
+        reachable = self.relaxed.most(present, playable, threshold, start=start)
         if reachable <= threshold or self.deal.limit < 0 or self.deal.waste_pairs:
             return reachable
         dead = playable & self.bounds.dead_cards(present, playable)

@@ -239,7 +239,7 @@ class _Estimate:
         """Under the strict win: removals for every card left (digging costs nothing more), at least every stock
         card drawn, and if some waste cards stay there until the next turn-over (:meth:`_stuck`), that turn-over
         and the draws back through them."""
-        counts, _, kind = self.bounds.outside(left)
+        counts, _, kind, _ = self.bounds.outside(left)
         key = kind << 28 | present
         total = self.strict_removals.get(key)
         if total is None:

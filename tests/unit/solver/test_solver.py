@@ -490,6 +490,25 @@ def test_strict_deals_the_pool_model_cannot_settle_soon_are_left_to_the_full_sea
     _replays_to(game, analysis.line, most)
 
 
+@pytest.mark.parametrize(
+    ("code", "most", "budget"),
+    [
+        ("PY1-1-OHTCPQM", 26, 200_000),  # 345,030 positions when only the counting bound cut the last pass's starts
+        ("PY1-1W-OHTCPQM", 26, 200_000),  # 345,803
+        ("PY1-1SC-RQVOBPB", 17, 300_000),  # 649,998
+    ],
+)
+def test_the_pool_model_cuts_the_starts_of_the_last_pass_by_the_counts_left(code: str, most: int, budget: int) -> None:
+    """Thousands of positions start the last pass in these lost deals, but only a few hundred pyramids with as many
+    cards of each value left: asked there, once for each, the pool model proves most of them short of the target
+    (the cards the first pass used are gone), and the deals are proved lost, their most removable found, within
+    budgets the search of every start used to overrun."""
+    game = Game(DealCode.parse(code))
+    analysis = solve(game, budget=budget)
+    assert (analysis.winnable, analysis.max_removable) == (False, most)
+    _replays_to(game, analysis.line, most)
+
+
 def test_a_relaxed_line_that_can_be_played_is_played() -> None:
     """The easy deal's relaxed line needs no turn-over: it is taken as it is, without a full search."""
     game = easy_game(Rules(recycles=0))
