@@ -583,6 +583,28 @@ def test_a_search_stopped_by_its_budget_goes_on_where_it_stopped(game: Game, bud
     _replays_to(game, more.line, full.best)
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    game=late_games(rules=st.sampled_from(LIMITED_RULES), removals_left=(10, 14), draws=(0, 0)),
+    dropped=st.integers(0, 2**24 - 1),
+)
+def test_the_pool_model_s_answers_kept_by_counts_never_cut_a_line(game: Game, dropped: int) -> None:
+    """The pool model's answers are kept per pyramid and counts of each value left, and one serves a position with
+    the same pyramid and no more cards of any value. At the start of the last pass, with some cards dropped and then
+    with all, each first asked whether more than the most there is can go (what a refusal proves is kept), then
+    whether more than one fewer can: it never says no to that, whichever answer it reads it from."""
+    deal, start = from_game(game)
+    bound = RelaxedBound(deal, float("inf"), 10**7)
+    starts = [
+        Position(start.present, left, 0, max(deal.limit, 0), False) for left in (start.left & ~dropped, start.left)
+    ]
+    most = [_every_position(deal, position).best for position in starts]
+    for position, best in zip(starts, most, strict=True):
+        assert bound.most(position.present, position.left, best, start=True) >= best
+    for position, best in zip(starts, most, strict=True):
+        assert bound.most(position.present, position.left, best - 1, start=True) >= best, game.code
+
+
 LAST_PASS_RULES = st.sampled_from(
     [Rules(recycles=0), Rules(recycles=0, cover_pairs=True), Rules(recycles=1), Rules(recycles=1, cover_pairs=True)]
     + [
