@@ -406,10 +406,6 @@ class Bounds:
             cached = self._inside[present] = (tuple(cards_in(held) for held in slots_of_value), slots_of_value)
         return cached
 
-    def packed(self, left: int) -> int:
-        """:meth:`outside`'s packed counts of values 1-12 (what the pool model's answers depend on)."""
-        return (self._outside.get(left) or self.outside(left))[3]
-
     def outside(self, left: int) -> tuple[tuple[int, ...], int, int, int]:
         """The counts of each value among the cards left outside the pyramid, :func:`outside_signature`, a number
         naming those counts (sets of cards with the same counts share it: the bound is kept per it), and the

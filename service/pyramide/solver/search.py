@@ -109,9 +109,15 @@ class RelaxedBound:
         self.states = 0
         self.anywhere = _Trial(RELAXED_TRIAL, RELAXED_USEFUL, asked=ask_pool)
         self.starts = _Trial(START_TRIAL, START_USEFUL, asked=ask_pool)
+        self._by_counts: dict[int, list[int]] = {}
+        """For each pyramid and counts of the values 1-12 left (``kind << SLOTS | present``, the counts named by
+        :attr:`_kinds`): the most the pool model can remove, as far as known, and the most it was seen to reach.
+        Kings left are not counted: the pool model's answer does not depend on them."""
+        self._kinds: dict[int, int] = {}
+        """A number for each packed counts of values 1-12 (:meth:`Bounds.outside`) seen, in the order seen."""
         self._known: dict[int, list[int]] = {}
-        """For each pyramid and counts of the values left (``packed << SLOTS | present``, :meth:`Bounds.outside`):
-        the most the pool model can remove, as far as known, and the most it was seen to reach."""
+        """The same lists by pyramid and cards left (``present << LEFT_BITS | left``): one look-up for a position
+        seen before, as most are, where the counts would take two."""
         self._searched: dict[int, list[tuple[int, list[int]]]] = {}
         """For each pyramid, the packed counts it was searched with and what that proved (the same lists)."""
 
@@ -120,17 +126,14 @@ class RelaxedBound:
         as far as it takes to tell whether that is more than ``threshold``: the pool search is asked just that (it
         cuts at the threshold, which is far quicker than finding its most). What each answer proves is kept: a
         most it cannot beat, a count it reached. ``start``: the position starts the last pass."""
-        packed = self.bounds.packed(left)
-        known = self._known.get(packed << SLOTS | present)
+        known = self._known.get(present << LEFT_BITS | left)
         if known is None:
-            known = self._known[packed << SLOTS | present] = [
-                self.bounds.removable(present, left),
-                SLOTS - cards_in(present),
-            ]
+            known = self._known[present << LEFT_BITS | left] = self._answer(present, left)
         most, reached = known
         trial = self.starts if start else self.anywhere
         if most <= threshold or reached > threshold or trial.given_up:
             return most
+        packed = self.bounds.outside(left)[3]
         searched = self._searched.setdefault(present, [])
         for at in range(len(searched) - 1, max(len(searched) - RELAXED_RECALL, 0) - 1, -1):  # the latest first
             cards, other = searched[at]
@@ -151,6 +154,16 @@ class RelaxedBound:
         searched.append((packed, known))
         return self._search(present, left, threshold, known=known, trial=trial)
 
+    def _answer(self, present: int, left: int) -> list[int]:
+        """What is known of the pool model from this pyramid and the counts of these cards left, shared by every
+        position with them: at first the counting bound, and the cards already gone."""
+        packed = self.bounds.outside(left)[3]
+        key = self._kinds.setdefault(packed, len(self._kinds)) << SLOTS | present
+        known = self._by_counts.get(key)
+        if known is None:
+            known = self._by_counts[key] = [self.bounds.removable(present, left), SLOTS - cards_in(present)]
+        return known
+
     def _search(self, present: int, left: int, threshold: int, *, known: list[int], trial: _Trial) -> int:
         """:meth:`most` by a pool search within :data:`RELAXED_BUDGET` positions and the budget left, what it
         proves noted in ``known`` (and for every position on its way, when it reaches past the threshold) and in
@@ -164,13 +177,8 @@ class RelaxedBound:
         if won or best > threshold:
             reached = SLOTS if won else best
             for step in trail:  # every position on the way reaches as far
-                step_left = step & LEFT_MASK
-                step_packed = self.bounds.packed(step_left)
-                on_way = self._known.get(step_packed << SLOTS | step >> LEFT_BITS)
-                if on_way is not None:
-                    on_way[1] = max(on_way[1], reached)
-                else:
-                    self._known[step_packed << SLOTS | step >> LEFT_BITS] = [SLOTS, reached]
+                on_way = self._answer(step >> LEFT_BITS, step & LEFT_MASK)
+                on_way[1] = max(on_way[1], reached)
             return known[0]
         if exhausted:  # nothing above the threshold anywhere: that is the most now known
             known[0] = threshold
