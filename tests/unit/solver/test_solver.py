@@ -605,6 +605,62 @@ def test_the_pool_model_s_answers_kept_by_counts_never_cut_a_line(game: Game, dr
         assert bound.most(position.present, position.left, best - 1, start=True) >= best, game.code
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    game=late_games(rules=st.sampled_from(LIMITED_RULES), removals_left=(2, 11), draws=(0, 30)),
+    every=st.integers(1, 8),
+)
+def test_the_bound_of_a_reachable_position_is_never_below_its_most_removable(game: Game, every: int) -> None:
+    """The full search cuts a position when its bound (the counting bound, the pool model's answers, the reach run
+    by run, cards buried for good on the last pass) is no more than the threshold. Asked of every ``every``-th
+    position reachable from a late position whether more than one fewer than its own most removable can go, it
+    never says no: a bound must hold at each position, not only where a wrong cut would change the answer."""
+    deal, start = from_game(game)
+    reachable = _Search(deal, start, prune=False)
+    if not reachable.run(10**5, float("inf"), floor=-1, cap=SLOTS + 1, win_only=False).exhausted:
+        reject()
+    bounded = _Search(deal, start, relaxed=RelaxedBound(deal, float("inf"), 10**7))
+    for key in list(reachable.parents)[::every]:
+        position = position_of(key)
+        most = _every_position(deal, position).best
+        playable = bounded._playable(key, position.recycles)
+        bound = bounded._bound(key, playable, SLOTS - cards_in(position.present), most - 1)
+        assert bound >= most, (game.code, key)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "PY1-1C-PPEWUMY",  # its line ends with a king alone in the pyramid and three stock cards that never leave
+        "PY1-1-PPEWUMY",
+        "PY1-1C-OHTCPQM",
+        "PY1-1S-RCYNGYP",
+        "PY1-1W-GFXRVTK",
+        "PY1-0C-FFLSMJV",
+        "PY1-0SC-CMKKXID",
+        "PY1-2-JXFZZZY",
+        "PY1-2SCW-GFABGKJ",
+    ],
+)
+def test_no_position_of_a_winning_line_is_bounded_below_the_win(code: str) -> None:
+    """Every position on a line that wins can still win: its bound, asked whether more than 27 pyramid cards can
+    go, never says no, down to the end of the stock with only a king left and the pyramid's own removals left to
+    count."""
+    game = Game(DealCode.parse(code))
+    analysis = solve(game)
+    assert analysis.winnable is True
+    deal, start = from_game(game)
+    search = _Search(deal, start, relaxed=RelaxedBound(deal, float("inf"), 10**7))
+    position = start
+    for move in analysis.line:
+        key = search_key(deal, position)
+        at = position_of(key)
+        playable = search._playable(key, at.recycles)
+        assert search._bound(key, playable, SLOTS - cards_in(at.present), SLOTS - 1) >= SLOTS, (code, move)
+        position = next(after for made, after in moves(deal, position) if made == move)
+    assert not position.present
+
+
 LAST_PASS_RULES = st.sampled_from(
     [Rules(recycles=0), Rules(recycles=0, cover_pairs=True), Rules(recycles=1), Rules(recycles=1, cover_pairs=True)]
     + [
