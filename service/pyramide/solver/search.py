@@ -110,11 +110,9 @@ class RelaxedBound:
         self.anywhere = _Trial(RELAXED_TRIAL, RELAXED_USEFUL, asked=ask_pool)
         self.starts = _Trial(START_TRIAL, START_USEFUL, asked=ask_pool)
         self._by_counts: dict[int, list[int]] = {}
-        """For each pyramid and counts of the values 1-12 left (``kind << SLOTS | present``, the counts named by
-        :attr:`_kinds`): the most the pool model can remove, as far as known, and the most it was seen to reach.
-        Kings left are not counted: the pool model's answer does not depend on them."""
-        self._kinds: dict[int, int] = {}
-        """A number for each packed counts of values 1-12 (:meth:`Bounds.outside`) seen, in the order seen."""
+        """For each pyramid and counts of the values 1-12 left (``packed << SLOTS | present``, the counts packed as
+        :meth:`Bounds.outside` packs them): the most the pool model can remove, as far as known, and the most it was
+        seen to reach. Kings left are not counted: the pool model's answer does not depend on them."""
         self._known: dict[int, list[int]] = {}
         """The same lists by pyramid and cards left (``present << LEFT_BITS | left``): one look-up for a position
         seen before, as most are, where the counts would take two."""
@@ -126,9 +124,10 @@ class RelaxedBound:
         as far as it takes to tell whether that is more than ``threshold``: the pool search is asked just that (it
         cuts at the threshold, which is far quicker than finding its most). What each answer proves is kept: a
         most it cannot beat, a count it reached. ``start``: the position starts the last pass."""
-        known = self._known.get(present << LEFT_BITS | left)
+        key = present << LEFT_BITS | left
+        known = self._known.get(key)
         if known is None:
-            known = self._known[present << LEFT_BITS | left] = self._answer(present, left)
+            known = self._known[key] = self._answer(present, left)
         most, reached = known
         trial = self.starts if start else self.anywhere
         if most <= threshold or reached > threshold or trial.given_up:
@@ -157,8 +156,7 @@ class RelaxedBound:
     def _answer(self, present: int, left: int) -> list[int]:
         """What is known of the pool model from this pyramid and the counts of these cards left, shared by every
         position with them: at first the counting bound, and the cards already gone."""
-        packed = self.bounds.outside(left)[3]
-        key = self._kinds.setdefault(packed, len(self._kinds)) << SLOTS | present
+        key = self.bounds.outside(left)[3] << SLOTS | present
         known = self._by_counts.get(key)
         if known is None:
             known = self._by_counts[key] = [self.bounds.removable(present, left), SLOTS - cards_in(present)]
