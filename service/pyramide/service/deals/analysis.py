@@ -9,6 +9,12 @@ place of the public analysis that came last. Past that a request is refused at o
 from the queue. A player has at most one search at a time, across every process (a Redis key with the search's time
 to live): a second is 429 ``solver_in_progress``. Deal analyses are cached in Redis per code (the code names the
 rules too) and per budget, whether decided or out of time, so a repeat costs nothing.
+
+A worker that dies (killed, out of memory) breaks the whole pool: Python's pool then fails every search, for ever. So
+a broken pool is replaced by a new one, once, by whoever notices first: a search whose worker died under it (503
+``solver_busy``, never retried: the search itself may be what killed it), a search about to start (it waits for the
+new pool instead), or a watch every half second that notices a worker dying while the pool is idle. From the break
+until the new pool's first worker is up, :meth:`Solver.ready` is false, so readiness tells the truth.
 """
 
 from __future__ import annotations
@@ -18,9 +24,12 @@ import enum
 import heapq
 import itertools
 import json
+import logging
 import math
 import multiprocessing
+import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final
 from uuid import UUID
 
@@ -34,6 +43,9 @@ HINT_BUDGET: Final = 300_000
 TIME_LIMIT_S: Final = 5.0
 WINNABLE_ONLY_ATTEMPTS: Final = 30
 WORKER_GRACE_S: Final = 2.0  # a worker stops itself at the limit; this is for starting one
+WATCH_INTERVAL_S: Final = 0.5  # how often an idle pool is checked for a dead worker
+
+log = logging.getLogger("pyramide.service")
 
 
 class Priority(enum.IntEnum):
@@ -52,6 +64,12 @@ def _analyse(state: bytes, budget: int, time_limit_s: float, shortest: bool = Fa
 def _started() -> bool:
     """In a worker process: nothing, so that awaiting it waits for a worker to be up."""
     return True
+
+
+def _broken(pool: ProcessPoolExecutor) -> bool:
+    """Whether a worker of ``pool`` died: the pool's own thread then marks it broken and ends its other workers (and
+    reaps them all), after which it refuses every search. Python offers no public way to ask."""
+    return bool(pool._broken)
 
 
 def unknown(time_limit_s: float = TIME_LIMIT_S) -> dict[str, Any]:
@@ -75,13 +93,64 @@ class Solver:
         self._running = {Priority.PLAYER: 0, Priority.PUBLIC: 0}
         self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
-        self._started = False
+        self._starting: asyncio.Future[bool] | None = None
+        self._broken_at: float | None = None
+        self._watch: asyncio.Task[None] | None = None
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.workers + 1, mp_context=context, initializer=die_with_parent)
-        return self._pool
+    def ready(self) -> bool:
+        """False from a worker's death until the pool that replaces it has a worker up; true before first use."""
+        return self._broken_at is None and (self._pool is None or not _broken(self._pool))
+
+    async def _ready_pool(self) -> ProcessPoolExecutor:
+        """The pool with a worker up: started on first use, replaced first if broken; waiting, with no time limit
+        (starting a worker process is not solving), for the one start every waiting search shares. 503
+        ``solver_busy`` if the new pool broke as it started."""
+        pool = self._pool
+        if pool is None or _broken(pool):
+            pool = self._replace(pool)
+        assert self._starting is not None
+        try:
+            await asyncio.shield(self._starting)
+        except BrokenProcessPool:
+            raise self.busy() from None
+        return pool
+
+    def _replace(self, broken: ProcessPoolExecutor | None) -> ProcessPoolExecutor:
+        """A new pool in place of ``broken`` (``None`` on first use), unless another search replaced it already:
+        one new pool per break, however many searches noticed it."""
+        if self._pool is not broken and self._pool is not None:
+            return self._pool
+        if broken is not None:
+            if self._broken_at is None:
+                self._broken_at = time.monotonic()
+            log.warning("a solver worker died; replacing the solver pool")
+            broken.shutdown(wait=False, cancel_futures=True)  # its own thread has ended and reaped its workers
+        context = multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(self.workers + 1, mp_context=context, initializer=die_with_parent)
+        self._pool = pool
+        loop = asyncio.get_running_loop()
+        self._starting = loop.run_in_executor(pool, _started)
+        self._starting.add_done_callback(lambda started: self._on_started(pool, started))
+        if self._watch is None or self._watch.done():
+            self._watch = loop.create_task(self._watch_idle())
+        return pool
+
+    def _on_started(self, pool: ProcessPoolExecutor, started: asyncio.Future[bool]) -> None:
+        """The pool's first worker is up (the solver is whole again), or the pool broke as it started."""
+        if started.cancelled() or started.exception() is not None or pool is not self._pool:
+            return
+        if self._broken_at is not None:
+            log.warning("solver pool replaced in %.0f ms", (time.monotonic() - self._broken_at) * 1000)
+            self._broken_at = None
+
+    async def _watch_idle(self) -> None:
+        """Replace a pool that broke while no search was running, so that the solver is whole again (and readiness
+        says so) without waiting for a search to notice."""
+        while self._pool is not None:
+            await asyncio.sleep(WATCH_INTERVAL_S)
+            pool = self._pool
+            if pool is not None and _broken(pool):
+                self._replace(pool)
 
     def busy(self) -> DomainError:
         return DomainError(ErrorCode.SOLVER_BUSY, retry_after_s=max(1, math.ceil(self.time_limit_s)))
@@ -146,18 +215,29 @@ class Solver:
     ) -> dict[str, Any]:
         await self._acquire(priority)
         try:
-            loop = asyncio.get_running_loop()
-            if not self._started:  # starting the worker processes is not solving: no time limit for it
-                await loop.run_in_executor(self._executor(), _started)
-                self._started = True
-            state = dump_game(game)
-            future = loop.run_in_executor(self._executor(), _analyse, state, budget, self.time_limit_s, shortest)
-            try:
-                return await asyncio.wait_for(future, self.time_limit_s + WORKER_GRACE_S)
-            except TimeoutError:
-                return unknown(self.time_limit_s)
+            return await self._search(dump_game(game), budget, shortest)
         finally:
             self._release(priority)
+
+    async def _search(self, state: bytes, budget: int, shortest: bool) -> dict[str, Any]:
+        """One search on a worker; "unknown" if it did not answer in time, 503 ``solver_busy`` if its worker died."""
+        loop = asyncio.get_running_loop()
+        for _ in range(2):  # once more if a worker died since the pool was checked: the search never started
+            pool = await self._ready_pool()
+            try:
+                future = loop.run_in_executor(pool, _analyse, state, budget, self.time_limit_s, shortest)
+                break
+            except BrokenProcessPool:
+                continue
+        else:
+            raise self.busy()
+        try:
+            return await asyncio.wait_for(future, self.time_limit_s + WORKER_GRACE_S)
+        except TimeoutError:
+            return unknown(self.time_limit_s)
+        except BrokenProcessPool:
+            self._replace(pool)
+            raise self.busy() from None
 
     async def for_player(self, player: UUID, game: Game, budget: int = HINT_BUDGET) -> dict[str, Any]:
         """A search for a player: one at a time per player across every process (429 ``solver_in_progress``)."""
@@ -190,10 +270,13 @@ class Solver:
     def close(self) -> None:
         """Stop the workers, without waiting for a search: a worker left waiting on the pool's queue (as one was
         seen to, after all tests had passed) held the interpreter's exit, which joins every pool, for ever."""
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         if self._pool is not None:
             workers = list((self._pool._processes or {}).values())  # shutdown() lets go of them
             self._pool.shutdown(wait=False, cancel_futures=True)
             for worker in workers:
                 worker.terminate()
             self._pool = None
-            self._started = False
+            self._starting = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from litestar import Controller, get
 
 from pyramide.service.errors import ErrorCode
@@ -12,6 +14,14 @@ from pyramide.service.http.schemas import Health
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.supervisor import SupervisorState
+
+
+class SolverHealth(Protocol):
+    """What readiness asks of the solver (``deals.Solver``; named here so that HTTP plumbing imports no domain)."""
+
+    def ready(self) -> bool:
+        """False while the solver's pool is broken and not yet replaced by one with a worker up."""
+        ...
 
 
 class HealthController(Controller):
@@ -33,8 +43,16 @@ class HealthController(Controller):
         return Health(status="ok")
 
     @get(
-        "/ready", operation_id="getReadiness", summary="Redis answers too", responses=problems(), exclude_from_auth=True
+        "/ready",
+        operation_id="getReadiness",
+        summary="Redis answers too, and the solver's worker pool is whole",
+        description="503 while Redis does not answer, and while a solver worker of the answering process has died"
+        " and its pool is not yet replaced by one with a worker up (a second or two).",
+        responses=problems(),
+        exclude_from_auth=True,
     )
-    async def ready(self, redis: Injected[RedisClient]) -> Health:
+    async def ready(self, redis: Injected[RedisClient], solver: Injected[SolverHealth]) -> Health:
         await redis.ping()
+        if not solver.ready():
+            raise ProblemError(503, ErrorCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
         return Health(status="ok")

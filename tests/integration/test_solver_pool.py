@@ -1,0 +1,147 @@
+"""A solver worker of `pyramide serve` killed for real (SIGKILL): its pool is replaced within seconds. Meanwhile
+hints, analyses and winnable-only deals answer 200 or 503 ``solver_busy`` with ``Retry-After``, never 500, and
+readiness is 503 until the solver is whole again; the dead worker and the pool's others leave no zombie behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+from pyramide.engine import random_deal_code
+from tests.integration.test_robustness import Served, serving
+
+RECOVERY_S = 5.0
+"""What an operator is promised: hints work again this soon after a solver worker died."""
+
+SLOW = "PY1-2SC-VWUCSWC"
+"""A deal whose analysis searches for about 1.5 s on one core (nearly its whole position budget, unwinnable), more
+than the 1 s time limit the test server has: a search surely running when its worker is killed."""
+
+ENV = {"PYRAMIDE_SOLVER_WORKERS": "1", "PYRAMIDE_LIMIT_HINTS": "0", "PYRAMIDE_LIMIT_ANALYSES": "0"}
+
+
+def _spawned(process: psutil.Process) -> list[psutil.Process]:
+    """The children ``process`` started with multiprocessing's spawn (solver workers; HTTP workers of ``--workers``),
+    as /proc shows them."""
+    found = []
+    for child in process.children():
+        with suppress(psutil.NoSuchProcess):
+            if "multiprocessing.spawn" in " ".join(child.cmdline()) and child.status() != psutil.STATUS_ZOMBIE:
+                found.append(child)
+    return found
+
+
+def _solver_workers(served: Served, http_workers: int) -> dict[int, list[psutil.Process]]:
+    """Each process that runs the app (the server itself, or each HTTP worker), with its solver workers."""
+    server = psutil.Process(served.process.pid)
+    owners = [server] if http_workers == 1 else _spawned(server)
+    return {owner.pid: _spawned(owner) for owner in owners}
+
+
+def _start_every_pool(served: Served, http_workers: int) -> dict[int, list[psutil.Process]]:
+    """Analyses over fresh connections until every process that runs the app has a solver worker up."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        workers = _solver_workers(served, http_workers)
+        if len(workers) == http_workers and all(workers.values()):
+            return workers
+        with httpx.Client(base_url=served.url, timeout=30) as client:
+            assert client.get(f"/v1/deals/{random_deal_code()}/analysis").status_code == 200
+    raise AssertionError(f"no solver worker in every HTTP worker: {_solver_workers(served, http_workers)}")
+
+
+def _not_a_500(response: httpx.Response) -> str:
+    """The answer of a solver route while a worker is dead: a result, or 503 ``solver_busy`` with Retry-After."""
+    if response.status_code == 503:
+        assert response.json()["code"] == "solver_busy", response.text
+        assert int(response.headers["Retry-After"]) >= 1
+        return "busy"
+    assert response.status_code in (200, 201), (response.status_code, response.text)
+    return "ok"
+
+
+def _gone(processes: list[psutil.Process], seconds: float) -> bool:
+    """Every one of ``processes`` ended and reaped (no zombie left) within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(psutil.pid_exists(p.pid) for p in processes):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _kill_one_in_each_pool(served: Served, http_workers: int) -> tuple[float, list[psutil.Process]]:
+    """SIGKILL to one solver worker of each pool (with ``--workers 2``, one in each HTTP worker): when, and every
+    worker those pools had."""
+    pools = _start_every_pool(served, http_workers)
+    for workers in pools.values():
+        os.kill(workers[0].pid, signal.SIGKILL)
+    return time.monotonic(), [worker for workers in pools.values() for worker in workers]
+
+
+def _readiness_until_whole(url: str, since: float, http_workers: int) -> list[int]:
+    """``/health/ready``'s answers, polled from a worker's death until, after a 503, it is 200 a few times in a row
+    (whichever HTTP worker answers), for ``RECOVERY_S`` at most."""
+    seen: list[int] = []
+    with httpx.Client(base_url=url, timeout=5, limits=httpx.Limits(max_keepalive_connections=0)) as client:
+        while time.monotonic() - since < RECOVERY_S:
+            seen.append(client.get("/health/ready").status_code)
+            if 503 in seen and seen[-3 * http_workers :] == [200] * 3 * http_workers:
+                break
+            time.sleep(0.01)
+    return seen
+
+
+def _assert_mended(served: Served, http_workers: int, ready: list[int], old: list[psutil.Process]) -> None:
+    """Readiness told the truth and the solver is whole again in every HTTP worker, the old workers reaped."""
+    assert set(ready) <= {200, 503} and 503 in ready, f"readiness while the solver was broken: {ready}"
+    assert ready[-3 * http_workers :] == [200] * 3 * http_workers, f"not whole within {RECOVERY_S} s: {ready}"
+    assert _gone(old, 3.0), [(p.pid, p.status()) for p in old if p.is_running()]
+    after = _solver_workers(served, http_workers)
+    assert all(len(workers) <= 2 for workers in after.values()), "no pool left behind: SOLVER_WORKERS + 1 each"
+
+
+@pytest.mark.parametrize("http_workers", [1, 2])
+def test_a_killed_solver_worker_is_replaced_within_seconds(tmp_path: Path, http_workers: int) -> None:
+    """A worker killed while its pool is idle: readiness alone, with no search to notice, goes 503 and back to 200.
+    Then one killed under a running search: that search is 503 ``solver_busy``, and the next ones work."""
+    with serving(tmp_path / "data", tmp_path, "--workers", str(http_workers), env=ENV) as served:
+        token = httpx.post(f"{served.url}/v1/players", json={}).json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        game = httpx.post(f"{served.url}/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+        hint = f"{served.url}/v1/games/{game}/hint"
+
+        killed_at, old = _kill_one_in_each_pool(served, http_workers)
+        _assert_mended(served, http_workers, _readiness_until_whole(served.url, killed_at, http_workers), old)
+        assert httpx.get(hint, headers=auth, timeout=30).status_code == 200
+        assert time.monotonic() - killed_at < RECOVERY_S
+
+        with ThreadPoolExecutor(1) as background:
+            running = background.submit(httpx.get, f"{served.url}/v1/deals/{SLOW}/analysis", timeout=30)
+            time.sleep(0.3)
+            assert not running.done(), "the slow analysis is searching when its worker is killed"
+            killed_at, old = _kill_one_in_each_pool(served, http_workers)
+            ready = _readiness_until_whole(served.url, killed_at, http_workers)
+            in_flight = running.result()
+        assert _not_a_500(in_flight) == "busy", "the search whose worker died: 503 solver_busy"
+        _assert_mended(served, http_workers, ready, old)
+        with httpx.Client(base_url=served.url, timeout=30, limits=httpx.Limits(max_keepalive_connections=0)) as client:
+            hints = [client.get(hint, headers=auth).status_code for _ in range(3 * http_workers)]
+            assert time.monotonic() - killed_at < RECOVERY_S
+            analyses = [client.get(f"/v1/deals/{random_deal_code()}/analysis").status_code for _ in range(3)]
+            winnable = client.post("/v1/games", json={"winnable_only": True}, headers=auth)
+        assert hints == [200] * len(hints) and analyses == [200] * 3, (hints, analyses)
+        assert winnable.status_code == 201, winnable.text
+
+        time.sleep(0.2)
+        lines = served.lines()
+        assert 500 not in [line["status"] for line in lines if line["logger"] == "pyramide.request"]
+        assert len([line for line in lines if "replacing the solver pool" in line["message"]]) == 2 * http_workers
