@@ -33,11 +33,11 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final
 from uuid import UUID
 
-from pyramide.engine import DealCode, Game, dump_game, load_game
+from pyramide.engine import DealCode, Game, dump_game
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.redis import RedisClient
-from pyramide.solver import solve
+from pyramide.solver.worker import analyse_state, started
 
 HINT_BUDGET: Final = 300_000
 TIME_LIMIT_S: Final = 5.0
@@ -53,17 +53,6 @@ class Priority(enum.IntEnum):
 
     PLAYER = 0
     PUBLIC = 1
-
-
-def _analyse(state: bytes, budget: int, time_limit_s: float, shortest: bool = False) -> dict[str, Any]:
-    """In a worker process: the analysis of a stored game state (with ``shortest``, a shortest winning line too),
-    stopping by itself at the time limit."""
-    return solve(load_game(state), budget=budget, time_limit_s=time_limit_s, shortest=shortest).to_json()
-
-
-def _started() -> bool:
-    """In a worker process: nothing, so that awaiting it waits for a worker to be up."""
-    return True
 
 
 def _broken(pool: ProcessPoolExecutor) -> bool:
@@ -129,15 +118,15 @@ class Solver:
         pool = ProcessPoolExecutor(self.workers + 1, mp_context=context, initializer=die_with_parent)
         self._pool = pool
         loop = asyncio.get_running_loop()
-        self._starting = loop.run_in_executor(pool, _started)
-        self._starting.add_done_callback(lambda started: self._on_started(pool, started))
+        self._starting = loop.run_in_executor(pool, started)
+        self._starting.add_done_callback(lambda start: self._on_started(pool, start))
         if self._watch is None or self._watch.done():
             self._watch = loop.create_task(self._watch_idle())
         return pool
 
-    def _on_started(self, pool: ProcessPoolExecutor, started: asyncio.Future[bool]) -> None:
+    def _on_started(self, pool: ProcessPoolExecutor, start: asyncio.Future[bool]) -> None:
         """The pool's first worker is up (the solver is whole again), or the pool broke as it started."""
-        if started.cancelled() or started.exception() is not None or pool is not self._pool:
+        if start.cancelled() or start.exception() is not None or pool is not self._pool:
             return
         if self._broken_at is not None:
             log.warning("solver pool replaced in %.0f ms", (time.monotonic() - self._broken_at) * 1000)
@@ -225,7 +214,7 @@ class Solver:
         for _ in range(2):  # once more if a worker died since the pool was checked: the search never started
             pool = await self._ready_pool()
             try:
-                future = loop.run_in_executor(pool, _analyse, state, budget, self.time_limit_s, shortest)
+                future = loop.run_in_executor(pool, analyse_state, state, budget, self.time_limit_s, shortest)
                 break
             except BrokenProcessPool:
                 continue

@@ -47,7 +47,7 @@ class HealthController(Controller):
         operation_id="getReadiness",
         summary="Redis answers too, and the solver's worker pool is whole",
         description="503 while Redis does not answer, and while a solver worker of the answering process has died"
-        " and its pool is not yet replaced by one with a worker up (a second or two).",
+        " and its pool is not yet replaced by one with a worker up (about half a second).",
         responses=problems(),
         exclude_from_auth=True,
     )
