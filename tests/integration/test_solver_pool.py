@@ -22,10 +22,15 @@ RECOVERY_S = 5.0
 """What an operator is promised: hints work again this soon after a solver worker died."""
 
 SLOW = "PY1-2SC-VWUCSWC"
-"""A deal whose analysis searches for about 1.5 s on one core (nearly its whole position budget, unwinnable), more
-than the 1 s time limit the test server has: a search surely running when its worker is killed."""
+"""A deal whose analysis searches for about 1.5 s of one core (nearly its whole position budget, unwinnable): a
+search surely still running when its worker is killed."""
 
-ENV = {"PYRAMIDE_SOLVER_WORKERS": "1", "PYRAMIDE_LIMIT_HINTS": "0", "PYRAMIDE_LIMIT_ANALYSES": "0"}
+ENV = {
+    "PYRAMIDE_SOLVER_WORKERS": "1",
+    "PYRAMIDE_SOLVER_TIME_LIMIT_S": "2",
+    "PYRAMIDE_LIMIT_HINTS": "0",
+    "PYRAMIDE_LIMIT_ANALYSES": "0",
+}
 
 
 def _spawned(process: psutil.Process) -> list[psutil.Process]:
@@ -78,6 +83,27 @@ def _gone(processes: list[psutil.Process], seconds: float) -> bool:
     return False
 
 
+def _cpu_seconds(served: Served, http_workers: int) -> dict[int, float]:
+    """The processor time each solver worker has used so far."""
+    seconds = {}
+    for workers in _solver_workers(served, http_workers).values():
+        for worker in workers:
+            with suppress(psutil.NoSuchProcess):
+                seconds[worker.pid] = sum(worker.cpu_times()[:2])
+    return seconds
+
+
+def _wait_for_a_search(served: Served, http_workers: int, idle: dict[int, float]) -> None:
+    """Until a solver worker is searching: it has used processor time since ``idle`` (10 s at most)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        now = _cpu_seconds(served, http_workers)
+        if any(now.get(pid, 0.0) - used >= 0.05 for pid, used in idle.items()):
+            return
+        time.sleep(0.01)
+    raise AssertionError("no solver worker started searching")
+
+
 def _kill_one_in_each_pool(served: Served, http_workers: int) -> tuple[float, list[psutil.Process]]:
     """SIGKILL to one solver worker of each pool (with ``--workers 2``, one in each HTTP worker): when, and every
     worker those pools had."""
@@ -125,8 +151,10 @@ def test_a_killed_solver_worker_is_replaced_within_seconds(tmp_path: Path, http_
         assert time.monotonic() - killed_at < RECOVERY_S
 
         with ThreadPoolExecutor(1) as background:
+            _start_every_pool(served, http_workers)
+            idle = _cpu_seconds(served, http_workers)
             running = background.submit(httpx.get, f"{served.url}/v1/deals/{SLOW}/analysis", timeout=30)
-            time.sleep(0.3)
+            _wait_for_a_search(served, http_workers, idle)
             assert not running.done(), "the slow analysis is searching when its worker is killed"
             killed_at, old = _kill_one_in_each_pool(served, http_workers)
             ready = _readiness_until_whole(served.url, killed_at, http_workers)
