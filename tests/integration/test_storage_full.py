@@ -29,8 +29,8 @@ FREEING = {"reset stats", "erase"}
 part; here it only must not be a 500."""
 
 
-def _writes(client: Client, auth: dict[str, str], fresh: str, played: str) -> dict[str, Any]:
-    """Every route that writes, each sent once: its response by name."""
+def _writes(client: httpx.Client, auth: dict[str, str], fresh: str, played: str, erase: bool = True) -> dict[str, Any]:
+    """Every route that writes, each sent once (the player's erasure last, if ``erase``): its response by name."""
     key = {"Idempotency-Key": str(uuid.uuid4())}
     return {
         "create player": client.post("/v1/players", json={}, headers={**key}),
@@ -45,7 +45,7 @@ def _writes(client: Client, auth: dict[str, str], fresh: str, played: str) -> di
         "rename": client.patch("/v1/players/me", json={"name": "Teli Tár"}, headers=auth),
         "token rotation": client.post("/v1/players/me/token", headers={**auth, **key}),
         "reset stats": client.delete("/v1/players/me/stats", headers=auth),
-        "erase": client.delete("/v1/players/me", headers=auth),
+        **({"erase": client.delete("/v1/players/me", headers=auth)} if erase else {}),
     }
 
 
@@ -148,6 +148,7 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_loses_no_acknowledged_move(t
             token = http.post("/v1/players", json={}).json()["token"]
             auth = {"Authorization": f"Bearer {token}"}
             games = [http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"] for _ in "ab"]
+            fresh = http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
             filler = fill(disk, leave=48 * 1024)
             refused, current = 0, dict.fromkeys(games, 0)
             for step in range(2000):  # draw, undo, draw, ...: every one a change, until the disk refuses them
@@ -171,6 +172,8 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_loses_no_acknowledged_move(t
             assert english.status_code == 507 and english.headers["content-language"] == "en"
             assert english.json()["title"].startswith("The storage is full")
             assert http.get("/health/ready").status_code == 507, "ready says why: Redis cannot write its file"
+            for name, refusal in _writes(http, auth, fresh, games[1], erase=False).items():
+                assert _is_refusal(refusal), name  # every route that writes, never a 500
             assert http.get("/health/live").status_code == 200
 
             first = _redis_child(served)
