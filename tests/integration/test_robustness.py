@@ -187,10 +187,13 @@ def test_a_dead_redis_is_brought_back_on_the_same_data(tmp_path: Path) -> None:
         assert any("is back" in line["message"] for line in served.lines())
 
 
-def test_liveness_turns_503_when_redis_cannot_be_brought_back(tmp_path: Path) -> None:
+def test_liveness_turns_503_when_redis_cannot_be_brought_back_and_200_once_it_is(tmp_path: Path) -> None:
+    """The supervisor never gives up: without an orchestrator, the service recovers by itself once the cause is
+    gone (here the operator puts a good append-only file back)."""
     data = tmp_path / "data"
     with serving(data, tmp_path, env={"PYRAMIDE_REDIS_MAX_RESTARTS": "2"}) as served:
-        _player_and_game(served.url)
+        auth, game = _player_and_game(served.url)
+        good = (data / "appendonly.aof").read_bytes()
         broken = data / "broken.aof"
         broken.write_text("*this is no append-only file\r\n")
         broken.replace(data / "appendonly.aof")  # Redis goes on writing to the file it opened
@@ -202,6 +205,13 @@ def test_liveness_turns_503_when_redis_cannot_be_brought_back(tmp_path: Path) ->
         assert live.status_code == 503 and live.json()["code"] == "service_unavailable"
         assert httpx.get(f"{served.url}/health/ready").status_code == 503
         assert any(line["level"] == "CRITICAL" for line in served.lines())
+
+        (data / "appendonly.aof").write_bytes(good)
+        deadline = time.monotonic() + 20
+        while httpx.get(f"{served.url}/health/live").status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert httpx.get(f"{served.url}/health/live").status_code == 200, "Redis came back by itself"
+        assert httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()["version"] == 1
 
 
 @pytest.mark.parametrize("mode", ["embedded", "redis_url", "workers"])

@@ -21,6 +21,7 @@ from pyramide.service.games.controller import GameController, MyGamesController
 from pyramide.service.games.hot_path import bind_games
 from pyramide.service.http.auth import BearerAuthentication
 from pyramide.service.http.cors import cors_config
+from pyramide.service.http.durability import ConfirmWrites
 from pyramide.service.http.health import HealthController
 from pyramide.service.http.openapi import docs_asset, render_plugins
 from pyramide.service.http.options import OptionsAnswers
@@ -87,6 +88,7 @@ def create_app(
         middleware=[
             RequestMetrics(app_name="pyramide").middleware,
             DefineMiddleware(BearerAuthentication, players=services.players),
+            DefineMiddleware(ConfirmWrites, redis=services.redis),
         ],
         openapi_config=OpenAPIConfig(
             title="Pyramide",

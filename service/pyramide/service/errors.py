@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     SOLVER_IN_PROGRESS = "solver_in_progress"
     REQUEST_TIMEOUT = "request_timeout"
     STORAGE_FULL = "storage_full"
+    STORAGE_UNCONFIRMED = "storage_unconfirmed"
     WINNABLE_DEAL_NOT_FOUND = "winnable_deal_not_found"
     CORS_ORIGIN_NOT_ALLOWED = "cors_origin_not_allowed"
     CHALLENGE_NOT_FOUND = "challenge_not_found"

@@ -109,6 +109,9 @@ class Services:
     def games(self) -> GameService:
         return self.running.games
 
+    def redis(self) -> RedisClient:
+        return self.running.redis
+
     def dependencies(self) -> dict[str, Any]:
         """What handlers may ask for by name."""
 

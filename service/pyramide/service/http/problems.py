@@ -24,11 +24,14 @@ from pyramide.engine.messages import CATALOGUE, DEFAULT_LOCALE, Locale, render
 from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
 from pyramide.service.http.validation import parameter_error, summary
 from pyramide.service.infra.ratelimit import RateLimitedError
+from pyramide.service.infra.redis import storage_full
 
 PROBLEM_JSON: Final = "application/problem+json"
 RETRY_AFTER_S: Final = 1
 log = logging.getLogger("pyramide.service")
-STORAGE_FULL: Final = Counter("pyramide_storage_full_total", "Writes refused because Redis reached maxmemory")
+STORAGE_FULL: Final = Counter(
+    "pyramide_storage_full_total", "Writes refused because Redis's memory (maxmemory) or its disk is full"
+)
 
 SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
     ErrorCode.UNAUTHORIZED: {
@@ -92,6 +95,10 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
     ErrorCode.STORAGE_FULL: {
         "hu": "A tárhely megtelt, a változtatás nem menthető; semmi sem módosult",
         "en": "The storage is full and the change cannot be saved; nothing was changed",
+    },
+    ErrorCode.STORAGE_UNCONFIRMED: {
+        "hu": "A tárhely megtelt: lehet, hogy ez a változtatás nem marad meg; töltsd újra, mielőtt folytatod",
+        "en": "The storage is full: this change may not be kept; reload before going on",
     },
     ErrorCode.CORS_ORIGIN_NOT_ALLOWED: {
         "hu": "Erről az eredetről (origin) böngészőből nem hívható a szolgáltatás",
@@ -331,12 +338,13 @@ def handle_redis_down(request: Request, error: Exception) -> Response[dict[str, 
 
 
 def handle_redis_error(request: Request, error: ResponseError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
-    """Redis refused a write for lack of memory (``maxmemory`` with ``noeviction``): 507, counted and logged; the
-    scripts refuse before their first write, so nothing was changed. Any other Redis error is unexpected."""
-    if "OOM" not in str(error):
+    """Redis refused a write for lack of memory (``maxmemory`` with ``noeviction``) or of disk (``MISCONF``: its
+    append-only file cannot be written): 507, counted and logged; Redis refuses such a command before it runs and
+    the scripts refuse before their first write, so nothing was changed. Any other Redis error is unexpected."""
+    if not storage_full(error):
         return handle_unexpected(request, error)
     STORAGE_FULL.inc()
-    log.error("redis is out of memory: a write was refused (%s %s)", request.method, request.url.path)
+    log.error("redis storage is full: a write was refused (%s %s): %s", request.method, request.url.path, error)
     return problem_response(request, 507, ErrorCode.STORAGE_FULL)
 
 

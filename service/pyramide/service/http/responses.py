@@ -19,8 +19,9 @@ _DESCRIPTIONS = {
     422: "The body does not fit the schema, or names no possible deal, layout or rules",
     429: "Over a rate limit (see Retry-After, RateLimit-Policy and RateLimit), or this player's solver search is"
     " still running",
-    503: "Redis is unreachable, or every solver worker and its queue are taken; retry after Retry-After seconds",
-    507: "Redis is full: the change is refused, nothing was written (an operator must free memory)",
+    503: "Redis is unreachable, or every solver worker and its queue are taken, or (storage_unconfirmed) a change"
+    " was made but Redis could not write it to disk; retry after Retry-After seconds",
+    507: "Redis's memory or disk is full: the change is refused, nothing was written (an operator must free room)",
 }
 
 

@@ -93,7 +93,7 @@ class EmbeddedRedis:
                 try:
                     if redis.Redis(unix_socket_path=str(self.socket)).ping():
                         return
-                except redis.ConnectionError:
+                except redis.RedisError:  # not listening yet, loading its file, or not writing it yet
                     pass
             time.sleep(0.02)
         self.stop()

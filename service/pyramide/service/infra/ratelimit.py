@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Final
 
+from redis.exceptions import ResponseError
+
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.redis import RedisClient, storage_full
 
 GCRA_LUA: Final = """
 local function gcra(key, interval, burst)
@@ -128,6 +130,11 @@ class RateLimiter:
         """Count one request against ``limit`` under ``key``; :class:`RateLimitedError` when over it."""
         if limit.limit <= 0:
             return
-        wait = int(await self._check(keys=[key], args=list(limit.args())))
+        try:
+            wait = int(await self._check(keys=[key], args=list(limit.args())))
+        except ResponseError as error:
+            if not storage_full(error):
+                raise
+            return  # a full Redis cannot count; what the request would write is refused on its own (507)
         if wait > 0:
             raise RateLimitedError(limit, wait)

@@ -11,6 +11,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
 from redis.commands.core import AsyncScript
 from redis.connection import HiredisRespSerializer
+from redis.exceptions import OutOfMemoryError, ResponseError
 
 if TYPE_CHECKING:  # settings name the rate limits, whose limiter takes a client of this module's type
     from pyramide.service.infra.settings import Settings
@@ -55,6 +56,23 @@ class RedisClient(Protocol):
 def raw(value: bytes | str | None) -> bytes | None:
     """A value as the service's clients return it: bytes (they never decode), typed as such."""
     return value.encode() if isinstance(value, str) else value
+
+
+STORAGE_FULL_MARKS = ("OOM", "MISCONF")
+"""How Redis says it cannot store a write: ``OOM`` past ``maxmemory`` (``noeviction``), ``MISCONF`` while it cannot
+write its append-only file (a full disk; Redis refuses every write, and ``PING``, until a write succeeds). Inside a
+script the reply quotes the inner error, so the marks are looked for anywhere in the text."""
+
+
+def storage_full(error: Exception) -> bool:
+    """Whether Redis refused a command because its memory or its disk is full: nothing was changed by it.
+
+    redis-py raises :class:`OutOfMemoryError` for a plain command past ``maxmemory`` (its text no longer says
+    ``OOM``), a plain :class:`ResponseError` naming ``OOM`` for a script, and one naming ``MISCONF`` for a disk
+    error either way."""
+    if isinstance(error, OutOfMemoryError):
+        return True
+    return isinstance(error, ResponseError) and any(mark in str(error) for mark in STORAGE_FULL_MARKS)
 
 
 class LeanCommands(AbstractConnection):

@@ -60,7 +60,8 @@ class Settings(BaseSettings):
     redis_appendfsync: Literal["everysec", "always", "no"] = "everysec"
     """When the embedded Redis's append-only file reaches the disk (see ``docs/operations.md``)."""
     redis_max_restarts: int = Field(5, ge=1)
-    """Tries in a row to bring a dead embedded Redis back before liveness turns 503."""
+    """Tries in a row to bring a dead embedded Redis back before liveness turns 503 (the tries go on, and liveness is
+    200 again once Redis is back)."""
     unfinished_ttl_s: int = Field(30 * DAY_S, gt=0)
     """An unfinished game expires this long after its last change."""
     player_idle_ttl_s: int = Field(30 * DAY_S, gt=0)

@@ -8,9 +8,14 @@ parent, restarted when it dies.
   without ``prctl``) is found by its pid file and stopped with SIGTERM before a new one starts, so two servers
   never share one append-only file, and the socket is only removed once no server is using it.
 - **Restarts.** A thread watches the child; when it dies it is started again on the same files (the append-only file
-  is replayed), up to ``max_restarts`` times in a row without a success. Each restart is logged and counted in the
-  state file that every worker process reads for ``/health/live`` and ``/metrics``; when Redis cannot be brought
-  back, the state file says so and liveness turns 503, so an orchestrator restarts the whole service.
+  is replayed). Each restart is logged and counted in the state file that every worker process reads for
+  ``/health/live`` and ``/metrics``. After ``max_restarts`` failed tries in a row the state file says so and
+  liveness turns 503, so an orchestrator restarts the whole service; without one, the supervisor never gives up:
+  it keeps trying, the wait doubling up to ``MAX_RESTART_DELAY_S``, and once Redis is back (the disk has room
+  again, the operator fixed its file) liveness is 200 again.
+- **Its own I/O may fail.** A full disk refuses the state file and the log as it refuses Redis's: the thread
+  catches every error of a turn, keeps watching, and writes the state file again on each turn until it takes it
+  (the workers meanwhile read the last state written).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import os
 import signal
 import threading
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -31,6 +37,8 @@ from pyramide.service.infra.embedded_redis import EmbeddedRedis
 log = logging.getLogger("pyramide.supervisor")
 CHECK_INTERVAL_S = 0.2
 LEFTOVER_STOP_S = 10.0
+MAX_RESTART_DELAY_S = 10.0
+"""The longest wait between two tries to bring Redis back: how soon after the cause is gone it is running again."""
 
 
 class DataDirInUseError(RuntimeError):
@@ -56,9 +64,14 @@ class SupervisorState:
         return cls(int(data.get("restarts", 0)), bool(data.get("failed", False)), bool(data.get("up", True)))
 
     def write(self, path: Path) -> None:
+        """Replace the file whole (readers never see half of it); an error (a full disk) leaves the old one."""
         temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"restarts": self.restarts, "failed": self.failed, "up": self.up}))
-        temporary.replace(path)
+        try:
+            temporary.write_text(json.dumps({"restarts": self.restarts, "failed": self.failed, "up": self.up}))
+            temporary.replace(path)
+        except OSError:
+            temporary.unlink(missing_ok=True)
+            raise
 
 
 class RedisSupervisor:
@@ -80,6 +93,7 @@ class RedisSupervisor:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._state = SupervisorState()
+        self._published = True
 
     @property
     def url(self) -> str:
@@ -117,10 +131,11 @@ class RedisSupervisor:
                 f"the data directory {self.data_dir} is in use by another `pyramide serve` (pid {owner}); stop it"
                 " or choose another --data-dir"
             ) from None
-        lock.seek(0)
-        lock.truncate()
-        lock.write(str(os.getpid()))
-        lock.flush()
+        with suppress(OSError):  # only says who owns it; a full disk must not stop the start
+            lock.seek(0)
+            lock.truncate()
+            lock.write(str(os.getpid()))
+            lock.flush()
         self._lock = lock
 
     def _stop_leftover(self) -> None:
@@ -140,33 +155,61 @@ class RedisSupervisor:
                 time.sleep(0.05)
 
     def _watch(self) -> None:
+        """Until stopped: bring Redis back whenever it is not running, and keep the state file current. No error
+        ends this thread (it would leave Redis dead for good)."""
         failures = 0
-        while not self._stopping.wait(CHECK_INTERVAL_S):
-            if self.redis.running:
-                continue
-            code = self.redis.returncode
+        while not self._stopping.wait(self._pause(failures)):
+            try:
+                failures = self._turn(failures)
+            except Exception:  # the watch must outlive anything one turn meets
+                failures += 1
+                with suppress(Exception):
+                    log.exception("the Redis supervisor met an error; it goes on watching")
+
+    def _pause(self, failures: int) -> float:
+        """How long to wait before the next turn: short while all is well, doubling with each failed try."""
+        if failures == 0:
+            return CHECK_INTERVAL_S
+        return min(self.restart_delay_s * (1 << min(failures - 1, 16)), MAX_RESTART_DELAY_S)
+
+    def _turn(self, failures: int) -> int:
+        """One look at Redis: restart it if it is not running; the failed tries in a row, after this one."""
+        if not self._published:
+            self._publish(self._state)
+        if self.redis.running:
+            return 0
+        if failures == 0:
+            log.error("the embedded Redis exited (code %s); restarting it on %s", self.redis.returncode, self.data_dir)
             self._publish(SupervisorState(self._state.restarts, failed=False, up=False))
-            log.error("the embedded Redis exited (code %s); restarting it on %s", code, self.data_dir)
-            while not self._stopping.is_set():
-                try:
-                    self.redis.start()
-                except (RuntimeError, OSError) as error:
-                    failures += 1
-                    log.error("restarting the embedded Redis failed (%d of %d): %s", failures, self.max_restarts, error)
-                    if failures >= self.max_restarts:
-                        self._publish(SupervisorState(self._state.restarts, failed=True, up=False))
-                        log.critical("the embedded Redis cannot be brought back: /health/live now answers 503")
-                        return
-                    self._stopping.wait(self.restart_delay_s * failures)
-                    continue
-                failures = 0
-                self._publish(SupervisorState(self._state.restarts + 1, failed=False, up=True))
-                log.warning("the embedded Redis is back (restart %d)", self._state.restarts)
-                break
+        try:
+            self.redis.start()
+        except (RuntimeError, OSError) as error:
+            failures += 1
+            log.error("restarting the embedded Redis failed (%d in a row): %s", failures, error)
+            if failures == self.max_restarts:
+                self._publish(SupervisorState(self._state.restarts, failed=True, up=False))
+                log.critical(
+                    "the embedded Redis cannot be brought back: /health/live now answers 503; still trying every"
+                    " %.0f s at most",
+                    MAX_RESTART_DELAY_S,
+                )
+            return failures
+        self._publish(SupervisorState(self._state.restarts + 1, failed=False, up=True))
+        log.warning("the embedded Redis is back (restart %d)", self._state.restarts)
+        return 0
 
     def _publish(self, state: SupervisorState) -> None:
+        """Tell the workers; if the file cannot be written now, it is written on a later turn."""
         self._state = state
-        state.write(self.state_file)
+        try:
+            state.write(self.state_file)
+        except OSError as error:
+            if self._published:
+                with suppress(Exception):
+                    log.error("cannot write %s (%s); trying again on each check", self.state_file, error)
+            self._published = False
+            return
+        self._published = True
 
 
 def _leftover_pid(pid_file: Path) -> int | None:

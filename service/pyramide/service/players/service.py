@@ -30,10 +30,11 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from redis.exceptions import ResponseError
 
 from pyramide.engine.messages import Locale
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats import FOLLOW_PLAYER_LUA, player_key, stats_keys
 
@@ -250,8 +251,13 @@ class PlayerStore:
         except ValueError:
             return None
         keys = [player_key(player_id), *stats_keys(player_id), auth_key(player_id)]
-        flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
-        fields = dict(zip(flat[::2], flat[1::2], strict=True))
+        try:
+            flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
+            fields = dict(zip(flat[::2], flat[1::2], strict=True))
+        except ResponseError as error:
+            if not storage_full(error):
+                raise
+            fields = await self.redis.hgetall(keys[0])  # a full Redis: read only, the idle time is not renewed
         expected = fields.get(b"token_hash", b"").decode()
         if not expected or not secret or not hmac.compare_digest(expected, _hash(secret)):
             return None

@@ -1,0 +1,95 @@
+"""What confirming each write costs: CPU time of `pyramide serve` (its HTTP process, and its Redis) per move.
+
+Usage: .venv/bin/python benchmarks/write_confirmation.py --baseline DIR [--moves 1500] [--rounds 3]
+
+``DIR`` is the ``service`` folder of a tree to compare with (say, the commit before ``http/durability.py``, unpacked
+with ``git archive``; its compiled solver modules built, or copied from this tree); it is put first on
+``PYTHONPATH`` for the baseline's server. Each round starts one server of each, plays ``--moves`` sequential moves
+(draw, undo, ...) on one game after a warm-up, and reads the CPU time the server process and its Redis used. CPU
+time moves less with what else the machine is doing than wall time does, but on a shared machine it still moves:
+compare medians of several rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import httpx
+import psutil
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _cpu(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+def _moves(http: httpx.Client, auth: dict[str, str], game: str, count: int) -> None:
+    for index in range(count):
+        body = {"type": "undo" if index % 2 else "draw"}
+        assert http.post(f"/v1/games/{game}/moves", json=body, headers=auth).status_code == 200
+
+
+def measure(pythonpath: str | None, moves: int) -> tuple[float, float]:
+    """Microseconds of CPU per move: the server process's, and its Redis's."""
+    port, data = _free_port(), tempfile.mkdtemp()
+    env = {**os.environ, "PYRAMIDE_LIMIT_MOVES": "0", "PYRAMIDE_SOLVER_WORKERS": "1"}
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    command = [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", data]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"{url}/health/ready").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        server = psutil.Process(process.pid)
+        redis = next(c for c in server.children(recursive=True) if "redis-server" in c.name())
+        with httpx.Client(base_url=url) as http:
+            auth = {"Authorization": "Bearer " + http.post("/v1/players", json={}).json()["token"]}
+            game = http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+            _moves(http, auth, game, 200)
+            server_before, redis_before = _cpu(server), _cpu(redis)
+            _moves(http, auth, game, moves)
+            server_used, redis_used = _cpu(server) - server_before, _cpu(redis) - redis_before
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    return server_used / moves * 1e6, redis_used / moves * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", required=True)
+    parser.add_argument("--moves", type=int, default=1500)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    results: dict[str, list[tuple[float, float]]] = {"this tree": [], "baseline": []}
+    for _ in range(args.rounds):
+        results["this tree"].append(measure(None, args.moves))
+        results["baseline"].append(measure(args.baseline, args.moves))
+    for name, runs in results.items():
+        server = statistics.median(s for s, _ in runs)
+        redis = statistics.median(r for _, r in runs)
+        print(f"{name:9s}  server {server:6.0f} µs CPU a move, Redis {redis:5.0f} µs (median of {args.rounds})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""Full storage, played for real: a Redis at its ``maxmemory`` and a data directory on a full file system. Every
+request that would write answers 507 ``storage_full`` (or 503 with ``Retry-After``), never 500; reads go on; and
+once room comes back the service writes again by itself, with every acknowledged move still there."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import redis
+from litestar.testing import TestClient
+
+from tests.integration.conftest import new_player
+from tests.integration.test_robustness import serving
+
+Client = TestClient[Any]
+REFUSED = {507, 503}
+EN = {"Accept-Language": "en"}
+FREEING = {"reset stats", "erase"}
+"""Deletions: Redis takes them past ``maxmemory`` (they free memory). Erasure on a full Redis is issue 41's erasure
+part; here it only must not be a 500."""
+
+
+def _writes(client: httpx.Client, auth: dict[str, str], fresh: str, played: str, erase: bool = True) -> dict[str, Any]:
+    """Every route that writes, each sent once (the player's erasure last, if ``erase``): its response by name."""
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    return {
+        "create player": client.post("/v1/players", json={}, headers={**key}),
+        "create game": client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth),
+        "first move": client.post(f"/v1/games/{fresh}/moves", json={"type": "draw"}, headers=auth),
+        "move": client.post(f"/v1/games/{played}/moves", json={"type": "draw"}, headers=auth),
+        "undo": client.post(f"/v1/games/{played}/moves", json={"type": "undo"}, headers=auth),
+        "tap": client.post(f"/v1/games/{played}/taps", json={"target": "stock"}, headers=auth),
+        "hint": client.get(f"/v1/games/{played}/hint", headers=auth),
+        "abandon": client.post(f"/v1/games/{fresh}/abandon", headers=auth),
+        "settings": client.patch("/v1/players/me", json={"explain_errors": True}, headers=auth),
+        "rename": client.patch("/v1/players/me", json={"name": "Teli Tár"}, headers=auth),
+        "token rotation": client.post("/v1/players/me/token", headers={**auth, **key}),
+        "reset stats": client.delete("/v1/players/me/stats", headers=auth),
+        **({"erase": client.delete("/v1/players/me", headers=auth)} if erase else {}),
+    }
+
+
+def _reads(client: Client, auth: dict[str, str], played: str) -> dict[str, Any]:
+    return {
+        "game": client.get(f"/v1/games/{played}", headers=auth),
+        "record": client.get(f"/v1/games/{played}/record", headers=auth),
+        "me": client.get("/v1/players/me", headers=auth),
+        "stats": client.get("/v1/players/me/stats", headers=auth),
+        "wins": client.get("/v1/players/me/wins", headers=auth),
+        "my games": client.get("/v1/players/me/games", headers=auth),
+        "export": client.get("/v1/players/me/export", headers=auth),
+        "leaderboard": client.get("/v1/leaderboards/PY1-N-AAAAAAS"),
+        "deal": client.get("/v1/deals/PY1-N-AAAAAAS"),
+        "live": client.get("/health/live"),
+    }
+
+
+def test_a_full_redis_refuses_every_write_with_507_never_500(client: Client, redis_client: redis.Redis) -> None:
+    auth = new_player(client)
+    fresh = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+    played = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+    assert client.post(f"/v1/games/{played}/moves", json={"type": "draw"}, headers=auth).status_code == 200
+    redis_client.config_set("maxmemory", "1")
+    try:
+        writes = _writes(client, auth, fresh, played)
+        reads = _reads(client, auth, played)
+    finally:
+        redis_client.config_set("maxmemory", "0")
+    for name, response in writes.items():
+        if name in FREEING and response.status_code in (200, 204):
+            continue  # a deletion frees memory: a full Redis may take it
+        assert response.status_code in REFUSED, (name, response.status_code, response.text)
+        assert response.headers["content-type"] == "application/problem+json", name
+        assert response.json()["code"] in ("storage_full", "storage_unconfirmed"), name
+    for name, response in reads.items():
+        assert response.status_code == 200, (name, response.status_code, response.text)
+
+
+# -- a full disk -----------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def small_disk(where: Path, size: str = "3m") -> Iterator[Path]:
+    """A real tmpfs of ``size`` mounted at ``where`` (the tests run as root), unmounted whatever happens."""
+    where.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], check=True)
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def fill(disk: Path, leave: int) -> Path:
+    """A filler file that takes all the room on ``disk`` but ``leave`` bytes (page-sized writes until ENOSPC, then
+    the last ``leave`` bytes given back)."""
+    filler = disk / "filler"
+    page = b"\0" * 4096
+    with filler.open("wb", buffering=0) as out:
+        with suppress(OSError):
+            for _ in range(10_000):
+                out.write(page)
+        out.truncate(max(0, out.tell() - leave))
+    return filler
+
+
+def _redis_child(served: Any) -> psutil.Process:
+    """The embedded Redis by the process tree (its pid file may be stale: a full disk refuses to rewrite it)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for child in psutil.Process(served.process.pid).children(recursive=True):
+            with suppress(psutil.NoSuchProcess):
+                if "redis-server" in child.name() and child.status() != psutil.STATUS_ZOMBIE:
+                    return child
+        time.sleep(0.05)
+    raise AssertionError("no running redis-server under `pyramide serve`")
+
+
+def _move(http: httpx.Client, auth: dict[str, str], game: str, kind: str) -> httpx.Response:
+    return http.post(f"/v1/games/{game}/moves", json={"type": kind}, headers=auth)
+
+
+def _is_refusal(response: httpx.Response) -> bool:
+    """A write refused as the service promises: 507 or 503 (with Retry-After), problem+json with a code."""
+    assert response.status_code in (200, *REFUSED), (response.status_code, response.text)
+    if response.status_code == 200:
+        return False
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["code"] in ("storage_full", "storage_unconfirmed", "service_unavailable")
+    assert response.status_code == 507 or "retry-after" in response.headers
+    return True
+
+
+def test_a_full_disk_refuses_writes_keeps_reads_and_loses_no_acknowledged_move(tmp_path: Path) -> None:
+    env = {"PYRAMIDE_LIMIT_MOVES": "0", "PYRAMIDE_LIMIT_GAMES": "0", "PYRAMIDE_SOLVER_WORKERS": "1"}
+    with small_disk(tmp_path / "disk") as disk:
+        data = disk / "data"
+        acknowledged: dict[str, int] = {}
+        with serving(data, tmp_path, env=env) as served, httpx.Client(base_url=served.url, timeout=10) as http:
+            token = http.post("/v1/players", json={}).json()["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            games = [http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"] for _ in "ab"]
+            fresh = http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+            filler = fill(disk, leave=48 * 1024)
+            refused, current = 0, dict.fromkeys(games, 0)
+            for step in range(2000):  # draw, undo, draw, ...: every one a change, until the disk refuses them
+                game = games[step % 2]
+                response = _move(http, auth, game, "undo" if current[game] % 2 else "draw")
+                if _is_refusal(response):
+                    refused += 1
+                    read = http.get(f"/v1/games/{game}", headers=auth)  # a refused change may still be in memory
+                    assert read.status_code == 200, read.text
+                    current[game] = read.json()["version"]
+                    if refused >= 6:
+                        break
+                else:
+                    acknowledged[game] = current[game] = response.json()["version"]
+            assert refused >= 6, "the disk never filled"
+            for game in games:
+                read = http.get(f"/v1/games/{game}", headers=auth)
+                assert read.status_code == 200 and read.json()["version"] >= acknowledged.get(game, 0)
+            assert _is_refusal(http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth))
+            english = http.post(f"/v1/games/{games[0]}/moves", json={"type": "draw"}, headers={**auth, **EN})
+            assert english.status_code == 507 and english.headers["content-language"] == "en"
+            assert english.json()["title"].startswith("The storage is full")
+            assert http.get("/health/ready").status_code == 507, "ready says why: Redis cannot write its file"
+            for name, refusal in _writes(http, auth, fresh, games[1], erase=False).items():
+                assert _is_refusal(refusal), name  # every route that writes, never a 500
+            assert http.get("/health/live").status_code == 200
+
+            first = _redis_child(served)
+            first.kill()  # SIGKILL while the disk is full
+            first.wait(timeout=5)
+            assert _redis_child(served).pid != first.pid, "the supervisor brought Redis back on a full disk"
+            assert _eventually(lambda: http.get(f"/v1/games/{games[0]}", headers=auth).status_code == 200)
+            for game, version in acknowledged.items():  # what was in memory only is gone; what was answered is not
+                assert http.get(f"/v1/games/{game}", headers=auth).json()["version"] >= version, game
+            assert _is_refusal(_move(http, auth, games[0], "draw")), "the disk is still full"
+            assert http.get("/health/live").status_code == 200
+
+            filler.unlink()  # room again: writes succeed by themselves, no restart
+            assert _eventually(lambda: _move(http, auth, games[0], "draw").status_code == 200)
+            for game in games:
+                again = _move(http, auth, game, "draw")
+                assert again.status_code == 200, again.text
+                acknowledged[game] = again.json()["version"]
+            http.close()  # no idle connection for the shutdown to wait for
+            served.process.send_signal(signal.SIGTERM)
+            assert served.process.wait(timeout=20) == 0
+        with serving(data, tmp_path, env=env) as served, httpx.Client(base_url=served.url, timeout=10) as http:
+            for game, version in acknowledged.items():
+                kept = http.get(f"/v1/games/{game}", headers=auth).json()
+                assert kept["version"] == version, f"game {game}: acknowledged version {version}, kept {kept}"
+
+
+def _eventually(check: Callable[[], bool], seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.1)
+    return False
