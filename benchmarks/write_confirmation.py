@@ -1,13 +1,12 @@
 """What confirming each write costs: CPU time of `pyramide serve` (its HTTP process, and its Redis) per move.
 
-Usage: .venv/bin/python benchmarks/write_confirmation.py --baseline DIR [--moves 1500] [--rounds 3]
+Usage: .venv/bin/python benchmarks/write_confirmation.py [--moves 1500] [--rounds 3]
 
-``DIR`` is the ``service`` folder of a tree to compare with (say, the commit before ``http/durability.py``, unpacked
-with ``git archive``; its compiled solver modules built, or copied from this tree); it is put first on
-``PYTHONPATH`` for the baseline's server. Each round starts one server of each, plays ``--moves`` sequential moves
-(draw, undo, ...) on one game after a warm-up, and reads the CPU time the server process and its Redis used. CPU
-time moves less with what else the machine is doing than wall time does, but on a shared machine it still moves:
-compare medians of several rounds.
+Each round starts one server for each value of ``PYRAMIDE_CONFIRM_WRITES``: ``always`` (a ``PING`` after every
+write), ``auto`` (the default: a ``PING`` only while the disk is low, so none here) and ``never``; each plays
+``--moves`` sequential moves (draw, undo, ...) on one game after a warm-up, and reads the CPU time the server
+process and its Redis used. CPU time moves less with what else the machine is doing than wall time does, but on a
+shared machine it still moves: compare medians of several rounds.
 """
 
 from __future__ import annotations
@@ -43,12 +42,16 @@ def _moves(http: httpx.Client, auth: dict[str, str], game: str, count: int) -> N
         assert http.post(f"/v1/games/{game}/moves", json=body, headers=auth).status_code == 200
 
 
-def measure(pythonpath: str | None, moves: int) -> tuple[float, float]:
-    """Microseconds of CPU per move: the server process's, and its Redis's."""
+def measure(confirm: str, moves: int) -> tuple[float, float]:
+    """Microseconds of CPU per move with ``PYRAMIDE_CONFIRM_WRITES=confirm``: the server process's, and its
+    Redis's."""
     port, data = _free_port(), tempfile.mkdtemp()
-    env = {**os.environ, "PYRAMIDE_LIMIT_MOVES": "0", "PYRAMIDE_SOLVER_WORKERS": "1"}
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
+    env = {
+        **os.environ,
+        "PYRAMIDE_LIMIT_MOVES": "0",
+        "PYRAMIDE_SOLVER_WORKERS": "1",
+        "PYRAMIDE_CONFIRM_WRITES": confirm,
+    }
     command = [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", data]
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
@@ -77,18 +80,21 @@ def measure(pythonpath: str | None, moves: int) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", required=True)
     parser.add_argument("--moves", type=int, default=1500)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    results: dict[str, list[tuple[float, float]]] = {"this tree": [], "baseline": []}
+    results: dict[str, list[tuple[float, float]]] = {"always": [], "auto": [], "never": []}
     for _ in range(args.rounds):
-        results["this tree"].append(measure(None, args.moves))
-        results["baseline"].append(measure(args.baseline, args.moves))
+        for confirm, runs in results.items():
+            runs.append(measure(confirm, args.moves))
+    never = statistics.median(s for s, _ in results["never"])
     for name, runs in results.items():
         server = statistics.median(s for s, _ in runs)
         redis = statistics.median(r for _, r in runs)
-        print(f"{name:9s}  server {server:6.0f} µs CPU a move, Redis {redis:5.0f} µs (median of {args.rounds})")
+        print(
+            f"{name:6s}  server {server:6.0f} µs CPU a move ({server / never - 1:+.1%} on never),"
+            f" Redis {redis:5.0f} µs (median of {args.rounds})"
+        )
 
 
 if __name__ == "__main__":

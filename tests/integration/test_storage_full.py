@@ -18,7 +18,8 @@ import psutil
 import redis
 from litestar.testing import TestClient
 
-from tests.integration.conftest import new_player
+from pyramide.service.infra.disk import CHECK_INTERVAL_S
+from tests.integration.conftest import client_commands, new_player
 from tests.integration.test_robustness import serving
 
 Client = TestClient[Any]
@@ -208,3 +209,27 @@ def _eventually(check: Callable[[], bool], seconds: float = 10) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def test_writes_are_confirmed_on_disk_only_while_it_runs_low(tmp_path: Path) -> None:
+    """The confirming PING costs a round trip, so with ``PYRAMIDE_CONFIRM_WRITES=auto`` a move sends it only while
+    the embedded Redis's disk has less than the reserve free: not with room to spare, from the moment the disk
+    runs low, and no more once room is back."""
+    env = {"PYRAMIDE_CONFIRM_WRITES_RESERVE_MB": "2", "PYRAMIDE_SOLVER_WORKERS": "1"}
+    with small_disk(tmp_path / "disk", size="8m") as disk:
+        data = disk / "data"
+        with serving(data, tmp_path, env=env) as served, httpx.Client(base_url=served.url, timeout=10) as http:
+            auth = {"Authorization": f"Bearer {http.post('/v1/players', json={}).json()['token']}"}
+            game = http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+
+            def commands_of_a_move(kind: str) -> list[str]:
+                time.sleep(3 * CHECK_INTERVAL_S)  # the watch has looked at the disk since it changed
+                with client_commands(f"unix://{data / 'redis.sock'}") as commands:
+                    assert _move(http, auth, game, kind).status_code == 200
+                return commands
+
+            assert "PING" not in commands_of_a_move("draw"), "6 MB free, above the 2 MB reserve: no confirmation"
+            filler = fill(disk, leave=1024 * 1024)
+            assert "PING" in commands_of_a_move("undo"), "1 MB free: the move waits for Redis to confirm its file"
+            filler.unlink()
+            assert "PING" not in commands_of_a_move("draw"), "room again: no confirmation"

@@ -32,7 +32,7 @@ from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_m
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players.controller import PlayerController
 from pyramide.service.privacy.controller import PrivacyController
-from pyramide.service.services import Services
+from pyramide.service.services import Services, confirms_writes
 from pyramide.service.stats.controller import StatsController
 from pyramide.service.stats.leaderboard_controller import LeaderboardController
 
@@ -56,6 +56,11 @@ def create_app(
     settings = settings or Settings.from_env()
 
     services = Services(settings)
+    confirming = (
+        [DefineMiddleware(ConfirmWrites, redis=services.redis, must_confirm=services.must_confirm)]
+        if confirms_writes(settings)
+        else []
+    )
 
     @asynccontextmanager
     async def running(_: Litestar) -> AsyncIterator[None]:
@@ -88,7 +93,7 @@ def create_app(
         middleware=[
             RequestMetrics(app_name="pyramide").middleware,
             DefineMiddleware(BearerAuthentication, players=services.players),
-            DefineMiddleware(ConfirmWrites, redis=services.redis),
+            *confirming,
         ],
         openapi_config=OpenAPIConfig(
             title="Pyramide",

@@ -5,6 +5,7 @@ no handler looks anything up in the application state."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ from pyramide.service.games.service import GameService
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
 from pyramide.service.http.limits import AddressLimits
+from pyramide.service.infra.disk import DiskWatch
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
 from pyramide.service.infra.settings import Settings
@@ -40,6 +42,7 @@ class Running:
     address_limits: AddressLimits
     privacy: PlayerData
     challenges: ChallengeService
+    disk: DiskWatch | None
 
     @classmethod
     def start(cls, settings: Settings) -> Running:
@@ -74,6 +77,7 @@ class Running:
                 exports_limit=settings.limits.limit("exports"),
             ),
             challenges=ChallengeService(deals, games, leaderboards),
+            disk=_disk_watch(settings),
         )
 
     async def stop(self) -> None:
@@ -88,6 +92,7 @@ class Services:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._running: Running | None = None
+        self._disk_task: asyncio.Task[None] | None = None
 
     @property
     def running(self) -> Running:
@@ -97,8 +102,13 @@ class Services:
 
     def start(self) -> None:
         self._running = Running.start(self.settings)
+        if self._running.disk is not None:
+            self._disk_task = asyncio.get_running_loop().create_task(self._running.disk.run())
 
     async def stop(self) -> None:
+        if self._disk_task is not None:
+            self._disk_task.cancel()
+            self._disk_task = None
         running, self._running = self._running, None
         if running is not None:
             await running.stop()
@@ -111,6 +121,12 @@ class Services:
 
     def redis(self) -> RedisClient:
         return self.running.redis
+
+    def must_confirm(self) -> bool:
+        """Whether a write's answer waits for Redis to confirm its append-only file (with ``confirm_writes``
+        ``auto``: while the embedded Redis's disk is low)."""
+        disk = self.running.disk
+        return disk is None or disk.low
 
     def dependencies(self) -> dict[str, Any]:
         """What handlers may ask for by name."""
@@ -137,3 +153,18 @@ class Services:
         return {name: provide(name) for name in fields} | {
             "settings": Provide(lambda: settings, sync_to_thread=False, use_cache=True)
         }
+
+
+def confirms_writes(settings: Settings) -> bool:
+    """Whether writes are ever confirmed on disk: ``always``, or ``auto`` over the embedded Redis (whose disk the
+    service can watch; an external Redis's durability is its operator's)."""
+    if settings.confirm_writes == "auto":
+        return settings.supervisor_state is not None
+    return settings.confirm_writes == "always"
+
+
+def _disk_watch(settings: Settings) -> DiskWatch | None:
+    """The watch over the embedded Redis's disk, for ``confirm_writes`` ``auto``."""
+    if settings.confirm_writes != "auto" or settings.supervisor_state is None:
+        return None
+    return DiskWatch(settings.supervisor_state.parent, settings.confirm_writes_reserve_mb * 1024 * 1024)

@@ -7,7 +7,8 @@ with ``MISCONF`` until one succeeds. A change answered in that turn lives in mem
 loses it. So after a request that may have written answers 2xx, one ``PING`` asks Redis whether its last write
 reached the file; if not, the answer becomes 503 ``storage_unconfirmed`` with ``Retry-After``: the change may not
 be kept, and the client reloads before going on. The cost is one round trip per write request (see
-``docs/operations.md``, "Durability"); reads are not probed.
+``docs/operations.md``, "Durability"), so with ``PYRAMIDE_CONFIRM_WRITES=auto`` it is paid only while the disk runs
+low (``infra/disk.py``); reads are never probed.
 """
 
 from __future__ import annotations
@@ -31,14 +32,16 @@ READ_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 
 class ConfirmWrites:
     """ASGI middleware: a 2xx answer to a request that may have written (any method but GET, HEAD and OPTIONS) is
-    sent only after Redis confirms it can persist writes; otherwise 503 ``storage_unconfirmed`` replaces it."""
+    sent only after Redis confirms it can persist writes; otherwise 503 ``storage_unconfirmed`` replaces it. Only
+    while ``must_confirm()`` says so."""
 
-    def __init__(self, app: ASGIApp, redis: Callable[[], RedisClient]) -> None:
+    def __init__(self, app: ASGIApp, redis: Callable[[], RedisClient], must_confirm: Callable[[], bool]) -> None:
         self.app = app
         self._redis = redis
+        self._must_confirm = must_confirm
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP or scope["method"] in READ_METHODS:
+        if scope["type"] != ScopeType.HTTP or scope["method"] in READ_METHODS or not self._must_confirm():
             await self.app(scope, receive, send)
             return
         replaced = False

@@ -62,6 +62,12 @@ class Settings(BaseSettings):
     redis_max_restarts: int = Field(5, ge=1)
     """Tries in a row to bring a dead embedded Redis back before liveness turns 503 (the tries go on, and liveness is
     200 again once Redis is back)."""
+    confirm_writes: Literal["auto", "always", "never"] = "auto"
+    """Whether a write request's 2xx waits for Redis to confirm it can write its append-only file (one ``PING``):
+    ``auto``, while the embedded Redis's disk has less than ``confirm_writes_reserve_mb`` free (beyond its
+    append-only file's size), and never with ``REDIS_URL``; ``always``; ``never``."""
+    confirm_writes_reserve_mb: int = Field(256, ge=0)
+    """With ``confirm_writes=auto``: the free space below which writes are confirmed."""
     unfinished_ttl_s: int = Field(30 * DAY_S, gt=0)
     """An unfinished game expires this long after its last change."""
     player_idle_ttl_s: int = Field(30 * DAY_S, gt=0)

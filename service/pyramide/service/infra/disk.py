@@ -1,0 +1,56 @@
+"""Whether the disk under the embedded Redis's files is running low, checked a few times a second.
+
+Confirming every write on disk costs a Redis round trip per write request (``http/durability.py``). It is only
+needed where a write can fail for lack of space, so the service confirms while the free space of the data
+directory's file system is below a reserve: ``PYRAMIDE_CONFIRM_WRITES_RESERVE_MB`` plus the size of the
+append-only file (what a rewrite of it may need besides). A file system filling from above the reserve to full
+between two checks (a quarter of a second) is the one case this does not see; ``PYRAMIDE_CONFIRM_WRITES=always``
+closes it at the cost of the round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Final
+
+log = logging.getLogger("pyramide.service")
+CHECK_INTERVAL_S: Final = 0.25
+APPEND_ONLY_FILE: Final = "appendonly.aof"
+
+
+class DiskWatch:
+    """``low`` is true while ``data_dir``'s file system has less than ``reserve_bytes`` free beyond the size of
+    the append-only file, or cannot be measured."""
+
+    def __init__(self, data_dir: Path, reserve_bytes: int) -> None:
+        self.data_dir = data_dir
+        self.reserve_bytes = reserve_bytes
+        self.low = True
+        self.check()
+
+    def check(self) -> bool:
+        """Measure now; a file system that cannot be measured counts as low (confirming is the safe side)."""
+        try:
+            stats = os.statvfs(self.data_dir)
+            free = stats.f_bavail * stats.f_frsize
+            try:
+                appended = (self.data_dir / APPEND_ONLY_FILE).stat().st_size
+            except FileNotFoundError:
+                appended = 0
+        except OSError:
+            low = True
+        else:
+            low = free < self.reserve_bytes + appended
+        if low != self.low:
+            log.warning("free disk space for Redis %s", "is low: writes are confirmed" if low else "is back")
+        self.low = low
+        return low
+
+    async def run(self) -> None:
+        """Check every :data:`CHECK_INTERVAL_S` until cancelled."""
+        while True:
+            await asyncio.sleep(CHECK_INTERVAL_S)
+            self.check()
