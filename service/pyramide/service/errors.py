@@ -27,6 +27,8 @@ class ErrorCode(StrEnum):
     INVALID_IF_MATCH = "invalid_if_match"
     WEAK_IDEMPOTENCY_KEY = "weak_idempotency_key"
     RATE_LIMITED = "rate_limited"
+    QUOTA_EXCEEDED = "quota_exceeded"
+    TOO_MANY_UNFINISHED_GAMES = "too_many_unfinished_games"
     SOLVER_BUSY = "solver_busy"
     SOLVER_IN_PROGRESS = "solver_in_progress"
     REQUEST_TIMEOUT = "request_timeout"

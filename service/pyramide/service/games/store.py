@@ -88,6 +88,10 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('GET', KEYS[2]) or ''}
 end
 if ARGV[10] ~= '' and redis.call('EXISTS', KEYS[9]) == 1 then return {5, ''} end
+if tonumber(ARGV[11]) > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[12])
+  if redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[11]) then return {6, ''} end
+end
 local wait = gcra(KEYS[3], tonumber(ARGV[5]), tonumber(ARGV[6]))
 if wait > 0 then return {3, wait} end
 if ARGV[10] ~= '' then redis.call('SET', KEYS[9], ARGV[7], 'PX', ARGV[10]) end
@@ -112,6 +116,8 @@ class Saved(enum.Enum):
     """The token the request came with is no longer the player's: nothing was written (401)."""
     ATTEMPTED = 5
     """The player has an attempt at this daily challenge already: nothing was written (409)."""
+    TOO_MANY_UNFINISHED = 6
+    """The player has ``max_unfinished_games`` unfinished games already: nothing was written (409)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +281,9 @@ class GameStore:
         """Store a new game (counted against its owner's ``games`` limit); if one with this id exists already (a
         retried create), return its kept response. ``response`` is the head of the kept response: the script adds
         the stored game to it. A challenge game is stored only if its player has no attempt at that challenge yet
-        (409 ``challenge_already_played``), checked and noted in the same script."""
+        (409 ``challenge_already_played``), checked and noted in the same script, as is the player's cap on
+        unfinished games (409 ``too_many_unfinished_games``): its open list, less the games expired since their
+        last change (dropped from it there), must hold fewer than ``max_unfinished_games``."""
         owner, state = stored.owner, stored.to_bytes()
         challenge = stored.challenge
         attempt_ttl = "" if challenge is None else max(1, stored.sealed_until_ms - stored.created_ms) + ATTEMPT_KEPT_MS
@@ -299,6 +307,8 @@ class GameStore:
                 stored.created_ms,
                 token,
                 attempt_ttl,
+                self.settings.max_unfinished_games,
+                stored.created_ms - self.settings.unfinished_ttl_s * 1000,
             ],
         )
         if int(created) == Saved.UNAUTHORIZED.value:
@@ -307,6 +317,8 @@ class GameStore:
             raise DomainError(ErrorCode.CHALLENGE_ALREADY_PLAYED)
         if int(created) == Saved.LIMITED.value:
             raise RateLimitedError(self._games, int(kept))
+        if int(created) == Saved.TOO_MANY_UNFINISHED.value:
+            raise DomainError(ErrorCode.TOO_MANY_UNFINISHED_GAMES, limit=str(self.settings.max_unfinished_games))
         if created != 1:
             return kept or b""
         self._remember(stored, state)
