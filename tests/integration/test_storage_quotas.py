@@ -98,3 +98,42 @@ def test_expired_unfinished_games_no_longer_count_against_the_cap(settings: Sett
         assert _create(client, player).status_code == 409
         time.sleep(1.2)
         assert _create(client, player).status_code == 201, "the game that expired is no longer unfinished"
+
+
+def test_a_game_records_at_most_its_cap_of_operations_and_can_still_be_abandoned(settings: Settings) -> None:
+    capped = settings.model_copy(update={"max_game_operations": 4})
+    with TestClient(create_app(capped)) as client:
+        player = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+        game = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
+        url = f"/v1/games/{game['id']}"
+        moves = [{"type": "draw"}, {"type": "undo"}] * 2
+        assert [client.post(f"{url}/moves", json=m, headers=player).status_code for m in moves] == [200] * 4
+        for language, text in (("hu", "felső határát (4)"), ("en", "limit of operations (4)")):
+            refused = client.post(
+                f"{url}/moves", json={"type": "draw"}, headers={**player, "Accept-Language": language}
+            )
+            assert refused.status_code == 409, refused.text
+            assert refused.json()["code"] == "game_too_long"
+            assert text in refused.json()["detail"]
+        assert client.get(url, headers=player).json()["version"] == 4, "nothing applied past the cap"
+        assert len(client.get(f"{url}/record", headers=player).json()["moves"]) == 4
+        assert client.post(f"{url}/abandon", headers=player).json()["status"] == "abandoned"
+
+
+def test_fast_play_with_idempotency_keys_keeps_only_each_games_latest_responses(
+    client: TestClient[Any], redis_client: Any
+) -> None:
+    created = client.post("/v1/players", json={}).json()
+    player = {"Authorization": f"Bearer {created['token']}"}
+    game = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
+    url = f"/v1/games/{game['id']}/moves"
+    last: Any = None
+    for index in range(40):
+        body, key = {"type": "draw" if index % 2 == 0 else "undo"}, f"move-{index}"
+        last = (body, key, client.post(url, json=body, headers={**player, "Idempotency-Key": key}))
+        assert last[2].status_code == 200
+    kept = redis_client.keys(f"pyr:{{p:{created['id']}}}:g:{game['id']}:idem:*")
+    assert len(kept) == 16, "only the latest 16 kept, not all 40 for 24 hours"
+    body, key, answer = last
+    retried = client.post(url, json=body, headers={**player, "Idempotency-Key": key})
+    assert retried.content == answer.content, "the latest is still answered as it was, and not applied again"

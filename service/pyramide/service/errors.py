@@ -29,6 +29,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     QUOTA_EXCEEDED = "quota_exceeded"
     TOO_MANY_UNFINISHED_GAMES = "too_many_unfinished_games"
+    GAME_TOO_LONG = "game_too_long"
     SOLVER_BUSY = "solver_busy"
     SOLVER_IN_PROGRESS = "solver_in_progress"
     REQUEST_TIMEOUT = "request_timeout"

@@ -57,6 +57,8 @@ if ARGV[5] ~= '' then
   if kept then return {2, kept} end
 end
 if current ~= ARGV[1] then return {-1, current} end
+local longest = tonumber(ARGV[15])
+if ARGV[3] ~= '' and longest > 0 and redis.call('LLEN', KEYS[2]) >= longest then return {7, ''} end
 local wait = gcra(KEYS[6], tonumber(ARGV[8]), tonumber(ARGV[9]))
 if wait > 0 then return {3, wait} end
 local ttl = tonumber(ARGV[4])
@@ -73,7 +75,14 @@ else
   redis.call('PERSIST', KEYS[4])
   redis.call('PERSIST', KEYS[5])
 end
-if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6]) end
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6])
+  local kept = tonumber(ARGV[14])
+  redis.call('LPUSH', KEYS[12], KEYS[3])
+  for _, old in ipairs(redis.call('LRANGE', KEYS[12], kept, -1)) do redis.call('DEL', old) end
+  redis.call('LTRIM', KEYS[12], 0, kept - 1)
+  redis.call('PEXPIRE', KEYS[12], ARGV[6])
+end
 list_game(7, ARGV[10], ARGV[11], ARGV[12])
 return {1, tonumber(redis.call('GET', KEYS[5]) or '0')}
 """
@@ -118,6 +127,8 @@ class Saved(enum.Enum):
     """The player has an attempt at this daily challenge already: nothing was written (409)."""
     TOO_MANY_UNFINISHED = 6
     """The player has ``max_unfinished_games`` unfinished games already: nothing was written (409)."""
+    TOO_LONG = 7
+    """The game's record holds ``max_game_operations`` already: nothing was written (409)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +235,12 @@ ATTEMPT_KEPT_MS: Final = 40 * 24 * 3600 * 1000
 
 def game_idempotency_key(player_id: UUID, game_id: UUID, key_digest: str) -> str:
     return game_tag(player_id, game_id) + "idem:" + key_digest
+
+
+def kept_keys_key(player_id: UUID, game_id: UUID) -> str:
+    """The game's kept responses, newest first: only the latest ``kept_responses_per_game`` are kept, so what
+    Idempotency-Keys keep of one game is bounded however fast it is played."""
+    return game_tag(player_id, game_id) + "kept"
 
 
 class GameStore:
@@ -338,9 +355,11 @@ class GameStore:
     ) -> SaveResult:
         """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
         the record, keep ``response`` (its head: the script adds the stored game) for the Idempotency-Key and the
-        game's ``result`` for the statistics, all at once; with an Idempotency-Key already used, write nothing and
-        return its kept response. The change counts against the player's ``moves`` limit in the same step
-        (``RateLimitedError`` past it: nothing written). A conflict returns the state Redis holds, so a caller
+        game's ``result`` for the statistics, all at once (and drop the game's kept responses past the latest
+        ``kept_responses_per_game``; a game whose record holds ``max_game_operations`` takes no more operations:
+        409 ``game_too_long``, nothing written, abandoning still allowed); with an Idempotency-Key already used,
+        write nothing and return its kept response. The change counts against the player's ``moves`` limit in the
+        same step (``RateLimitedError`` past it: nothing written). A conflict returns the state Redis holds, so a caller
         that acted on an old copy needs no other read to try again. Once saved, ``stored`` belongs to the store
         (see :meth:`take_recent`): the caller must not change it any more."""
         game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
@@ -355,6 +374,7 @@ class GameStore:
                 player_limit_key(owner, self._moves),
                 *list_keys(owner),
                 auth_key(owner),
+                kept_keys_key(owner, game_id),
             ],
             [
                 basis,
@@ -369,6 +389,8 @@ class GameStore:
                 changed_ms,
                 listed(stored),
                 token,
+                self.settings.kept_responses_per_game,
+                self.settings.max_game_operations,
             ],
         )
         outcome = Saved(int(saved))
@@ -381,6 +403,8 @@ class GameStore:
             raise RateLimitedError(self._moves, int(payload))
         if outcome is Saved.UNAUTHORIZED:
             raise DomainError(ErrorCode.UNAUTHORIZED)
+        if outcome is Saved.TOO_LONG:
+            raise DomainError(ErrorCode.GAME_TOO_LONG, limit=str(self.settings.max_game_operations))
         return SaveResult(outcome, kept=payload or b"")
 
     async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:

@@ -87,6 +87,10 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         " mielőtt újat kezdesz",
         "en": "You have too many unfinished games (at most {limit}); finish or abandon one before starting another",
     },
+    ErrorCode.GAME_TOO_LONG: {
+        "hu": "Ez a játszma elérte a lépések felső határát ({limit}); add fel, és kezdj újat",
+        "en": "This game has reached its limit of operations ({limit}); abandon it and start another",
+    },
     ErrorCode.SOLVER_BUSY: {
         "hu": "A megoldó most túlterhelt; próbáld újra kicsit később",
         "en": "The solver is at capacity right now; try again a little later",
@@ -180,6 +184,7 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.QUOTA_EXCEEDED: 429,
     ErrorCode.TOO_MANY_UNFINISHED_GAMES: 409,
+    ErrorCode.GAME_TOO_LONG: 409,
     ErrorCode.SOLVER_IN_PROGRESS: 429,
     ErrorCode.SOLVER_BUSY: 503,
     ErrorCode.SERVICE_UNAVAILABLE: 503,

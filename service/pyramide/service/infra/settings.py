@@ -134,6 +134,12 @@ class Settings(BaseSettings):
     """Games created per client address per day (24 hours from the first), whichever of its players creates them."""
     max_unfinished_games: int = Field(MAX_UNFINISHED_GAMES, ge=0)
     """Unfinished games a player may have at once; creating one more is 409 ``too_many_unfinished_games``."""
+    max_game_operations: int = Field(1000, ge=0)
+    """Operations (moves, draws, undos, taps that change the game) one game records at most; past it 409
+    ``game_too_long`` (abandoning is still allowed): one game's record, and so what it stores, is bounded."""
+    kept_responses_per_game: int = Field(16, ge=1)
+    """Responses kept for Idempotency-Key retries per game: the latest ones (a retry comes right after its lost
+    answer); older ones go at once, not after ``idempotency_ttl_s``, so playing fast cannot fill Redis."""
 
     @field_validator("cors_origins", mode="before")
     @classmethod
@@ -202,4 +208,5 @@ def no_limits() -> dict[str, Any]:
         **{f"limit_{name}": 0 for name in LIMIT_NAMES},
         **{f"quota_{name}": 0 for name in QUOTA_NAMES},
         "max_unfinished_games": 0,
+        "max_game_operations": 0,
     }
