@@ -1,6 +1,7 @@
 """Storage growth: how fast one client address can grow Redis within the default limits and quotas.
 
 Usage: .venv/bin/python benchmarks/storage_growth.py [--seconds 120] [--concurrency 16] [--address 127.0.0.1]
+[--moves 0]
 
 Starts a real ``pyramide serve`` (default settings: rate limits, daily quotas, unfinished-game cap, the embedded Redis
 with ``maxmemory`` 1gb) on a free loopback port, then drives it from one source address at full speed for
@@ -9,7 +10,10 @@ with ``maxmemory`` 1gb) on a free loopback port, then drives it from one source 
 the cap refuses a new one (abandoned games are kept for good: the most a client can store). Redis's ``used_memory``
 is sampled throughout. Prints what was stored, bytes per player and per game, the growth in bytes per minute, and
 the projected time to fill the default ``maxmemory`` (the quotas start afresh after a day, so a day's growth at most
-is what one address adds each day).
+is what one address adds each day). With ``--moves S``, the players then play their open games for ``S`` more seconds
+(draw and undo, each with a fresh Idempotency-Key, as fast as the service serves them), and the growth and what each
+kind of key holds (``MEMORY USAGE``) are printed: what moves add per game is bounded by the record cap and the kept
+responses per game.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
@@ -112,13 +117,62 @@ class Driver:
                 await asyncio.sleep(0.5)
 
 
-async def _drive(base: str, address: str, seconds: float, concurrency: int) -> Driver:
+async def _drive(
+    base: str, address: str, seconds: float, concurrency: int, *, then: Callable[[Driver], Awaitable[None]]
+) -> Driver:
+    """Creation at full speed for ``seconds``; then ``then`` with the same client (the moves phase)."""
     limits = httpx.Limits(max_connections=concurrency + 1)
     transport = httpx.AsyncHTTPTransport(local_address=address, limits=limits)
     async with httpx.AsyncClient(base_url=base, transport=transport, timeout=30) as client:
         driver = Driver(client, time.monotonic() + seconds)
         await asyncio.gather(driver.make_players(), *(driver.make_games(i, concurrency) for i in range(concurrency)))
+        await then(driver)
         return driver
+
+
+async def _moves(driver: Driver, store: redis.Redis, seconds: float, concurrency: int) -> None:
+    """The moves phase, and what it added."""
+    before, started = _used(store), time.monotonic()
+    statuses = await _play(driver, seconds, concurrency)
+    grown, elapsed = _used(store) - before, time.monotonic() - started
+    played = statuses.get("200", 0)
+    print(f"moves for {elapsed:.0f} s: {dict(statuses)}; +{grown:,} bytes ({grown / elapsed * 60:,.0f} a minute,")
+    print(
+        f"{grown / max(1, played):,.0f} a move over {len(driver.open)} players' {sum(map(len, driver.open.values()))}"
+    )
+    print(f"open games); keys (count, bytes) by kind: {_by_kind(store)}")
+
+
+async def _play(driver: Driver, seconds: float, concurrency: int) -> collections.Counter[str]:
+    """Draw and undo on every open game, each request with a fresh Idempotency-Key, ``concurrency`` at a time."""
+    games = [(driver.players[i], game) for i, ids in driver.open.items() for game in ids]
+    until = time.monotonic() + seconds
+    statuses: collections.Counter[str] = collections.Counter()
+
+    async def worker(first: int) -> None:
+        turn, moves = first, ("draw", "undo")
+        while time.monotonic() < until and games:
+            auth, game = games[turn % len(games)]
+            body = {"type": moves[(turn // len(games)) % 2]}
+            headers = {**auth, "Idempotency-Key": f"bench-{turn}-{time.monotonic_ns()}"}
+            response = await driver.client.post(f"/v1/games/{game}/moves", json=body, headers=headers)
+            ok = response.status_code == 200
+            statuses["200" if ok else str(response.json().get("code", response.status_code))] += 1
+            turn += concurrency
+
+    await asyncio.gather(*(worker(i) for i in range(concurrency)))
+    return statuses
+
+
+def _by_kind(store: redis.Redis) -> dict[str, tuple[int, int]]:
+    """Keys and their ``MEMORY USAGE`` by kind (the last part of a key: state, record, idem, kept, list, …)."""
+    kinds: dict[str, tuple[int, int]] = {}
+    for key in store.scan_iter("pyr:*", count=1000):
+        tail = key.decode().split("}:")[-1]
+        kind = tail.split(":")[2] if tail.startswith("g:") else tail.split(":")[0]
+        count, size = kinds.get(kind, (0, 0))
+        kinds[kind] = (count + 1, size + int(store.memory_usage(key) or 0))
+    return dict(sorted(kinds.items(), key=lambda item: -item[1][1]))
 
 
 def _used(client: redis.Redis) -> int:
@@ -180,6 +234,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--address", default="127.0.0.1", help="the loopback source address the client uses")
+    parser.add_argument("--moves", type=float, default=0.0, help="then play the open games for this many seconds")
     args = parser.parse_args()
     port = _free_port()
     with tempfile.TemporaryDirectory() as data:
@@ -197,13 +252,18 @@ def main() -> None:
 
             async def run() -> Driver:
                 sampler = asyncio.create_task(sample())
-                driver = await _drive(f"http://127.0.0.1:{port}", args.address, args.seconds, args.concurrency)
-                sampler.cancel()
-                return driver
 
-            driver = asyncio.run(run())
-            samples.append((time.monotonic() - started, _used(store)))
-            _report(driver, started, time.monotonic() - started, probe, samples)
+                async def then(driver: Driver) -> None:
+                    sampler.cancel()
+                    samples.append((time.monotonic() - started, _used(store)))
+                    _report(driver, started, time.monotonic() - started, probe, samples)
+                    if args.moves > 0:
+                        await _moves(driver, store, args.moves, args.concurrency)
+
+                base = f"http://127.0.0.1:{port}"
+                return await _drive(base, args.address, args.seconds, args.concurrency, then=then)
+
+            asyncio.run(run())
         finally:
             server.terminate()
             server.wait(timeout=30)

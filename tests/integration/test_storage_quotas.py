@@ -133,7 +133,7 @@ def test_fast_play_with_idempotency_keys_keeps_only_each_games_latest_responses(
         last = (body, key, client.post(url, json=body, headers={**player, "Idempotency-Key": key}))
         assert last[2].status_code == 200
     kept = redis_client.keys(f"pyr:{{p:{created['id']}}}:g:{game['id']}:idem:*")
-    assert len(kept) == 16, "only the latest 16 kept, not all 40 for 24 hours"
+    assert len(kept) == 8, "only the latest 8 kept, not all 40 for 24 hours"
     body, key, answer = last
     retried = client.post(url, json=body, headers={**player, "Idempotency-Key": key})
     assert retried.content == answer.content, "the latest is still answered as it was, and not applied again"

@@ -77,9 +77,9 @@ else
 end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6])
-  local kept = tonumber(ARGV[14])
-  redis.call('LPUSH', KEYS[12], KEYS[3])
-  for _, old in ipairs(redis.call('LRANGE', KEYS[12], kept, -1)) do redis.call('DEL', old) end
+  local kept, prefix = tonumber(ARGV[14]), string.sub(KEYS[12], 1, -5) .. 'idem:'
+  redis.call('LPUSH', KEYS[12], string.sub(KEYS[3], #prefix + 1))
+  for _, old in ipairs(redis.call('LRANGE', KEYS[12], kept, -1)) do redis.call('DEL', prefix .. old) end
   redis.call('LTRIM', KEYS[12], 0, kept - 1)
   redis.call('PEXPIRE', KEYS[12], ARGV[6])
 end
@@ -238,8 +238,9 @@ def game_idempotency_key(player_id: UUID, game_id: UUID, key_digest: str) -> str
 
 
 def kept_keys_key(player_id: UUID, game_id: UUID) -> str:
-    """The game's kept responses, newest first: only the latest ``kept_responses_per_game`` are kept, so what
-    Idempotency-Keys keep of one game is bounded however fast it is played."""
+    """The digests of the game's kept responses, newest first (the save script takes them from the keys, which it
+    finds beside this one): only the latest ``kept_responses_per_game`` are kept, so what Idempotency-Keys keep of
+    one game is bounded however fast it is played."""
     return game_tag(player_id, game_id) + "kept"
 
 

@@ -137,7 +137,7 @@ class Settings(BaseSettings):
     max_game_operations: int = Field(1000, ge=0)
     """Operations (moves, draws, undos, taps that change the game) one game records at most; past it 409
     ``game_too_long`` (abandoning is still allowed): one game's record, and so what it stores, is bounded."""
-    kept_responses_per_game: int = Field(16, ge=1)
+    kept_responses_per_game: int = Field(8, ge=1)
     """Responses kept for Idempotency-Key retries per game: the latest ones (a retry comes right after its lost
     answer); older ones go at once, not after ``idempotency_ttl_s``, so playing fast cannot fill Redis."""
 
