@@ -23,8 +23,13 @@ from pyramide.service.http.server import server_config
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings
 
-TEST_LIMITS: dict[str, Any] = {f"limit_{name}": 100_000 for name in LIMIT_NAMES}
-"""Limits the tests' bursts do not reach (they run far faster than a person); tests of the limits set their own."""
+TEST_LIMITS: dict[str, Any] = {
+    **{f"limit_{name}": 100_000 for name in LIMIT_NAMES},
+    **{f"quota_{name}": 1_000_000 for name in ("players", "games")},
+    "max_unfinished_games": 100_000,
+}
+"""Limits, quotas and caps the tests' bursts do not reach (they run far faster than a person, from one address);
+tests of the limits set their own."""
 
 
 @pytest.fixture(scope="session")

@@ -205,6 +205,37 @@ def test_names_with_control_format_private_or_no_characters_are_refused(client: 
         assert response.headers["content-language"] == language
 
 
+BLANK_NAMES = [
+    "\u3164",
+    "\u2800",
+    "\uffa0",
+    "\u0301",
+    "\u115f\u1160",
+    " \u3164 ",
+    "\u0301\u20dd",
+    "\ufe0f",
+    "\u3000\u2800",
+]
+"""Names that render as nothing: Hangul fillers, the braille blank, lone combining and enclosing marks, a variation
+selector alone (issue 41, item 10)."""
+
+
+@pytest.mark.parametrize("name", BLANK_NAMES)
+def test_names_that_render_blank_are_refused_when_created_or_changed(client: Client, name: str) -> None:
+    token = client.post("/v1/players", json={"name": "Anna"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    for language, text in (("hu", "A kérés adatai érvénytelenek"), ("en", "The request data is invalid")):
+        for response in (
+            client.post("/v1/players", json={"name": name}, headers={"Accept-Language": language}),
+            client.patch("/v1/players/me", json={"name": name}, headers={**auth, "Accept-Language": language}),
+        ):
+            assert response.status_code == 422, (name, response.text)
+            assert response.json()["code"] == "validation_failed"
+            assert response.json()["title"] == text
+            assert response.headers["content-language"] == language
+    assert client.get("/v1/players/me", headers=auth).json()["name"] == "Anna", "the name was not changed"
+
+
 def test_names_are_normalised(client: Client) -> None:
     created = client.post("/v1/players", json={"name": "  Ane\u0301t\u00a0\u00a0 Kiss  "}).json()
     assert created["name"] == "Anét Kiss"

@@ -65,3 +65,17 @@ def test_rotation_errors_read_as_the_rest(client: Client, language: str) -> None
     missing = client.post("/v1/players/me/token", headers={"Accept-Language": language})
     assert missing.status_code == 401 and missing.headers["content-language"] == language
     assert missing.headers["www-authenticate"].startswith("Bearer")
+
+
+def test_only_the_latest_rotations_answer_is_kept(client: Client, redis_client: Any) -> None:
+    """Rotating in a loop with fresh keys kept every sealed answer for 24 hours (issue 41): now only the latest,
+    which its retry still gets."""
+    created = client.post("/v1/players", json={}).json()
+    auth = {"Authorization": f"Bearer {created['token']}"}
+    for _ in range(5):
+        key = str(uuid.uuid4())
+        rotated = _rotate(client, auth, key)
+        assert rotated.status_code == 201
+        old, auth = auth, {"Authorization": f"Bearer {rotated.json()['token']}"}
+    assert len(redis_client.keys(f"pyr:{{p:{created['id']}}}:sealed:*")) == 1
+    assert _rotate(client, old, key).json() == rotated.json(), "the latest retry still gets its answer"

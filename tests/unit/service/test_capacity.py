@@ -6,12 +6,12 @@ import asyncio
 import unicodedata
 
 import pytest
-from scripts.name_chars import character_class
+from scripts.name_chars import character_class, mark, visible_base
 
 from pyramide.service.deals.analysis import Priority, Solver
 from pyramide.service.errors import DomainError
 from pyramide.service.http.problems import DOMAIN_STATUS
-from pyramide.service.players.name_chars import NAME_CHARACTERS, UNICODE_VERSION
+from pyramide.service.players.name_chars import NAME_BASES, NAME_MARKS, UNICODE_VERSION
 
 
 def test_a_waiting_hint_goes_ahead_of_waiting_analyses_and_a_full_queue_refuses_at_once() -> None:
@@ -77,7 +77,8 @@ def test_public_analyses_never_take_the_worker_kept_for_players() -> None:
 
 @pytest.mark.skipif(unicodedata.unidata_version != UNICODE_VERSION, reason="the table is made on its own version")
 def test_the_name_table_is_what_the_generator_writes() -> None:
-    assert character_class() == NAME_CHARACTERS
+    assert character_class(visible_base) == NAME_BASES
+    assert character_class(mark) == NAME_MARKS
 
 
 def test_a_player_in_a_full_queue_takes_the_place_of_the_last_public_analysis() -> None:

@@ -34,6 +34,7 @@ from pyramide.service.games.snapshots import now_ms, shown_code
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, locale_of
 from pyramide.service.http.injection import Injected
+from pyramide.service.http.limits import AddressLimits
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.params import GameIdText, game_id_of
 from pyramide.service.http.responses import problems
@@ -80,15 +81,20 @@ class GameController(Controller):
         summary="Deal a new game",
         description='`{}` deals a random game (optionally under `rules`), `{"code": …}` a pasted deal code,'
         ' `{"layout": …}` a layout chosen by hand, `{"challenge": …}` the caller\'s one attempt at an open daily'
-        " challenge (404 `challenge_not_found`, 409 `challenge_already_played` or `challenge_closed`).",
+        " challenge (404 `challenge_not_found`, 409 `challenge_already_played` or `challenge_closed`). 409"
+        " `too_many_unfinished_games` when the player already has `PYRAMIDE_MAX_UNFINISHED_GAMES` unfinished games;"
+        " 429 `quota_exceeded` when the client's address has created `PYRAMIDE_QUOTA_GAMES` games in a day.",
         responses=problems(400, 401, 404, 409, 413, 422, 429, 503),
     )
-    async def create(self, request: PlayerRequest, games: Injected[GameService]) -> Response[Snapshot]:
+    async def create(
+        self, request: PlayerRequest, games: Injected[GameService], address_limits: Injected[AddressLimits]
+    ) -> Response[Snapshot]:
         player = request.user
         key = idempotency_key(request)
         body = await parse_body(request, _CREATE)
         fp = await fingerprint(request) if key else ""
-        game_id, reply = await games.create(player, body, locale_of(request, player.locale), key, fp)
+        async with address_limits.quota(request, "games"):
+            game_id, reply = await games.create(player, body, locale_of(request, player.locale), key, fp)
         return _send(reply, game_id)
 
     @get("/{game_id:str}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 404))

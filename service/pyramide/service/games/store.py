@@ -57,6 +57,8 @@ if ARGV[5] ~= '' then
   if kept then return {2, kept} end
 end
 if current ~= ARGV[1] then return {-1, current} end
+local longest = tonumber(ARGV[15])
+if ARGV[3] ~= '' and longest > 0 and redis.call('LLEN', KEYS[2]) >= longest then return {7, ''} end
 local wait = gcra(KEYS[6], tonumber(ARGV[8]), tonumber(ARGV[9]))
 if wait > 0 then return {3, wait} end
 local ttl = tonumber(ARGV[4])
@@ -73,7 +75,14 @@ else
   redis.call('PERSIST', KEYS[4])
   redis.call('PERSIST', KEYS[5])
 end
-if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6]) end
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6])
+  local kept, prefix = tonumber(ARGV[14]), string.sub(KEYS[12], 1, -5) .. 'idem:'
+  redis.call('LPUSH', KEYS[12], string.sub(KEYS[3], #prefix + 1))
+  for _, old in ipairs(redis.call('LRANGE', KEYS[12], kept, -1)) do redis.call('DEL', prefix .. old) end
+  redis.call('LTRIM', KEYS[12], 0, kept - 1)
+  redis.call('PEXPIRE', KEYS[12], ARGV[6])
+end
 list_game(7, ARGV[10], ARGV[11], ARGV[12])
 return {1, tonumber(redis.call('GET', KEYS[5]) or '0')}
 """
@@ -88,6 +97,10 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('GET', KEYS[2]) or ''}
 end
 if ARGV[10] ~= '' and redis.call('EXISTS', KEYS[9]) == 1 then return {5, ''} end
+if tonumber(ARGV[11]) > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[12])
+  if redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[11]) then return {6, ''} end
+end
 local wait = gcra(KEYS[3], tonumber(ARGV[5]), tonumber(ARGV[6]))
 if wait > 0 then return {3, wait} end
 if ARGV[10] ~= '' then redis.call('SET', KEYS[9], ARGV[7], 'PX', ARGV[10]) end
@@ -112,6 +125,10 @@ class Saved(enum.Enum):
     """The token the request came with is no longer the player's: nothing was written (401)."""
     ATTEMPTED = 5
     """The player has an attempt at this daily challenge already: nothing was written (409)."""
+    TOO_MANY_UNFINISHED = 6
+    """The player has ``max_unfinished_games`` unfinished games already: nothing was written (409)."""
+    TOO_LONG = 7
+    """The game's record holds ``max_game_operations`` already: nothing was written (409)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +237,13 @@ def game_idempotency_key(player_id: UUID, game_id: UUID, key_digest: str) -> str
     return game_tag(player_id, game_id) + "idem:" + key_digest
 
 
+def kept_keys_key(player_id: UUID, game_id: UUID) -> str:
+    """The digests of the game's kept responses, newest first (the save script takes them from the keys, which it
+    finds beside this one): only the latest ``kept_responses_per_game`` are kept, so what Idempotency-Keys keep of
+    one game is bounded however fast it is played."""
+    return game_tag(player_id, game_id) + "kept"
+
+
 class GameStore:
     def __init__(self, redis: RedisClient, settings: Settings) -> None:
         self.redis = redis
@@ -275,7 +299,9 @@ class GameStore:
         """Store a new game (counted against its owner's ``games`` limit); if one with this id exists already (a
         retried create), return its kept response. ``response`` is the head of the kept response: the script adds
         the stored game to it. A challenge game is stored only if its player has no attempt at that challenge yet
-        (409 ``challenge_already_played``), checked and noted in the same script."""
+        (409 ``challenge_already_played``), checked and noted in the same script, as is the player's cap on
+        unfinished games (409 ``too_many_unfinished_games``): its open list, less the games expired since their
+        last change (dropped from it there), must hold fewer than ``max_unfinished_games``."""
         owner, state = stored.owner, stored.to_bytes()
         challenge = stored.challenge
         attempt_ttl = "" if challenge is None else max(1, stored.sealed_until_ms - stored.created_ms) + ATTEMPT_KEPT_MS
@@ -299,6 +325,8 @@ class GameStore:
                 stored.created_ms,
                 token,
                 attempt_ttl,
+                self.settings.max_unfinished_games,
+                stored.created_ms - self.settings.unfinished_ttl_s * 1000,
             ],
         )
         if int(created) == Saved.UNAUTHORIZED.value:
@@ -307,6 +335,8 @@ class GameStore:
             raise DomainError(ErrorCode.CHALLENGE_ALREADY_PLAYED)
         if int(created) == Saved.LIMITED.value:
             raise RateLimitedError(self._games, int(kept))
+        if int(created) == Saved.TOO_MANY_UNFINISHED.value:
+            raise DomainError(ErrorCode.TOO_MANY_UNFINISHED_GAMES, limit=str(self.settings.max_unfinished_games))
         if created != 1:
             return kept or b""
         self._remember(stored, state)
@@ -326,9 +356,11 @@ class GameStore:
     ) -> SaveResult:
         """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
         the record, keep ``response`` (its head: the script adds the stored game) for the Idempotency-Key and the
-        game's ``result`` for the statistics, all at once; with an Idempotency-Key already used, write nothing and
-        return its kept response. The change counts against the player's ``moves`` limit in the same step
-        (``RateLimitedError`` past it: nothing written). A conflict returns the state Redis holds, so a caller
+        game's ``result`` for the statistics, all at once (and drop the game's kept responses past the latest
+        ``kept_responses_per_game``; a game whose record holds ``max_game_operations`` takes no more operations:
+        409 ``game_too_long``, nothing written, abandoning still allowed); with an Idempotency-Key already used,
+        write nothing and return its kept response. The change counts against the player's ``moves`` limit in the
+        same step (``RateLimitedError`` past it: nothing written). A conflict returns the state Redis holds, so a caller
         that acted on an old copy needs no other read to try again. Once saved, ``stored`` belongs to the store
         (see :meth:`take_recent`): the caller must not change it any more."""
         game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
@@ -343,6 +375,7 @@ class GameStore:
                 player_limit_key(owner, self._moves),
                 *list_keys(owner),
                 auth_key(owner),
+                kept_keys_key(owner, game_id),
             ],
             [
                 basis,
@@ -357,6 +390,8 @@ class GameStore:
                 changed_ms,
                 listed(stored),
                 token,
+                self.settings.kept_responses_per_game,
+                self.settings.max_game_operations,
             ],
         )
         outcome = Saved(int(saved))
@@ -369,6 +404,8 @@ class GameStore:
             raise RateLimitedError(self._moves, int(payload))
         if outcome is Saved.UNAUTHORIZED:
             raise DomainError(ErrorCode.UNAUTHORIZED)
+        if outcome is Saved.TOO_LONG:
+            raise DomainError(ErrorCode.GAME_TOO_LONG, limit=str(self.settings.max_game_operations))
         return SaveResult(outcome, kept=payload or b"")
 
     async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:

@@ -1,21 +1,49 @@
-"""Per-address rate limits for the public routes that cost the service (creating players, analysing deals)."""
+"""Per-address rate limits and daily quotas for the public routes that cost the service (creating players,
+analysing deals) and for creating games."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+
+from redis.exceptions import RedisError
+
 from pyramide.service.http.headers import AnyConnection, client_address
-from pyramide.service.infra.ratelimit import RateLimiter, address_key
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.ratelimit import RateLimiter, address_key, quota_key
+from pyramide.service.infra.settings import QUOTA_NAMES, Settings
 
 
 class AddressLimits:
-    """Counts a request against a per-address limit by name (``players`` or ``analyses``)."""
+    """Counts a request against a per-address limit by name (``players`` or ``analyses``), and against the
+    address's daily quota of that name when there is one."""
 
     def __init__(self, limiter: RateLimiter, settings: Settings) -> None:
         self.limiter = limiter
         self.settings = settings
 
+    def _address(self, connection: AnyConnection) -> str:
+        return client_address(connection, self.settings.trusted_proxy_header)
+
     async def check(self, connection: AnyConnection, name: str) -> None:
-        """:class:`RateLimitedError` (429) when the client's address is over the limit ``name``."""
+        """:class:`RateLimitedError` (429) when the client's address is over the limit ``name``,
+        :class:`QuotaExceededError` (429) when it used up its daily quota ``name``: one script, one round trip."""
         limit = self.settings.limits.limit(name)
-        address = client_address(connection, self.settings.trusted_proxy_header)
-        await self.limiter.check(limit, address_key(limit, address))
+        address = self._address(connection)
+        if name not in QUOTA_NAMES:
+            return await self.limiter.check(limit, address_key(limit, address))
+        quota = self.settings.quota(name)
+        return await self.limiter.check_with_quota(limit, address_key(limit, address), quota, quota_key(quota, address))
+
+    @asynccontextmanager
+    async def quota(self, connection: AnyConnection, name: str) -> AsyncIterator[None]:
+        """Takes one of the address's daily quota ``name`` for the block (:class:`QuotaExceededError`, 429, when it
+        is used up) and gives it back if the block fails: only what was stored counts."""
+        quota = self.settings.quota(name)
+        counter = quota_key(quota, self._address(connection))
+        await self.limiter.take(quota, counter)
+        try:
+            yield
+        except BaseException:
+            with suppress(RedisError):  # Redis is down: the request answers for that; one count more is harmless
+                await self.limiter.give_back(quota, counter)
+            raise

@@ -80,6 +80,20 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "Túl sok kérés érkezett; próbáld újra ennyi másodperc múlva: {seconds}",
         "en": "Too many requests; try again in this many seconds: {seconds}",
     },
+    ErrorCode.QUOTA_EXCEEDED: {
+        "hu": "Erről a címről elfogyott a napi keret (legfeljebb {limit});"
+        " próbáld újra ennyi másodperc múlva: {seconds}",
+        "en": "This address has used up its daily quota (at most {limit}); try again in this many seconds: {seconds}",
+    },
+    ErrorCode.TOO_MANY_UNFINISHED_GAMES: {
+        "hu": "Túl sok befejezetlen játszmád van (legfeljebb {limit}); fejezz be vagy adj fel egyet,"
+        " mielőtt újat kezdesz",
+        "en": "You have too many unfinished games (at most {limit}); finish or abandon one before starting another",
+    },
+    ErrorCode.GAME_TOO_LONG: {
+        "hu": "Ez a játszma elérte a lépések felső határát ({limit}); add fel, és kezdj újat",
+        "en": "This game has reached its limit of operations ({limit}); abandon it and start another",
+    },
     ErrorCode.SOLVER_BUSY: {
         "hu": "A megoldó most túlterhelt; próbáld újra kicsit később",
         "en": "The solver is at capacity right now; try again a little later",
@@ -134,6 +148,11 @@ TITLES: Final[dict[str, dict[Locale, str]]] = {
     ErrorCode.PRECONDITION_FAILED: {"hu": "A játszma közben megváltozott", "en": "The game has changed meanwhile"},
     ErrorCode.BODY_TOO_LARGE: {"hu": "A kérés törzse túl hosszú", "en": "The request body is too long"},
     ErrorCode.RATE_LIMITED: {"hu": "Túl sok kérés érkezett", "en": "Too many requests"},
+    ErrorCode.QUOTA_EXCEEDED: {"hu": "Elfogyott a napi keret", "en": "The daily quota is used up"},
+    ErrorCode.TOO_MANY_UNFINISHED_GAMES: {
+        "hu": "Túl sok a befejezetlen játszmád",
+        "en": "You have too many unfinished games",
+    },
 }
 """Titles of the codes whose message ends in a value that only the detail carries: a title is a whole sentence."""
 MOVE_NOT_EXPLAINED: Final[dict[Locale, str]] = {
@@ -170,6 +189,9 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.HINTS_NOT_ALLOWED: 409,
     ErrorCode.CHALLENGE_NOT_READY: 503,
     ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.QUOTA_EXCEEDED: 429,
+    ErrorCode.TOO_MANY_UNFINISHED_GAMES: 409,
+    ErrorCode.GAME_TOO_LONG: 409,
     ErrorCode.SOLVER_IN_PROGRESS: 429,
     ErrorCode.SOLVER_BUSY: 503,
     ErrorCode.SERVICE_UNAVAILABLE: 503,

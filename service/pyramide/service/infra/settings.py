@@ -13,10 +13,11 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pyramide.engine.errors import InvalidRulesError
 from pyramide.engine.rules import Rules
-from pyramide.service.infra.ratelimit import Limit
+from pyramide.service.infra.ratelimit import Limit, Quota
 
 DAY_S = 24 * 3600
 LIMIT_NAMES = ("players", "analyses", "games", "moves", "hints", "exports")
+QUOTA_NAMES = ("players", "games")
 
 
 class Limits:
@@ -35,6 +36,16 @@ class Limits:
 @lru_cache(maxsize=64)
 def _limits(*per_minute: int) -> Limits:
     return Limits(*per_minute)
+
+
+@lru_cache(maxsize=64)
+def _quota(name: str, per_day: int) -> Quota:
+    return Quota(name, per_day)
+
+
+QUOTA_PLAYERS = 300
+QUOTA_GAMES = 300
+MAX_UNFINISHED_GAMES = 50
 
 
 def _cores_but_one() -> int:
@@ -123,6 +134,19 @@ class Settings(BaseSettings):
     """Hints per minute per player."""
     limit_exports: int = Field(10, ge=0)
     """Data exports per minute per player."""
+    quota_players: int = Field(QUOTA_PLAYERS, ge=0)
+    """Players created per client address per day (24 hours from the first): bounds the storage one address takes,
+    where ``limit_players`` bounds only its speed (``docs/security.md``, Bounded memory)."""
+    quota_games: int = Field(QUOTA_GAMES, ge=0)
+    """Games created per client address per day (24 hours from the first), whichever of its players creates them."""
+    max_unfinished_games: int = Field(MAX_UNFINISHED_GAMES, ge=0)
+    """Unfinished games a player may have at once; creating one more is 409 ``too_many_unfinished_games``."""
+    max_game_operations: int = Field(1000, ge=0)
+    """Operations (moves, draws, undos, taps that change the game) one game records at most; past it 409
+    ``game_too_long`` (abandoning is still allowed): one game's record, and so what it stores, is bounded."""
+    kept_responses_per_game: int = Field(8, ge=1)
+    """Responses kept for Idempotency-Key retries per game: the latest ones (a retry comes right after its lost
+    answer); older ones go at once, not after ``idempotency_ttl_s``, so playing fast cannot fill Redis."""
 
     @field_validator("cors_origins", mode="before")
     @classmethod
@@ -172,6 +196,10 @@ class Settings(BaseSettings):
             self.limit_exports,
         )
 
+    def quota(self, name: str) -> Quota:
+        """The per-address daily quota ``name`` (``players`` or ``games``)."""
+        return _quota(name, getattr(self, f"quota_{name}"))
+
     @property
     def worker_count(self) -> int:
         return (os.cpu_count() or 1) if self.workers == "auto" else self.workers
@@ -182,5 +210,10 @@ class Settings(BaseSettings):
 
 
 def no_limits() -> dict[str, Any]:
-    """Settings that switch every rate limit off."""
-    return {f"limit_{name}": 0 for name in LIMIT_NAMES}
+    """Settings that switch every rate limit, quota and cap off."""
+    return {
+        **{f"limit_{name}": 0 for name in LIMIT_NAMES},
+        **{f"quota_{name}": 0 for name in QUOTA_NAMES},
+        "max_unfinished_games": 0,
+        "max_game_operations": 0,
+    }

@@ -36,7 +36,9 @@ class PlayerController(Controller):
         operation_id="createPlayer",
         request_body=CreatePlayerBody,
         summary="Create an anonymous player",
-        description="Returns the player's bearer token once; the service keeps only its hash.",
+        description="Returns the player's bearer token once; the service keeps only its hash. 429 `rate_limited`"
+        " past `PYRAMIDE_LIMIT_PLAYERS` a minute, 429 `quota_exceeded` past `PYRAMIDE_QUOTA_PLAYERS` a day, per"
+        " client address.",
         responses=problems(400, 409, 413, 422, 429),
         exclude_from_auth=True,
     )

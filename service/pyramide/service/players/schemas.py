@@ -12,10 +12,12 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from pyramide.engine.messages import Locale
 from pyramide.service.http.schemas import SPACE_CHARACTERS, StrictModel
-from pyramide.service.players.name_chars import NAME_CHARACTERS
+from pyramide.service.players.name_chars import NAME_BASES, NAME_MARKS
 
 _SPACES = "".join(chr(c) for c in SPACE_CHARACTERS)
-NAME_PATTERN = f"^[{_SPACES}]*[{NAME_CHARACTERS}][{_SPACES}{NAME_CHARACTERS}]*$"
+NAME_PATTERN = f"^[{_SPACES}{NAME_MARKS}]*[{NAME_BASES}][{_SPACES}{NAME_BASES}{NAME_MARKS}]*$"
+"""Spaces and marks, then a character that shows something by itself, then any allowed characters: a name that
+would render blank (spaces, marks, Hangul fillers, the braille blank, format characters) does not match."""
 _SPACE_RUNS = re.compile(f"[{_SPACES}]+")
 
 
@@ -30,9 +32,10 @@ PlayerName = Annotated[
     StringConstraints(min_length=1, max_length=24, pattern=NAME_PATTERN),
     AfterValidator(normalise_name),
     Field(
-        description="1-24 characters: letters, marks, digits, punctuation, symbols and spaces, at least one not a"
-        " space. Kept in NFC, trimmed, each run of spaces as one. Control, format (bidi overrides, zero-width),"
-        " private-use and unassigned characters are refused (422)."
+        description="1-24 characters: letters, marks, digits, punctuation, symbols and spaces, at least one a"
+        " visible letter, digit, punctuation or symbol (not a mark or space). Kept in NFC, trimmed, each run of"
+        " spaces as one. Control, format (bidi overrides, zero-width), private-use and unassigned characters, and"
+        " characters that render as nothing (Hangul fillers, the braille blank), are refused (422)."
     ),
 ]
 

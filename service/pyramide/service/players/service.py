@@ -61,11 +61,18 @@ _ROTATE: Final = """
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[2], ARGV[2], 'KEEPTTL')
 redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
-if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4]) end
+if ARGV[3] ~= '' then
+  local previous = redis.call('HGET', KEYS[1], 'rotate_record')
+  if previous and previous ~= KEYS[3] then redis.call('DEL', previous) end
+  redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
+  redis.call('HSET', KEYS[1], 'rotate_record', KEYS[3])
+end
 return 1
 """
 """Replaces the token's hash only if it is still the one the request authenticated with: of two rotations at once,
-one wins and the other is refused."""
+one wins and the other is refused. Keeps the sealed answer of the latest rotation only (``rotate_record``, in the
+player's slot): an earlier one's retry holds a token that no longer works, and its answer a token replaced since, so
+keeping it would serve no one, and rotating with fresh keys in a loop would fill Redis for 24 hours."""
 _NONCE_BYTES: Final = 12
 
 

@@ -1,0 +1,139 @@
+"""Storage one client can take is bounded (issue 41, item 8): a daily quota of new players and new games per client
+address, counted in Redis so every process agrees, and a cap on each player's unfinished games. Played through real
+HTTP servers on loopback, from two real source addresses (127.0.0.1 and 127.0.0.2), over the embedded Redis."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import httpx
+from litestar.testing import TestClient
+
+from pyramide.service.app import create_app
+from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
+
+DAY_S = 24 * 3600
+
+
+@contextmanager
+def _from(address: str) -> Iterator[httpx.Client]:
+    """An HTTP client whose connections come from ``address`` (a loopback address of this machine)."""
+    with httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10) as client:
+        yield client
+
+
+def _player(client: httpx.Client, url: str) -> dict[str, str]:
+    response = client.post(f"{url}/v1/players", json={})
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def _check_quota(response: httpx.Response, limit: int, language: str) -> None:
+    assert response.status_code == 429, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem = response.json()
+    assert problem["code"] == "quota_exceeded"
+    assert response.headers["content-language"] == language
+    assert f"({'legfeljebb' if language == 'hu' else 'at most'} {limit})" in problem["detail"]
+    assert DAY_S - 60 <= int(response.headers["retry-after"]) <= DAY_S, "seconds until the quota starts afresh"
+
+
+def test_one_address_gets_its_daily_quota_of_players_and_games_and_another_address_still_succeeds(
+    settings: Settings,
+) -> None:
+    limited = settings.model_copy(update={"quota_players": 2, "quota_games": 3})
+    with ExitStack() as stack:
+        urls = [stack.enter_context(serve_in_thread(create_app(limited))) for _ in range(2)]  # two processes' worth
+        one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
+        first, second = _player(one, urls[0]), _player(one, urls[1])
+        _check_quota(one.post(f"{urls[0]}/v1/players", json={}), 2, "hu")
+        english = one.post(f"{urls[1]}/v1/players", json={}, headers={"Accept-Language": "en"})
+        _check_quota(english, 2, "en")
+        other = _player(two, urls[0])
+
+        created = [
+            one.post(f"{urls[i % 2]}/v1/games", json={}, headers=(first, second)[i % 2]).status_code for i in range(3)
+        ]
+        assert created == [201, 201, 201], "the quota counts games of every player of the address, in every process"
+        _check_quota(one.post(f"{urls[0]}/v1/games", json={}, headers=second), 3, "hu")
+        _check_quota(one.post(f"{urls[1]}/v1/games", json={}, headers={**first, "Accept-Language": "en"}), 3, "en")
+        assert len(one.get(f"{urls[0]}/v1/players/me/games", headers=first).json()["entries"]) == 2, (
+            "nothing stored past it"
+        )
+        assert two.post(f"{urls[1]}/v1/games", json={}, headers=other).status_code == 201, "another address plays on"
+
+
+def _create(client: TestClient[Any], player: dict[str, str], language: str = "hu") -> Any:
+    return client.post("/v1/games", json={}, headers={**player, "Accept-Language": language})
+
+
+def test_a_player_may_have_at_most_the_cap_of_unfinished_games(settings: Settings) -> None:
+    capped = settings.model_copy(update={"max_unfinished_games": 2, "quota_games": 3})
+    with TestClient(create_app(capped)) as client:
+        token = client.post("/v1/players", json={}).json()["token"]
+        player = {"Authorization": f"Bearer {token}"}
+        games = [_create(client, player).json() for _ in range(2)]
+        assert all("id" in game for game in games)
+        for language, text in (("hu", "legfeljebb 2"), ("en", "at most 2")):
+            refused = _create(client, player, language)
+            assert refused.status_code == 409, refused.text
+            assert refused.json()["code"] == "too_many_unfinished_games"
+            assert text in refused.json()["detail"]
+            assert refused.headers["content-language"] == language
+        client.post(f"/v1/games/{games[0]['id']}/abandon", headers=player)
+        assert _create(client, player).status_code == 201, "an abandoned game frees its place"
+        client.post(f"/v1/games/{games[1]['id']}/abandon", headers=player)
+        assert _create(client, player).json()["code"] == "quota_exceeded", "the refused ones took no quota"
+
+
+def test_expired_unfinished_games_no_longer_count_against_the_cap(settings: Settings) -> None:
+    capped = settings.model_copy(update={"max_unfinished_games": 1, "unfinished_ttl_s": 1})
+    with TestClient(create_app(capped)) as client:
+        player = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+        assert _create(client, player).status_code == 201
+        assert _create(client, player).status_code == 409
+        time.sleep(1.2)
+        assert _create(client, player).status_code == 201, "the game that expired is no longer unfinished"
+
+
+def test_a_game_records_at_most_its_cap_of_operations_and_can_still_be_abandoned(settings: Settings) -> None:
+    capped = settings.model_copy(update={"max_game_operations": 4})
+    with TestClient(create_app(capped)) as client:
+        player = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+        game = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
+        url = f"/v1/games/{game['id']}"
+        moves = [{"type": "draw"}, {"type": "undo"}] * 2
+        assert [client.post(f"{url}/moves", json=m, headers=player).status_code for m in moves] == [200] * 4
+        for language, text in (("hu", "felső határát (4)"), ("en", "limit of operations (4)")):
+            refused = client.post(
+                f"{url}/moves", json={"type": "draw"}, headers={**player, "Accept-Language": language}
+            )
+            assert refused.status_code == 409, refused.text
+            assert refused.json()["code"] == "game_too_long"
+            assert text in refused.json()["detail"]
+        assert client.get(url, headers=player).json()["version"] == 4, "nothing applied past the cap"
+        assert len(client.get(f"{url}/record", headers=player).json()["moves"]) == 4
+        assert client.post(f"{url}/abandon", headers=player).json()["status"] == "abandoned"
+
+
+def test_fast_play_with_idempotency_keys_keeps_only_each_games_latest_responses(
+    client: TestClient[Any], redis_client: Any
+) -> None:
+    created = client.post("/v1/players", json={}).json()
+    player = {"Authorization": f"Bearer {created['token']}"}
+    game = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
+    url = f"/v1/games/{game['id']}/moves"
+    last: Any = None
+    for index in range(40):
+        body, key = {"type": "draw" if index % 2 == 0 else "undo"}, f"move-{index}"
+        last = (body, key, client.post(url, json=body, headers={**player, "Idempotency-Key": key}))
+        assert last[2].status_code == 200
+    kept = redis_client.keys(f"pyr:{{p:{created['id']}}}:g:{game['id']}:idem:*")
+    assert len(kept) == 8, "only the latest 8 kept, not all 40 for 24 hours"
+    body, key, answer = last
+    retried = client.post(url, json=body, headers={**player, "Idempotency-Key": key})
+    assert retried.content == answer.content, "the latest is still answered as it was, and not applied again"
