@@ -17,5 +17,5 @@ class AddressLimits:
     async def check(self, connection: AnyConnection, name: str) -> None:
         """:class:`RateLimitedError` (429) when the client's address is over the limit ``name``."""
         limit = self.settings.limits.limit(name)
-        address = client_address(connection, self.settings.trusted_proxy_header)
+        address = client_address(connection, self.settings.trusted_proxy_header, self.settings.trusted_proxies)
         await self.limiter.check(limit, address_key(limit, address))
