@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -111,3 +112,45 @@ def test_the_api_docs_page_works_with_no_network(browser: Any, app: Litestar) ->
         assert page.get_by_text("/v1/games/{game_id}/moves", exact=True).count() >= 1
         assert outside == [], outside
         page.close()
+
+
+WATCH_POLICY = """window.__violations = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(
+  e.violatedDirective + " " + (e.blockedURI || "inline") + " " + e.sourceFile + ":" + e.lineNumber));"""
+"""Run before the page's own scripts: every Content-Security-Policy violation the page meets, as the DOM reports it."""
+
+
+def _until(page: Any, expression: str, seconds: float = 20) -> None:
+    """Poll ``expression`` from outside the page (``wait_for_function`` evaluates a string in the page, which the
+    policy rightly refuses)."""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"not within {seconds} s: {expression}"
+        time.sleep(0.1)
+
+
+def test_the_docs_and_play_pages_work_under_their_policy(browser: Any, app: Litestar) -> None:
+    """Finding: ``/schema`` sent no Content-Security-Policy (it inlined its script and the whole document). Under
+    the policy both pages still draw and call the API, and the browser reports no violation, on the page or in
+    the console."""
+    with serve_in_thread(app) as api:
+        page = browser.new_page()
+        page.add_init_script(WATCH_POLICY)
+        console: list[str] = []
+        page.on("console", lambda message: console.append(message.text))
+        try:
+            served = page.goto(f"{api}/schema")
+            assert served is not None and "default-src 'self'" in served.headers["content-security-policy"]
+            drawn = "document.querySelectorAll('.opblock').length >= 20"  # Swagger UI fetched the document, drew it
+            _until(page, f"window.__violations.length > 0 || {drawn}")
+            assert page.evaluate("window.__violations") == []
+            assert page.evaluate(drawn)
+            served = page.goto(f"{api}/play/")
+            assert served is not None and "default-src 'self'" in served.headers["content-security-policy"]
+            ready = "document.body.dataset.ready === 'true' && document.querySelector('[data-card]') !== null"
+            _until(page, f"window.__violations.length > 0 || ({ready})")
+            assert page.evaluate("window.__violations") == []
+            assert page.evaluate(ready)  # the client dealt a game through the API and drew its cards
+        finally:
+            page.close()
+    assert [m for m in console if "Content Security Policy" in m or "Content-Security-Policy" in m] == []

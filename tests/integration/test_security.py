@@ -9,12 +9,14 @@ import select
 import socket
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import redis
 from litestar.testing import TestClient
+from pydantic import ValidationError
 
 from pyramide.engine import DealCode, Rules
 from pyramide.engine.moves import parse_record
@@ -24,6 +26,7 @@ from pyramide.service.games.store import derived_id, game_idempotency_key
 from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings, no_limits
 from tests.integration.conftest import TEST_LIMITS, client_commands, metric_values, new_player, serve_in_thread
+from tests.integration.test_robustness import _pyramide, serving
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 Client = TestClient[Any]
@@ -333,18 +336,72 @@ def test_creating_players_is_limited_per_address_across_processes(settings: Sett
         _check_429(one.post("/v1/players", json={}, headers={"Accept-Language": "en"}), "players", 3, "en")
 
 
-def test_a_trusted_proxy_header_names_the_client_only_when_configured(settings: Settings) -> None:
-    limited = _limited(settings, players=1)
-    with TestClient(create_app(limited)) as client:
-        assert client.post("/v1/players", json={}, headers={"X-Forwarded-For": "1.2.3.4"}).status_code == 201
-        assert client.post("/v1/players", json={}, headers={"X-Forwarded-For": "5.6.7.8"}).status_code == 429
-    proxied = limited.model_copy(update={"trusted_proxy_header": "X-Forwarded-For"})
-    with TestClient(create_app(proxied)) as client:
-        for address in ("9.9.9.1", "9.9.9.2"):
-            headers = {"X-Forwarded-For": f"6.6.6.6, {address}"}
-            assert client.post("/v1/players", json={}, headers=headers).status_code == 201
-        again = client.post("/v1/players", json={}, headers={"X-Forwarded-For": "9.9.9.1"})
-        assert again.status_code == 429
+def _creates(url: str, forwarded: list[list[str]], local_address: str = "127.0.0.1") -> list[int]:
+    """The statuses of creating a player once per entry of ``forwarded``: each request carries one
+    ``X-Forwarded-For`` line per string in its entry, sent from ``local_address`` (a loopback address)."""
+    with httpx.Client(transport=httpx.HTTPTransport(local_address=local_address), timeout=10) as client:
+        return [
+            client.post(f"{url}/v1/players", json={}, headers=[("X-Forwarded-For", line) for line in lines]).status_code
+            for lines in forwarded
+        ]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_x_forwarded_for_is_ignored_unless_configured(tmp_path: Path, workers: str) -> None:
+    """Finding: uvicorn believed X-Forwarded-For from 127.0.0.1 by default, so a local client rotating it created
+    players past the limit. Now a peer's own address counts, with one process or several."""
+    env = {"PYRAMIDE_LIMIT_PLAYERS": "3"}
+    with serving(tmp_path / "data", tmp_path, "--workers", workers, env=env) as served:
+        statuses = _creates(served.url, [[f"198.51.100.{n}"] for n in range(6)])
+    assert statuses == [201, 201, 201, 429, 429, 429]
+
+
+def test_the_client_is_the_rightmost_untrusted_address_over_every_header_line(tmp_path: Path) -> None:
+    """Finding: with the header configured, only its first line was read, and from any peer. Now every line is
+    one list, the walk from the right stops at the first address outside the trusted proxies, and a peer outside
+    them is not believed at all."""
+    env = {
+        "PYRAMIDE_LIMIT_PLAYERS": "3",
+        "PYRAMIDE_TRUSTED_PROXY_HEADER": "X-Forwarded-For",
+        "PYRAMIDE_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8",
+    }
+    with serving(tmp_path / "data", tmp_path, env=env) as served:
+        # a spoofed leftmost address rotating on the first line; the proxies' own entries on a second line
+        spoofed = [[f"192.0.2.{n}, 192.0.2.{n + 100}", "203.0.113.7, 10.1.2.3"] for n in range(5)]
+        assert _creates(served.url, spoofed) == [201, 201, 201, 429, 429]
+        # the same client seen through another trusted hop, port included: the same bucket
+        assert _creates(served.url, [["203.0.113.7:41234"]]) == [429]
+        # another client behind the proxies has a limit of its own
+        assert _creates(served.url, [["192.0.2.1", "203.0.113.8"]]) == [201]
+        # an entry that is no address stops the walk at the trusted hop to its right: never a bucket per request
+        garbage = [[f"192.0.2.{n}, not-an-address-{n}, 10.9.9.9"] for n in range(4)]
+        assert _creates(served.url, garbage) == [201, 201, 201, 429]
+        # a peer outside the trusted networks (127.0.0.2 is loopback, but not trusted): its header is not read
+        untrusted = [[f"198.51.100.{n}"] for n in range(4)]
+        assert _creates(served.url, untrusted, local_address="127.0.0.2") == [201, 201, 201, 429]
+
+
+def test_a_bad_trusted_proxies_list_stops_serve_naming_it(tmp_path: Path) -> None:
+    env = {"PYRAMIDE_TRUSTED_PROXY_HEADER": "X-Forwarded-For", "PYRAMIDE_TRUSTED_PROXIES": "10.0.0.0/8,proxy.lan"}
+    done = _pyramide("serve", "--port", "1", "--data-dir", str(tmp_path / "data"), env=env)
+    assert done.returncode == 2 and "trusted_proxies" in done.stderr and "proxy.lan" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"PYRAMIDE_TRUSTED_PROXY_HEADER": "X-Forwarded-For", "PYRAMIDE_TRUSTED_PROXIES": "10.0.0.1/8"}, "10.0.0.1/8"),
+        ({"PYRAMIDE_TRUSTED_PROXY_HEADER": "X-Forwarded-For"}, "PYRAMIDE_TRUSTED_PROXIES"),
+        ({"PYRAMIDE_TRUSTED_PROXIES": "10.0.0.0/8"}, "PYRAMIDE_TRUSTED_PROXY_HEADER"),
+    ],
+)
+def test_trusted_proxies_and_their_header_go_together(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], named: str
+) -> None:
+    for variable, value in env.items():
+        monkeypatch.setenv(variable, value)
+    with pytest.raises(ValidationError, match=named):
+        Settings(redis_url="redis://unused")
 
 
 def test_games_moves_and_hints_are_limited_per_player(settings: Settings) -> None:

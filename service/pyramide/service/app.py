@@ -23,8 +23,8 @@ from pyramide.service.http.auth import BearerAuthentication
 from pyramide.service.http.cors import cors_config
 from pyramide.service.http.durability import ConfirmWrites
 from pyramide.service.http.health import HealthController
-from pyramide.service.http.openapi import docs_asset, render_plugins
-from pyramide.service.http.options import OptionsAnswers
+from pyramide.service.http.openapi import docs_asset, docs_router, render_plugins
+from pyramide.service.http.options import MethodAnswers
 from pyramide.service.http.problems import EXCEPTION_HANDLERS
 from pyramide.service.http.web import play_file, play_page
 from pyramide.service.infra.logs import RequestLog
@@ -103,13 +103,14 @@ def create_app(
             components=Components(security_schemes={"bearerAuth": SecurityScheme(type="http", scheme="bearer")}),
             use_handler_docstrings=False,
             render_plugins=render_plugins(),
+            openapi_router=docs_router(),
         ),
         response_cache_config=ResponseCacheConfig(),
         cors_config=cors_config(settings.cors_origins),
         logging_config=None,  # the service's JSON lines (`logs.configure_logging`), not Litestar's own format
         debug=False,
     )
-    app.asgi_handler = RequestLog(settings).wrap(OptionsAnswers(app, app.asgi_handler))
+    app.asgi_handler = RequestLog(settings).wrap(MethodAnswers(app, app.asgi_handler))
     register_supervisor_metrics(settings.supervisor_state)
     tune_garbage_collector()
     return app

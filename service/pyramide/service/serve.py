@@ -87,6 +87,7 @@ def _run(settings: Settings, host: str, port: int) -> None:
         http=_WORKER_PROTOCOL,
         log_config=None,
         access_log=False,
+        proxy_headers=False,  # as server_config: the service alone decides whom to believe
         timeout_graceful_shutdown=grace,
     )
 

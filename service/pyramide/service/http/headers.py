@@ -6,7 +6,9 @@ reading a move's headers (``benchmarks/service_instructions.py``)."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from litestar.connection import ASGIConnection
@@ -96,12 +98,63 @@ def parse_if_match(header: str | None) -> tuple[int, ...] | None:
     return tuple(versions)
 
 
-def client_address(connection: AnyConnection, trusted_header: str | None) -> str:
-    """The client's address for per-address limits: the peer's, or with ``trusted_header`` configured (a proxy in
-    front that writes it), the last address in that header."""
-    if trusted_header is not None:
-        forwarded = header_value(connection, trusted_header.lower().encode("latin-1"))
-        if forwarded and forwarded.strip(", "):
-            return forwarded.rsplit(",", 1)[-1].strip() or "unknown"
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def client_address(
+    connection: AnyConnection, trusted_header: str | None, trusted_proxies: Sequence[Network] = ()
+) -> str:
+    """The client's address for per-address limits: the TCP peer's, unless the peer is one of ``trusted_proxies``
+    and ``trusted_header`` is configured; then the rightmost address of that header outside the trusted networks
+    (:func:`forwarded_client`). uvicorn's own reading of ``X-Forwarded-For`` is off (``server.server_config``)."""
     client = connection.scope.get("client")
-    return client[0] if client else "unknown"
+    peer = client[0] if client else "unknown"
+    if trusted_header is None or not trusted_proxies:
+        return peer
+    address = parse_address(peer)
+    if address is None or not _trusted(address, trusted_proxies):
+        return peer
+    name = trusted_header.lower().encode("latin-1")
+    lines = [value.decode("latin-1") for key, value in connection.scope["headers"] if key == name]
+    return forwarded_client(",".join(lines).split(","), str(address), trusted_proxies)
+
+
+def forwarded_client(entries: list[str], peer: str, trusted_proxies: Sequence[Network]) -> str:
+    """The client among ``entries`` (every line of the header as one list, in order) of a request from the trusted
+    ``peer``: walking from the right, past the trusted proxies, the first address outside them. Each entry was
+    appended by the hop to its right, so only entries right of an untrusted one could be the client's invention.
+    An entry that is not an address (``unknown``, garbage) stops the walk: the address to its right, the last one
+    a trusted hop vouched for, is taken, so a client never picks its own bucket. Empty entries are skipped."""
+    client = peer
+    for entry in reversed(entries):
+        if not entry.strip():
+            continue
+        address = parse_address(entry)
+        if address is None:
+            break
+        client = str(address)
+        if not _trusted(address, trusted_proxies):
+            break
+    return client
+
+
+def parse_address(text: str) -> Address | None:
+    """An address as ``X-Forwarded-For`` entries write it: bare, ``1.2.3.4:port``, ``[v6]`` or ``[v6]:port``;
+    IPv4-mapped IPv6 as its IPv4. ``None`` when it is none of these."""
+    host = text.strip()
+    if host.startswith("["):
+        host = host[1 : host.find("]")] if "]" in host else ""
+    elif host.count(":") == 1:
+        host = host.partition(":")[0]
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _trusted(address: Address, networks: Sequence[Network]) -> bool:
+    return any(address.version == network.version and address in network for network in networks)

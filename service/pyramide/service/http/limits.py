@@ -22,7 +22,7 @@ class AddressLimits:
         self.settings = settings
 
     def _address(self, connection: AnyConnection) -> str:
-        return client_address(connection, self.settings.trusted_proxy_header)
+        return client_address(connection, self.settings.trusted_proxy_header, self.settings.trusted_proxies)
 
     async def check(self, connection: AnyConnection, name: str) -> None:
         """:class:`RateLimitedError` (429) when the client's address is over the limit ``name``,

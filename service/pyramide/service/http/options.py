@@ -1,11 +1,17 @@
-"""Answers to ``OPTIONS``: every method of its path in ``Allow``, and a refused CORS preflight as problem+json.
+"""Answers to ``HEAD`` and ``OPTIONS``: ``HEAD`` wherever ``GET`` is, every method of its path in ``Allow``, and a
+refused CORS preflight as problem+json.
+
+``HEAD`` is run as ``GET`` and its body dropped: the same status and headers (``Content-Length`` of the GET's body,
+``ETag``, the security headers), no body (RFC 9110 9.3.2). Litestar answers ``HEAD`` 405 on routes declared for
+``GET`` alone, and its own ``HEAD`` handlers may return no body, so the method is handled here, once, for every
+route (monitors probing ``/health/live`` with ``HEAD`` among them); ``Allow`` lists it beside ``GET``.
 
 Litestar 2 keeps the automatic ``OPTIONS`` handler of the first handler registered on a path, which lists only that
 handler's method: ``OPTIONS /v1/players/me`` answered ``Allow: GET, OPTIONS`` though PATCH is there too
 (litestar-org/litestar#4169, fixed in Litestar 3). This wrapper puts the methods of every route on the path into the
 ``Allow`` of such an answer. Litestar's CORS middleware refuses a preflight from an origin not configured with a
 plain-text 400; this answers it as every other refusal, problem+json (403 ``cors_origin_not_allowed``). Every other
-request passes untouched."""
+request passes untouched (one comparison of its method)."""
 
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from litestar.routes import HTTPRoute
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from pyramide.service.errors import ErrorCode
-from pyramide.service.http.problems import PROBLEM_JSON, localised, negotiate_locale
+from pyramide.service.http.problems import PROBLEM_JSON, allow_with_head, localised, negotiate_locale
 
 
 def methods_by_path(app: Litestar) -> dict[str, str]:
@@ -26,20 +32,36 @@ def methods_by_path(app: Litestar) -> dict[str, str]:
     for route in app.routes:
         if isinstance(route, HTTPRoute):
             methods[route.path_format] |= set(route.methods)
-    return {path: ", ".join(sorted(names)) for path, names in methods.items()}
+    return {path: allow_with_head(names) for path, names in methods.items()}
 
 
-class OptionsAnswers:
-    """The ASGI wrapper for ``OPTIONS`` requests (see the module's docstring)."""
+class MethodAnswers:
+    """The ASGI wrapper for ``HEAD`` and ``OPTIONS`` requests (see the module's docstring)."""
 
     def __init__(self, app: Litestar, inner: ASGIApp) -> None:
         self.allow = methods_by_path(app)
         self.inner = inner
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope.get("method") != "OPTIONS":
+        method = scope.get("method")
+        if method == "HEAD":
+            await self._head(scope, receive, send)
+        elif method == "OPTIONS":
+            await self._options(scope, receive, send)
+        else:
             await self.inner(scope, receive, send)
-            return
+
+    async def _head(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The ``GET`` of the same request, every body message emptied (the server still sees ``HEAD``)."""
+
+        async def bodiless(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {"type": "http.response.body", "body": b"", "more_body": message.get("more_body", False)}
+            await send(message)
+
+        await self.inner({**scope, "method": "GET"}, receive, bodiless)  # type: ignore[arg-type]
+
+    async def _options(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", ()))
         preflight = b"origin" in headers and b"access-control-request-method" in headers
         refused = False

@@ -7,7 +7,7 @@ Every error the service answers with goes through :func:`problem_response`, fram
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from litestar import Request, Response
@@ -336,7 +336,18 @@ def handle_http_error(request: Request, error: HTTPException) -> Response[dict[s
     status = error.status_code
     code = _STATUS_CODES.get(status, ErrorCode.BAD_REQUEST if status < 500 else ErrorCode.INTERNAL_ERROR)
     entries = _framework_entries(error) if isinstance(error, ValidationException) else None
-    return problem_response(request, status, code, headers=dict(error.headers or {}), errors=entries)
+    headers = dict(error.headers or {})
+    if status == 405 and "allow" in headers:  # HEAD is answered wherever GET is (``options.MethodAnswers``)
+        headers["allow"] = allow_with_head(headers["allow"].split(","))
+    return problem_response(request, status, code, headers=headers, errors=entries)
+
+
+def allow_with_head(methods: Iterable[str]) -> str:
+    """An ``Allow`` value: ``methods``, with ``HEAD`` wherever ``GET`` is, sorted (405 and ``OPTIONS`` alike)."""
+    names = {m.strip().upper() for m in methods if m.strip()}
+    if "GET" in names:
+        names.add("HEAD")
+    return ", ".join(sorted(names))
 
 
 def _framework_entries(error: HTTPException) -> Entries | None:

@@ -91,7 +91,10 @@ def protocol(header_timeout_s: float) -> type[HeaderDeadlineProtocol]:
 
 
 def server_config(app: Any, host: str, port: int, header_timeout_s: float, **options: Any) -> uvicorn.Config:
-    """uvicorn's configuration for the service: the guarded protocol, no access log of its own."""
+    """uvicorn's configuration for the service: the guarded protocol, no access log of its own, and no reading of
+    ``X-Forwarded-For`` by uvicorn (by default it believes it from 127.0.0.1: any local client could name itself
+    any address); the service reads it only as configured (``headers.client_address``)."""
+    options["proxy_headers"] = False
     options.setdefault("log_config", None)
     options.setdefault("access_log", False)
     return uvicorn.Config(app, host=host, port=port, http=protocol(header_timeout_s), **options)

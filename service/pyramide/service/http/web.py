@@ -14,6 +14,7 @@ from litestar.response import File, Redirect
 
 import pyramide
 from pyramide.service.http.body import AnyRequest
+from pyramide.service.http.openapi import PAGE_SECURITY_HEADERS
 
 MEDIA_TYPES: Final = {
     ".html": "text/html; charset=utf-8",
@@ -22,13 +23,7 @@ MEDIA_TYPES: Final = {
     ".png": "image/png",
     ".svg": "image/svg+xml",
 }
-SECURITY_HEADERS: Final = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none';"
-    " frame-ancestors 'none'; object-src 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-cache",
-}
+SECURITY_HEADERS: Final = {**PAGE_SECURITY_HEADERS, "Cache-Control": "no-cache"}
 
 
 def web_dir() -> Path:
@@ -56,7 +51,7 @@ def _file(name: str) -> File:
 async def play_page(request: AnyRequest) -> Response[object] | File:
     """The page itself, at ``/play/`` (relative links: the same files work from any other origin and path)."""
     if not request.scope.get("raw_path", b"/").endswith(b"/"):  # Litestar's own path has lost the slash
-        return Redirect("/play/", status_code=308)
+        return Redirect("/play/", status_code=308, headers=SECURITY_HEADERS)
     return _file("index.html")
 
 

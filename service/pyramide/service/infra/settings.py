@@ -3,12 +3,13 @@ the table of ``docs/operations.md``; a test holds the two to each other."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pyramide.engine.errors import InvalidRulesError
@@ -103,7 +104,11 @@ class Settings(BaseSettings):
     shutdown_grace_s: float = Field(10.0, ge=0)
     """On SIGTERM or SIGINT, how long requests in flight may take to finish."""
     trusted_proxy_header: str | None = None
-    """E.g. ``X-Forwarded-For``: its last address is taken as the client's. Only behind a proxy that writes it."""
+    """E.g. ``X-Forwarded-For``: the header, in that header's format, in which the proxies named by
+    ``trusted_proxies`` pass on the client's address. Read only from a peer in those networks."""
+    trusted_proxies: Annotated[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], NoDecode] = ()
+    """The proxies whose ``trusted_proxy_header`` is believed (``10.0.0.0/8,127.0.0.1``): the client is the
+    rightmost address in it outside these networks. Both settings or neither."""
     workers: int | Literal["auto"] = 1
     """HTTP worker processes of `pyramide serve`; ``auto``: one per core."""
     log_level: str = "INFO"
@@ -155,6 +160,30 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
         return value
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _networks(cls, value: object) -> object:
+        """A comma-separated list of networks or addresses; a host address with a prefix (``10.0.0.1/8``) is
+        refused as a likely typo."""
+        items = [n.strip() for n in value.split(",") if n.strip()] if isinstance(value, str) else value
+        if not isinstance(items, list | tuple):
+            return value
+        networks = []
+        for item in items:
+            try:
+                networks.append(ipaddress.ip_network(item))
+            except ValueError as error:
+                raise ValueError(f"not a network or address: {item!r} ({error})") from None
+        return tuple(networks)
+
+    @model_validator(mode="after")
+    def _proxies_with_their_header(self) -> Settings:
+        """A trusted header with no one to trust it from would never be read (and a list of proxies with no
+        header would say nothing): either is a mistake, refused at start."""
+        if (self.trusted_proxy_header is None) != (not self.trusted_proxies):
+            raise ValueError("set PYRAMIDE_TRUSTED_PROXY_HEADER and PYRAMIDE_TRUSTED_PROXIES together, or neither")
+        return self
 
     @field_validator("challenge_presets", mode="before")
     @classmethod
