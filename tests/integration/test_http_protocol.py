@@ -138,7 +138,7 @@ def _send_quietly(connection: socket.socket, data: bytes) -> None:
 
 
 def test_a_body_trickled_past_its_deadline_is_408_and_closed(served: Served) -> None:
-    head = POST + b"Content-Type: application/json\r\nContent-Length: 40\r\n\r\n"
+    head = POST + b"Accept-Language: en\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"
     with socket.create_connection(_address(served.url), timeout=5) as connection:
         connection.sendall(head + b"{")
         started = time.monotonic()
@@ -156,6 +156,7 @@ def test_a_body_trickled_past_its_deadline_is_408_and_closed(served: Served) -> 
     refused = Answer(answer + rest.raw, rest.closed)
     assert refused.status == 408 and refused.closed, refused.raw[:300]
     assert refused.problem()["code"] == "body_timeout"
+    assert refused.headers["content-language"] == "en", "its headers were read: answered in their language"
     assert elapsed < 1.5, f"answered {elapsed:.2f} s after the body began (deadline 0.5 s)"
 
 

@@ -3,8 +3,8 @@
 uvicorn closes idle keep-alive connections but, left alone, it waits for ever on a client trickling a request's
 headers or body, buffers headers of any size, answers malformed requests with a plain-text 400 of its own, and,
 once the process runs out of file descriptors, stops accepting for a second at a time while the idle ones stay.
-:class:`GuardedProtocol` answers every one of these as problem+json with an ``X-Request-ID`` (in Hungarian: the
-request's Accept-Language may never have been read) and closes the connection:
+:class:`GuardedProtocol` answers every one of these as problem+json with an ``X-Request-ID`` (in Hungarian, unless
+the request's headers were all read: its Accept-Language may never have come) and closes the connection:
 
 - request headers not complete ``header_timeout_s`` after they began (or after the connection opened): 408
   ``request_timeout``;
@@ -39,7 +39,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from pyramide.engine.messages import DEFAULT_LOCALE
 from pyramide.service.errors import ErrorCode
-from pyramide.service.http.problems import PROBLEM_JSON, localised
+from pyramide.service.http.problems import PROBLEM_JSON, localised, negotiate_locale
 from pyramide.service.infra.logs import request_id
 from pyramide.service.infra.settings import Settings
 
@@ -110,20 +110,22 @@ def connection_bounds(max_connections: int) -> tuple[int, int]:
     return max(16, min(max_connections, files - backlog - _RESERVED_FDS)), backlog
 
 
-@lru_cache(maxsize=16)
-def _problem_body(status: int, code: str) -> bytes:
-    text = localised(code, DEFAULT_LOCALE, {})
+@lru_cache(maxsize=32)
+def _problem_body(status: int, code: str, locale: str) -> bytes:
+    text = localised(code, locale, {})
     body = {"type": f"urn:pyramide:problem:{code}", "title": text, "status": status, "detail": text, "code": code}
     return json.dumps(body, ensure_ascii=False).encode()
 
 
-def problem_bytes(status: int, code: str, request: str, retry_after_s: int | None = None) -> bytes:
-    """A whole problem+json response that closes its connection, in Hungarian, with ``request`` as its id."""
-    body = _problem_body(status, code)
+def problem_bytes(
+    status: int, code: str, request: str, locale: str = DEFAULT_LOCALE, retry_after_s: int | None = None
+) -> bytes:
+    """A whole problem+json response that closes its connection, in ``locale``, with ``request`` as its id."""
+    body = _problem_body(status, code, locale)
     reason = _REASONS.get(status, "")
     retry = f"retry-after: {retry_after_s}\r\n" if retry_after_s is not None else ""
     head = (
-        f"HTTP/1.1 {status} {reason}\r\ncontent-type: {PROBLEM_JSON}\r\ncontent-language: {DEFAULT_LOCALE}\r\n"
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: {PROBLEM_JSON}\r\ncontent-language: {locale}\r\n"
         f"content-length: {len(body)}\r\nx-request-id: {request}\r\n{retry}connection: close\r\n\r\n"
     )
     return head.encode() + body
@@ -254,7 +256,7 @@ class GuardedProtocol(HttpToolsProtocol):
             answer = cycle is None or cycle.response_complete
         if answer:
             request = request_id(self.headers or ())
-            self.transport.write(problem_bytes(status, code, request, retry_after_s))
+            self.transport.write(problem_bytes(status, code, request, self._locale(), retry_after_s))
             log.info("%d %s", status, code, extra={"request_id": request, "status": status})
         self._in_head = self._in_body = False
         if linger and answer:
@@ -263,6 +265,14 @@ class GuardedProtocol(HttpToolsProtocol):
             self.loop.call_later(LINGER_S, self.transport.close)
         else:
             self.transport.close()
+
+    def _locale(self) -> str:
+        """The request's language once its headers are all in (its body is being read), else Hungarian: a
+        language header seen before the headers are complete may not be the request's last word."""
+        if not self._in_body or not self.headers:
+            return DEFAULT_LOCALE
+        wanted = [value for name, value in self.headers if name == b"accept-language"]
+        return negotiate_locale(wanted[-1].decode("latin-1")) if wanted else DEFAULT_LOCALE
 
     def _shed(self) -> None:
         """Past ``max_open`` connections: close a tenth of them, those whose requests are nearest their deadline
