@@ -116,6 +116,15 @@ def test_every_malformed_request_is_a_problem_with_a_request_id(served: Served) 
     assert httpx.get(f"{served.url}/health/live").status_code == 200
 
 
+def test_an_unsupported_upgrade_is_answered_plainly_and_closed(served: Served) -> None:
+    """h2c or a WebSocket: the request is answered as a plain one, with its request id, and the connection closed
+    (nothing after an upgrade request can be read), rather than left hanging with a request after it unanswered."""
+    for upgrade in (b"h2c", b"websocket"):
+        request = b"GET /health/live HTTP/1.1\r\n" + HOST + b"Connection: Upgrade\r\nUpgrade: " + upgrade + b"\r\n\r\n"
+        answer = _exchange(served.url, request + b"GET /health/live HTTP/1.1\r\n" + HOST + b"\r\n", 3)
+        assert answer.status == 200 and answer.headers.get("x-request-id") and answer.closed, answer.raw
+
+
 def test_request_headers_past_the_limit_are_431_without_buffering_them(served: Served) -> None:
     assert httpx.get(f"{served.url}/health/live", headers={"X-Big": "a" * 12000}).status_code == 200
     server = psutil.Process(served.process.pid)

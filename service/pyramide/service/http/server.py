@@ -174,7 +174,7 @@ class GuardedProtocol(HttpToolsProtocol):
             if self._should_upgrade():
                 self.handle_websocket_upgrade()
             else:
-                self._unsupported_upgrade_warning()
+                self._no_upgrade()
             return
         except httptools.HttpParserError as error:
             refused = error.__context__ if isinstance(error.__context__, _RefusedError) else None
@@ -189,6 +189,15 @@ class GuardedProtocol(HttpToolsProtocol):
             self._disarm()
             self._arm(self.limits.body_timeout_s)
             self._body_armed = True
+
+    def _no_upgrade(self) -> None:
+        """An upgrade the service does not speak (h2c, a WebSocket): the request is answered as a plain one, then
+        the connection is closed, since the parser reads nothing after an upgrade request."""
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete:
+            self.transport.close()
+        else:
+            cycle.keep_alive = False
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
