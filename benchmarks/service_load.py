@@ -38,6 +38,7 @@ from pyramide.engine import parse_move
 from pyramide.service.app import create_app
 from pyramide.service.games.service import move_body
 from pyramide.service.games.store import game_key
+from pyramide.service.http.server import server_config
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.redis import RedisClient
@@ -60,7 +61,10 @@ def serve(port: int, redis_url: str) -> None:
     settings = Settings(redis_url=redis_url, **BENCHMARK_LIMITS)
     configure_logging(settings)  # as `pyramide serve`: one JSON line per request, at INFO
     app = create_app(settings, extra_route_handlers=[baseline])
-    uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, access_log=False)
+    # The protocol `pyramide serve` runs; its header deadline an hour, since under callgrind (50 times slower) a
+    # connection may wait longer than the default 10 s for the server to read its request.
+    config = server_config(app, "127.0.0.1", port, 3600.0)
+    uvicorn.Server(config).run()
 
 
 def _percentile(values: list[float], fraction: float) -> float:

@@ -19,7 +19,7 @@ from litestar.testing import TestClient
 from playwright.sync_api import sync_playwright
 
 from pyramide.service.app import create_app
-from pyramide.service.http.server import server_config
+from pyramide.service.http.server import HttpLimits, server_config
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings
 
@@ -120,13 +120,15 @@ def _listen(monitor: Any, seen: list[str], stop: str) -> None:
 
 
 @contextmanager
-def serve_in_thread(app: Litestar, header_timeout_s: float = 10.0) -> Iterator[str]:
+def serve_in_thread(app: Litestar, header_timeout_s: float = 10.0, **limits: Any) -> Iterator[str]:
     """The app served by uvicorn on a free loopback port, in a thread of this process: real HTTP and real
-    concurrency, in-process."""
+    concurrency, in-process. ``limits``: other :class:`HttpLimits` than the defaults."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(server_config(app, "127.0.0.1", port, header_timeout_s, log_level="warning"))
+    server = uvicorn.Server(
+        server_config(app, "127.0.0.1", port, HttpLimits(header_timeout_s, **limits), log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:

@@ -306,6 +306,7 @@ def test_slow_request_headers_are_cut_off(app: Any) -> None:
             ends.append(time.monotonic() - started)
             assert answer.startswith(b"HTTP/1.1 408 "), answer
             assert b"application/problem+json" in answer and b'"code": "request_timeout"' in answer
+            assert b"\r\nx-request-id: " in answer
             connection.close()
         assert max(ends) < 2.0, "every slow connection closed soon after the deadline"
         assert httpx.get(f"{url}/health/live").status_code == 200, "prompt clients are served meanwhile"

@@ -33,6 +33,8 @@ class ErrorCode(StrEnum):
     SOLVER_BUSY = "solver_busy"
     SOLVER_IN_PROGRESS = "solver_in_progress"
     REQUEST_TIMEOUT = "request_timeout"
+    BODY_TIMEOUT = "body_timeout"
+    HEADERS_TOO_LARGE = "headers_too_large"
     STORAGE_FULL = "storage_full"
     STORAGE_UNCONFIRMED = "storage_unconfirmed"
     WINNABLE_DEAL_NOT_FOUND = "winnable_deal_not_found"

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from pyramide.service.app import create_app
 from pyramide.service.http.openapi import COMMITTED, build_document, render
-from pyramide.service.http.server import server_config
+from pyramide.service.http.server import HttpLimits, connection_bounds, server_config
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.settings import Settings
@@ -23,7 +23,7 @@ from pyramide.service.infra.supervisor import DataDirInUseError, RedisSupervisor
 log = logging.getLogger("pyramide.serve")
 EXIT_DATA_DIR_IN_USE = 3
 EXIT_BAD_SETTINGS = 2
-_WORKER_PROTOCOL = "pyramide.service.http.server:HeaderDeadlineProtocol"
+_WORKER_PROTOCOL = "pyramide.service.http.server:GuardedProtocol"
 
 
 def serve(host: str, port: int, data_dir: str | None, workers: str | None = None) -> int:
@@ -72,12 +72,13 @@ def serve(host: str, port: int, data_dir: str | None, workers: str | None = None
 
 def _run(settings: Settings, host: str, port: int) -> None:
     grace = math.ceil(settings.shutdown_grace_s)
+    limits = HttpLimits.of(settings)
     if settings.worker_count == 1:
-        config = server_config(create_app(settings), host, port, settings.header_timeout_s)
+        config = server_config(create_app(settings), host, port, limits)
         config.timeout_graceful_shutdown = grace
         uvicorn.Server(config).run()
         return
-    os.environ["PYRAMIDE_HEADER_TIMEOUT_S"] = str(settings.header_timeout_s)
+    os.environ.update(limits.environment())  # for the workers' protocol, which uvicorn builds by name
     uvicorn.run(
         "pyramide.service.serve:worker_app",
         factory=True,
@@ -85,6 +86,7 @@ def _run(settings: Settings, host: str, port: int) -> None:
         port=port,
         workers=settings.worker_count,
         http=_WORKER_PROTOCOL,
+        backlog=connection_bounds(limits.max_connections)[1],
         log_config=None,
         access_log=False,
         proxy_headers=False,  # as server_config: the service alone decides whom to believe

@@ -106,6 +106,14 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "A kérés fejlécei nem érkeztek meg időben; a kapcsolat lezárul",
         "en": "The request headers did not arrive in time; the connection is closed",
     },
+    ErrorCode.BODY_TIMEOUT: {
+        "hu": "A kérés törzse nem érkezett meg időben; a kapcsolat lezárul",
+        "en": "The request body did not arrive in time; the connection is closed",
+    },
+    ErrorCode.HEADERS_TOO_LARGE: {
+        "hu": "A kérés fejlécei hosszabbak a megengedettnél; a kapcsolat lezárul",
+        "en": "The request headers are longer than allowed; the connection is closed",
+    },
     ErrorCode.STORAGE_FULL: {
         "hu": "A tárhely megtelt, a változtatás nem menthető; semmi sem módosult",
         "en": "The storage is full and the change cannot be saved; nothing was changed",

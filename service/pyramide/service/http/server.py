@@ -1,100 +1,323 @@
-"""The HTTP server: uvicorn with its httptools protocol, plus a deadline for request headers.
+"""The HTTP server: uvicorn with its httptools protocol, guarded against slow, oversized and malformed requests.
 
-uvicorn closes idle keep-alive connections but sets no limit on how long a client may take to send a request's
-headers, so a client trickling them a byte at a time holds a connection for ever (slowloris). Here a connection
-whose request headers are not complete ``header_timeout_s`` after they began (or after the connection opened) is
-answered 408 (problem+json ``request_timeout``) and closed. The body is limited elsewhere (``requests.read_body``:
-413 and the connection closed).
+uvicorn closes idle keep-alive connections but, left alone, it waits for ever on a client trickling a request's
+headers or body, buffers headers of any size, answers malformed requests with a plain-text 400 of its own, and,
+once the process runs out of file descriptors, stops accepting for a second at a time while the idle ones stay.
+:class:`GuardedProtocol` answers every one of these as problem+json with an ``X-Request-ID`` (in Hungarian, unless
+the request's headers were all read: its Accept-Language may never have come) and closes the connection:
+
+- request headers not complete ``header_timeout_s`` after they began (or after the connection opened): 408
+  ``request_timeout``;
+- a request body not complete ``body_timeout_s`` after its headers: 408 ``body_timeout``;
+- request headers longer than ``max_header_bytes``: 431 ``headers_too_large`` (at most one read past the limit is
+  ever buffered);
+- anything the HTTP parser refuses (unknown method, control characters in a header, both Content-Length and
+  Transfer-Encoding, ...): 400 ``bad_request``;
+- past ``max_connections`` open connections (less if the file limit is lower), the connections whose requests are
+  nearest their deadline are closed with 503 ``service_unavailable``, then idle keep-alive ones, so a new client is
+  always accepted at once.
+
+Both deadlines share one timer per request, armed when the request begins and cancelled when it is complete; it is
+re-armed for the body only when a body is still coming after a read, so a request that arrives in one piece costs
+what it did with the header deadline alone. The body's size is limited elsewhere (``body.read_body``: 413).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
-from typing import Any
+import resource
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any, ClassVar, Final
 
+import httptools
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from pyramide.engine.messages import DEFAULT_LOCALE
-from pyramide.service.http.problems import PROBLEM_JSON, localised
+from pyramide.service.errors import ErrorCode
+from pyramide.service.http.problems import PROBLEM_JSON, localised, negotiate_locale
+from pyramide.service.infra.logs import request_id
+from pyramide.service.infra.settings import Settings
+
+log = logging.getLogger("pyramide.http")
+LINGER_S: Final = 1.0
+"""How long a connection refused mid-request is still read (and the bytes dropped) after its answer, so that a
+client still sending reads the answer instead of a reset."""
+_RESERVED_FDS: Final = 64
+"""File descriptors kept for everything but client connections: Redis, the solver's pipes, logs, the listener."""
+_REASONS: Final = {
+    400: "Bad Request",
+    408: "Request Timeout",
+    431: "Request Header Fields Too Large",
+    503: "Service Unavailable",
+}
 
 
-def _timeout_response() -> bytes:
-    """408 as problem+json, in Hungarian (the request's Accept-Language never arrived)."""
-    body = json.dumps(
-        {
-            "type": "urn:pyramide:problem:request_timeout",
-            "title": localised("request_timeout", DEFAULT_LOCALE, {}),
-            "status": 408,
-            "detail": localised("request_timeout", DEFAULT_LOCALE, {}),
-            "code": "request_timeout",
-        },
-        ensure_ascii=False,
-    ).encode()
+def _default(name: str) -> Any:
+    return Settings.model_fields[name].default
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """What a connection may take: its request headers' time and size, its body's time, and how many connections
+    a process keeps open (the settings of the same names; ``docs/security.md``, Request limits)."""
+
+    header_timeout_s: float = _default("header_timeout_s")
+    body_timeout_s: float = _default("body_timeout_s")
+    max_header_bytes: int = _default("max_header_bytes")
+    max_connections: int = _default("max_connections")
+
+    @classmethod
+    def of(cls, settings: Settings) -> HttpLimits:
+        return cls(
+            settings.header_timeout_s, settings.body_timeout_s, settings.max_header_bytes, settings.max_connections
+        )
+
+    @classmethod
+    def from_env(cls) -> HttpLimits:
+        """The limits ``pyramide serve`` hands its workers through the environment (uvicorn builds their protocol
+        by name), else the defaults."""
+        env = os.environ.get
+        default = cls()
+        return cls(
+            header_timeout_s=float(env("PYRAMIDE_HEADER_TIMEOUT_S", default.header_timeout_s)),
+            body_timeout_s=float(env("PYRAMIDE_BODY_TIMEOUT_S", default.body_timeout_s)),
+            max_header_bytes=int(env("PYRAMIDE_MAX_HEADER_BYTES", default.max_header_bytes)),
+            max_connections=int(env("PYRAMIDE_MAX_CONNECTIONS", default.max_connections)),
+        )
+
+    def environment(self) -> dict[str, str]:
+        """The variables :meth:`from_env` reads, for the workers."""
+        return {
+            "PYRAMIDE_HEADER_TIMEOUT_S": str(self.header_timeout_s),
+            "PYRAMIDE_BODY_TIMEOUT_S": str(self.body_timeout_s),
+            "PYRAMIDE_MAX_HEADER_BYTES": str(self.max_header_bytes),
+            "PYRAMIDE_MAX_CONNECTIONS": str(self.max_connections),
+        }
+
+
+def connection_bounds(max_connections: int) -> tuple[int, int]:
+    """The connections a process keeps open and its listen backlog, both within its file limit. asyncio accepts
+    up to ``backlog`` connections at a time before any of them is seen, and when ``accept`` fails for lack of
+    descriptors it stops accepting for a whole second: so the open connections, one backlog and a reserve must fit."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    files = 1 << 20 if soft == resource.RLIM_INFINITY else soft
+    backlog = max(16, min(2048, files // 8))
+    return max(16, min(max_connections, files - backlog - _RESERVED_FDS)), backlog
+
+
+@lru_cache(maxsize=32)
+def _problem_body(status: int, code: str, locale: str) -> bytes:
+    text = localised(code, locale, {})
+    body = {"type": f"urn:pyramide:problem:{code}", "title": text, "status": status, "detail": text, "code": code}
+    return json.dumps(body, ensure_ascii=False).encode()
+
+
+def problem_bytes(
+    status: int, code: str, request: str, locale: str = DEFAULT_LOCALE, retry_after_s: int | None = None
+) -> bytes:
+    """A whole problem+json response that closes its connection, in ``locale``, with ``request`` as its id."""
+    body = _problem_body(status, code, locale)
+    reason = _REASONS.get(status, "")
+    retry = f"retry-after: {retry_after_s}\r\n" if retry_after_s is not None else ""
     head = (
-        f"HTTP/1.1 408 Request Timeout\r\ncontent-type: {PROBLEM_JSON}\r\ncontent-language: {DEFAULT_LOCALE}\r\n"
-        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: {PROBLEM_JSON}\r\ncontent-language: {locale}\r\n"
+        f"content-length: {len(body)}\r\nx-request-id: {request}\r\n{retry}connection: close\r\n\r\n"
     )
     return head.encode() + body
 
 
-_TIMEOUT_RESPONSE = _timeout_response()
+class _RefusedError(Exception):
+    """Raised inside a parser callback to stop the parser on a request that is refused."""
+
+    def __init__(self, status: int, code: ErrorCode) -> None:
+        super().__init__(code)
+        self.status, self.code = status, code
 
 
-class HeaderDeadlineProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol, closing connections whose request headers come too slowly."""
+class GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with deadlines, a header size limit, a bound on open connections, and
+    problem+json for everything it refuses itself."""
 
-    header_timeout_s: float = float(os.environ.get("PYRAMIDE_HEADER_TIMEOUT_S", "10"))
+    limits: ClassVar[HttpLimits] = HttpLimits.from_env()
     """From the environment for the workers of ``pyramide serve --workers`` (uvicorn builds the class by name);
-    :func:`protocol` makes one with a deadline of its own."""
+    :func:`protocol` makes one with limits of its own."""
+    max_open: ClassVar[int] = connection_bounds(limits.max_connections)[0]
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        self._header_timer: asyncio.TimerHandle | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        self._body_armed = False  # the deadline running is the body's
+        self._in_head = True  # a request's headers are (or the next one's will be) what comes next
+        self._in_body = False
+        self._head_bytes = 0
+        self._lingering = False
         super().connection_made(transport)
-        self._arm()
+        self._arm(self.limits.header_timeout_s)
+        if len(self.connections) > self.max_open:
+            self._shed()
+
+    def data_received(self, data: bytes) -> None:
+        """uvicorn's, plus the header size limit, the body deadline, and problem+json for what the parser
+        refuses."""
+        if self._lingering:
+            return
+        if self._in_head:
+            self._head_bytes += len(data)
+        self._unset_keepalive_if_required()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._no_upgrade()
+            return
+        except httptools.HttpParserError as error:
+            refused = error.__context__ if isinstance(error.__context__, _RefusedError) else None
+            if refused is not None:
+                self._refuse(refused.status, refused.code, linger=True)
+            else:
+                self._refuse(400, ErrorCode.BAD_REQUEST, linger=True)
+            return
+        if self._in_head and self._head_bytes > self.limits.max_header_bytes:
+            self._refuse(431, ErrorCode.HEADERS_TOO_LARGE, linger=True)
+        elif self._in_body and not self._body_armed:
+            self._disarm()
+            self._arm(self.limits.body_timeout_s)
+            self._body_armed = True
+
+    def _no_upgrade(self) -> None:
+        """An upgrade the service does not speak (h2c, a WebSocket): the request is answered as a plain one, then
+        the connection is closed, since the parser reads nothing after an upgrade request."""
+        cycle = self.cycle
+        if cycle is None or cycle.response_complete:
+            self.transport.close()
+        else:
+            cycle.keep_alive = False
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        if self._header_timer is None:
-            self._arm()
+        if self._deadline is None:
+            self._arm(self.limits.header_timeout_s)
 
     def on_headers_complete(self) -> None:
-        self._disarm()
+        if self._head_bytes > self.limits.max_header_bytes and self._head_size() > self.limits.max_header_bytes:
+            raise _RefusedError(431, ErrorCode.HEADERS_TOO_LARGE)
+        self._in_head = False
+        self._in_body = True
+        self._head_bytes = 0
         super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        self._in_body = False
+        self._in_head = True
+        super().on_message_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
 
-    def _arm(self) -> None:
-        self._header_timer = self.loop.call_later(self.header_timeout_s, self._headers_too_slow)
+    def eof_received(self) -> None:
+        """A client that closed its side while the connection lingers is done with: close it at once."""
+        if self._lingering:
+            self.transport.close()
+
+    def _head_size(self) -> int:
+        """The request head's length as received (request line and headers): counted only when the bytes read
+        while it came were more than the limit, since a read may also hold the start of the body."""
+        return len(self.url) + 16 + sum(len(name) + len(value) + 4 for name, value in self.headers)
+
+    def _arm(self, seconds: float) -> None:
+        self._deadline = self.loop.call_later(seconds, self._too_slow)
 
     def _disarm(self) -> None:
-        if self._header_timer is not None:
-            self._header_timer.cancel()
-            self._header_timer = None
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+            self._body_armed = False
 
-    def _headers_too_slow(self) -> None:
-        self._header_timer = None
+    def _too_slow(self) -> None:
+        self._deadline = None
         if self.transport.is_closing():
             return
-        if self.cycle is None or self.cycle.response_complete:  # never in the middle of another response
-            self.transport.write(_TIMEOUT_RESPONSE)
-        self.transport.close()
+        if self._in_body and self.pipeline:  # waiting for an earlier request's answer: not the client's doing
+            self._arm(self.limits.body_timeout_s)
+            return
+        self._refuse(408, ErrorCode.BODY_TIMEOUT if self._in_body else ErrorCode.REQUEST_TIMEOUT)
+
+    def _refuse(self, status: int, code: ErrorCode, retry_after_s: int | None = None, linger: bool = False) -> None:
+        """Answer ``status`` (unless another answer is already on its way) and close the connection; a request
+        being read is told its client is gone, so whatever the app answers later is dropped."""
+        if self.transport.is_closing():
+            return
+        self._disarm()
+        cycle = self.cycle
+        if self._in_body and cycle is not None:
+            answer = not cycle.response_started
+            cycle.disconnected = True
+            cycle.message_event.set()
+        else:
+            answer = cycle is None or cycle.response_complete
+        if answer:
+            request = request_id(self.headers or ())
+            self.transport.write(problem_bytes(status, code, request, self._locale(), retry_after_s))
+            log.info("%d %s", status, code, extra={"request_id": request, "status": status})
+        self._in_head = self._in_body = False
+        if linger and answer:
+            self._lingering = True
+            self.transport.write_eof()
+            self.loop.call_later(LINGER_S, self.transport.close)
+        else:
+            self.transport.close()
+
+    def _locale(self) -> str:
+        """The request's language once its headers are all in (its body is being read), else Hungarian: a
+        language header seen before the headers are complete may not be the request's last word."""
+        if not self._in_body or not self.headers:
+            return DEFAULT_LOCALE
+        wanted = [value for name, value in self.headers if name == b"accept-language"]
+        return negotiate_locale(wanted[-1].decode("latin-1")) if wanted else DEFAULT_LOCALE
+
+    def _shed(self) -> None:
+        """Past ``max_open`` connections: close a tenth of them, those whose requests are nearest their deadline
+        first (the slowest), then idle keep-alive ones; if that is not enough, this new one."""
+        keep = self.max_open - self.max_open // 10
+        others = [c for c in self.connections if c is not self and isinstance(c, GuardedProtocol)]
+        waiting = sorted((c for c in others if c._deadline is not None), key=_deadline_of)
+        idle = [c for c in others if c._deadline is None and (c.cycle is None or c.cycle.response_complete)]
+        excess = max(0, len(self.connections) - keep)
+        for victim in waiting[:excess]:
+            victim._refuse(503, ErrorCode.SERVICE_UNAVAILABLE, retry_after_s=1)
+        for victim in idle[: max(0, excess - len(waiting))]:
+            victim.transport.close()
+        if len(self.connections) - min(excess, len(waiting) + len(idle)) > self.max_open:
+            self._refuse(503, ErrorCode.SERVICE_UNAVAILABLE, retry_after_s=1)
 
 
-def protocol(header_timeout_s: float) -> type[HeaderDeadlineProtocol]:
-    """The protocol class with its deadline (uvicorn takes a class, and builds one per connection)."""
-    return type("HeaderDeadline", (HeaderDeadlineProtocol,), {"header_timeout_s": header_timeout_s})
+def _deadline_of(connection: GuardedProtocol) -> float:
+    return connection._deadline.when() if connection._deadline is not None else 0.0
 
 
-def server_config(app: Any, host: str, port: int, header_timeout_s: float, **options: Any) -> uvicorn.Config:
-    """uvicorn's configuration for the service: the guarded protocol, no access log of its own, and no reading of
-    ``X-Forwarded-For`` by uvicorn (by default it believes it from 127.0.0.1: any local client could name itself
-    any address); the service reads it only as configured (``headers.client_address``)."""
+def protocol(limits: HttpLimits) -> type[GuardedProtocol]:
+    """The protocol class with its limits (uvicorn takes a class, and builds one per connection)."""
+    max_open = connection_bounds(limits.max_connections)[0]
+    return type("Guarded", (GuardedProtocol,), {"limits": limits, "max_open": max_open})
+
+
+def server_config(app: Any, host: str, port: int, limits: HttpLimits | float, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration for the service: the guarded protocol, a listen backlog within the file limit, no
+    access log of its own, and no reading of ``X-Forwarded-For`` by uvicorn (by default it believes it from
+    127.0.0.1: any local client could name itself any address); the service reads it only as configured
+    (``headers.client_address``). ``limits`` may be just the header deadline, the others at their defaults."""
     options["proxy_headers"] = False
+    if not isinstance(limits, HttpLimits):
+        limits = replace(HttpLimits(), header_timeout_s=limits)
     options.setdefault("log_config", None)
     options.setdefault("access_log", False)
-    return uvicorn.Config(app, host=host, port=port, http=protocol(header_timeout_s), **options)
+    options.setdefault("backlog", connection_bounds(limits.max_connections)[1])
+    return uvicorn.Config(app, host=host, port=port, http=protocol(limits), **options)

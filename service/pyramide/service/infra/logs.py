@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, Final
 
@@ -83,7 +84,7 @@ class RequestLog:
             if scope["type"] != ScopeType.HTTP:
                 await app(scope, receive, send)
                 return
-            request_id = _request_id(scope)
+            request_id = _request_id(scope["headers"])
             token = REQUEST_ID.set(request_id)
             started = time.perf_counter()
             status = [500]
@@ -141,8 +142,12 @@ def _timestamp(now: float) -> str:
     return f"{_second(int(now))}.{int(now * 1000) % 1000:03d}Z"
 
 
-def _request_id(scope: Scope) -> str:
-    for name, value in scope["headers"]:
+def request_id(headers: Iterable[tuple[bytes, bytes]]) -> str:
+    """The client's ``X-Request-ID`` among ``headers`` when it is usable, else a new random one."""
+    for name, value in headers:
         if name == _HEADER:
             return value.decode() if _USABLE_ID.fullmatch(value) else os.urandom(8).hex()
     return os.urandom(8).hex()
+
+
+_request_id: Final = request_id

@@ -101,6 +101,13 @@ class Settings(BaseSettings):
     request died, and settled when its player's statistics are read."""
     header_timeout_s: float = Field(10.0, gt=0)
     """A connection whose request headers are not complete this long after they began is closed."""
+    body_timeout_s: float = Field(30.0, gt=0)
+    """A connection whose request body is not complete this long after its headers is closed (408)."""
+    max_header_bytes: int = Field(32 * 1024, ge=1024)
+    """Request headers longer than this (request line included) are refused: 431, the connection closed."""
+    max_connections: int = Field(4096, ge=16)
+    """Open connections per HTTP process (fewer if its file limit is lower); past it, the slowest incomplete
+    requests' connections are closed (503) so new clients are accepted at once."""
     shutdown_grace_s: float = Field(10.0, ge=0)
     """On SIGTERM or SIGINT, how long requests in flight may take to finish."""
     trusted_proxy_header: str | None = None
