@@ -147,6 +147,7 @@ class GuardedProtocol(HttpToolsProtocol):
     """From the environment for the workers of ``pyramide serve --workers`` (uvicorn builds the class by name);
     :func:`protocol` makes one with limits of its own."""
     max_open: ClassVar[int] = connection_bounds(limits.max_connections)[0]
+    max_head: ClassVar[int] = limits.max_header_bytes
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._deadline: asyncio.TimerHandle | None = None
@@ -183,7 +184,7 @@ class GuardedProtocol(HttpToolsProtocol):
             else:
                 self._refuse(400, ErrorCode.BAD_REQUEST, linger=True)
             return
-        if self._in_head and self._head_bytes > self.limits.max_header_bytes:
+        if self._head_bytes > self.max_head and self._in_head:
             self._refuse(431, ErrorCode.HEADERS_TOO_LARGE, linger=True)
         elif self._in_body and not self._body_armed:
             self._disarm()
@@ -205,18 +206,23 @@ class GuardedProtocol(HttpToolsProtocol):
             self._arm(self.limits.header_timeout_s)
 
     def on_headers_complete(self) -> None:
-        if self._head_bytes > self.limits.max_header_bytes and self._head_size() > self.limits.max_header_bytes:
+        if self._head_bytes > self.max_head and self._head_size() > self.max_head:
             raise _RefusedError(431, ErrorCode.HEADERS_TOO_LARGE)
         self._in_head = False
         self._in_body = True
         self._head_bytes = 0
-        super().on_headers_complete()
+        HttpToolsProtocol.on_headers_complete(self)
 
     def on_message_complete(self) -> None:
-        self._disarm()
+        """The request is complete: its deadline is over (inlined: this runs on every request)."""
+        deadline = self._deadline
+        if deadline is not None:
+            deadline.cancel()
+            self._deadline = None
+            self._body_armed = False
         self._in_body = False
         self._in_head = True
-        super().on_message_complete()
+        HttpToolsProtocol.on_message_complete(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -306,7 +312,8 @@ def _deadline_of(connection: GuardedProtocol) -> float:
 def protocol(limits: HttpLimits) -> type[GuardedProtocol]:
     """The protocol class with its limits (uvicorn takes a class, and builds one per connection)."""
     max_open = connection_bounds(limits.max_connections)[0]
-    return type("Guarded", (GuardedProtocol,), {"limits": limits, "max_open": max_open})
+    attributes = {"limits": limits, "max_open": max_open, "max_head": limits.max_header_bytes}
+    return type("Guarded", (GuardedProtocol,), attributes)
 
 
 def server_config(app: Any, host: str, port: int, limits: HttpLimits | float, **options: Any) -> uvicorn.Config:
