@@ -12,8 +12,9 @@ is sampled throughout. Prints what was stored, bytes per player and per game, th
 the projected time to fill the default ``maxmemory`` (the quotas start afresh after a day, so a day's growth at most
 is what one address adds each day). With ``--moves S``, the players then play their open games for ``S`` more seconds
 (draw and undo, each with a fresh Idempotency-Key, as fast as the service serves them), and the growth and what each
-kind of key holds (``MEMORY USAGE``) are printed: what moves add per game is bounded by the record cap and the kept
-responses per game.
+kind of key holds (``MEMORY USAGE``) are printed, with the moves served a minute (the address's allowance,
+``PYRAMIDE_LIMIT_ADDRESS_MOVES``, refuses past it: the players wait out the 429) and the projected time to fill
+the default ``maxmemory`` at that growth.
 """
 
 from __future__ import annotations
@@ -136,11 +137,18 @@ async def _moves(driver: Driver, store: redis.Redis, seconds: float, concurrency
     statuses = await _play(driver, seconds, concurrency)
     grown, elapsed = _used(store) - before, time.monotonic() - started
     played = statuses.get("200", 0)
-    print(f"moves for {elapsed:.0f} s: {dict(statuses)}; +{grown:,} bytes ({grown / elapsed * 60:,.0f} a minute,")
+    per_minute = grown / elapsed * 60
+    print(f"moves for {elapsed:.0f} s: {dict(statuses)}; +{grown:,} bytes ({per_minute:,.0f} a minute,")
     print(
         f"{grown / max(1, played):,.0f} a move over {len(driver.open)} players' {sum(map(len, driver.open.values()))}"
     )
     print(f"open games); keys (count, bytes) by kind: {_by_kind(store)}")
+    allowance = Settings().limit_address_moves
+    print(
+        f"moves served {played / elapsed * 60:,.0f} a minute (the address's allowance: {allowance:,});"
+        f" at {per_minute:,.0f} bytes a minute the default maxmemory (1gb) fills in"
+        f" {MAXMEMORY / max(1.0, per_minute) / 60:,.1f} hours"
+    )
 
 
 async def _play(driver: Driver, seconds: float, concurrency: int) -> collections.Counter[str]:
@@ -159,6 +167,9 @@ async def _play(driver: Driver, seconds: float, concurrency: int) -> collections
             ok = response.status_code == 200
             statuses["200" if ok else str(response.json().get("code", response.status_code))] += 1
             turn += concurrency
+            if response.status_code == 429:  # the address's allowance: wait for the next minute, as a client would
+                wait = float(response.headers.get("retry-after", "1"))
+                await asyncio.sleep(max(0.0, min(wait, until - time.monotonic())))
 
     await asyncio.gather(*(worker(i) for i in range(concurrency)))
     return statuses

@@ -133,7 +133,64 @@ def test_fast_play_with_idempotency_keys_keeps_only_each_games_latest_responses(
         last = (body, key, client.post(url, json=body, headers={**player, "Idempotency-Key": key}))
         assert last[2].status_code == 200
     kept = redis_client.keys(f"pyr:{{p:{created['id']}}}:g:{game['id']}:idem:*")
-    assert len(kept) == 8, "only the latest 8 kept, not all 40 for 24 hours"
+    assert len(kept) == 4, "only the latest 4 kept, not all 40 for 24 hours"
     body, key, answer = last
     retried = client.post(url, json=body, headers={**player, "Idempotency-Key": key})
     assert retried.content == answer.content, "the latest is still answered as it was, and not applied again"
+    fifth = client.post(url, json={"type": "undo"}, headers={**player, "Idempotency-Key": "move-35"})
+    assert fifth.status_code != 200 or fifth.json()["version"] != 36, "the fifth latest is no longer kept"
+
+
+def _in_one_minute_window() -> None:
+    """The allowance counts in minute windows of the wall clock: start a test of it early enough in one that it
+    does not reset under the test (waits at most 12 s)."""
+    if time.time() % 60 > 48:
+        time.sleep(60.5 - time.time() % 60)
+
+
+def _draw(client: httpx.Client, url: str, game: str, player: dict[str, str], language: str = "hu") -> httpx.Response:
+    return client.post(
+        f"{url}/v1/games/{game}/moves", json={"type": "draw"}, headers={**player, "Accept-Language": language}
+    )
+
+
+def _check_address_moves_refused(response: httpx.Response, allowance: int, language: str) -> None:
+    assert response.status_code == 429, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "rate_limited"
+    assert response.headers["content-language"] == language
+    assert 1 <= int(response.headers["retry-after"]) <= 60, "until the minute window ends"
+    assert response.headers["ratelimit-policy"] == f'"address_moves";q={allowance};w=60'
+
+
+def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_processes(settings: Settings) -> None:
+    """Players of 127.0.0.1 moving, each far below its own limit, through two servers on one Redis: once the
+    address's moves reach the allowance, both servers refuse them with 429 (each learning the other's counts
+    within a second), while a player of 127.0.0.2 still moves."""
+    allowance = 10
+    limited = settings.model_copy(update={"limit_address_moves": allowance})
+    _in_one_minute_window()
+    with ExitStack() as stack:
+        first_url, second_url = (stack.enter_context(serve_in_thread(create_app(limited))) for _ in range(2))
+        one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
+        players = [_player(one, first_url) for _ in range(3)]
+        games = [one.post(f"{first_url}/v1/games", json={}, headers=p).json()["id"] for p in players]
+        other = _player(two, first_url)
+        other_game = two.post(f"{first_url}/v1/games", json={}, headers=other).json()["id"]
+
+        moved = [_draw(one, first_url, games[i % 3], players[i % 3]).status_code for i in range(6)]
+        assert moved == [200] * 6
+        time.sleep(1.5)  # the first server has shared its 6
+        moved = [_draw(one, second_url, games[i % 3], players[i % 3]).status_code for i in range(4)]
+        assert moved == [200] * 4, "the address has 4 left of its 10"
+        time.sleep(2.2)  # the second server has shared its 4, and both have read the total, 10
+        _check_address_moves_refused(_draw(one, second_url, games[0], players[0]), allowance, "hu")
+        _check_address_moves_refused(_draw(one, second_url, games[1], players[1], "en"), allowance, "en")
+        _check_address_moves_refused(_draw(one, first_url, games[2], players[2]), allowance, "hu")
+        assert _draw(two, second_url, other_game, other).status_code == 200, "another address moves on"
+        assert _draw(two, first_url, other_game, other).status_code == 200
+        versions = [
+            one.get(f"{first_url}/v1/games/{g}", headers=p).json()["version"]
+            for g, p in zip(games, players, strict=True)
+        ]
+        assert sum(versions) == allowance, "nothing applied past the allowance"

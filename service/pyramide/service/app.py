@@ -74,7 +74,7 @@ def create_app(
         route_handlers=[
             PlayerController,
             StatsController,
-            bind_games(GameController, services.games),
+            bind_games(GameController, services.games, services.move_allowance),
             MyGamesController,
             PrivacyController,
             LeaderboardController,

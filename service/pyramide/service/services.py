@@ -17,7 +17,8 @@ from pyramide.service.deals.sealed import DealSecret
 from pyramide.service.games.service import GameService
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
-from pyramide.service.http.limits import AddressLimits
+from pyramide.service.http.limits import AddressLimits, MoveAllowance
+from pyramide.service.infra.address_moves import AddressMoves
 from pyramide.service.infra.disk import DiskWatch
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
@@ -40,6 +41,7 @@ class Running:
     settlement: Settlement
     games: GameService
     address_limits: AddressLimits
+    move_allowance: MoveAllowance
     privacy: PlayerData
     challenges: ChallengeService
     disk: DiskWatch | None
@@ -66,6 +68,7 @@ class Running:
             settlement=settlement,
             games=games,
             address_limits=AddressLimits(limiter, settings),
+            move_allowance=MoveAllowance(AddressMoves(redis, settings.limits.limit("address_moves")), settings),
             privacy=PlayerData(
                 redis=redis,
                 players=players,
@@ -93,6 +96,7 @@ class Services:
         self.settings = settings
         self._running: Running | None = None
         self._disk_task: asyncio.Task[None] | None = None
+        self._moves_task: asyncio.Task[None] | None = None
 
     @property
     def running(self) -> Running:
@@ -104,11 +108,15 @@ class Services:
         self._running = Running.start(self.settings)
         if self._running.disk is not None:
             self._disk_task = asyncio.get_running_loop().create_task(self._running.disk.run())
+        self._moves_task = asyncio.get_running_loop().create_task(self._running.move_allowance.moves.run())
 
     async def stop(self) -> None:
         if self._disk_task is not None:
             self._disk_task.cancel()
             self._disk_task = None
+        if self._moves_task is not None:
+            self._moves_task.cancel()
+            self._moves_task = None
         running, self._running = self._running, None
         if running is not None:
             await running.stop()
@@ -118,6 +126,9 @@ class Services:
 
     def games(self) -> GameService:
         return self.running.games
+
+    def move_allowance(self) -> MoveAllowance:
+        return self.running.move_allowance
 
     def redis(self) -> RedisClient:
         return self.running.redis

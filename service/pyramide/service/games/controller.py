@@ -34,7 +34,7 @@ from pyramide.service.games.snapshots import now_ms, shown_code
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, locale_of
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.limits import AddressLimits
+from pyramide.service.http.limits import AddressLimits, MoveAllowance
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.params import GameIdText, game_id_of
 from pyramide.service.http.responses import problems
@@ -71,6 +71,10 @@ class GameController(Controller):
 
     @staticmethod
     def games() -> GameService:
+        raise NotImplementedError("served only as bound by hot_path.bind_games")
+
+    @staticmethod
+    def allowance() -> MoveAllowance:
         raise NotImplementedError("served only as bound by hot_path.bind_games")
 
     @post(
@@ -115,7 +119,7 @@ class GameController(Controller):
         status_code=200,
     )
     async def move(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), self.games(), "move")
+        return await _act(request, game_id_of(game_id), self.games(), self.allowance(), "move")
 
     @post(
         "/{game_id:str}/taps",
@@ -128,7 +132,7 @@ class GameController(Controller):
         status_code=200,
     )
     async def tap(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), self.games(), "tap")
+        return await _act(request, game_id_of(game_id), self.games(), self.allowance(), "tap")
 
     @post(
         "/{game_id:str}/abandon",
@@ -140,7 +144,7 @@ class GameController(Controller):
         status_code=200,
     )
     async def abandon(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), self.games(), "abandon")
+        return await _act(request, game_id_of(game_id), self.games(), self.allowance(), "abandon")
 
     @get(
         "/{game_id:str}/hint",
@@ -170,7 +174,12 @@ class GameController(Controller):
         )
 
 
-async def _act(request: PlayerRequest, game_id: UUID, games: GameService, kind: str) -> Response[Snapshot]:
+async def _act(
+    request: PlayerRequest, game_id: UUID, games: GameService, allowance: MoveAllowance, kind: str
+) -> Response[Snapshot]:
+    """Act on the game; the client's address is refused (429) past its allowance of moves, and counted when the
+    act succeeded (what was refused stored nothing)."""
+    address = allowance.admit(request)
     player = request.user
     key = idempotency_key(request)
     if kind == "move":
@@ -189,6 +198,7 @@ async def _act(request: PlayerRequest, game_id: UUID, games: GameService, kind: 
         idempotency_key=key,
         fingerprint=await fingerprint(request) if key else "",
     )
+    allowance.moves.count(address)
     return _send(reply, game_id)
 
 

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager, suppress
 from redis.exceptions import RedisError
 
 from pyramide.service.http.headers import AnyConnection, client_address
+from pyramide.service.infra.address_moves import AddressMoves, bucket_of
 from pyramide.service.infra.ratelimit import RateLimiter, address_key, quota_key
 from pyramide.service.infra.settings import QUOTA_NAMES, Settings
 
@@ -47,3 +48,19 @@ class AddressLimits:
             with suppress(RedisError):  # Redis is down: the request answers for that; one count more is harmless
                 await self.limiter.give_back(quota, counter)
             raise
+
+
+class MoveAllowance:
+    """The per-address allowance of moves on the move routes: the client's address read from the connection,
+    counted in memory by :class:`AddressMoves` (no Redis round trip on the move route)."""
+
+    def __init__(self, moves: AddressMoves, settings: Settings) -> None:
+        self.moves = moves
+        self._header = settings.trusted_proxy_header
+        self._proxies = settings.trusted_proxies
+
+    def admit(self, connection: AnyConnection) -> str:
+        """The client's address bucket; :class:`RateLimitedError` (429) when it used up the minute's moves."""
+        bucket = bucket_of(client_address(connection, self._header, self._proxies))
+        self.moves.admit(bucket)
+        return bucket

@@ -17,14 +17,15 @@ from pyramide.engine.rules import Rules
 from pyramide.service.infra.ratelimit import Limit, Quota
 
 DAY_S = 24 * 3600
-LIMIT_NAMES = ("players", "analyses", "games", "moves", "hints", "exports")
+LIMIT_NAMES = ("players", "analyses", "games", "moves", "hints", "exports", "address_moves")
 QUOTA_NAMES = ("players", "games")
 
 
 class Limits:
     """Requests per minute: per client address for ``players`` (creating players) and ``analyses`` (the public
     solver route); per player for ``games`` (creating games), ``moves`` (moves, taps, abandons), ``hints`` and
-    ``exports`` (data exports).
+    ``exports`` (data exports); per client address for ``address_moves`` (what counts against ``moves``, of every
+    player of the address together).
     Far above what a person playing reaches; far below what a script flooding the service sends. 0: no limit."""
 
     def __init__(self, *per_minute: int) -> None:
@@ -146,6 +147,10 @@ class Settings(BaseSettings):
     """Hints per minute per player."""
     limit_exports: int = Field(10, ge=0)
     """Data exports per minute per player."""
+    limit_address_moves: int = Field(6000, ge=0)
+    """Moves, taps and abandons per minute of all the players of one client address together: bounds how fast one
+    address grows Redis with moves (``docs/security.md``, Bounded memory). Counted in each process and shared
+    through Redis once a second, so an address may get up to a second of its traffic per process past it."""
     quota_players: int = Field(QUOTA_PLAYERS, ge=0)
     """Players created per client address per day (24 hours from the first): bounds the storage one address takes,
     where ``limit_players`` bounds only its speed (``docs/security.md``, Bounded memory)."""
@@ -153,10 +158,10 @@ class Settings(BaseSettings):
     """Games created per client address per day (24 hours from the first), whichever of its players creates them."""
     max_unfinished_games: int = Field(MAX_UNFINISHED_GAMES, ge=0)
     """Unfinished games a player may have at once; creating one more is 409 ``too_many_unfinished_games``."""
-    max_game_operations: int = Field(1000, ge=0)
+    max_game_operations: int = Field(10_000, ge=0)
     """Operations (moves, draws, undos, taps that change the game) one game records at most; past it 409
     ``game_too_long`` (abandoning is still allowed): one game's record, and so what it stores, is bounded."""
-    kept_responses_per_game: int = Field(8, ge=1)
+    kept_responses_per_game: int = Field(4, ge=1)
     """Responses kept for Idempotency-Key retries per game: the latest ones (a retry comes right after its lost
     answer); older ones go at once, not after ``idempotency_ttl_s``, so playing fast cannot fill Redis."""
 
@@ -230,6 +235,7 @@ class Settings(BaseSettings):
             self.limit_moves,
             self.limit_hints,
             self.limit_exports,
+            self.limit_address_moves,
         )
 
     def quota(self, name: str) -> Quota:

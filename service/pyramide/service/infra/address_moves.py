@@ -1,0 +1,113 @@
+"""The per-address allowance of moves (``PYRAMIDE_LIMIT_ADDRESS_MOVES`` a minute), without a Redis round trip on the
+move route.
+
+Each operation a game records costs Redis about 7 bytes and each player may make ``limit_moves`` a minute, so the
+players of one address together could grow Redis without a per-address bound (``docs/security.md``, Bounded memory).
+Each process counts the moves it served per address in memory (a dict increment on the hot path) and once a second,
+off the request path, adds its counts to the address's counter in Redis for the current minute window (one
+``INCRBY`` and ``PEXPIRE`` per address active in the window, with 0 for those it served nothing since), reading the
+totals back. An address whose total, with what this
+process counted since, reaches the allowance is refused by every process until the window ends.
+
+The overshoot: a process learns of the other processes' counts only at its next flush, so an address may get up to
+one second of its traffic per process past the allowance (and never more than the allowance per process and window:
+a process never admits past the allowance by its own count). Windows are fixed minutes of the wall clock, so any
+60 seconds hold at most two windows' worth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from functools import lru_cache
+from typing import Final
+
+from redis.exceptions import RedisError, ResponseError
+
+from pyramide.service.infra.ratelimit import Limit, RateLimitedError, client_bucket
+from pyramide.service.infra.redis import RedisClient
+
+log = logging.getLogger("pyramide.service")
+FLUSH_INTERVAL_S: Final = 1.0
+WINDOW_S: Final = 60
+
+_ADD: Final = """
+local total = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return total
+"""
+
+
+@lru_cache(maxsize=4096)
+def bucket_of(address: str) -> str:
+    """:func:`client_bucket`, kept for the addresses in play (parsing an address on every move is not cheap)."""
+    return client_bucket(address)
+
+
+def window_key(bucket: str, window: int) -> str:
+    """The address's counter for one minute window, in its rate-limit slot."""
+    return f"pyr:{{rl:{bucket}}}:address_moves:{window}"
+
+
+class AddressMoves:
+    """Counts moves per address bucket in this process and refuses an address over ``limit`` (``limit.limit`` 0:
+    no allowance)."""
+
+    def __init__(self, redis: RedisClient, limit: Limit) -> None:
+        self.limit = limit
+        self._allowance = limit.limit if limit.limit > 0 else -1
+        self._counts: dict[str, int] = {}
+        self._totals: dict[str, int] = {}
+        self._window = int(time.time()) // WINDOW_S
+        self._add = redis.register_script(_ADD)
+
+    def admit(self, bucket: str) -> None:
+        """The hot path: :class:`RateLimitedError` (429) when the address has used up the window's allowance."""
+        if self._allowance >= 0 and self._totals.get(bucket, 0) + self._counts.get(bucket, 0) >= self._allowance:
+            raise RateLimitedError(self.limit, self._until_window_ends_ms())
+
+    def count(self, bucket: str) -> None:
+        """One move served to the address."""
+        if self._allowance >= 0:
+            self._counts[bucket] = self._counts.get(bucket, 0) + 1
+
+    @staticmethod
+    def _until_window_ends_ms() -> int:
+        return max(1, int((WINDOW_S - time.time() % WINDOW_S) * 1000))
+
+    async def flush(self) -> None:
+        """Add this process's counts to the shared counters of the current window and read back the totals."""
+        window = int(time.time()) // WINDOW_S
+        if window != self._window:
+            self._window, self._totals = window, {}
+        counts, self._counts = self._counts, {}
+        for bucket, total in self._totals.items():  # read what the other processes added to those still allowed
+            if bucket not in counts and total < self._allowance:
+                counts[bucket] = 0
+        if not counts:
+            return
+        buckets = list(counts)
+        for bucket in buckets:  # counted as taken while the totals are on their way
+            self._totals[bucket] = self._totals.get(bucket, 0) + counts[bucket]
+        expire_ms = str(2 * WINDOW_S * 1000)
+        try:
+            totals = await asyncio.gather(
+                *(self._add(keys=[window_key(b, window)], args=[counts[b], expire_ms]) for b in buckets)
+            )
+        except (RedisError, OSError) as error:
+            for bucket, n in counts.items():  # counted again at the next flush
+                self._totals[bucket] -= n
+                self._counts[bucket] = self._counts.get(bucket, 0) + n
+            if not isinstance(error, ResponseError):
+                log.warning("could not share the per-address move counts: %s", error)
+            return
+        if window == self._window:
+            for bucket, total in zip(buckets, totals, strict=True):
+                self._totals[bucket] = int(total)
+
+    async def run(self) -> None:
+        """Flush every :data:`FLUSH_INTERVAL_S` until cancelled."""
+        while True:
+            await asyncio.sleep(FLUSH_INTERVAL_S)
+            await self.flush()
