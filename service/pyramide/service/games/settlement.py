@@ -28,9 +28,17 @@ from redis.exceptions import RedisError
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.stats import GameResult, Leaderboards, StatsStore, stats_keys
+from pyramide.service.stats import GameResult, Leaderboards, StatsStore, stats_keys, tombstone_key
 
 log = logging.getLogger("pyramide.service")
+
+_EXPECT = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+"""Step 1, unless the player is being erased: a pending game written after the erasure deleted the player's keys
+would never be settled, nor expire."""
 
 
 class Settlement:
@@ -42,10 +50,12 @@ class Settlement:
         self.stats = stats
         self.boards = boards
         self.grace_ms = int(grace_s * 1000)
+        self._expect = redis.register_script(_EXPECT)
 
     async def expect(self, player: UUID, game: UUID) -> None:
         """Step 1: the change about to be saved makes ``game`` count; remember it until it is recorded."""
-        await self.redis.zadd(stats_keys(player)[4], {str(game): int(time.time() * 1000)})
+        keys = [stats_keys(player)[4], tombstone_key(player)]
+        await self._expect(keys=keys, args=[int(time.time() * 1000), str(game)])
 
     async def record(self, player: UUID, game: UUID, started: bool, result: GameResult | None, hints: int) -> None:
         """Steps 3 and 4: one round trip for a start or a loss, two for a win. A failure here loses nothing: the

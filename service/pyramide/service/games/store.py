@@ -3,8 +3,9 @@
 Every key of one game carries its owner's hash tag ``{p:<player id>}`` so that they share a Redis Cluster slot with
 the player's rate limits and one Lua script can check and write them together: the player's rate limit, the new
 state only if Redis still holds exactly the state the request acted on, the record entry, the response kept for its
-Idempotency-Key, and the game's result when the change ends it. Unfinished games expire ``unfinished_ttl_s`` after
-their last change; won and abandoned games are kept.
+Idempotency-Key, and the game's result when the change ends it. The token hash compared first is also what makes
+an erasure final here: the erasure deletes it in its first step, so a save or creation racing it writes nothing.
+Unfinished games expire ``unfinished_ttl_s`` after their last change; won and abandoned games are kept.
 
 A kept response is not the response's bytes but what rebuilds them: a small head (see ``games.Reply.kept``) and the
 stored game as it was saved, which the script appends itself, so a kept response costs little more than the game.
@@ -29,6 +30,7 @@ from pyramide.service.infra.ratelimit import GCRA_LUA, RateLimitedError, player_
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players import auth_key
+from pyramide.service.stats import tombstone_key
 
 LIST_LUA: Final = """
 local function list_game(first, game, now, kind)
@@ -97,6 +99,14 @@ list_game(4, ARGV[7], ARGV[8], 1)
 return {1, ''}
 """
 )
+
+_COUNT_HINT: Final = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+"""One more hint in a game, unless its player is being erased (``KEYS[2]``, the tombstone)."""
 
 
 class Saved(enum.Enum):
@@ -226,6 +236,7 @@ class GameStore:
         self.settings = settings
         self._save = redis.register_script(_SAVE)
         self._create = redis.register_script(_CREATE)
+        self._count_hint = redis.register_script(_COUNT_HINT)
         self._recent: dict[UUID, tuple[bytes, StoredGame]] = {}
         self._moves = settings.limits.limit("moves")
         self._games = settings.limits.limit("games")
@@ -387,9 +398,8 @@ class GameStore:
 
     async def count_hint(self, player: UUID, game_id: UUID) -> None:
         """One more hint used in this game; it expires with an unfinished game (the save script keeps it in step)."""
-        key = hints_key(player, game_id)
-        await self.redis.incr(key)
-        await self.redis.pexpire(key, self.settings.unfinished_ttl_s * 1000)
+        keys = [hints_key(player, game_id), tombstone_key(player)]
+        await self._count_hint(keys=keys, args=[self.settings.unfinished_ttl_s * 1000])
 
     async def settled(self, player: UUID, game_id: UUID) -> tuple[bytes | None, bytes | None, int]:
         """The stored game, its result and its hints, read together (one slot)."""
