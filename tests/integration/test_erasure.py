@@ -74,8 +74,8 @@ async def _game(http: httpx.AsyncClient, auth: dict[str, str], moves: list[dict[
 async def _trial(clients: list[httpx.AsyncClient], number: int) -> tuple[str, str]:
     """One player, one game a move from its win and one not started yet; then, all at once on several connections
     (so on both workers): the winning move, the first move, a token rotation, two statistics reads (which settle
-    pending games: no grace), and the erasure, a random few milliseconds after the others began; then more moves
-    on both games after the erasure answered."""
+    pending games: no grace), and the erasure, a random few milliseconds after the others began; then more moves on
+    both games after the erasure answered."""
     rng = random.Random(number)
     http = rng.choice(clients)
     name = f"Racer{number:03d}"
@@ -126,8 +126,8 @@ async def _race_all(url: str) -> list[tuple[str, str]]:
 
 
 def test_no_request_racing_an_erasure_on_two_workers_brings_anything_back(tmp_path: Path) -> None:
-    environment = {"PYRAMIDE_SETTLEMENT_GRACE_S": "0", "PYRAMIDE_LIMIT_MOVES": "0", "PYRAMIDE_LIMIT_GAMES": "0",
-                   "PYRAMIDE_LIMIT_PLAYERS": "0", "PYRAMIDE_ERASURE_REWRITE_S": "0"}  # fmt: skip
+    limits = {f"PYRAMIDE_LIMIT_{name}": "0" for name in ("MOVES", "GAMES", "PLAYERS")}
+    environment = {**limits, "PYRAMIDE_SETTLEMENT_GRACE_S": "0", "PYRAMIDE_ERASURE_REWRITE_S": "0"}
     with serving(tmp_path / "data", tmp_path, "--workers", "2", env=environment) as served:
         erased = asyncio.run(_race_all(served.url))
         store = _data_redis(served)

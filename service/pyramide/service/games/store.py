@@ -30,7 +30,7 @@ from pyramide.service.infra.ratelimit import GCRA_LUA, RateLimitedError, player_
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players import auth_key
-from pyramide.service.stats import tombstone_key
+from pyramide.service.stats import pending_key, tombstone_key
 
 LIST_LUA: Final = """
 local function list_game(first, game, now, kind)
@@ -62,6 +62,7 @@ if current ~= ARGV[1] then return {-1, current} end
 local wait = gcra(KEYS[6], tonumber(ARGV[8]), tonumber(ARGV[9]))
 if wait > 0 then return {3, wait} end
 local ttl = tonumber(ARGV[4])
+if ARGV[14] ~= '' then redis.call('ZADD', KEYS[12], ARGV[14], ARGV[10]) end
 if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
 if ARGV[7] ~= '' then redis.call('SET', KEYS[4], ARGV[7], 'NX') end
 if ttl > 0 then
@@ -334,14 +335,17 @@ class GameStore:
         result: bytes = b"",
         changed_ms: int = 0,
         token: str = "",
+        pending_since: int | str = "",
     ) -> SaveResult:
         """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
         the record, keep ``response`` (its head: the script adds the stored game) for the Idempotency-Key and the
         game's ``result`` for the statistics, all at once; with an Idempotency-Key already used, write nothing and
         return its kept response. The change counts against the player's ``moves`` limit in the same step
         (``RateLimitedError`` past it: nothing written). A conflict returns the state Redis holds, so a caller
-        that acted on an old copy needs no other read to try again. Once saved, ``stored`` belongs to the store
-        (see :meth:`take_recent`): the caller must not change it any more."""
+        that acted on an old copy needs no other read to try again. With ``pending_since`` (ms), the change makes
+        the game count in the statistics, and the game goes into its player's pending settlements in the same step
+        (see ``settlement``). Once saved, ``stored`` belongs to the store (see :meth:`take_recent`): the caller
+        must not change it any more."""
         game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
         saved, payload = await self._run(
             self._save,
@@ -354,6 +358,7 @@ class GameStore:
                 player_limit_key(owner, self._moves),
                 *list_keys(owner),
                 auth_key(owner),
+                pending_key(owner),
             ],
             [
                 basis,
@@ -368,6 +373,7 @@ class GameStore:
                 changed_ms,
                 listed(stored),
                 token,
+                pending_since,
             ],
         )
         outcome = Saved(int(saved))

@@ -7,11 +7,12 @@ results, lists, kept responses, rate limits), except its entries on the deal lea
 Erasure is final, however requests of the player race it on any process. Its first step, one script in the
 player's slot, deletes the player's settings and token hash and sets the player's tombstone (``stats.tombstone_key``)
 for ``erasure_guard_s``: from then on no write brings a key of the player back, because every script that writes
-one refuses first, either on the tombstone (statistics, settlement, leaderboard notes, hints) or on the missing token
-hash (game saves and creations, token rotation: they compare the token hash anyway, so the move route pays nothing
-more), and no script writes a token hash again for a player without settings. The step answers the boards the
-player is noted on; the entries come off them, then every other key under the player's tag. A win entered on a
-board while this runs looks at the tombstone after entering, and takes itself off again (``stats.leaderboards``).
+one refuses first, either on the tombstone (statistics, leaderboard notes, hints, settings) or on
+the missing token hash (game saves, which also note the games pending settlement, game creations, token rotation:
+they compare the token hash anyway, so the move route pays nothing more), and no script writes a token hash again
+for a player without settings. The step answers the boards the player is noted on; the entries come off them, then
+every other key under the player's tag. A win entered on a board while this runs is taken off again when recording
+it finds the tombstone (``games.settlement``, ``stats.leaderboards``).
 
 The first step begins with a deletion, and every later one only deletes: Redis allows them when it is full
 (``maxmemory`` under ``noeviction``), so a player can be erased then too. What is erased leaves the append-only file

@@ -66,9 +66,10 @@ class Leaderboards:
         slots). A win with no board (a challenge game finished after the close) is entered nowhere.
 
         An erasure may run in between (see ``privacy``): it sets the player's tombstone, then takes the player off
-        every board noted. So the board is noted only while there is no tombstone, and the tombstone is looked at
-        again after the entry: an erasure that began before the note enters nothing; one that began after it finds
-        the board noted, or its tombstone is seen here and the entry taken off again."""
+        every board noted. So the board is noted only while there is no tombstone, and the caller looks at the
+        tombstone again after the entry (recording the result does, in the player's slot) and calls
+        :meth:`withdraw` when it is there: an erasure that began before the note enters nothing; one that began
+        after it finds the board noted, or its tombstone is seen after the entry and the entry comes off again."""
         if result.board is None:
             return False
         player = str(result.player)
@@ -78,11 +79,12 @@ class Leaderboards:
         tombstone = tombstone_key(result.player)
         if not await self._note(keys=[boards_key(result.player), tombstone], args=[result.board]):
             return False
-        entered = bool(await self._enter(keys=board_keys(result.board), args=[player, member, json.dumps(entry)]))
-        if await self.redis.exists(tombstone):
-            await self._remove(keys=board_keys(result.board), args=[player])
-            return False
-        return entered
+        return bool(await self._enter(keys=board_keys(result.board), args=[player, member, json.dumps(entry)]))
+
+    async def withdraw(self, result: GameResult) -> None:
+        """Take the player of ``result`` off its board again: it was erased while the win was being entered."""
+        if result.board is not None:
+            await self._remove(keys=board_keys(result.board), args=[str(result.player)])
 
     async def _codes(self, player: UUID) -> list[str]:
         """The codes of the boards the player is on."""

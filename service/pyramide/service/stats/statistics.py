@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import lru_cache
 from typing import Any, Final
 from uuid import UUID
 
@@ -32,7 +33,7 @@ kept; one that did is kept for good. Applied by every script that writes them.""
 _RECORD: Final = (
     FOLLOW_PLAYER_LUA
     + """
-if redis.call('EXISTS', KEYS[7]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[7]) == 1 then return -1 end
 local function record()
 redis.call('ZREM', KEYS[5], ARGV[1])
 local state = redis.call('HGET', KEYS[2], ARGV[1])
@@ -99,6 +100,13 @@ def stats_keys(player: UUID) -> list[str]:
     return [f"{tag}:stats", f"{tag}:games", f"{tag}:wins", f"{tag}:win", f"{tag}:pending"]
 
 
+@lru_cache(maxsize=4096)
+def pending_key(player: UUID) -> str:
+    """The player's games awaiting settlement (``stats_keys(player)[4]``), kept for the players in play: the move
+    route names it on every save."""
+    return f"pyr:{{p:{player}}}:pending"
+
+
 def tombstone_key(player: UUID) -> str:
     """Set by an erasure, before anything of the player is deleted, for longer than any request may still be in
     flight: every script that writes a key of the player checks it first and writes nothing once it is there, so a
@@ -109,6 +117,10 @@ def tombstone_key(player: UUID) -> str:
 def player_key(player: UUID) -> str:
     """The player's settings and token hash (see ``players``)."""
     return f"pyr:{{p:{player}}}:player"
+
+
+ERASED: Final = -1
+"""What recording answers for a player being erased: nothing was recorded."""
 
 
 class StatsStore:
@@ -128,12 +140,12 @@ class StatsStore:
         """Count a game as played once; it leaves the pending settlements in the same step."""
         await self._record(keys=[*self._keys(player)], args=[str(game), "start"])
 
-    async def record_result(self, result: GameResult, hints: int) -> bool:
-        """Count a won or lost game once (as played too); false when it was counted already. It leaves the pending
-        settlements in the same step."""
+    async def record_result(self, result: GameResult, hints: int) -> int:
+        """Count a won or lost game once (as played too): 1; 0 when it was counted already; :data:`ERASED` when its
+        player is being erased. It leaves the pending settlements in the same step."""
         member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.game))
         args = [str(result.game), "won" if result.won else "lost", result.elapsed_ms, result.moves, member]
-        return bool(await self._record(keys=self._keys(result.player), args=[*args, json.dumps(result.entry(hints))]))
+        return int(await self._record(keys=self._keys(result.player), args=[*args, json.dumps(result.entry(hints))]))
 
     async def count_hint(self, player: UUID) -> None:
         await self._count_hint(keys=[stats_keys(player)[0], player_key(player), tombstone_key(player)])
