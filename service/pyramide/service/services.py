@@ -24,6 +24,7 @@ from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players import PlayerStore
+from pyramide.service.privacy.rewrites import Rewrites
 from pyramide.service.privacy.service import PlayerData
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.statistics import StatsStore
@@ -78,12 +79,16 @@ class Running:
                 retry_window_s=settings.idempotency_ttl_s,
                 limiter=limiter,
                 exports_limit=settings.limits.limit("exports"),
+                guard_s=settings.erasure_guard_s,
+                rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
             ),
             challenges=ChallengeService(deals, games, leaderboards),
             disk=_disk_watch(settings),
         )
 
     async def stop(self) -> None:
+        if self.privacy.rewrites is not None:
+            await self.privacy.rewrites.close()
         await self.challenges.deals.close()
         self.solver.close()
         await self.redis.aclose()

@@ -408,8 +408,6 @@ class GameService:
         now = _advance(stored)
         result = settle(stored, now, player.name)
         started = stored.started and not was_started
-        if started or result is not None:
-            await self.settlement.expect(player.id, stored.id)
         reply = reply_for(stored, locale, outcome.feedback)
         saved = await self.store.save(
             stored,
@@ -420,6 +418,7 @@ class GameService:
             result=b"" if result is None else result.to_bytes(),
             changed_ms=now,
             token=player.token_hash,
+            pending_since=int(time.time() * 1000) if started or result is not None else "",
         )
         if saved.saved is Saved.OK:
             if started or result is not None:

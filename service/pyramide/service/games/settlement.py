@@ -3,16 +3,16 @@
 A game's keys share its player's slot, but its deal's leaderboard lives in another, so no single atomic write can
 cover them all. Instead, for a change that makes a game count (its first move) or ends it:
 
-1. the game's id goes into the player's ``pending`` set (the player's slot), before anything else;
-2. the game is saved with compare-and-set; the change that ends it writes the game's result in the same script
-   (the game's slot), so a result exists exactly when the ending state was stored;
-3. a win is entered on the leaderboard (idempotent: a leaderboard keeps each player's best);
-4. the start or the result is recorded in the player's statistics, and the game leaves ``pending`` in the same
+1. the game is saved with compare-and-set, and its id goes into the player's ``pending`` set in the same script
+   (one slot: the player's); the change that ends it writes the game's result there too, so a result exists
+   exactly when the ending state was stored, and a game is pending exactly when such a change was stored;
+2. a win is entered on the leaderboard (idempotent: a leaderboard keeps each player's best);
+3. the start or the result is recorded in the player's statistics, and the game leaves ``pending`` in the same
    script (idempotent: a game's state in the statistics only moves forward). A result counts the game as played,
    so a change that both starts and ends a game records only the result.
 
 If the process dies anywhere after 1, the game stays pending; reading the player's statistics first settles every
-pending game older than a grace period from what the game's slot says (started? result?), repeating 3 and 4. A
+pending game older than a grace period from what the game's slot says (started? result?), repeating 2 and 3. A
 finishing request that is retried or raced by a second client cannot count twice: the compare-and-set lets only one
 change end the game, and recording the same result again changes nothing.
 """
@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.stats import GameResult, Leaderboards, StatsStore, stats_keys
+from pyramide.service.stats import ERASED, GameResult, Leaderboards, StatsStore, stats_keys
 
 log = logging.getLogger("pyramide.service")
 
@@ -43,18 +43,15 @@ class Settlement:
         self.boards = boards
         self.grace_ms = int(grace_s * 1000)
 
-    async def expect(self, player: UUID, game: UUID) -> None:
-        """Step 1: the change about to be saved makes ``game`` count; remember it until it is recorded."""
-        await self.redis.zadd(stats_keys(player)[4], {str(game): int(time.time() * 1000)})
-
     async def record(self, player: UUID, game: UUID, started: bool, result: GameResult | None, hints: int) -> None:
-        """Steps 3 and 4: one round trip for a start or a loss, two for a win. A failure here loses nothing: the
+        """Steps 2 and 3: one round trip for a start or a loss, two for a win. A failure here loses nothing: the
         game stays pending and is settled later."""
         try:
             if result is not None:
                 if result.won:
                     await self.boards.enter(result, hints)
-                await self.stats.record_result(result, hints)
+                if await self.stats.record_result(result, hints) == ERASED and result.won:
+                    await self.boards.withdraw(result)  # the player was erased meanwhile
             elif started:
                 await self.stats.record_start(player, game)
             else:

@@ -3,8 +3,9 @@
 Every key of one game carries its owner's hash tag ``{p:<player id>}`` so that they share a Redis Cluster slot with
 the player's rate limits and one Lua script can check and write them together: the player's rate limit, the new
 state only if Redis still holds exactly the state the request acted on, the record entry, the response kept for its
-Idempotency-Key, and the game's result when the change ends it. Unfinished games expire ``unfinished_ttl_s`` after
-their last change; won and abandoned games are kept.
+Idempotency-Key, and the game's result when the change ends it. The token hash compared first is also what makes
+an erasure final here: the erasure deletes it in its first step, so a save or creation racing it writes nothing.
+Unfinished games expire ``unfinished_ttl_s`` after their last change; won and abandoned games are kept.
 
 A kept response is not the response's bytes but what rebuilds them: a small head (see ``games.Reply.kept``) and the
 stored game as it was saved, which the script appends itself, so a kept response costs little more than the game.
@@ -29,6 +30,7 @@ from pyramide.service.infra.ratelimit import GCRA_LUA, RateLimitedError, player_
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players import auth_key
+from pyramide.service.stats import pending_key, tombstone_key
 
 LIST_LUA: Final = """
 local function list_game(first, game, now, kind)
@@ -57,11 +59,12 @@ if ARGV[5] ~= '' then
   if kept then return {2, kept} end
 end
 if current ~= ARGV[1] then return {-1, current} end
-local longest = tonumber(ARGV[15])
+local longest = tonumber(ARGV[16])
 if ARGV[3] ~= '' and longest > 0 and redis.call('LLEN', KEYS[2]) >= longest then return {7, ''} end
 local wait = gcra(KEYS[6], tonumber(ARGV[8]), tonumber(ARGV[9]))
 if wait > 0 then return {3, wait} end
 local ttl = tonumber(ARGV[4])
+if ARGV[14] ~= '' then redis.call('ZADD', KEYS[12], ARGV[14], ARGV[10]) end
 if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
 if ARGV[7] ~= '' then redis.call('SET', KEYS[4], ARGV[7], 'NX') end
 if ttl > 0 then
@@ -77,11 +80,11 @@ else
 end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6])
-  local kept, prefix = tonumber(ARGV[14]), string.sub(KEYS[12], 1, -5) .. 'idem:'
-  redis.call('LPUSH', KEYS[12], string.sub(KEYS[3], #prefix + 1))
-  for _, old in ipairs(redis.call('LRANGE', KEYS[12], kept, -1)) do redis.call('DEL', prefix .. old) end
-  redis.call('LTRIM', KEYS[12], 0, kept - 1)
-  redis.call('PEXPIRE', KEYS[12], ARGV[6])
+  local kept, prefix = tonumber(ARGV[15]), string.sub(KEYS[13], 1, -5) .. 'idem:'
+  redis.call('LPUSH', KEYS[13], string.sub(KEYS[3], #prefix + 1))
+  for _, old in ipairs(redis.call('LRANGE', KEYS[13], kept, -1)) do redis.call('DEL', prefix .. old) end
+  redis.call('LTRIM', KEYS[13], 0, kept - 1)
+  redis.call('PEXPIRE', KEYS[13], ARGV[6])
 end
 list_game(7, ARGV[10], ARGV[11], ARGV[12])
 return {1, tonumber(redis.call('GET', KEYS[5]) or '0')}
@@ -110,6 +113,14 @@ list_game(4, ARGV[7], ARGV[8], 1)
 return {1, ''}
 """
 )
+
+_COUNT_HINT: Final = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+"""One more hint in a game, unless its player is being erased (``KEYS[2]``, the tombstone)."""
 
 
 class Saved(enum.Enum):
@@ -250,6 +261,7 @@ class GameStore:
         self.settings = settings
         self._save = redis.register_script(_SAVE)
         self._create = redis.register_script(_CREATE)
+        self._count_hint = redis.register_script(_COUNT_HINT)
         self._recent: dict[UUID, tuple[bytes, StoredGame]] = {}
         self._moves = settings.limits.limit("moves")
         self._games = settings.limits.limit("games")
@@ -353,6 +365,7 @@ class GameStore:
         result: bytes = b"",
         changed_ms: int = 0,
         token: str = "",
+        pending_since: int | str = "",
     ) -> SaveResult:
         """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
         the record, keep ``response`` (its head: the script adds the stored game) for the Idempotency-Key and the
@@ -360,9 +373,11 @@ class GameStore:
         ``kept_responses_per_game``; a game whose record holds ``max_game_operations`` takes no more operations:
         409 ``game_too_long``, nothing written, abandoning still allowed); with an Idempotency-Key already used,
         write nothing and return its kept response. The change counts against the player's ``moves`` limit in the
-        same step (``RateLimitedError`` past it: nothing written). A conflict returns the state Redis holds, so a caller
-        that acted on an old copy needs no other read to try again. Once saved, ``stored`` belongs to the store
-        (see :meth:`take_recent`): the caller must not change it any more."""
+        same step (``RateLimitedError`` past it: nothing written). A conflict returns the state Redis holds, so a
+        caller that acted on an old copy needs no other read to try again. With ``pending_since`` (ms), the change
+        makes the game count in the statistics, and the game goes into its player's pending settlements in the same
+        step (see ``settlement``). Once saved, ``stored`` belongs to the store (see :meth:`take_recent`): the caller
+        must not change it any more."""
         game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
         saved, payload = await self._run(
             self._save,
@@ -375,6 +390,7 @@ class GameStore:
                 player_limit_key(owner, self._moves),
                 *list_keys(owner),
                 auth_key(owner),
+                pending_key(owner),
                 kept_keys_key(owner, game_id),
             ],
             [
@@ -390,6 +406,7 @@ class GameStore:
                 changed_ms,
                 listed(stored),
                 token,
+                pending_since,
                 self.settings.kept_responses_per_game,
                 self.settings.max_game_operations,
             ],
@@ -424,9 +441,8 @@ class GameStore:
 
     async def count_hint(self, player: UUID, game_id: UUID) -> None:
         """One more hint used in this game; it expires with an unfinished game (the save script keeps it in step)."""
-        key = hints_key(player, game_id)
-        await self.redis.incr(key)
-        await self.redis.pexpire(key, self.settings.unfinished_ttl_s * 1000)
+        keys = [hints_key(player, game_id), tombstone_key(player)]
+        await self._count_hint(keys=keys, args=[self.settings.unfinished_ttl_s * 1000])
 
     async def settled(self, player: UUID, game_id: UUID) -> tuple[bytes | None, bytes | None, int]:
         """The stored game, its result and its hints, read together (one slot)."""

@@ -100,6 +100,12 @@ class Settings(BaseSettings):
     settlement_grace_s: float = Field(30.0, ge=0)
     """A game whose statistics are still pending this long after its change was saved is taken for one whose
     request died, and settled when its player's statistics are read."""
+    erasure_guard_s: float = Field(120.0, gt=0)
+    """How long an erased player's tombstone stops every write of its keys: longer than any request may be in flight
+    (settlement included), so that none that raced the erasure brings a key back."""
+    erasure_rewrite_s: float = Field(60.0, ge=0)
+    """After erasures, Redis's append-only file is rewritten (their data off the disk) at most this often, once their
+    tombstones are gone; ``0``: never asked for (an external Redis whose operator rewrites it)."""
     header_timeout_s: float = Field(10.0, gt=0)
     """A connection whose request headers are not complete this long after they began is closed."""
     body_timeout_s: float = Field(30.0, gt=0)

@@ -73,6 +73,13 @@ return 1
 one wins and the other is refused. Keeps the sealed answer of the latest rotation only (``rotate_record``, in the
 player's slot): an earlier one's retry holds a token that no longer works, and its answer a token replaced since, so
 keeping it would serve no one, and rotating with fresh keys in a loop would fill Redis for 24 hours."""
+_CHANGE: Final = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+"""Changes fields of a player that still exists: a change racing the player's erasure (or expiry) must not bring
+back a hash, without a time to live, that names the erased player."""
 _NONCE_BYTES: Final = 12
 
 
@@ -186,6 +193,7 @@ class PlayerStore:
         self._authenticate_script = redis.register_script(_AUTHENTICATE)
         self._insert_script = redis.register_script(_INSERT)
         self._rotate_script = redis.register_script(_ROTATE)
+        self._change_script = redis.register_script(_CHANGE)
         self._known: dict[str, tuple[float, Player]] = {}
 
     async def create(
@@ -199,7 +207,8 @@ class PlayerStore:
         """A new player and its token; with an Idempotency-Key used before for the same request, that player and
         the same token (409 ``idempotency_key_reused`` for a different request). Concurrent requests with one key
         all get the one player that was kept first: each creates a player, only one keeps its record, and the
-        others delete theirs before answering with the kept one, so every token answered works."""
+        others delete theirs (settings and token hash) before answering with the kept one, so every token answered
+        works and no key of a player no one holds a token of is left behind."""
         player = Player(uuid4(), locale, explain_errors, int(time.time() * 1000), name)
         if idempotency_key is None:
             return player, await self._insert(player)
@@ -210,9 +219,9 @@ class PlayerStore:
         token = await self._insert(player)
         ttl_ms = self.settings.idempotency_ttl_s * 1000
         if await self.redis.set(sealed.key, sealed.seal(fingerprint, player, token), nx=True, px=ttl_ms):
-            await self.redis.hset(player_key(player.id), mapping={"create_record": sealed.key})
+            await self._change(player.id, {"create_record": sealed.key})
             return player, token
-        await self.redis.delete(player_key(player.id))
+        await self.redis.delete(player_key(player.id), auth_key(player.id))
         kept = raw(await self.redis.get(sealed.key))
         if kept is None:  # kept and expired in between: not seen in practice, but never answer a deleted player
             raise DomainError(ErrorCode.VERSION_CONFLICT)
@@ -300,6 +309,11 @@ class PlayerStore:
         self.forget(player.id)
         return token
 
+    async def _change(self, player_id: UUID, fields: dict[str, str]) -> bool:
+        """Set ``fields`` of the player's hash if it still exists; whether it did."""
+        args = [item for pair in fields.items() for item in pair]
+        return bool(await self._change_script(keys=[player_key(player_id)], args=args))
+
     def forget(self, player_id: UUID) -> None:
         """Drop what this process remembers of the player (its settings changed, or it is gone)."""
         self._known = {k: v for k, v in self._known.items() if v[1].id != player_id}
@@ -315,8 +329,10 @@ class PlayerStore:
         if explain_errors is not None:
             changes["explain_errors"] = "1" if explain_errors else "0"
         if changes:
-            await self.redis.hset(player_key(player.id), mapping=changes)
+            changed = await self._change(player.id, changes)
             self.forget(player.id)
+            if not changed:
+                raise DomainError(ErrorCode.UNAUTHORIZED)  # erased (or expired) since it authenticated
         return Player(
             player.id,
             locale or player.locale,

@@ -2,24 +2,54 @@
 
 Everything of a player lives under its hash tag ``{p:<id>}`` (settings, token hash, statistics, games, records,
 results, lists, kept responses, rate limits), except its entries on the deal leaderboards, which the player's
-``boards`` set names. Erasure takes the leaderboard entries off first, then every key under the player's tag.
+``boards`` set names.
+
+Erasure is final, however requests of the player race it on any process. Its first step, one script in the
+player's slot, deletes the player's settings and token hash and sets the player's tombstone (``stats.tombstone_key``)
+for ``erasure_guard_s``: from then on no write brings a key of the player back, because every script that writes
+one refuses first, either on the tombstone (statistics, leaderboard notes, hints, settings) or on
+the missing token hash (game saves, which also note the games pending settlement, game creations, token rotation:
+they compare the token hash anyway, so the move route pays nothing more), and no script writes a token hash again
+for a player without settings. The step answers the boards the player is noted on; the entries come off them, then
+every other key under the player's tag. A win entered on a board while this runs is taken off again when recording
+it finds the tombstone (``games.settlement``, ``stats.leaderboards``).
+
+The first step begins with a deletion, and every later one only deletes: Redis allows them when it is full
+(``maxmemory`` under ``noeviction``), so a player can be erased then too. What is erased leaves the append-only file
+at the next rewrite, which ``rewrites`` asks for.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from typing import Any, Final
 from uuid import UUID
+
+from redis.exceptions import OutOfMemoryError
 
 from pyramide.service.games import GameService
 from pyramide.service.infra.ratelimit import Limit, RateLimiter, player_limit_key
 from pyramide.service.infra.redis import RedisClient, raw
-from pyramide.service.players import Player, PlayerStore
-from pyramide.service.stats import Leaderboards, StatsStore
+from pyramide.service.players import Player, PlayerStore, auth_key
+from pyramide.service.privacy.rewrites import Rewrites
+from pyramide.service.stats import Leaderboards, StatsStore, boards_key, player_key, tombstone_key
 
 SCAN_COUNT: Final = 1000
 PAGE: Final = 100
+log = logging.getLogger("pyramide.service")
+
+_ERASE: Final = """
+redis.call('DEL', KEYS[1], KEYS[2])
+local boards = redis.call('SMEMBERS', KEYS[3])
+redis.call('SET', KEYS[4], '1', 'PX', ARGV[1])
+local t = redis.call('TIME')
+return {boards, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)}
+"""
+"""The erasure's first step: settings and token hash go, the tombstone is set, and the boards noted and Redis's
+clock are answered. It begins with a deletion: past ``maxmemory``, Redis refuses a script's first write only when
+that write could grow memory, so the tombstone is written even when Redis is full."""
 
 
 def erased_key(token: str) -> str:
@@ -40,6 +70,8 @@ class PlayerData:
         retry_window_s: int,
         limiter: RateLimiter,
         exports_limit: Limit,
+        guard_s: float = 120.0,
+        rewrites: Rewrites | None = None,
     ) -> None:
         self.redis = redis
         self.players = players
@@ -49,6 +81,9 @@ class PlayerData:
         self.retry_window_s = retry_window_s
         self.limiter = limiter
         self.exports_limit = exports_limit
+        self.guard_ms = max(1, int(guard_s * 1000))
+        self.rewrites = rewrites
+        self._erase_script = redis.register_script(_ERASE)
 
     async def export(self, player: Player) -> dict[str, Any]:
         """Everything kept about ``player``: settings, statistics, every game with its record and result, the won
@@ -100,16 +135,31 @@ class PlayerData:
                 return found
 
     async def erase(self, player: Player, token: str) -> None:
-        """Delete everything kept about ``player``; its token stops working, and a retry with it answers the same."""
-        await self.redis.set(erased_key(token), "1", ex=self.retry_window_s)
-        await self.boards.remove(player.id)
-        pattern = f"pyr:{{p:{player.id}}}:*"
-        keys = [(raw(k) or b"").decode() async for k in self.redis.scan_iter(match=pattern, count=SCAN_COUNT)]
-        for start in range(0, len(keys), SCAN_COUNT):  # all in the player's slot
-            await self.redis.unlink(*keys[start : start + SCAN_COUNT])
+        """Delete everything kept about ``player``, for good (see the module); its token stops working, and a retry
+        with it answers the same."""
+        keys = [player_key(player.id), auth_key(player.id), boards_key(player.id), tombstone_key(player.id)]
+        boards, erased_ms = await self._erase_script(keys=keys, args=[self.guard_ms])
+        self.players.forget(player.id)
+        await self.boards.remove(player.id, [(raw(c) or b"").decode() for c in boards])
+        await self._delete_tagged(player)
         if player.create_record:
             await self.redis.unlink(player.create_record)  # createPlayer's sealed answer, in a slot of its own
-        self.players.forget(player.id)
+        try:
+            await self.redis.set(erased_key(token), "1", ex=self.retry_window_s)
+        except OutOfMemoryError:  # erased all the same; a retry with the token is 401 instead of 204
+            log.warning("Redis is full: an erased player's retry will not be recognised")
+        if self.rewrites is not None:
+            self.rewrites.after(int(erased_ms) + self.guard_ms)
+
+    async def _delete_tagged(self, player: Player) -> None:
+        """Every key under the player's tag but the tombstone, which expires by itself: nothing writes new ones any
+        more, so one scan finds them all."""
+        tombstone = tombstone_key(player.id)
+        pattern = f"pyr:{{p:{player.id}}}:*"
+        keys = [(raw(k) or b"").decode() async for k in self.redis.scan_iter(match=pattern, count=SCAN_COUNT)]
+        keys = [k for k in keys if k != tombstone]
+        for start in range(0, len(keys), SCAN_COUNT):  # all in the player's slot
+            await self.redis.unlink(*keys[start : start + SCAN_COUNT])
 
     async def was_erased(self, token: str) -> bool:
         return raw(await self.redis.get(erased_key(token))) is not None

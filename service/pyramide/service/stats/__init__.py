@@ -1,16 +1,28 @@
 """Statistics and leaderboards: what each player's finished games add up to, and the wins ranked per deal and per
 daily challenge."""
 
-from pyramide.service.stats.leaderboards import Leaderboards
+from pyramide.service.stats.leaderboards import Leaderboards, boards_key
 from pyramide.service.stats.results import GameResult, challenge_board
-from pyramide.service.stats.statistics import FOLLOW_PLAYER_LUA, StatsStore, player_key, stats_keys
+from pyramide.service.stats.statistics import (
+    ERASED,
+    FOLLOW_PLAYER_LUA,
+    StatsStore,
+    pending_key,
+    player_key,
+    stats_keys,
+    tombstone_key,
+)
 
 __all__ = [
+    "ERASED",
     "FOLLOW_PLAYER_LUA",
     "GameResult",
     "Leaderboards",
     "StatsStore",
+    "boards_key",
     "challenge_board",
+    "pending_key",
     "player_key",
     "stats_keys",
+    "tombstone_key",
 ]

@@ -14,6 +14,7 @@ from uuid import UUID
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
 from pyramide.service.stats.results import GameResult
+from pyramide.service.stats.statistics import tombstone_key
 
 _REMOVE: Final = """
 local member = redis.call('HGET', KEYS[2], ARGV[1])
@@ -33,6 +34,13 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 return 1
 """
 
+_NOTE: Final = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+return 1
+"""
+"""Notes a board among the player's, unless the player is being erased (then the win is entered nowhere)."""
+
 
 def board_keys(code: str) -> list[str]:
     """The ranking, each player's best member, and the entries' details."""
@@ -49,20 +57,34 @@ class Leaderboards:
         self.redis = redis
         self._enter = redis.register_script(_ENTER)
         self._remove = redis.register_script(_REMOVE)
+        self._note = redis.register_script(_NOTE)
         self._lists = RankedLists(redis)
 
     async def enter(self, result: GameResult, hints: int) -> bool:
         """Enter a win on its board (the deal's or the challenge's); true when it is the player's new best there.
         The board is noted among the player's (a second step: the board and the player live in different cluster
-        slots). A win with no board (a challenge game finished after the close) is entered nowhere."""
+        slots). A win with no board (a challenge game finished after the close) is entered nowhere.
+
+        An erasure may run in between (see ``privacy``): it sets the player's tombstone, then takes the player off
+        every board noted. So the board is noted only while there is no tombstone, and the caller looks at the
+        tombstone again after the entry (recording the result does, in the player's slot) and calls
+        :meth:`withdraw` when it is there: an erasure that began before the note enters nothing; one that began
+        after it finds the board noted, or its tombstone is seen after the entry and the entry comes off again."""
         if result.board is None:
             return False
         player = str(result.player)
         member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, player)
         entry = result.entry(hints)
         del entry["game_id"]  # other players cannot open it
-        await self.redis.sadd(boards_key(result.player), result.board)
+        tombstone = tombstone_key(result.player)
+        if not await self._note(keys=[boards_key(result.player), tombstone], args=[result.board]):
+            return False
         return bool(await self._enter(keys=board_keys(result.board), args=[player, member, json.dumps(entry)]))
+
+    async def withdraw(self, result: GameResult) -> None:
+        """Take the player of ``result`` off its board again: it was erased while the win was being entered."""
+        if result.board is not None:
+            await self._remove(keys=board_keys(result.board), args=[str(result.player)])
 
     async def _codes(self, player: UUID) -> list[str]:
         """The codes of the boards the player is on."""
@@ -77,10 +99,11 @@ class Leaderboards:
                 found[code] = json.loads(entry)
         return found
 
-    async def remove(self, player: UUID) -> int:
-        """Take the player's entries off every board it is on (the boards re-rank); how many there were."""
+    async def remove(self, player: UUID, codes: list[str] | None = None) -> int:
+        """Take the player's entries off every board it is on, or off the boards ``codes`` (the boards re-rank); how
+        many there were. Deletions only: Redis allows them when it is full."""
         removed = 0
-        for code in await self._codes(player):
+        for code in await self._codes(player) if codes is None else codes:
             removed += int(await self._remove(keys=board_keys(code), args=[str(player)]))
         return removed
 

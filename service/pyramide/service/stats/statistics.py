@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import lru_cache
 from typing import Any, Final
 from uuid import UUID
 
@@ -32,6 +33,7 @@ kept; one that did is kept for good. Applied by every script that writes them.""
 _RECORD: Final = (
     FOLLOW_PLAYER_LUA
     + """
+if redis.call('EXISTS', KEYS[7]) == 1 then return -1 end
 local function record()
 redis.call('ZREM', KEYS[5], ARGV[1])
 local state = redis.call('HGET', KEYS[2], ARGV[1])
@@ -73,6 +75,7 @@ return recorded
 _RESET: Final = (
     FOLLOW_PLAYER_LUA
     + """
+if redis.call('EXISTS', KEYS[7]) == 1 then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('HSET', KEYS[1], 'since_ms', ARGV[1])
 follow_player(KEYS[6], 1)
@@ -83,6 +86,7 @@ return 1
 _COUNT_HINT: Final = (
     FOLLOW_PLAYER_LUA
     + """
+if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
 redis.call('HINCRBY', KEYS[1], 'hints', 1)
 follow_player(KEYS[2], 1)
 return 1
@@ -96,9 +100,27 @@ def stats_keys(player: UUID) -> list[str]:
     return [f"{tag}:stats", f"{tag}:games", f"{tag}:wins", f"{tag}:win", f"{tag}:pending"]
 
 
+@lru_cache(maxsize=4096)
+def pending_key(player: UUID) -> str:
+    """The player's games awaiting settlement (``stats_keys(player)[4]``), kept for the players in play: the move
+    route names it on every save."""
+    return f"pyr:{{p:{player}}}:pending"
+
+
+def tombstone_key(player: UUID) -> str:
+    """Set by an erasure, before anything of the player is deleted, for longer than any request may still be in
+    flight: every script that writes a key of the player checks it first and writes nothing once it is there, so a
+    request that loses the race to an erasure cannot bring a key of the erased player back (see ``privacy``)."""
+    return f"pyr:{{p:{player}}}:erased"
+
+
 def player_key(player: UUID) -> str:
     """The player's settings and token hash (see ``players``)."""
     return f"pyr:{{p:{player}}}:player"
+
+
+ERASED: Final = -1
+"""What recording answers for a player being erased: nothing was recorded."""
 
 
 class StatsStore:
@@ -109,20 +131,24 @@ class StatsStore:
         self._count_hint = redis.register_script(_COUNT_HINT)
         self._lists = RankedLists(redis)
 
+    @staticmethod
+    def _keys(player: UUID) -> list[str]:
+        """The keys of the scripts that write the statistics: the statistics, the player, the tombstone."""
+        return [*stats_keys(player), player_key(player), tombstone_key(player)]
+
     async def record_start(self, player: UUID, game: UUID) -> None:
         """Count a game as played once; it leaves the pending settlements in the same step."""
-        await self._record(keys=[*stats_keys(player), player_key(player)], args=[str(game), "start"])
+        await self._record(keys=[*self._keys(player)], args=[str(game), "start"])
 
-    async def record_result(self, result: GameResult, hints: int) -> bool:
-        """Count a won or lost game once (as played too); false when it was counted already. It leaves the pending
-        settlements in the same step."""
+    async def record_result(self, result: GameResult, hints: int) -> int:
+        """Count a won or lost game once (as played too): 1; 0 when it was counted already; :data:`ERASED` when its
+        player is being erased. It leaves the pending settlements in the same step."""
         member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.game))
         args = [str(result.game), "won" if result.won else "lost", result.elapsed_ms, result.moves, member]
-        keys = [*stats_keys(result.player), player_key(result.player)]
-        return bool(await self._record(keys=keys, args=[*args, json.dumps(result.entry(hints))]))
+        return int(await self._record(keys=self._keys(result.player), args=[*args, json.dumps(result.entry(hints))]))
 
     async def count_hint(self, player: UUID) -> None:
-        await self._count_hint(keys=[stats_keys(player)[0], player_key(player)])
+        await self._count_hint(keys=[stats_keys(player)[0], player_key(player), tombstone_key(player)])
 
     async def read(self, player: UUID) -> dict[str, Any]:
         counters_key, games_key = stats_keys(player)[:2]
@@ -148,7 +174,7 @@ class StatsStore:
 
     async def reset(self, player: UUID) -> None:
         """Start counting afresh, at once: counters, games, wins and pending settlements go together."""
-        await self._reset(keys=[*stats_keys(player), player_key(player)], args=[int(time.time() * 1000)])
+        await self._reset(keys=self._keys(player), args=[int(time.time() * 1000)])
 
     async def wins(self, player: UUID, cursor: str | None, limit: int) -> Page:
         _, _, wins_key, win_key, _ = stats_keys(player)

@@ -1,0 +1,107 @@
+"""Erased data leaves Redis's files: after erasures, the service asks Redis to rewrite its append-only file, at most
+once per ``erasure_rewrite_s`` across every process.
+
+Redis appends every write to its append-only file (AOF) and rewrites the file from memory only when it has doubled
+since the last rewrite (64 MB at least), so the writes that made an erased player's keys would stay on disk for as
+long as that takes. A rewrite (BGREWRITEAOF) writes the file afresh from what Redis holds, without them.
+
+It must come after the erasure's tombstone has expired: the tombstone's key names the player, and so does the
+deletion Redis appends when it expires. So a rewrite is asked for once the tombstone's time is up, and first the
+expired tombstones are looked up (SCAN MATCH), which makes Redis delete them at once rather than at some later
+sampling: their deletions go to the old file, never to the new one. A rewrite asked for after an erasure's
+tombstone expired covers that erasure, whichever process asked for it: the key ``pyr:erasure:rewritten`` holds
+Redis's time of the last one, and the script that claims the next checks both in one step.
+
+The bound, for ``docs/security.md``: an erasure is off the files ``erasure_guard_s`` + ``erasure_rewrite_s`` + 1 s
+after it, plus the time the rewrite takes. A process that stops in between leaves its erasures to the next rewrite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Final
+
+from redis.exceptions import RedisError, ResponseError
+
+from pyramide.service.infra.redis import RedisClient
+
+log = logging.getLogger("pyramide.service")
+
+REWRITTEN: Final = "pyr:erasure:rewritten"
+TOMBSTONES: Final = "pyr:{p:*}:erased"
+SCAN_COUNT: Final = 1000
+EXPIRED_AFTER_MS: Final = 1000
+"""How long after a tombstone's time is up it is taken for expired: Redis takes a key for expired only once its
+time is past, and the lookup that deletes it runs after the claim, so a rewrite asked for in the very millisecond
+would still find it alive and write it to the new file (seen in the test). A second is far beyond that."""
+BUSY_TRIES: Final = 60
+"""How often a rewrite refused because another is running is asked for again, a second apart."""
+
+_CLAIM: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local due = tonumber(ARGV[1])
+if now < due then return {1, due - now} end
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+if last >= due then return {2, last} end
+local next = last + tonumber(ARGV[2])
+if now < next then return {1, next - now} end
+redis.call('SET', KEYS[1], now)
+return {0, now}
+"""
+"""For the earliest erasure due (``ARGV[1]``, Redis's time when its tombstone is gone): ``{1, ms}`` wait that
+long; ``{2, at}`` a rewrite asked for at ``at`` covers every erasure due by then; ``{0, now}`` this process asks for
+the rewrite, which covers every erasure due by ``now``."""
+
+
+class Rewrites:
+    """The erasures of this process still to leave the files, and the one task that sees to it."""
+
+    def __init__(self, redis: RedisClient, interval_s: float) -> None:
+        self.redis = redis
+        self.interval_ms = int(interval_s * 1000)
+        self._claim = redis.register_script(_CLAIM)
+        self._due: list[int] = []
+        self._task: asyncio.Task[None] | None = None
+
+    def after(self, due_ms: int) -> None:
+        """An erasure whose tombstone is gone at ``due_ms`` (Redis's clock): rewrite the files after that."""
+        self._due.append(due_ms + EXPIRED_AFTER_MS)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _run(self) -> None:
+        while self._due:
+            due = min(self._due)
+            try:
+                kind, value = await self._claim(keys=[REWRITTEN], args=[due, self.interval_ms])
+                if int(kind) == 0:
+                    await self._rewrite()
+            except RedisError as error:
+                log.warning("erased data not yet rewritten out of Redis's files: %s", error)
+                await asyncio.sleep(1)
+                continue
+            if int(kind) == 1:
+                await asyncio.sleep(int(value) / 1000)
+                continue
+            self._due = [d for d in self._due if d > int(value)]
+
+    async def _rewrite(self) -> None:
+        """Expire the tombstones that are due (see the module), then rewrite the append-only file."""
+        async for _ in self.redis.scan_iter(match=TOMBSTONES, count=SCAN_COUNT):
+            pass
+        for _ in range(BUSY_TRIES):
+            try:
+                await self.redis.bgrewriteaof()
+                log.info("append-only file rewrite asked for, after erasures")
+                return
+            except ResponseError as error:
+                if "in progress" not in str(error):
+                    raise
+            await asyncio.sleep(1)
+        log.warning("erased data not yet rewritten out of Redis's files: another rewrite kept running")
