@@ -227,10 +227,11 @@ def test_one_address_creates_at_most_its_games_a_minute_and_another_address_stil
 
 
 def test_keyed_moves_of_one_address_stop_at_their_allowance_while_its_unkeyed_moves_pass(settings: Settings) -> None:
-    """Moves with an Idempotency-Key of 127.0.0.1 reach the address's allowance of keyed moves, far below its
-    allowance of moves: the next keyed move is refused with 429 and not applied, while the same address's moves
-    without a key, and another address's keyed moves, still pass."""
-    limited = settings.model_copy(update={"limit_address_keyed_moves": 3, "limit_address_moves": 20})
+    """Moves with an Idempotency-Key of 127.0.0.1 that keep one response more for their game (a game's first 4)
+    reach the address's allowance of keyed moves, far below its allowance of moves: the next keyed move is refused
+    with 429 and not applied, while keyed moves that only replace a game's oldest kept response did not count, and
+    the same address's moves without a key, and another address's keyed moves, still pass."""
+    limited = settings.model_copy(update={"limit_address_keyed_moves": 5, "limit_address_moves": 30})
     _in_one_minute_window()
     with ExitStack() as stack:
         url = stack.enter_context(serve_in_thread(create_app(limited)))
@@ -238,19 +239,22 @@ def test_keyed_moves_of_one_address_stop_at_their_allowance_while_its_unkeyed_mo
         players = [_player(one, url), _player(one, url)]
         games = [one.post(f"{url}/v1/games", json={}, headers=p).json()["id"] for p in players]
 
-        def keyed(client: httpx.Client, i: int, language: str = "hu") -> httpx.Response:
-            headers = {**players[i % 2], "Idempotency-Key": f"key-{i}", "Accept-Language": language}
-            return client.post(f"{url}/v1/games/{games[i % 2]}/moves", json={"type": "draw"}, headers=headers)
+        def keyed(client: httpx.Client, game: int, key: str, language: str = "hu") -> httpx.Response:
+            headers = {**players[game], "Idempotency-Key": key, "Accept-Language": language}
+            move = {"type": "draw" if int(key.split("-")[1]) % 2 == 0 else "undo"}
+            return client.post(f"{url}/v1/games/{games[game]}/moves", json=move, headers=headers)
 
-        assert [keyed(one, i).status_code for i in range(3)] == [200] * 3
-        _check_rate_limited(keyed(one, 3), "address_keyed_moves", 3, "hu")
-        _check_rate_limited(keyed(one, 4, "en"), "address_keyed_moves", 3, "en")
+        first = [keyed(one, 0, f"a-{i}").status_code for i in range(10)]
+        assert first == [200] * 10, "4 kept one response more each, 6 only replaced the oldest: 4 counted"
+        assert keyed(one, 1, "b-0").status_code == 200, "the 5th counted"
+        _check_rate_limited(keyed(one, 1, "b-1"), "address_keyed_moves", 5, "hu")
+        _check_rate_limited(keyed(one, 0, "a-10", "en"), "address_keyed_moves", 5, "en")
         unkeyed = [_draw(one, url, games[i % 2], players[i % 2]).status_code for i in range(4)]
         assert unkeyed == [200] * 4, "moves without a key pass, below the allowance of moves"
         versions = [
             one.get(f"{url}/v1/games/{g}", headers=p).json()["version"] for g, p in zip(games, players, strict=True)
         ]
-        assert sum(versions) == 7, "the refused keyed moves were not applied"
+        assert versions == [12, 3], "the refused keyed moves were not applied"
         other = _player(two, url)
         other_game = two.post(f"{url}/v1/games", json={}, headers=other).json()["id"]
         answer = two.post(

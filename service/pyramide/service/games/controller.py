@@ -179,7 +179,8 @@ async def _act(
     request: PlayerRequest, game_id: UUID, games: GameService, allowance: MoveAllowance, kind: str
 ) -> Response[Snapshot]:
     """Act on the game; the client's address is refused (429) past its allowance of moves (or of keyed moves, for
-    one with an Idempotency-Key), and counted when the act succeeded (what was refused stored nothing)."""
+    one with an Idempotency-Key), and counted when the act succeeded (what was refused stored nothing); a keyed move
+    counts as one only when it kept one response more for its game (what grows Redis)."""
     key = idempotency_key(request)
     address = allowance.admit(request, key is not None)
     player = request.user
@@ -199,7 +200,7 @@ async def _act(
         idempotency_key=key,
         fingerprint=await fingerprint(request) if key else "",
     )
-    allowance.count(address, key is not None)
+    allowance.count(address, reply.kept_more)
     return _send(reply, game_id)
 
 

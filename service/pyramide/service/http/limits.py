@@ -79,7 +79,7 @@ class MoveAllowance:
         return bucket
 
     def count(self, bucket: str, keyed: bool) -> None:
-        """One move served to the address (and one keyed move, when it carried an Idempotency-Key)."""
+        """One move served to the address (and one keyed move, when it kept one response more: ``keyed``)."""
         self.moves.count(bucket)
         if keyed:
             self.keyed.count(bucket)

@@ -17,8 +17,8 @@ much of it the last 60 s still cover, would not lower that bound: an address tha
 last second of one window is then let spend almost all of it again by the end of the next, two allowances in
 barely 60 s; it only smooths evenly spread traffic. The bound on storage counts two windows instead.)
 
-The same counting serves the allowance of moves with an Idempotency-Key (``PYRAMIDE_LIMIT_ADDRESS_KEYED_MOVES``), a
-second instance with its own counters.
+The same counting serves the allowance of keyed moves that keep one response more
+(``PYRAMIDE_LIMIT_ADDRESS_KEYED_MOVES``), a second instance with its own counters.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ class Limits:
     solver route); per player for ``games`` (creating games), ``moves`` (moves, taps, abandons), ``hints`` and
     ``exports`` (data exports); per client address for ``address_moves`` (what counts against ``moves``, of every
     player of the address together), ``address_games`` (games created by every player of the address together) and
-    ``address_keyed_moves`` (those of ``address_moves`` that carry an Idempotency-Key).
+    ``address_keyed_moves`` (those of ``address_moves`` that carry an Idempotency-Key and keep one response more).
     Far above what a person playing reaches; far below what a script flooding the service sends. 0: no limit."""
 
     def __init__(self, *per_minute: int) -> None:
@@ -167,10 +167,11 @@ class Settings(BaseSettings):
     60 s: all at once, then one a second), checked with its daily quota ``quota_games`` in one step: bounds how
     fast one address grows Redis with games, a quota's reset included (``docs/security.md``, Bounded memory)."""
     limit_address_keyed_moves: int = Field(500, ge=0)
-    """Moves, taps and abandons with an Idempotency-Key per minute of all the players of one client address
-    together (each also counts against ``limit_address_moves``): a keyed change may keep a response of about 425
-    bytes, so this bounds how fast one address grows Redis with kept responses (``docs/security.md``, Bounded
-    memory). Counted like ``limit_address_moves``."""
+    """Moves, taps and abandons with an Idempotency-Key that keep one response more for their game (of about 425
+    bytes: a game's first ``kept_responses_per_game``; one that replaces the oldest grows nothing and is not
+    counted) per minute of all the players of one client address together: bounds how fast one address grows
+    Redis with kept responses (``docs/security.md``, Bounded memory). Counted like ``limit_address_moves``; past
+    it, every keyed move of the address is refused until the minute ends."""
     quota_players: int = Field(QUOTA_PLAYERS, ge=0)
     """Players created per client address per day (24 hours from the first): bounds the storage one address takes,
     where ``limit_players`` bounds only its speed (``docs/security.md``, Bounded memory)."""
