@@ -194,3 +194,70 @@ def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_p
             for g, p in zip(games, players, strict=True)
         ]
         assert sum(versions) == allowance, "nothing applied past the allowance"
+
+
+def _check_rate_limited(response: httpx.Response, name: str, limit: int, language: str) -> None:
+    assert response.status_code == 429, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["code"] == "rate_limited"
+    assert response.headers["content-language"] == language
+    assert 1 <= int(response.headers["retry-after"]) <= 60
+    assert response.headers["ratelimit-policy"] == f'"{name}";q={limit};w=60'
+    assert response.headers["ratelimit"].startswith(f'"{name}";r=0;t=')
+
+
+def test_one_address_creates_at_most_its_games_a_minute_and_another_address_still_creates(settings: Settings) -> None:
+    """Two players of 127.0.0.1, each far below its own limit of games, together reach the address's games a
+    minute: the next game of either is refused with 429 and not created, while a player of
+    127.0.0.2 still creates."""
+    limited = settings.model_copy(update={"limit_address_games": 3, "quota_games": 5})
+    with ExitStack() as stack:
+        url = stack.enter_context(serve_in_thread(create_app(limited)))
+        one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
+        players = [_player(one, url), _player(one, url)]
+        created = [one.post(f"{url}/v1/games", json={}, headers=players[i % 2]).status_code for i in range(3)]
+        assert created == [201] * 3
+        _check_rate_limited(one.post(f"{url}/v1/games", json={}, headers=players[0]), "address_games", 3, "hu")
+        english = one.post(f"{url}/v1/games", json={}, headers={**players[1], "Accept-Language": "en"})
+        _check_rate_limited(english, "address_games", 3, "en")
+        other = _player(two, url)
+        assert two.post(f"{url}/v1/games", json={}, headers=other).status_code == 201, "another address creates"
+        listed = one.get(f"{url}/v1/players/me/games", headers=players[0]).json()
+        assert len(listed["entries"]) == 2, "the refused games were not created"
+
+
+def test_keyed_moves_of_one_address_stop_at_their_allowance_while_its_unkeyed_moves_pass(settings: Settings) -> None:
+    """Moves with an Idempotency-Key of 127.0.0.1 that keep one response more for their game (a game's first 4)
+    reach the address's allowance of keyed moves, far below its allowance of moves: the next keyed move is refused
+    with 429 and not applied, while keyed moves that only replace a game's oldest kept response did not count, and
+    the same address's moves without a key, and another address's keyed moves, still pass."""
+    limited = settings.model_copy(update={"limit_address_keyed_moves": 5, "limit_address_moves": 30})
+    _in_one_minute_window()
+    with ExitStack() as stack:
+        url = stack.enter_context(serve_in_thread(create_app(limited)))
+        one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
+        players = [_player(one, url), _player(one, url)]
+        games = [one.post(f"{url}/v1/games", json={}, headers=p).json()["id"] for p in players]
+
+        def keyed(client: httpx.Client, game: int, key: str, language: str = "hu") -> httpx.Response:
+            headers = {**players[game], "Idempotency-Key": key, "Accept-Language": language}
+            move = {"type": "draw" if int(key.split("-")[1]) % 2 == 0 else "undo"}
+            return client.post(f"{url}/v1/games/{games[game]}/moves", json=move, headers=headers)
+
+        first = [keyed(one, 0, f"a-{i}").status_code for i in range(10)]
+        assert first == [200] * 10, "4 kept one response more each, 6 only replaced the oldest: 4 counted"
+        assert keyed(one, 1, "b-0").status_code == 200, "the 5th counted"
+        _check_rate_limited(keyed(one, 1, "b-1"), "address_keyed_moves", 5, "hu")
+        _check_rate_limited(keyed(one, 0, "a-10", "en"), "address_keyed_moves", 5, "en")
+        unkeyed = [_draw(one, url, games[i % 2], players[i % 2]).status_code for i in range(4)]
+        assert unkeyed == [200] * 4, "moves without a key pass, below the allowance of moves"
+        versions = [
+            one.get(f"{url}/v1/games/{g}", headers=p).json()["version"] for g, p in zip(games, players, strict=True)
+        ]
+        assert versions == [12, 3], "the refused keyed moves were not applied"
+        other = _player(two, url)
+        other_game = two.post(f"{url}/v1/games", json={}, headers=other).json()["id"]
+        answer = two.post(
+            f"{url}/v1/games/{other_game}/moves", json={"type": "draw"}, headers={**other, "Idempotency-Key": "k"}
+        )
+        assert answer.status_code == 200, "another address's keyed moves pass"

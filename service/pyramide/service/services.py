@@ -69,7 +69,11 @@ class Running:
             settlement=settlement,
             games=games,
             address_limits=AddressLimits(limiter, settings),
-            move_allowance=MoveAllowance(AddressMoves(redis, settings.limits.limit("address_moves")), settings),
+            move_allowance=MoveAllowance(
+                AddressMoves(redis, settings.limits.limit("address_moves")),
+                AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
+                settings,
+            ),
             privacy=PlayerData(
                 redis=redis,
                 players=players,
@@ -113,7 +117,7 @@ class Services:
         self._running = Running.start(self.settings)
         if self._running.disk is not None:
             self._disk_task = asyncio.get_running_loop().create_task(self._running.disk.run())
-        self._moves_task = asyncio.get_running_loop().create_task(self._running.move_allowance.moves.run())
+        self._moves_task = asyncio.get_running_loop().create_task(self._running.move_allowance.run())
 
     async def stop(self) -> None:
         if self._disk_task is not None:

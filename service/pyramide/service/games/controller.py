@@ -87,7 +87,8 @@ class GameController(Controller):
         ' `{"layout": …}` a layout chosen by hand, `{"challenge": …}` the caller\'s one attempt at an open daily'
         " challenge (404 `challenge_not_found`, 409 `challenge_already_played` or `challenge_closed`). 409"
         " `too_many_unfinished_games` when the player already has `PYRAMIDE_MAX_UNFINISHED_GAMES` unfinished games;"
-        " 429 `quota_exceeded` when the client's address has created `PYRAMIDE_QUOTA_GAMES` games in a day.",
+        " 429 `quota_exceeded` when the client's address has created `PYRAMIDE_QUOTA_GAMES` games in a day,"
+        " 429 `rate_limited` when it has created `PYRAMIDE_LIMIT_ADDRESS_GAMES` in a minute.",
         responses=problems(400, 401, 404, 409, 413, 422, 429, 503),
     )
     async def create(
@@ -97,7 +98,7 @@ class GameController(Controller):
         key = idempotency_key(request)
         body = await parse_body(request, _CREATE)
         fp = await fingerprint(request) if key else ""
-        async with address_limits.quota(request, "games"):
+        async with address_limits.quota(request, "games", limit="address_games"):
             game_id, reply = await games.create(player, body, locale_of(request, player.locale), key, fp)
         return _send(reply, game_id)
 
@@ -177,11 +178,12 @@ class GameController(Controller):
 async def _act(
     request: PlayerRequest, game_id: UUID, games: GameService, allowance: MoveAllowance, kind: str
 ) -> Response[Snapshot]:
-    """Act on the game; the client's address is refused (429) past its allowance of moves, and counted when the
-    act succeeded (what was refused stored nothing)."""
-    address = allowance.admit(request)
-    player = request.user
+    """Act on the game; the client's address is refused (429) past its allowance of moves (or of keyed moves, for
+    one with an Idempotency-Key), and counted when the act succeeded (what was refused stored nothing); a keyed move
+    counts as one only when it kept one response more for its game (what grows Redis)."""
     key = idempotency_key(request)
+    address = allowance.admit(request, key is not None)
+    player = request.user
     if kind == "move":
         move: MoveBody = await parse_body(request, _MOVE)
         action = play_action(move_from_body(move))
@@ -198,7 +200,7 @@ async def _act(
         idempotency_key=key,
         fingerprint=await fingerprint(request) if key else "",
     )
-    allowance.moves.count(address)
+    allowance.count(address, reply.kept_more)
     return _send(reply, game_id)
 
 

@@ -15,7 +15,7 @@ import random
 import struct
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 from uuid import UUID, uuid4
 
@@ -108,6 +108,9 @@ class Reply:
     locale: Locale = "hu"
     feedback: Feedback | None = None
     now: int = 0
+    kept_more: bool = False
+    """Whether this change kept one response more for its game (see ``SaveResult.kept_more``): what the
+    per-address allowance of keyed moves counts."""
 
     def kept(self, fingerprint: str) -> bytes:
         """The head of the kept response: the request's fingerprint and what, with the stored game that the save
@@ -423,7 +426,7 @@ class GameService:
         if saved.saved is Saved.OK:
             if started or result is not None:
                 await self.settlement.record(player.id, stored.id, started, result, saved.hints)
-            return reply
+            return replace(reply, kept_more=True) if saved.kept_more else reply
         if saved.saved is Saved.KEPT:
             return Reply.from_kept(saved.kept, fingerprint, stored.id)
         if saved.saved is Saved.MISSING:

@@ -78,16 +78,18 @@ else
   redis.call('PERSIST', KEYS[4])
   redis.call('PERSIST', KEYS[5])
 end
+local grew = 0
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6])
   local kept, prefix = tonumber(ARGV[15]), string.sub(KEYS[13], 1, -5) .. 'idem:'
+  if redis.call('LLEN', KEYS[13]) < kept then grew = 1 end
   redis.call('LPUSH', KEYS[13], string.sub(KEYS[3], #prefix + 1))
   for _, old in ipairs(redis.call('LRANGE', KEYS[13], kept, -1)) do redis.call('DEL', prefix .. old) end
   redis.call('LTRIM', KEYS[13], 0, kept - 1)
   redis.call('PEXPIRE', KEYS[13], ARGV[6])
 end
 list_game(7, ARGV[10], ARGV[11], ARGV[12])
-return {1, tonumber(redis.call('GET', KEYS[5]) or '0')}
+return {1, tonumber(redis.call('GET', KEYS[5]) or '0'), grew}
 """
 )
 
@@ -151,6 +153,9 @@ class SaveResult:
     """The state Redis holds (``CONFLICT``)."""
     kept: bytes = b""
     """The response kept for the Idempotency-Key (``KEPT``)."""
+    kept_more: bool = False
+    """Whether the change kept one response more for its game (``OK``, with an Idempotency-Key, on a game holding
+    fewer than ``kept_responses_per_game``): what grows Redis, where replacing the oldest does not."""
 
 
 RECENT_GAMES: Final = 4096
@@ -379,7 +384,7 @@ class GameStore:
         step (see ``settlement``). Once saved, ``stored`` belongs to the store (see :meth:`take_recent`): the caller
         must not change it any more."""
         game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
-        saved, payload = await self._run(
+        answer = await self._run(
             self._save,
             [
                 game_key(owner, game_id),
@@ -411,10 +416,10 @@ class GameStore:
                 self.settings.max_game_operations,
             ],
         )
-        outcome = Saved(int(saved))
+        outcome, payload = Saved(int(answer[0])), answer[1]
         if outcome is Saved.OK:
             self._remember(stored, state)
-            return SaveResult(outcome, hints=int(payload))
+            return SaveResult(outcome, hints=int(payload), kept_more=bool(answer[2]))
         if outcome is Saved.CONFLICT:
             return SaveResult(outcome, current=payload)
         if outcome is Saved.LIMITED:

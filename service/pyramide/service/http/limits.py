@@ -3,6 +3,7 @@ analysing deals) and for creating games."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 
@@ -36,12 +37,19 @@ class AddressLimits:
         return await self.limiter.check_with_quota(limit, address_key(limit, address), quota, quota_key(quota, address))
 
     @asynccontextmanager
-    async def quota(self, connection: AnyConnection, name: str) -> AsyncIterator[None]:
+    async def quota(self, connection: AnyConnection, name: str, limit: str | None = None) -> AsyncIterator[None]:
         """Takes one of the address's daily quota ``name`` for the block (:class:`QuotaExceededError`, 429, when it
-        is used up) and gives it back if the block fails: only what was stored counts."""
+        is used up) and gives it back if the block fails: only what was stored counts. With ``limit``, the
+        address's rate limit of that name is checked in the same script (:class:`RateLimitedError`, 429), and a
+        request it refuses takes nothing of the quota."""
         quota = self.settings.quota(name)
-        counter = quota_key(quota, self._address(connection))
-        await self.limiter.take(quota, counter)
+        address = self._address(connection)
+        counter = quota_key(quota, address)
+        if limit is None:
+            await self.limiter.take(quota, counter)
+        else:
+            rate = self.settings.limits.limit(limit)
+            await self.limiter.check_with_quota(rate, address_key(rate, address), quota, counter)
         try:
             yield
         except BaseException:
@@ -51,16 +59,31 @@ class AddressLimits:
 
 
 class MoveAllowance:
-    """The per-address allowance of moves on the move routes: the client's address read from the connection,
-    counted in memory by :class:`AddressMoves` (no Redis round trip on the move route)."""
+    """The per-address allowances of moves on the move routes, of all moves and of those with an Idempotency-Key:
+    the client's address read from the connection, counted in memory by :class:`AddressMoves` (no Redis round trip
+    on the move route)."""
 
-    def __init__(self, moves: AddressMoves, settings: Settings) -> None:
+    def __init__(self, moves: AddressMoves, keyed: AddressMoves, settings: Settings) -> None:
         self.moves = moves
+        self.keyed = keyed
         self._header = settings.trusted_proxy_header
         self._proxies = settings.trusted_proxies
 
-    def admit(self, connection: AnyConnection) -> str:
-        """The client's address bucket; :class:`RateLimitedError` (429) when it used up the minute's moves."""
+    def admit(self, connection: AnyConnection, keyed: bool) -> str:
+        """The client's address bucket; :class:`RateLimitedError` (429) when it used up the minute's moves, or,
+        for a move with an Idempotency-Key (``keyed``), the minute's keyed moves."""
         bucket = bucket_of(client_address(connection, self._header, self._proxies))
         self.moves.admit(bucket)
+        if keyed:
+            self.keyed.admit(bucket)
         return bucket
+
+    def count(self, bucket: str, keyed: bool) -> None:
+        """One move served to the address (and one keyed move, when it kept one response more: ``keyed``)."""
+        self.moves.count(bucket)
+        if keyed:
+            self.keyed.count(bucket)
+
+    async def run(self) -> None:
+        """Share both allowances' counts through Redis until cancelled."""
+        await asyncio.gather(self.moves.run(), self.keyed.run())

@@ -12,7 +12,13 @@ process counted since, reaches the allowance is refused by every process until t
 The overshoot: a process learns of the other processes' counts only at its next flush, so an address may get up to
 one second of its traffic per process past the allowance (and never more than the allowance per process and window:
 a process never admits past the allowance by its own count). Windows are fixed minutes of the wall clock, so any
-60 seconds hold at most two windows' worth.
+60 seconds hold at most two windows' worth. (A sliding window counter, the previous window's count weighted by how
+much of it the last 60 s still cover, would not lower that bound: an address that spends the whole allowance in the
+last second of one window is then let spend almost all of it again by the end of the next, two allowances in
+barely 60 s; it only smooths evenly spread traffic. The bound on storage counts two windows instead.)
+
+The same counting serves the allowance of keyed moves that keep one response more
+(``PYRAMIDE_LIMIT_ADDRESS_KEYED_MOVES``), a second instance with its own counters.
 """
 
 from __future__ import annotations
@@ -45,9 +51,9 @@ def bucket_of(address: str) -> str:
     return client_bucket(address)
 
 
-def window_key(bucket: str, window: int) -> str:
-    """The address's counter for one minute window, in its rate-limit slot."""
-    return f"pyr:{{rl:{bucket}}}:address_moves:{window}"
+def window_key(bucket: str, name: str, window: int) -> str:
+    """The address's counter of the allowance ``name`` for one minute window, in its rate-limit slot."""
+    return f"pyr:{{rl:{bucket}}}:{name}:{window}"
 
 
 class AddressMoves:
@@ -93,7 +99,10 @@ class AddressMoves:
         expire_ms = str(2 * WINDOW_S * 1000)
         try:
             totals = await asyncio.gather(
-                *(self._add(keys=[window_key(b, window)], args=[counts[b], expire_ms]) for b in buckets)
+                *(
+                    self._add(keys=[window_key(b, self.limit.name, window)], args=[counts[b], expire_ms])
+                    for b in buckets
+                )
             )
         except (RedisError, OSError) as error:
             for bucket, n in counts.items():  # counted again at the next flush

@@ -17,7 +17,17 @@ from pyramide.engine.rules import Rules
 from pyramide.service.infra.ratelimit import Limit, Quota
 
 DAY_S = 24 * 3600
-LIMIT_NAMES = ("players", "analyses", "games", "moves", "hints", "exports", "address_moves")
+LIMIT_NAMES = (
+    "players",
+    "analyses",
+    "games",
+    "moves",
+    "hints",
+    "exports",
+    "address_moves",
+    "address_games",
+    "address_keyed_moves",
+)
 QUOTA_NAMES = ("players", "games")
 
 
@@ -25,7 +35,8 @@ class Limits:
     """Requests per minute: per client address for ``players`` (creating players) and ``analyses`` (the public
     solver route); per player for ``games`` (creating games), ``moves`` (moves, taps, abandons), ``hints`` and
     ``exports`` (data exports); per client address for ``address_moves`` (what counts against ``moves``, of every
-    player of the address together).
+    player of the address together), ``address_games`` (games created by every player of the address together) and
+    ``address_keyed_moves`` (those of ``address_moves`` that carry an Idempotency-Key and keep one response more).
     Far above what a person playing reaches; far below what a script flooding the service sends. 0: no limit."""
 
     def __init__(self, *per_minute: int) -> None:
@@ -157,6 +168,16 @@ class Settings(BaseSettings):
     """Moves, taps and abandons per minute of all the players of one client address together: bounds how fast one
     address grows Redis with moves (``docs/security.md``, Bounded memory). Counted in each process and shared
     through Redis once a second, so an address may get up to a second of its traffic per process past it."""
+    limit_address_games: int = Field(60, ge=0)
+    """Games created per minute by all the players of one client address together (at most twice as many in any
+    60 s: all at once, then one a second), checked with its daily quota ``quota_games`` in one step: bounds how
+    fast one address grows Redis with games, a quota's reset included (``docs/security.md``, Bounded memory)."""
+    limit_address_keyed_moves: int = Field(500, ge=0)
+    """Moves, taps and abandons with an Idempotency-Key that keep one response more for their game (of about 425
+    bytes: a game's first ``kept_responses_per_game``; one that replaces the oldest grows nothing and is not
+    counted) per minute of all the players of one client address together: bounds how fast one address grows
+    Redis with kept responses (``docs/security.md``, Bounded memory). Counted like ``limit_address_moves``; past
+    it, every keyed move of the address is refused until the minute ends."""
     quota_players: int = Field(QUOTA_PLAYERS, ge=0)
     """Players created per client address per day (24 hours from the first): bounds the storage one address takes,
     where ``limit_players`` bounds only its speed (``docs/security.md``, Bounded memory)."""
@@ -242,6 +263,8 @@ class Settings(BaseSettings):
             self.limit_hints,
             self.limit_exports,
             self.limit_address_moves,
+            self.limit_address_games,
+            self.limit_address_keyed_moves,
         )
 
     def quota(self, name: str) -> Quota:
