@@ -223,7 +223,7 @@ def _report(
     per_game = (grown - players * per_player) / max(1, games)
     worst_minute = _worst_minute(samples)
     day = defaults.quota_players * per_player + defaults.quota_games * per_game
-    minute = 240 * per_player + 2 * defaults.quota_games * per_game
+    minute = 240 * per_player + 2 * defaults.limit_address_games * per_game
     print(f"ran {seconds:.0f} s from one address; outcomes: {dict(sorted(driver.outcomes.items()))}")
     for kind, at in sorted(driver.quota_reached_at.items()):
         print(f"{kind} quota reached after {at - started:.1f} s")
@@ -236,7 +236,8 @@ def _report(
     print(
         f"worst case a day (quotas {defaults.quota_players} players, {defaults.quota_games} games):"
         f" {day:,.0f} bytes; the default maxmemory (1gb) fills in {MAXMEMORY / day:,.0f} days; worst minute"
-        f" (240 players, two quotas of games across a quota's reset): {minute:,.0f} bytes"
+        f" of creation (240 players; two windows of the address's games limit, {defaults.limit_address_games} a"
+        f" minute): {minute:,.0f} bytes; moves and kept responses add to it (docs/security.md, Bounded memory)"
     )
 
 
