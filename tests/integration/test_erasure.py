@@ -20,6 +20,7 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.service import move_body
+from pyramide.service.infra.settings import no_limits
 from tests.integration.conftest import new_player
 from tests.integration.test_robustness import Served, serving
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
@@ -126,7 +127,7 @@ async def _race_all(url: str) -> list[tuple[str, str]]:
 
 
 def test_no_request_racing_an_erasure_on_two_workers_brings_anything_back(tmp_path: Path) -> None:
-    limits = {f"PYRAMIDE_LIMIT_{name}": "0" for name in ("MOVES", "GAMES", "PLAYERS")}
+    limits = {f"PYRAMIDE_{name.upper()}": str(value) for name, value in no_limits().items()}
     environment = {**limits, "PYRAMIDE_SETTLEMENT_GRACE_S": "0", "PYRAMIDE_ERASURE_REWRITE_S": "0"}
     with serving(tmp_path / "data", tmp_path, "--workers", "2", env=environment) as served:
         erased = asyncio.run(_race_all(served.url))
