@@ -10,8 +10,8 @@ from contextlib import asynccontextmanager, suppress
 from redis.exceptions import RedisError
 
 from pyramide.service.http.headers import AnyConnection, client_address
-from pyramide.service.infra.address_moves import AddressMoves, bucket_of
-from pyramide.service.infra.ratelimit import RateLimiter, address_key, quota_key
+from pyramide.service.infra.address_moves import AddressMoves
+from pyramide.service.infra.ratelimit import RateLimiter, address_key, client_bucket, quota_key
 from pyramide.service.infra.settings import QUOTA_NAMES, Settings
 
 
@@ -72,7 +72,7 @@ class MoveAllowance:
     def admit(self, connection: AnyConnection, keyed: bool) -> str:
         """The client's address bucket; :class:`RateLimitedError` (429) when it used up the minute's moves, or,
         for a move with an Idempotency-Key (``keyed``), the minute's keyed moves."""
-        bucket = bucket_of(client_address(connection, self._header, self._proxies))
+        bucket = client_bucket(client_address(connection, self._header, self._proxies))
         self.moves.admit(bucket)
         if keyed:
             self.keyed.admit(bucket)

@@ -26,12 +26,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from functools import lru_cache
 from typing import Final
 
 from redis.exceptions import RedisError, ResponseError
 
-from pyramide.service.infra.ratelimit import Limit, RateLimitedError, client_bucket
+from pyramide.service.infra.ratelimit import Limit, RateLimitedError
 from pyramide.service.infra.redis import RedisClient
 
 log = logging.getLogger("pyramide.service")
@@ -43,12 +42,6 @@ local total = redis.call('INCRBY', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return total
 """
-
-
-@lru_cache(maxsize=4096)
-def bucket_of(address: str) -> str:
-    """:func:`client_bucket`, kept for the addresses in play (parsing an address on every move is not cheap)."""
-    return client_bucket(address)
 
 
 def window_key(bucket: str, name: str, window: int) -> str:

@@ -163,9 +163,11 @@ class QuotaExceededError(DomainError):
         self.quota = quota
 
 
+@lru_cache(maxsize=4096)
 def client_bucket(address: str) -> str:
     """The bucket a client address counts in: the address itself for IPv4, its /64 network for IPv6 (one host
-    commonly holds a whole /64)."""
+    commonly holds a whole /64). Kept for the addresses in play: parsing one is not cheap, and the move route asks
+    on every move."""
     try:
         parsed = ipaddress.ip_address(address.strip())
     except ValueError:

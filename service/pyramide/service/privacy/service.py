@@ -27,11 +27,11 @@ import logging
 from typing import Any, Final
 from uuid import UUID
 
-from redis.exceptions import OutOfMemoryError
+from redis.exceptions import ResponseError
 
 from pyramide.service.games import GameService
 from pyramide.service.infra.ratelimit import Limit, RateLimiter, player_limit_key
-from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.players import Player, PlayerStore, auth_key
 from pyramide.service.privacy.rewrites import Rewrites
 from pyramide.service.stats import Leaderboards, StatsStore, boards_key, player_key, tombstone_key
@@ -146,7 +146,9 @@ class PlayerData:
             await self.redis.unlink(player.create_record)  # createPlayer's sealed answer, in a slot of its own
         try:
             await self.redis.set(erased_key(token), "1", ex=self.retry_window_s)
-        except OutOfMemoryError:  # erased all the same; a retry with the token is 401 instead of 204
+        except ResponseError as error:  # erased all the same; a retry with the token is 401 instead of 204
+            if not storage_full(error):
+                raise
             log.warning("Redis is full: an erased player's retry will not be recognised")
         if self.rewrites is not None:
             self.rewrites.after(int(erased_ms) + self.guard_ms)
