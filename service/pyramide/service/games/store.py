@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, cast
@@ -26,7 +27,7 @@ from redis.exceptions import NoScriptError
 
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.infra.ratelimit import GCRA_LUA, RateLimitedError, player_limit_key
+from pyramide.service.infra.ratelimit import GCRA_LUA, Limit, RateLimitedError, player_limit_key
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players import auth_key
@@ -51,7 +52,7 @@ _SAVE: Final = (
     GCRA_LUA
     + LIST_LUA
     + """
-if redis.call('GET', KEYS[11]) ~= ARGV[13] then return {4, ''} end
+if redis.call('GET', KEYS[11]) ~= ARGV[10] then return {4, ''} end
 local current = redis.call('GET', KEYS[1])
 if not current then return {0, ''} end
 if ARGV[5] ~= '' then
@@ -59,14 +60,13 @@ if ARGV[5] ~= '' then
   if kept then return {2, kept} end
 end
 if current ~= ARGV[1] then return {-1, current} end
-local longest = tonumber(ARGV[16])
-if ARGV[3] ~= '' and longest > 0 and redis.call('LLEN', KEYS[2]) >= longest then return {7, ''} end
-local wait = gcra(KEYS[6], tonumber(ARGV[8]), tonumber(ARGV[9]))
+if ARGV[3] ~= '' and LONGEST > 0 and redis.call('LLEN', KEYS[2]) >= LONGEST then return {7, ''} end
+local wait = gcra(KEYS[6], INTERVAL, BURST)
 if wait > 0 then return {3, wait} end
 local ttl = tonumber(ARGV[4])
-if ARGV[14] ~= '' then redis.call('ZADD', KEYS[12], ARGV[14], ARGV[10]) end
+if ARGV[11] ~= '' then redis.call('ZADD', KEYS[12], ARGV[11], ARGV[7]) end
 if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
-if ARGV[7] ~= '' then redis.call('SET', KEYS[4], ARGV[7], 'NX') end
+if ARGV[6] ~= '' then redis.call('SET', KEYS[4], ARGV[6], 'NX') end
 if ttl > 0 then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
@@ -80,18 +80,32 @@ else
 end
 local grew = 0
 if ARGV[5] ~= '' then
-  redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', ARGV[6])
-  local kept, prefix = tonumber(ARGV[15]), string.sub(KEYS[13], 1, -5) .. 'idem:'
-  if redis.call('LLEN', KEYS[13]) < kept then grew = 1 end
+  redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', KEPT_MS)
+  local prefix = string.sub(KEYS[13], 1, -5) .. 'idem:'
+  if redis.call('LLEN', KEYS[13]) < KEPT then grew = 1 end
   redis.call('LPUSH', KEYS[13], string.sub(KEYS[3], #prefix + 1))
-  for _, old in ipairs(redis.call('LRANGE', KEYS[13], kept, -1)) do redis.call('DEL', prefix .. old) end
-  redis.call('LTRIM', KEYS[13], 0, kept - 1)
-  redis.call('PEXPIRE', KEYS[13], ARGV[6])
+  for _, old in ipairs(redis.call('LRANGE', KEYS[13], KEPT, -1)) do redis.call('DEL', prefix .. old) end
+  redis.call('LTRIM', KEYS[13], 0, KEPT - 1)
+  redis.call('PEXPIRE', KEYS[13], KEPT_MS)
 end
-list_game(7, ARGV[10], ARGV[11], ARGV[12])
+list_game(7, ARGV[7], ARGV[8], ARGV[9])
 return {1, tonumber(redis.call('GET', KEYS[5]) or '0'), grew}
 """
 )
+"""Saves a changed game (see :meth:`GameStore.save`). The settings it needs on every call (the moves limit, how
+long and how many responses are kept, the longest record) are not arguments but constants of each store's copy
+(:func:`save_script`): every argument is encoded again on every move."""
+
+
+def save_script(settings: Settings) -> str:
+    """The save script with ``settings``' constants set in its text."""
+    interval, burst = settings.limits.limit("moves").args()
+    constants = (
+        f"local INTERVAL, BURST, KEPT_MS = {interval}, {burst}, {settings.idempotency_ttl_s * 1000}\n"
+        f"local KEPT, LONGEST = {settings.kept_responses_per_game}, {settings.max_game_operations}\n"
+    )
+    return constants + _SAVE
+
 
 _CREATE: Final = (
     GCRA_LUA
@@ -260,16 +274,38 @@ def kept_keys_key(player_id: UUID, game_id: UUID) -> str:
     return game_tag(player_id, game_id) + "kept"
 
 
+def save_keys(moves: Limit) -> Callable[[UUID, UUID], tuple[str, ...]]:
+    """The keys the save script takes but the Idempotency-Key's (third), for a store whose moves limit is
+    ``moves``: cached for the games in play, one lookup where a dozen would each hash both ids again."""
+
+    @lru_cache(maxsize=RECENT_GAMES)
+    def keys(player_id: UUID, game_id: UUID) -> tuple[str, ...]:
+        return (
+            game_key(player_id, game_id),
+            record_key(player_id, game_id),
+            result_key(player_id, game_id),
+            hints_key(player_id, game_id),
+            player_limit_key(player_id, moves),
+            *list_keys(player_id),
+            auth_key(player_id),
+            pending_key(player_id),
+            kept_keys_key(player_id, game_id),
+        )
+
+    return keys
+
+
 class GameStore:
     def __init__(self, redis: RedisClient, settings: Settings) -> None:
         self.redis = redis
         self.settings = settings
-        self._save = redis.register_script(_SAVE)
+        self._save = redis.register_script(save_script(settings))
         self._create = redis.register_script(_CREATE)
         self._count_hint = redis.register_script(_COUNT_HINT)
         self._recent: dict[UUID, tuple[bytes, StoredGame]] = {}
         self._moves = settings.limits.limit("moves")
         self._games = settings.limits.limit("games")
+        self._save_keys = save_keys(self._moves)
 
     def take_recent(self, game_id: UUID) -> tuple[bytes, StoredGame] | None:
         """The game as this process saved it last (bytes and decoded), for the caller to change, if it is among the
@@ -384,36 +420,22 @@ class GameStore:
         step (see ``settlement``). Once saved, ``stored`` belongs to the store (see :meth:`take_recent`): the caller
         must not change it any more."""
         game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
+        keys = self._save_keys(owner, game_id)
         answer = await self._run(
             self._save,
-            [
-                game_key(owner, game_id),
-                record_key(owner, game_id),
-                game_idempotency_key(owner, game_id, idempotency or "-"),
-                result_key(owner, game_id),
-                hints_key(owner, game_id),
-                player_limit_key(owner, self._moves),
-                *list_keys(owner),
-                auth_key(owner),
-                pending_key(owner),
-                kept_keys_key(owner, game_id),
-            ],
+            [*keys[:2], game_idempotency_key(owner, game_id, idempotency or "-"), *keys[2:]],
             [
                 basis,
                 state,
                 notation or "",
                 self._ttl_ms(stored),
                 response if idempotency else b"",
-                self.settings.idempotency_ttl_s * 1000,
                 result,
-                *self._moves.args(),
                 id_text(game_id),
                 changed_ms,
                 listed(stored),
                 token,
                 pending_since,
-                self.settings.kept_responses_per_game,
-                self.settings.max_game_operations,
             ],
         )
         outcome, payload = Saved(int(answer[0])), answer[1]
