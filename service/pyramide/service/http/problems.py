@@ -150,6 +150,10 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "A napi kihívásban a zárásig nincs tipp és elemzés",
         "en": "A daily challenge allows no hints or analysis until it closes",
     },
+    ErrorCode.FORBIDDEN: {
+        "hu": "Ehhez a kulcsodnak nincs joga",
+        "en": "Your key is not allowed to do this",
+    },
 }
 MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}
 TITLES: Final[dict[str, dict[Locale, str]]] = {
@@ -185,6 +189,7 @@ _STATUS_CODES: Final = {
 
 DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.FORBIDDEN: 403,
     ErrorCode.GAME_NOT_FOUND: 404,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.PRECONDITION_FAILED: 412,
