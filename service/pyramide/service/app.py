@@ -31,6 +31,7 @@ from pyramide.service.http.web import play_file, play_page
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics
 from pyramide.service.infra.settings import Settings
+from pyramide.service.moderation.actions_controller import ModerationController
 from pyramide.service.moderation.controller import AuditController
 from pyramide.service.players.controller import PlayerController
 from pyramide.service.privacy.controller import PrivacyController
@@ -44,7 +45,7 @@ the record. Errors are `application/problem+json` with a stable `code` and text 
 
 
 GC_YOUNG_THRESHOLD = 20_000
-ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [AppAdminController, AuditController]
+ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [AppAdminController, AuditController, ModerationController]
 """The routes under ``/v1/admin``: the operator's and the apps' (see ``http.auth``)."""
 
 

@@ -45,6 +45,7 @@ class ErrorCode(StrEnum):
     CHALLENGE_CLOSED = "challenge_closed"
     CHALLENGE_NOT_READY = "challenge_not_ready"
     HINTS_NOT_ALLOWED = "hints_not_allowed"
+    PLAYER_BANNED = "player_banned"
 
 
 class DomainError(Exception):

@@ -24,7 +24,7 @@ from pyramide.service.infra.disk import DiskWatch
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
 from pyramide.service.infra.settings import Settings
-from pyramide.service.moderation import AuditLog
+from pyramide.service.moderation import Annulments, AuditLog, Bans
 from pyramide.service.players import PlayerStore
 from pyramide.service.privacy.rewrites import Rewrites
 from pyramide.service.privacy.service import PlayerData
@@ -50,6 +50,8 @@ class Running:
     apps: AppStore
     audit: AuditLog
     disk: DiskWatch | None
+    bans: Bans
+    annulments: Annulments
 
     @classmethod
     def start(cls, settings: Settings) -> Running:
@@ -64,6 +66,7 @@ class Running:
         secret = DealSecret(redis, settings.deal_secret)
         deals = ChallengeDeals(redis, secret, solver, settings.challenge_presets, settings.challenge_candidates)
         games = GameService(store, settings.conflict_retries, solver, settlement, limiter, sealed_deals=deals)
+        audit = AuditLog(redis)
         return cls(
             redis=redis,
             players=players,
@@ -89,11 +92,14 @@ class Running:
                 exports_limit=settings.limits.limit("exports"),
                 guard_s=settings.erasure_guard_s,
                 rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
+                audit=audit,
             ),
             challenges=ChallengeService(deals, games, leaderboards),
             apps=AppStore(redis),
-            audit=AuditLog(redis),
             disk=_disk_watch(settings),
+            audit=audit,
+            bans=Bans(players, leaderboards, audit),
+            annulments=Annulments(players, leaderboards, audit),
         )
 
     async def stop(self) -> None:
@@ -179,6 +185,8 @@ class Services:
             "challenges",
             "apps",
             "audit",
+            "bans",
+            "annulments",
         )
         settings = self.settings
         return {name: provide(name) for name in fields} | {

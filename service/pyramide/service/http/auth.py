@@ -22,6 +22,9 @@ STORE_CHECKS_TOKEN = "store_checks_token"
 """A route's opt: its store checks the token on every access, so the player this process authenticated a moment
 ago may be taken as it was (the move route's saving; see ``players.service.auth_key``). Every other route reads
 the player and its token from Redis on each request."""
+OPEN_TO_BANNED = "open_to_banned"
+"""A route's opt: a banned player may still use it (its data's export: the right of access outlasts a ban). Every
+other player route answers a banned player 403 ``player_banned``."""
 
 
 def bearer_token(connection: AnyConnection) -> str | None:
@@ -57,7 +60,9 @@ async def admin_principal(connection: AnyConnection, apps: AppStore, operator_ke
 class BearerAuthentication(AbstractAuthenticationMiddleware):
     """``Authorization: Bearer <token>`` → the player (or, on an admin route, the principal); 401
     ``unauthorized`` without a valid one. Preflight ``OPTIONS`` requests pass unauthenticated, as browsers send them
-    without credentials."""
+    without credentials. A banned player is 403 ``player_banned`` here, except on the routes whose store checks the
+    token (the store refuses it, whatever this process remembers of the player: a ban lifted in another process is
+    not refused here from memory) and on those open to banned players."""
 
     def __init__(
         self,
@@ -81,4 +86,6 @@ class BearerAuthentication(AbstractAuthenticationMiddleware):
         player = await bearer_player(connection, self._players(), remembered=remembered)
         if player is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
+        if player.banned and not remembered and not (handler is not None and handler.opt.get(OPEN_TO_BANNED)):
+            raise DomainError(ErrorCode.PLAYER_BANNED)
         return AuthenticationResult(user=player, auth=None)

@@ -154,6 +154,10 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "Ehhez a kulcsodnak nincs joga",
         "en": "Your key is not allowed to do this",
     },
+    ErrorCode.PLAYER_BANNED: {
+        "hu": "Ezt a játékost egy moderátor kitiltotta; csak az adatai kikérése és törlése érhető el",
+        "en": "A moderator has banned this player; only exporting and erasing its data remain open",
+    },
 }
 MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}
 TITLES: Final[dict[str, dict[Locale, str]]] = {
@@ -189,6 +193,7 @@ _STATUS_CODES: Final = {
 
 DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.PLAYER_BANNED: 403,
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.GAME_NOT_FOUND: 404,
     ErrorCode.NOT_FOUND: 404,

@@ -61,7 +61,7 @@ class PlayerController(Controller):
         description="The bearer token sent stops working at once, in every process; the answer holds the new one."
         " A retry after a lost answer, with the same (old) token and the same Idempotency-Key of at least 32"
         " characters, gets the same new token.",
-        responses=problems(400, 401, 409, 413),
+        responses=problems(400, 401, 403, 409, 413),
         exclude_from_auth=True,
     )
     async def rotate(self, request: AnyRequest, players: Injected[PlayerStore]) -> Response[IssuedToken]:
@@ -72,7 +72,7 @@ class PlayerController(Controller):
         fresh = await players.rotate(token, key, await fingerprint(request) if key else "")
         return Response(IssuedToken(token=fresh), status_code=201)
 
-    @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(401))
+    @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(401, 403))
     async def me(self, request: PlayerRequest) -> PlayerView:
         return _view(request.user)
 
@@ -81,7 +81,7 @@ class PlayerController(Controller):
         operation_id="updateCurrentPlayer",
         request_body=PlayerSettingsBody,
         summary="Change the caller's settings",
-        responses=problems(400, 401, 413, 422),
+        responses=problems(400, 401, 403, 413, 422),
     )
     async def update(self, request: PlayerRequest, players: Injected[PlayerStore]) -> PlayerView:
         body = await parse_body(request, _SETTINGS)

@@ -8,6 +8,7 @@ from litestar import Controller, Request, get
 from litestar.datastructures import State
 from pydantic import BaseModel, Field
 
+from pyramide.service.http.auth import OPEN_TO_BANNED
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.responses import problems
 from pyramide.service.players import Player
@@ -24,6 +25,11 @@ class PlayerExport(BaseModel):
     games: list[dict[str, Any]] = Field(description="Every game kept: as listed, with its record and its result.")
     wins: list[dict[str, Any]] = Field(description="Every won game, as ranked.")
     leaderboard_entries: dict[str, Any] = Field(description="The caller's entry on each deal's board, by code.")
+    moderation: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="What moderators did to the caller (ban, unban, annulled entries): the audit log's entries"
+        " about the caller, with who, when and why.",
+    )
 
 
 class PrivacyController(Controller):
@@ -34,7 +40,9 @@ class PrivacyController(Controller):
         "/export",
         operation_id="exportPlayerData",
         summary="Everything kept about the caller, as one document",
+        description="Open to a banned player too; `moderation` lists what moderators did to the caller.",
         responses=problems(401, 429),
+        opt={OPEN_TO_BANNED: True},
     )
     async def export(self, request: PlayerRequest, privacy: Injected[PlayerData]) -> PlayerExport:
         return PlayerExport.model_validate(await privacy.export(request.user))

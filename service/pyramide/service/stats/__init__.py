@@ -4,6 +4,7 @@ daily challenge."""
 from pyramide.service.stats.leaderboards import Leaderboards, boards_key
 from pyramide.service.stats.results import GameResult, challenge_board
 from pyramide.service.stats.statistics import (
+    BANNED,
     ERASED,
     FOLLOW_PLAYER_LUA,
     StatsStore,
@@ -14,6 +15,7 @@ from pyramide.service.stats.statistics import (
 )
 
 __all__ = [
+    "BANNED",
     "ERASED",
     "FOLLOW_PLAYER_LUA",
     "GameResult",
