@@ -157,6 +157,14 @@ def test_a_ban_takes_a_player_off_every_board_and_refuses_it_in_every_worker_unt
             export = http.get("/v1/players/me/export", headers=cheat_auth)
             assert export.status_code == 200, export.text
             assert [(m["action"], m["reason"]) for m in export.json()["moderation"]] == [("ban", "bot")]
+            unranked = {
+                board: {k: v for k, v in entries[0].items() if k != "rank"} for board, entries in before.items()
+            }
+            kept = export.json()["entries_kept_by_ban"]
+            assert sorted(kept) == sorted([EASY_CODE, f"challenge:{challenge}"]), "the export shows what the ban keeps"
+            for board, shown in unranked.items():
+                held = kept[board if board == EASY_CODE else f"challenge:{board}"]
+                assert {k: held[k] for k in shown} == shown
 
             lifted = clients[-1].post(f"/v1/admin/players/{cheat}/unban", json={"reason": "appeal"}, headers=OPERATOR)
             assert lifted.status_code == 200, lifted.text

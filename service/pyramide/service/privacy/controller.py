@@ -25,6 +25,10 @@ class PlayerExport(BaseModel):
     games: list[dict[str, Any]] = Field(description="Every game kept: as listed, with its record and its result.")
     wins: list[dict[str, Any]] = Field(description="Every won game, as ranked.")
     leaderboard_entries: dict[str, Any] = Field(description="The caller's entry on each deal's board, by code.")
+    entries_kept_by_ban: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The caller's entries a ban keeps off the boards (back on them when it is lifted), by board.",
+    )
     moderation: list[dict[str, Any]] = Field(
         default_factory=list,
         description="What moderators did to the caller (ban, unban, annulled entries): the audit log's entries"

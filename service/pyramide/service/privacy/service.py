@@ -105,6 +105,7 @@ class PlayerData:
             "games": await self._games(player),
             "wins": await self._wins(player),
             "leaderboard_entries": await self.boards.entries_of(player.id),
+            "entries_kept_by_ban": await self.boards.kept_of(player.id),
             "moderation": [] if self.audit is None else await self.audit.of_player(player.id),
         }
 

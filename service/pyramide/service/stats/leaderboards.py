@@ -84,6 +84,10 @@ def boards_key(player: UUID) -> str:
     return f"pyr:{{p:{player}}}:boards"
 
 
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 class Leaderboards:
     def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
@@ -134,6 +138,11 @@ class Leaderboards:
                 found[code] = json.loads(entry)
         return found
 
+    async def kept_of(self, player: UUID) -> dict[str, Any]:
+        """The player's entries a ban keeps off the boards, by board (see :meth:`set_aside`)."""
+        kept = await self.redis.hgetall(kept_key(player))
+        return {_text(code): json.loads(_text(value).partition("\n")[2]) for code, value in kept.items()}
+
     async def remove(self, player: UUID, codes: list[str] | None = None) -> int:
         """Take the player's entries off every board it is on, or off the boards ``codes`` (the boards re-rank); how
         many there were. Deletions only: Redis allows them when it is full."""
@@ -165,8 +174,8 @@ class Leaderboards:
         boards they went back to."""
         restored: list[str] = []
         for code, kept in (await self.redis.hgetall(kept_key(player))).items():
-            board = code.decode() if isinstance(code, bytes) else str(code)
-            member, _, entry = (kept.decode() if isinstance(kept, bytes) else str(kept)).partition("\n")
+            board = _text(code)
+            member, _, entry = _text(kept).partition("\n")
             await self._enter(keys=board_keys(board), args=[str(player), member, entry])
             await self.redis.hdel(kept_key(player), board)
             restored.append(board)
