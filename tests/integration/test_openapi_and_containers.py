@@ -19,7 +19,7 @@ OPERATIONS = {
     "abandonGame", "getGameRecord", "getDeal", "listRules", "getLiveness", "getReadiness", "getHint", "analyseDeal",
     "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard", "listPlayerGames",
     "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge",
-    "getChallengeLeaderboard",
+    "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "createSession",
 }  # fmt: skip
 
 
