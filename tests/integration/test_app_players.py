@@ -18,6 +18,7 @@ from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import new_player
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
+from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_robustness import serving
 
@@ -186,6 +187,24 @@ def test_an_app_player_is_exported_and_erased_with_its_binding(admin: Any, redis
     assert admin.get(f"/v1/games/{game}", headers=_as(key, "user-42")).status_code == 404
 
 
+def test_an_app_player_plays_a_daily_challenge_and_ranks(admin: Any, redis_client: redis.Redis) -> None:
+    key = _app(admin)
+    user = _as(key, "challenger")
+    admin.patch("/v1/players/me", json={"name": "Appos"}, headers=user)
+    challenge = admin.get("/v1/challenges/current").json()["id"]
+    game = admin.post("/v1/games", json={"challenge": challenge}, headers=user)
+    assert game.status_code == 201, game.text
+    _win(admin, user, game.json(), _deal(redis_client, challenge))
+    board = admin.get(f"/v1/challenges/{challenge}/leaderboard").json()
+    assert [e["name"] for e in board["entries"]] == ["Appos"]
+    assert admin.get(f"/v1/challenges/{challenge}", headers=user).json()["you"]["rank"] == 1
+    session = _bearer(_session(admin, key, "challenger")["token"])
+    assert admin.get(f"/v1/challenges/{challenge}", headers=session).json()["you"]["rank"] == 1
+    assert admin.get(f"/v1/challenges/{challenge}", headers=_as(key, "stranger")).json()["you"] is None
+    again = admin.post("/v1/games", json={"challenge": challenge}, headers=user)
+    _problem(again, 409, "challenge_already_played")
+
+
 def test_an_app_has_its_own_limits_and_names_its_users_addresses(settings: Settings) -> None:
     """One address may create 2 players a minute; the app, for its users it names no address of, 50 (or what
     createApp set); a user it names counts as that address does; a player token's Pyramide-Client-IP is ignored."""
@@ -242,3 +261,26 @@ def test_a_revoked_apps_players_and_sessions_are_refused_at_once_by_both_workers
             for headers in (_as(key, "w"), _bearer(session)):
                 statuses.add(httpx.get(f"{served.url}/v1/players/me", headers=headers, timeout=10).status_code)
         assert statuses == {401}
+
+
+def test_an_apps_moves_count_against_its_own_allowance_or_the_named_users(settings: Settings) -> None:
+    """One address may make 3 moves a minute; the app's users it names no address of share the app's 50; a user it
+    names counts as that address; a player's Pyramide-Client-IP does not move it to another bucket."""
+    for client in _client(settings, limit_address_moves=3, app_limit_address_moves=50):
+        key = _app(client)
+        game = client.post("/v1/games", json={"code": EASY_CODE}, headers=_as(key, "mover")).json()["id"]
+        draws = [{"type": "draw"}, {"type": "undo"}] * 4
+        for move in draws:  # 8 moves: past one address's 3, from the app's one server
+            assert client.post(f"/v1/games/{game}/moves", json=move, headers=_as(key, "mover")).status_code == 200
+        person = _as(key, "mover", **{"Pyramide-Client-IP": "203.0.113.9"})
+        for move in draws[:3]:
+            assert client.post(f"/v1/games/{game}/moves", json=move, headers=person).status_code == 200
+        _problem(client.post(f"/v1/games/{game}/moves", json=draws[3], headers=person), 429, "rate_limited")
+
+        player = new_player(client)
+        own = client.post("/v1/games", json={"code": EASY_CODE}, headers=player).json()["id"]
+        for n, move in enumerate(draws[:3]):
+            spoof = {**player, "Pyramide-Client-IP": f"198.51.100.{n}"}
+            assert client.post(f"/v1/games/{own}/moves", json=move, headers=spoof).status_code == 200
+        spoof = {**player, "Pyramide-Client-IP": "198.51.100.77"}
+        _problem(client.post(f"/v1/games/{own}/moves", json=draws[3], headers=spoof), 429, "rate_limited")
