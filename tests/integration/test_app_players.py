@@ -251,15 +251,20 @@ def test_a_revoked_apps_players_and_sessions_are_refused_at_once_by_both_workers
             key = _app(client)
             session = _session(client, key, "w")["token"]
             app_id = client.get("/v1/admin/apps", headers=OPERATOR).json()["entries"][0]["id"]
-        for _ in range(30):  # a new connection each time: either worker answers
-            for headers in (_as(key, "w"), _bearer(session)):
+            game = client.post("/v1/games", json={"code": EASY_CODE}, headers=_as(key, "w")).json()["id"]
+        moves = f"{served.url}/v1/games/{game}/moves"
+        draw_undo = [{"type": "draw"}, {"type": "undo"}]
+        for _ in range(16):  # a new connection each time: either worker answers
+            for headers, move in zip((_as(key, "w"), _bearer(session)), draw_undo, strict=True):
                 answer = httpx.get(f"{served.url}/v1/players/me", headers=headers, timeout=10)
                 assert answer.status_code == 200, answer.text
+                assert httpx.post(moves, json=move, headers=headers, timeout=10).status_code == 200
         assert httpx.delete(f"{served.url}/v1/admin/apps/{app_id}", headers=OPERATOR, timeout=10).status_code == 204
         statuses = set()
-        for _ in range(30):
-            for headers in (_as(key, "w"), _bearer(session)):
+        for _ in range(16):
+            for headers, move in zip((_as(key, "w"), _bearer(session)), draw_undo, strict=True):
                 statuses.add(httpx.get(f"{served.url}/v1/players/me", headers=headers, timeout=10).status_code)
+                statuses.add(httpx.post(moves, json=move, headers=headers, timeout=10).status_code)
         assert statuses == {401}
 
 
