@@ -15,7 +15,7 @@ from litestar.plugins.prometheus import PrometheusController
 from litestar.types import ControllerRouterHandler
 
 import pyramide
-from pyramide.service.apps.controller import AppAdminController
+from pyramide.service.apps.controller import AppAdminController, AppController
 from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
 from pyramide.service.games.controller import GameController, MyGamesController
@@ -85,6 +85,7 @@ def create_app(
             LeaderboardController,
             ChallengeController,
             Router("/v1/admin", route_handlers=ADMIN_CONTROLLERS),
+            AppController,
             DealController,
             HealthController,
             MetricsController,
@@ -103,6 +104,9 @@ def create_app(
                 players=services.players,
                 apps=services.apps,
                 operator_key=settings.operator_key,
+                app_players=services.app_players,
+                allowance=services.move_allowance,
+                limits=services.address_limits,
             ),
             *confirming,
         ],

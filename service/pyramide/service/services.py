@@ -11,7 +11,7 @@ from typing import Any
 
 from litestar.di import Provide
 
-from pyramide.service.apps import AppStore
+from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.sealed import DealSecret
@@ -48,6 +48,7 @@ class Running:
     privacy: PlayerData
     challenges: ChallengeService
     apps: AppStore
+    app_players: AppPlayers
     audit: AuditLog
     disk: DiskWatch | None
     bans: Bans
@@ -96,6 +97,7 @@ class Running:
             ),
             challenges=ChallengeService(deals, games, leaderboards),
             apps=AppStore(redis),
+            app_players=AppPlayers(redis, players, settings.session_ttl_s),
             disk=_disk_watch(settings),
             audit=audit,
             bans=Bans(players, leaderboards, audit),
@@ -157,6 +159,12 @@ class Services:
     def redis(self) -> RedisClient:
         return self.running.redis
 
+    def app_players(self) -> AppPlayers:
+        return self.running.app_players
+
+    def address_limits(self) -> AddressLimits:
+        return self.running.address_limits
+
     def must_confirm(self) -> bool:
         """Whether a write's answer waits for Redis to confirm its append-only file (with ``confirm_writes``
         ``auto``: while the embedded Redis's disk is low)."""
@@ -184,6 +192,7 @@ class Services:
             "privacy",
             "challenges",
             "apps",
+            "app_players",
             "audit",
             "bans",
             "annulments",

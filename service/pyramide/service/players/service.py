@@ -20,7 +20,7 @@ import json
 import os
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Final
@@ -283,6 +283,44 @@ class PlayerStore:
         await self._insert_script(keys=[player_key(player.id), auth_key(player.id)], args=args)
         return token
 
+    async def insert_bound(self, app_id: UUID, app_name: str, external_id: str) -> Player:
+        """A new player bound to an app's user, with createPlayer's defaults and a random token no one is given:
+        its hash sits at :func:`auth_key`, which the game scripts compare with the request's on every change, and
+        the app's requests carry it as :attr:`Player.token_hash` (so erasure, and a ban that replaces it, work as
+        for any player)."""
+        player = Player(uuid4(), "hu", False, int(time.time() * 1000), None, "", None, app_id, app_name, external_id)
+        token = await self._insert(player)
+        return replace(player, token_hash=token_hash(token))
+
+    async def discard(self, player_id: UUID) -> None:
+        """Delete a player no one was given (an app player that lost the race to be bound first)."""
+        await self.redis.delete(player_key(player_id), auth_key(player_id))
+
+    async def load(self, player_id: UUID, *, remembered: bool = False) -> Player | None:
+        """The player ``player_id`` for a request authenticated otherwise (an app's key, a session), with the hash
+        of its current token as :attr:`Player.token_hash`; renews its idle time like :meth:`authenticate`.
+        ``remembered``: as for :meth:`authenticate`."""
+        cache_key = f"id:{player_id}"
+        known = self._known.get(cache_key)
+        now = time.monotonic()
+        if remembered and known is not None and now - known[0] < AUTH_CACHE_S:
+            return known[1]
+        keys = [player_key(player_id), *stats_keys(player_id), auth_key(player_id)]
+        try:
+            flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
+            fields = dict(zip(flat[::2], flat[1::2], strict=True))
+        except ResponseError as error:
+            if not storage_full(error):
+                raise
+            fields = await self.redis.hgetall(keys[0])
+        if not fields.get(b"token_hash"):
+            return None
+        player = _player(player_id, fields)
+        if len(self._known) >= AUTH_CACHE_SIZE:
+            self._known.clear()
+        self._known[cache_key] = (now, player)
+        return player
+
     async def get(self, player_id: UUID) -> Player | None:
         fields = await self.redis.hgetall(player_key(player_id))
         return _player(player_id, fields) if fields else None
@@ -401,4 +439,8 @@ class PlayerStore:
             player.created_ms,
             name or player.name,
             player.token_hash,
+            player.create_record,
+            player.app_id,
+            player.app_name,
+            player.external_id,
         )

@@ -20,7 +20,10 @@ PlayerRequest = Request[Player, str, State]
 class PlayerExport(BaseModel):
     """Everything the service keeps about the caller (GDPR right of access)."""
 
-    player: dict[str, Any] = Field(description="Id, language, error explanations, name, creation.")
+    player: dict[str, Any] = Field(
+        description="Id, language, error explanations, name, creation; for an app's player its `app` (id and"
+        " name) and `external_id`."
+    )
     statistics: dict[str, Any]
     games: list[dict[str, Any]] = Field(description="Every game kept: as listed, with its record and its result.")
     wins: list[dict[str, Any]] = Field(description="Every won game, as ranked.")

@@ -100,6 +100,8 @@ class PlayerData:
                 "explain_errors": player.explain_errors,
                 "name": player.name,
                 "created_at": player.created_at.isoformat(),
+                **({"app": {"id": str(player.app_id), "name": player.app_name}} if player.app_id else {}),
+                **({"external_id": player.external_id} if player.app_id else {}),
             },
             "statistics": await self.stats.read(player.id),
             "games": await self._games(player),
