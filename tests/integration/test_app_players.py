@@ -231,6 +231,8 @@ def test_an_app_has_its_own_limits_and_names_its_users_addresses(settings: Setti
         small = _app(client, "Kicsi", limits={"players": 1})
         assert client.get("/v1/players/me", headers=_as(small, "a")).status_code == 200
         _problem(client.get("/v1/players/me", headers=_as(small, "b")), 429, "rate_limited")
+        fresh = {"Pyramide-Client-IP": "203.0.113.50"}  # a new address does not lift the app's own limit
+        _problem(client.get("/v1/players/me", headers=_as(small, "c", **fresh)), 429, "rate_limited")
 
         player = new_player(client)
         for n in range(2):
@@ -281,6 +283,14 @@ def test_an_apps_moves_count_against_its_own_allowance_or_the_named_users(settin
         for move in draws[:3]:
             assert client.post(f"/v1/games/{game}/moves", json=move, headers=person).status_code == 200
         _problem(client.post(f"/v1/games/{game}/moves", json=draws[3], headers=person), 429, "rate_limited")
+
+        small = _app(client, "Kicsi", limits={"address_moves": 3})
+        game = client.post("/v1/games", json={"code": EASY_CODE}, headers=_as(small, "m")).json()["id"]
+        for n, move in enumerate(draws[:3]):  # a fresh address named on every move: the app's own 3 still hold
+            named = _as(small, "m", **{"Pyramide-Client-IP": f"203.0.113.{100 + n}"})
+            assert client.post(f"/v1/games/{game}/moves", json=move, headers=named).status_code == 200
+        named = _as(small, "m", **{"Pyramide-Client-IP": "203.0.113.200"})
+        _problem(client.post(f"/v1/games/{game}/moves", json=draws[3], headers=named), 429, "rate_limited")
 
         player = new_player(client)
         own = client.post("/v1/games", json={"code": EASY_CODE}, headers=player).json()["id"]

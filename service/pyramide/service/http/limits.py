@@ -45,35 +45,51 @@ class AddressLimits:
         app = _app_of(connection, address)
         return self.settings.quota(name) if app is None else self.settings.app_quota(name, app.limits)
 
+    def _subjects(self, connection: AnyConnection) -> list[str]:
+        """Who a request counts against: its address; and, for an app's request that names its user's address,
+        the app's own bucket too, so that naming a fresh address on every request gets no app past its own
+        limits and quotas."""
+        address = self._address(connection)
+        app = connection.scope.get("auth")
+        if isinstance(app, App) and address != app.bucket:
+            return [address, app.bucket]
+        return [address]
+
     async def check(self, connection: AnyConnection, name: str) -> None:
         """:class:`RateLimitedError` (429) when the client's address is over the limit ``name``,
-        :class:`QuotaExceededError` (429) when it used up its daily quota ``name``: one script, one round trip."""
-        address = self._address(connection)
-        limit = self._limit(connection, address, name)
-        if name not in QUOTA_NAMES:
-            return await self.limiter.check(limit, address_key(limit, address))
-        quota = self._quota(connection, address, name)
-        return await self.limiter.check_with_quota(limit, address_key(limit, address), quota, quota_key(quota, address))
+        :class:`QuotaExceededError` (429) when it used up its daily quota ``name``: one script, one round trip
+        (and one more for the app of an app's request that named its user's address)."""
+        for address in self._subjects(connection):
+            limit = self._limit(connection, address, name)
+            if name not in QUOTA_NAMES:
+                await self.limiter.check(limit, address_key(limit, address))
+                continue
+            quota = self._quota(connection, address, name)
+            await self.limiter.check_with_quota(limit, address_key(limit, address), quota, quota_key(quota, address))
 
     @asynccontextmanager
     async def quota(self, connection: AnyConnection, name: str, limit: str | None = None) -> AsyncIterator[None]:
         """Takes one of the address's daily quota ``name`` for the block (:class:`QuotaExceededError`, 429, when it
         is used up) and gives it back if the block fails: only what was stored counts. With ``limit``, the
         address's rate limit of that name is checked in the same script (:class:`RateLimitedError`, 429), and a
-        request it refuses takes nothing of the quota."""
-        address = self._address(connection)
-        quota = self._quota(connection, address, name)
-        counter = quota_key(quota, address)
-        if limit is None:
-            await self.limiter.take(quota, counter)
-        else:
-            rate = self._limit(connection, address, limit)
-            await self.limiter.check_with_quota(rate, address_key(rate, address), quota, counter)
+        request it refuses takes nothing of the quota. An app's request that named its user's address takes from
+        the app's own quota too (and gives both back together)."""
+        taken: list[tuple[Quota, str]] = []
         try:
+            for address in self._subjects(connection):
+                quota = self._quota(connection, address, name)
+                counter = quota_key(quota, address)
+                if limit is None:
+                    await self.limiter.take(quota, counter)
+                else:
+                    rate = self._limit(connection, address, limit)
+                    await self.limiter.check_with_quota(rate, address_key(rate, address), quota, counter)
+                taken.append((quota, counter))
             yield
         except BaseException:
             with suppress(RedisError):  # Redis is down: the request answers for that; one count more is harmless
-                await self.limiter.give_back(quota, counter)
+                for quota, counter in taken:
+                    await self.limiter.give_back(quota, counter)
             raise
 
 
@@ -94,20 +110,25 @@ class MoveAllowance:
         self.moves.allow(app.bucket, self._settings.app_limit("address_moves", app.limits).limit)
         self.keyed.allow(app.bucket, self._settings.app_limit("address_keyed_moves", app.limits).limit)
 
-    def admit(self, connection: AnyConnection, keyed: bool) -> str:
-        """The client's address bucket; :class:`RateLimitedError` (429) when it used up the minute's moves, or,
-        for a move with an Idempotency-Key (``keyed``), the minute's keyed moves."""
+    def admit(self, connection: AnyConnection, keyed: bool) -> tuple[str, ...]:
+        """The buckets the move counts against: the client's address (and, for an app's request that named its
+        user's address, the app's own bucket too); :class:`RateLimitedError` (429) when one used up the minute's
+        moves, or, for a move with an Idempotency-Key (``keyed``), the minute's keyed moves."""
         bucket = client_bucket(client_address(connection, self._header, self._proxies))
-        self.moves.admit(bucket)
-        if keyed:
-            self.keyed.admit(bucket)
-        return bucket
+        app = connection.scope.get("auth")
+        buckets = (bucket,) if app is None or app.bucket == bucket else (bucket, app.bucket)
+        for one in buckets:
+            self.moves.admit(one)
+            if keyed:
+                self.keyed.admit(one)
+        return buckets
 
-    def count(self, bucket: str, keyed: bool) -> None:
-        """One move served to the address (and one keyed move, when it kept one response more: ``keyed``)."""
-        self.moves.count(bucket)
-        if keyed:
-            self.keyed.count(bucket)
+    def count(self, buckets: tuple[str, ...], keyed: bool) -> None:
+        """One move served to the buckets (and one keyed move, when it kept one response more: ``keyed``)."""
+        for bucket in buckets:
+            self.moves.count(bucket)
+            if keyed:
+                self.keyed.count(bucket)
 
     async def run(self) -> None:
         """Share both allowances' counts through Redis until cancelled."""
