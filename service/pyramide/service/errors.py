@@ -44,6 +44,8 @@ class ErrorCode(StrEnum):
     CHALLENGE_CLOSED = "challenge_closed"
     CHALLENGE_NOT_READY = "challenge_not_ready"
     HINTS_NOT_ALLOWED = "hints_not_allowed"
+    REVIEW_NOT_FOUND = "review_not_found"
+    REVIEW_ALREADY_DECIDED = "review_already_decided"
 
 
 class DomainError(Exception):

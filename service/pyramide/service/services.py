@@ -26,6 +26,7 @@ from pyramide.service.infra.settings import Settings
 from pyramide.service.players import PlayerStore
 from pyramide.service.privacy.rewrites import Rewrites
 from pyramide.service.privacy.service import PlayerData
+from pyramide.service.stats import FairPlay, Reviews
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.statistics import StatsStore
 
@@ -39,6 +40,7 @@ class Running:
     solver: Solver
     stats: StatsStore
     leaderboards: Leaderboards
+    reviews: Reviews
     settlement: Settlement
     games: GameService
     address_limits: AddressLimits
@@ -55,7 +57,11 @@ class Running:
         store = GameStore(redis, settings)
         stats = StatsStore(redis)
         leaderboards = Leaderboards(redis)
-        settlement = Settlement(redis, store, stats, leaderboards, settings.settlement_grace_s)
+        reviews = Reviews(redis, settings.min_move_ms)
+        fair_play = FairPlay(settings.challenge_players, settings.min_move_ms)
+        settlement = Settlement(
+            redis, store, stats, leaderboards, settings.settlement_grace_s, fair_play=fair_play, reviews=reviews
+        )
         players = PlayerStore(redis, settings)
         secret = DealSecret(redis, settings.deal_secret)
         deals = ChallengeDeals(redis, secret, solver, settings.challenge_presets, settings.challenge_candidates)
@@ -66,6 +72,7 @@ class Running:
             solver=solver,
             stats=stats,
             leaderboards=leaderboards,
+            reviews=reviews,
             settlement=settlement,
             games=games,
             address_limits=AddressLimits(limiter, settings),
@@ -80,6 +87,7 @@ class Running:
                 games=games,
                 stats=stats,
                 boards=leaderboards,
+                reviews=reviews,
                 retry_window_s=settings.idempotency_ttl_s,
                 limiter=limiter,
                 exports_limit=settings.limits.limit("exports"),
@@ -163,6 +171,7 @@ class Services:
             "solver",
             "stats",
             "leaderboards",
+            "reviews",
             "settlement",
             "games",
             "address_limits",

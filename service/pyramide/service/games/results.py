@@ -6,10 +6,13 @@ from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.stats import GameResult, challenge_board
 
 
-def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResult | None:
+def settle(
+    stored: StoredGame, now_ms: int, name: str | None = None, app: tuple[str, str] | None = None
+) -> GameResult | None:
     """The result to record when this change ends a game that counts (a move was made) and has none yet: won, or
     lost when stuck or abandoned. A dead end settles the game as lost for good, as the rules document says the
-    player then starts a new one; undo may still play on in it, but it is never counted again."""
+    player then starts a new one; undo may still play on in it, but it is never counted again. ``app`` is the id
+    and name of the app whose player this is (``None``: an anonymous player)."""
     if stored.settled or not stored.started:
         return None
     if not stored.over:
@@ -31,6 +34,9 @@ def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResu
         score=game.score,
         finished_ms=finished,
         name=name,
+        app_id=None if app is None else app[0],
+        app_name=None if app is None else app[1],
+        times=list(stored.times) if stored.challenge is not None else None,
     )
 
 

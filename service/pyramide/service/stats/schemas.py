@@ -50,9 +50,23 @@ class WonGame(RankedWin):
     challenge: str | None = Field(None, description="The daily challenge the game was an attempt at.")
 
 
+Tier = Literal["clean", "assisted"]
+Identity = Literal["app", "anonymous"]
+
+
 class LeaderboardEntry(RankedWin):
+    """A player's best win on a board: clean wins (no undo, no hint) rank before every assisted one, then by time,
+    moves and the earlier finish."""
+
     player: UUID = Field(description="The player's id (each player appears once, with their best win).")
     name: str | None = Field(None, description="The player's name when the win was entered; null: none chosen.")
+    tier: Tier = Field(
+        "clean", description="`clean`: won without an undo and without a hint; `assisted`: used either (ranks after)."
+    )
+    identity: Identity = Field(
+        "anonymous", description="`app`: a player an app vouches for (see `app`); `anonymous`: any other player."
+    )
+    app: str | None = Field(None, description="The app's name when the win was entered (`identity` `app`).")
 
 
 class WonGamesPage(BaseModel):
