@@ -6,7 +6,7 @@ import gc
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
-from litestar import Litestar
+from litestar import Litestar, Router
 from litestar.config.response_cache import ResponseCacheConfig
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
@@ -15,6 +15,7 @@ from litestar.plugins.prometheus import PrometheusController
 from litestar.types import ControllerRouterHandler
 
 import pyramide
+from pyramide.service.apps.controller import AppAdminController
 from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
 from pyramide.service.games.controller import GameController, MyGamesController
@@ -30,6 +31,7 @@ from pyramide.service.http.web import play_file, play_page
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics
 from pyramide.service.infra.settings import Settings
+from pyramide.service.moderation.controller import AuditController
 from pyramide.service.players.controller import PlayerController
 from pyramide.service.privacy.controller import PrivacyController
 from pyramide.service.services import Services, confirms_writes
@@ -42,6 +44,8 @@ the record. Errors are `application/problem+json` with a stable `code` and text 
 
 
 GC_YOUNG_THRESHOLD = 20_000
+ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [AppAdminController, AuditController]
+"""The routes under ``/v1/admin``: the operator's and the apps' (see ``http.auth``)."""
 
 
 class MetricsController(PrometheusController):
@@ -79,6 +83,7 @@ def create_app(
             PrivacyController,
             LeaderboardController,
             ChallengeController,
+            Router("/v1/admin", route_handlers=ADMIN_CONTROLLERS),
             DealController,
             HealthController,
             MetricsController,
@@ -92,7 +97,12 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         middleware=[
             RequestMetrics(app_name="pyramide").middleware,
-            DefineMiddleware(BearerAuthentication, players=services.players),
+            DefineMiddleware(
+                BearerAuthentication,
+                players=services.players,
+                apps=services.apps,
+                operator_key=settings.operator_key,
+            ),
             *confirming,
         ],
         openapi_config=OpenAPIConfig(

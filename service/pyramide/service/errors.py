@@ -12,6 +12,7 @@ class ErrorCode(StrEnum):
     """Every code the service itself answers with (the engine's own are :class:`pyramide.engine.codes.Code`)."""
 
     UNAUTHORIZED = "unauthorized"
+    FORBIDDEN = "forbidden"
     GAME_NOT_FOUND = "game_not_found"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"

@@ -11,6 +11,7 @@ from typing import Any
 
 from litestar.di import Provide
 
+from pyramide.service.apps import AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.sealed import DealSecret
@@ -23,6 +24,7 @@ from pyramide.service.infra.disk import DiskWatch
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
 from pyramide.service.infra.settings import Settings
+from pyramide.service.moderation import AuditLog
 from pyramide.service.players import PlayerStore
 from pyramide.service.privacy.rewrites import Rewrites
 from pyramide.service.privacy.service import PlayerData
@@ -47,6 +49,8 @@ class Running:
     move_allowance: MoveAllowance
     privacy: PlayerData
     challenges: ChallengeService
+    apps: AppStore
+    audit: AuditLog
     disk: DiskWatch | None
 
     @classmethod
@@ -95,6 +99,8 @@ class Running:
                 rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
             ),
             challenges=ChallengeService(deals, games, leaderboards),
+            apps=AppStore(redis),
+            audit=AuditLog(redis),
             disk=_disk_watch(settings),
         )
 
@@ -147,6 +153,9 @@ class Services:
     def move_allowance(self) -> MoveAllowance:
         return self.running.move_allowance
 
+    def apps(self) -> AppStore:
+        return self.running.apps
+
     def redis(self) -> RedisClient:
         return self.running.redis
 
@@ -177,6 +186,8 @@ class Services:
             "address_limits",
             "privacy",
             "challenges",
+            "apps",
+            "audit",
         )
         settings = self.settings
         return {name: provide(name) for name in fields} | {

@@ -11,7 +11,7 @@ import pytest
 import pyramide.service
 
 SERVICE = Path(pyramide.service.__file__).parent
-DOMAINS = ("games", "players", "stats", "deals", "privacy", "challenges")
+DOMAINS = ("games", "players", "stats", "deals", "privacy", "challenges", "apps", "moderation")
 
 
 def _imports(path: Path) -> Iterator[str]:
@@ -60,11 +60,11 @@ def test_infrastructure_imports_no_domain_and_no_http() -> None:
             assert not name.startswith(above), f"infra/{path.name} imports {name}"
 
 
-def test_http_plumbing_imports_no_domain_but_the_players_it_authenticates() -> None:
+def test_http_plumbing_imports_no_domain_but_the_players_and_apps_it_authenticates() -> None:
     domains = tuple(f"pyramide.service.{d}" for d in DOMAINS)
     for path in _modules("http"):
         for name in _imports(path):
-            allowed = name == "pyramide.service.players"
+            allowed = name in ("pyramide.service.players", "pyramide.service.apps")
             assert allowed or not name.startswith(domains), f"http/{path.name} imports {name}"
 
 

@@ -23,6 +23,8 @@ _SHOWN: Final = 80
 GameIdText = Annotated[
     str, Parameter(description="The game's id, as createGame answered it.", schema_extra={"format": "uuid"})
 ]
+IdText = Annotated[str, Parameter(description="An id (a UUID).", schema_extra={"format": "uuid"})]
+"""An app's, a player's or an entry's id in a path: text that names none is 404 (:func:`id_of`), as a missing one."""
 DealCodeText = Annotated[
     str,
     Parameter(description="A deal code, e.g. PY1-N-AAAAAAS.", schema_extra={"pattern": DEAL_CODE_PATTERN}),
@@ -35,6 +37,14 @@ def game_id_of(text: str) -> UUID:
         return UUID(text)
     except ValueError:
         raise DomainError(ErrorCode.GAME_NOT_FOUND) from None
+
+
+def id_of(text: str) -> UUID:
+    """The id; 404 ``not_found`` for text that names nothing, as for an id that is not there."""
+    try:
+        return UUID(text)
+    except ValueError:
+        raise DomainError(ErrorCode.NOT_FOUND) from None
 
 
 def deal_code_of(text: str) -> DealCode:

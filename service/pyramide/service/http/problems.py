@@ -158,6 +158,10 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "Erről a győzelemről egy moderátor már másként döntött",
         "en": "A moderator has already decided this review the other way",
     },
+    ErrorCode.FORBIDDEN: {
+        "hu": "Ehhez a kulcsodnak nincs joga",
+        "en": "Your key is not allowed to do this",
+    },
 }
 MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}
 TITLES: Final[dict[str, dict[Locale, str]]] = {
@@ -193,6 +197,7 @@ _STATUS_CODES: Final = {
 
 DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.FORBIDDEN: 403,
     ErrorCode.GAME_NOT_FOUND: 404,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.PRECONDITION_FAILED: 412,

@@ -10,7 +10,8 @@ from pyramide.service.http.schemas import Problem
 
 _DESCRIPTIONS = {
     400: "Malformed request (not JSON, or a bad header)",
-    401: "No valid bearer token",
+    401: "No valid bearer token (on /v1/admin: no operator key or valid app key)",
+    403: "The key may not do this (`forbidden`), or the player is banned (`player_banned`)",
     404: "No such game (or not yours), or no such resource",
     409: "The move is not allowed now (the engine's code), a lost race, an Idempotency-Key reused, or no deal"
     " proven winnable in time for winnable_only",

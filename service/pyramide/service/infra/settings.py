@@ -145,6 +145,9 @@ class Settings(BaseSettings):
     deal_secret: str | None = Field(None, min_length=16, repr=False)
     """The secret sealed deals (daily challenges) are dealt from; without it, one is generated once and kept in
     Redis. Never shown."""
+    operator_key: str | None = Field(None, min_length=32, max_length=512, pattern=r"^[\x21-\x7e]+$", repr=False)
+    """The operator's key for ``/v1/admin`` (``Authorization: Bearer <key>``): at least 32 visible ASCII characters;
+    unset, every admin route answers 404. Never shown."""
     challenge_presets: Annotated[tuple[str, ...], NoDecode] = ("N", "2S")
     """The rule sets with a daily challenge, by deal-code segment (``N,2S``); ``N`` always among them."""
     challenge_candidates: int = Field(64, ge=1)

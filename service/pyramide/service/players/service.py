@@ -111,6 +111,12 @@ class Player:
     """The hash of the token this request authenticated with (see :func:`auth_key`)."""
     create_record: str | None = None
     """Where createPlayer's sealed answer for a retry is kept, when it was created with an Idempotency-Key."""
+    app_id: UUID | None = None
+    """The app whose user this player is (see ``apps``); ``None``: an anonymous player."""
+    app_name: str | None = None
+    """That app's name when the player was bound to it (shown beside the player's board entries)."""
+    external_id: str | None = None
+    """The app's own id for its user (``Pyramide-Player``)."""
 
     @property
     def created_at(self) -> datetime:
@@ -122,7 +128,11 @@ class Player:
             "explain_errors": "1" if self.explain_errors else "0",
             "created_ms": str(self.created_ms),
             **({"name": self.name} if self.name else {}),
+            **(self._app_fields() if self.app_id else {}),
         }
+
+    def _app_fields(self) -> dict[str, str]:
+        return {"app_id": str(self.app_id), "app_name": self.app_name or "", "external_id": self.external_id or ""}
 
 
 def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
@@ -136,7 +146,16 @@ def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
         name.decode() if name else None,
         fields.get(b"token_hash", b"").decode(),
         (fields.get(b"create_record") or b"").decode() or None,
+        *_app_binding(fields),
     )
+
+
+def _app_binding(fields: dict[bytes, bytes]) -> tuple[UUID | None, str | None, str | None]:
+    """An app player's binding (app id, app name, external id), read from its hash; ``None`` for an anonymous one."""
+    app = fields.get(b"app_id")
+    if not app:
+        return None, None, None
+    return UUID(app.decode()), fields.get(b"app_name", b"").decode(), fields.get(b"external_id", b"").decode()
 
 
 class SealedCreate:

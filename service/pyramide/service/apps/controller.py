@@ -1,0 +1,80 @@
+"""The operator's routes for apps: create one (its key shown once), list them, revoke one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, get_args
+
+from litestar import Controller, Request, Response, delete, get, post
+from litestar.datastructures import State
+from pydantic import TypeAdapter
+
+from pyramide.service.apps.principal import Principal
+from pyramide.service.apps.schemas import AppList, AppView, CreateAppBody, CreatedApp, Scope
+from pyramide.service.apps.store import App, AppStore
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.http.body import parse_body
+from pyramide.service.http.injection import Injected
+from pyramide.service.http.params import IdText, id_of
+from pyramide.service.http.responses import problems
+from pyramide.service.moderation import AuditLog
+
+AdminRequest = Request[Principal, None, State]
+_CREATE = TypeAdapter(CreateAppBody)
+_SCOPES = frozenset(get_args(Scope))
+
+
+def operator_only(principal: Principal) -> None:
+    """Apps are the operator's to manage: an app's key is 403 ``forbidden`` here."""
+    if not principal.is_operator:
+        raise DomainError(ErrorCode.FORBIDDEN)
+
+
+def _view(app: App) -> AppView:
+    scopes: list[Any] = sorted(app.scopes & _SCOPES)
+    created = datetime.fromtimestamp(app.created_ms / 1000, UTC)
+    return AppView(id=app.id, name=app.name, scopes=scopes, created_at=created)
+
+
+class AppAdminController(Controller):
+    path = "/apps"
+    tags = ["admin"]
+
+    @post(
+        "/",
+        operation_id="createApp",
+        request_body=CreateAppBody,
+        summary="Create an app and its server key (operator)",
+        description="The key is in this answer only; the service keeps its hash. 403 `forbidden` for an app's key.",
+        responses=problems(400, 401, 403, 404, 413, 422),
+    )
+    async def create(
+        self, request: AdminRequest, apps: Injected[AppStore], audit: Injected[AuditLog]
+    ) -> Response[CreatedApp]:
+        operator_only(request.user)
+        body = await parse_body(request, _CREATE)
+        app, key = await apps.create(body.name, frozenset(body.scopes))
+        await audit.record(request.user, "create_app", f"app:{app.id}", detail={"name": app.name})
+        return Response(CreatedApp(**_view(app).model_dump(), key=key), status_code=201)
+
+    @get("/", operation_id="listApps", summary="Every app (operator)", responses=problems(401, 403, 404))
+    async def list(self, request: AdminRequest, apps: Injected[AppStore]) -> AppList:
+        operator_only(request.user)
+        return AppList(entries=[_view(app) for app in await apps.list()])
+
+    @delete(
+        "/{app_id:str}",
+        operation_id="revokeApp",
+        summary="Revoke an app's key (operator)",
+        description="Every process refuses the key from the next request on.",
+        responses=problems(401, 403, 404),
+        status_code=204,
+    )
+    async def revoke(
+        self, request: AdminRequest, app_id: IdText, apps: Injected[AppStore], audit: Injected[AuditLog]
+    ) -> Response[None]:
+        operator_only(request.user)
+        if not await apps.revoke(id_of(app_id)):
+            raise DomainError(ErrorCode.NOT_FOUND)
+        await audit.record(request.user, "revoke_app", f"app:{app_id}")
+        return Response(None, status_code=204)

@@ -1,0 +1,100 @@
+"""Apps and their server keys, in Redis.
+
+An app's key is ``pyrapp_<app id, 32 hex>_<secret>``: the prefix tells it from a player's token (``<uuid>.<secret>``)
+at a glance and in code, so neither is ever taken for the other. Redis keeps only the SHA-256 of the secret, in the
+app's hash ``pyr:{app:<id>}:app``; a request with an app key reads that hash every time, so a revoked key (its hash
+deleted) is refused at once by every process. The set of apps, ``pyr:apps``, is ordered by creation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Final
+from uuid import UUID, uuid4
+
+from pyramide.service.infra.redis import RedisClient, raw
+
+APP_KEY_PREFIX: Final = "pyrapp_"
+SCOPES: Final = ("players", "moderation")
+"""``players``: act for the app's own users (``Pyramide-Player``) and issue them sessions; ``moderation``: ban,
+unban and annul the entries of the app's own players."""
+_KEY: Final = re.compile(r"^pyrapp_([0-9a-f]{32})_([A-Za-z0-9_-]{40,64})$")
+APPS_KEY: Final = "pyr:apps"
+
+
+def app_key(app_id: UUID) -> str:
+    return f"pyr:{{app:{app_id}}}:app"
+
+
+def is_app_key(token: str) -> bool:
+    """Whether a bearer token has the shape of an app key (not whether it is valid)."""
+    return token.startswith(APP_KEY_PREFIX)
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class App:
+    id: UUID
+    name: str
+    scopes: frozenset[str]
+    created_ms: int
+
+
+def _app(app_id: UUID, fields: dict[bytes, bytes]) -> App:
+    scopes = frozenset(s for s in fields.get(b"scopes", b"").decode().split(" ") if s)
+    return App(app_id, fields.get(b"name", b"").decode(), scopes, int(fields.get(b"created_ms", b"0")))
+
+
+class AppStore:
+    def __init__(self, redis: RedisClient) -> None:
+        self.redis = redis
+
+    async def create(self, name: str, scopes: frozenset[str]) -> tuple[App, str]:
+        """A new app and its key, which is returned this once: only its hash is kept."""
+        app = App(uuid4(), name, scopes, int(time.time() * 1000))
+        secret = secrets.token_urlsafe(32)
+        fields = {
+            "name": app.name,
+            "scopes": " ".join(sorted(app.scopes)),
+            "created_ms": str(app.created_ms),
+            "key_hash": _hash(secret),
+        }
+        await self.redis.hset(app_key(app.id), mapping=fields)
+        await self.redis.zadd(APPS_KEY, {str(app.id): app.created_ms})
+        return app, f"{APP_KEY_PREFIX}{app.id.hex}_{secret}"
+
+    async def get(self, app_id: UUID) -> App | None:
+        fields = await self.redis.hgetall(app_key(app_id))
+        return _app(app_id, fields) if fields else None
+
+    async def list(self) -> list[App]:
+        """Every app, the oldest first (an operator creates a handful; there is no paging)."""
+        ids = [UUID((raw(m) or b"").decode()) for m in await self.redis.zrange(APPS_KEY, 0, -1)]
+        found = [await self.get(app_id) for app_id in ids]
+        return [app for app in found if app is not None]
+
+    async def revoke(self, app_id: UUID) -> bool:
+        """Delete the app's key: from the next request on, every process refuses it. ``False``: no such app."""
+        deleted = await self.redis.delete(app_key(app_id))
+        await self.redis.zrem(APPS_KEY, str(app_id))
+        return bool(deleted)
+
+    async def authenticate(self, key: str) -> App | None:
+        """The app of a server key, or ``None`` for a key that is malformed, unknown or revoked."""
+        match = _KEY.match(key)
+        if match is None:
+            return None
+        app_id = UUID(hex=match.group(1))
+        fields = await self.redis.hgetall(app_key(app_id))
+        kept = fields.get(b"key_hash", b"").decode()
+        if not kept or not hmac.compare_digest(kept, _hash(match.group(2))):
+            return None
+        return _app(app_id, fields)
