@@ -9,6 +9,7 @@ playing the line; and one that plays the line at a steady 150 ms a move, with re
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -231,3 +232,63 @@ def test_with_app_players_only_an_anonymous_win_does_not_rank(settings: Settings
         assert http.get("/v1/players/me/stats", headers=anonymous).json()["won"] == 1
         assert _board(http, challenge) == []
         assert http.get(f"/v1/challenges/{challenge}", headers=anonymous).json()["you"]["rank"] is None
+
+
+OPERATOR_KEY = "operator-key-for-the-review-tests-0123456789"
+OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+
+
+def _reviews(http: httpx.Client, **params: str) -> list[dict[str, Any]]:
+    response = http.get("/v1/admin/reviews", params=params, headers=OPERATOR)
+    assert response.status_code == 200, response.text
+    entries: list[dict[str, Any]] = response.json()["entries"]
+    return entries
+
+
+def test_held_wins_wait_for_a_moderator_who_accepts_or_rejects_them(settings: Settings) -> None:
+    """Both bots' wins are held with their record and timings (under the default floor, 150 ms); the operator
+    accepts one (it enters the board as it would have: the draw/undo bot's, assisted) and rejects the other (it
+    never does); each decision is audited once; the other decision is 409; an
+    app's moderator may not decide an anonymous player's win; a player token is no admin key."""
+    with (
+        _served(settings, min_move_ms=150, operator_key=OPERATOR_KEY) as url,
+        httpx.Client(base_url=url) as http,
+    ):
+        challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
+        two_player = _two_player_bot(http, challenge)
+        _draw_undo_bot(http, challenge)
+        assert _board(http, challenge) == []
+        held = _reviews(http)
+        assert [(r["name"], r["status"]) for r in held] == [("Two-player bot", "pending"), ("Draw-undo bot", "pending")]
+        bot, undoer = held
+        assert bot["median_interval_ms"] < 150 and bot["tier"] == "clean" and undoer["tier"] == "assisted"
+        assert len(bot["times_ms"]) == len(bot["record"]) == bot["moves"] and bot["times_ms"][0] == 0
+        assert undoer["record"][:2] == ["D", "D"] and "U" in undoer["record"] and undoer["undos"] == 23
+
+        moderator = http.post("/v1/admin/apps", json={"name": "Klub", "scopes": ["moderation"]}, headers=OPERATOR)
+        app_key = {"Authorization": f"Bearer {moderator.json()['key']}"}
+        refused = http.post(f"/v1/admin/reviews/{undoer['id']}/accept", json={"reason": "mine?"}, headers=app_key)
+        assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+        assert http.get("/v1/admin/reviews", headers=two_player).status_code == 401
+
+        accepted = http.post(f"/v1/admin/reviews/{undoer['id']}/accept", json={"reason": "seen it"}, headers=OPERATOR)
+        assert accepted.status_code == 200 and accepted.json()["status"] == "accepted", accepted.text
+        again = http.post(f"/v1/admin/reviews/{undoer['id']}/accept", json={"reason": "twice"}, headers=OPERATOR)
+        assert again.status_code == 200 and again.json()["reason"] == "seen it", "accepting again changes nothing"
+        rejected = http.post(f"/v1/admin/reviews/{bot['id']}/reject", json={"reason": "a bot"}, headers=OPERATOR)
+        assert rejected.status_code == 200 and rejected.json()["status"] == "rejected"
+        crossed = http.post(
+            f"/v1/admin/reviews/{bot['id']}/accept", json={}, headers={**OPERATOR, "Accept-Language": "en"}
+        )
+        assert crossed.status_code == 409 and crossed.json()["code"] == "review_already_decided"
+        assert crossed.headers["content-type"].startswith("application/problem+json")
+        missing = http.post(f"/v1/admin/reviews/{uuid.uuid4()}/reject", json={}, headers=OPERATOR)
+        assert missing.status_code == 404 and missing.json()["code"] == "review_not_found"
+
+        entries = _board(http, challenge)
+        assert [(e["name"], e["tier"], e["rank"]) for e in entries] == [("Draw-undo bot", "assisted", 1)]
+        assert [r["status"] for r in _reviews(http)] == ["rejected", "accepted"], "latest decided first"
+        audit = http.get("/v1/admin/audit", headers=OPERATOR).json()["entries"]
+        decisions = [(e["action"], e["reason"], e["actor"]) for e in audit if e["action"].endswith("_review")]
+        assert decisions == [("reject_review", "a bot", "operator"), ("accept_review", "seen it", "operator")]
+        assert all(e["target"] in {f"player:{bot['player']}", f"player:{undoer['player']}"} for e in audit[:2])

@@ -19,7 +19,8 @@ OPERATIONS = {
     "abandonGame", "getGameRecord", "getDeal", "listRules", "getLiveness", "getReadiness", "getHint", "analyseDeal",
     "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard", "listPlayerGames",
     "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge",
-    "getChallengeLeaderboard",
+    "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "listReviews", "acceptReview",
+    "rejectReview",
 }  # fmt: skip
 
 

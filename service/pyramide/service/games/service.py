@@ -411,7 +411,7 @@ class GameService:
         now = _advance(stored)
         if stored.challenge is not None and outcome.notation is not None:
             stored.note_operation(now)
-        result = settle(stored, now, player.name)
+        result = settle(stored, now, player)
         started = stored.started and not was_started
         reply = reply_for(stored, locale, outcome.feedback)
         saved = await self.store.save(
