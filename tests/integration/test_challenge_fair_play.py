@@ -292,3 +292,16 @@ def test_held_wins_wait_for_a_moderator_who_accepts_or_rejects_them(settings: Se
         decisions = [(e["action"], e["reason"], e["actor"]) for e in audit if e["action"].endswith("_review")]
         assert decisions == [("reject_review", "a bot", "operator"), ("accept_review", "seen it", "operator")]
         assert all(e["target"] in {f"player:{bot['player']}", f"player:{undoer['player']}"} for e in audit[:2])
+
+
+def test_erasing_a_player_takes_its_held_win_off_the_review_list(settings: Settings) -> None:
+    """A held win names the player and keeps its record: erasing the player takes it away with everything else."""
+    with (
+        _served(settings, min_move_ms=150, operator_key=OPERATOR_KEY) as url,
+        httpx.Client(base_url=url) as http,
+    ):
+        challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
+        bot = _two_player_bot(http, challenge)
+        assert [r["name"] for r in _reviews(http)] == ["Two-player bot"]
+        assert http.delete("/v1/players/me", headers=bot).status_code == 204
+        assert _reviews(http) == []

@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from uuid import UUID
 
 from pyramide.engine import Game, InvalidStateError, dump_game, load_game
@@ -47,13 +47,15 @@ class StoredGame:
     """The daily challenge this game is the player's attempt at, if it is one."""
     sealed_until_ms: int = 0
     """When that challenge closes: until then nothing may reveal the game's deal (see :meth:`sealed`)."""
-    times: array[int] = field(default_factory=lambda: array("I"))
+    times: array[int] | None = None
     """When each operation (move or undo) arrived, in ms after the first move, by the server's clock: kept for a
-    challenge game (see :meth:`note_operation`), empty for any other."""
+    challenge game (see :meth:`note_operation`); ``None`` for any other (nothing allocated on their path)."""
 
     def note_operation(self, now_ms: int) -> None:
         """Keep the arrival time of an operation of a challenge game (after :attr:`first_move_ms` is set)."""
         if self.challenge is not None and self.first_move_ms is not None:
+            if self.times is None:
+                self.times = array("I")
             self.times.append(max(0, min(now_ms - self.first_move_ms, 0xFFFFFFFF)))
 
     def sealed(self, now_ms: int) -> bool:
@@ -78,7 +80,8 @@ class StoredGame:
 
     def to_bytes(self) -> bytes:
         flags = (ABANDONED if self.abandoned else 0) | (SETTLED if self.settled else 0)
-        flags |= (0 if self.challenge is None else CHALLENGE) | (TIMES if self.times else 0)
+        if self.challenge is not None:  # only a challenge game keeps operation times
+            flags |= CHALLENGE | (TIMES if self.times else 0)
         header = _HEADER.pack(
             self.version,
             self.owner.bytes,
@@ -90,8 +93,8 @@ class StoredGame:
         if self.challenge is not None:
             challenge = self.challenge.encode("ascii")
             header += _CHALLENGE.pack(self.sealed_until_ms, len(challenge)) + challenge
-        if self.times:
-            header += _COUNTERS.pack(len(self.times)) + _big_endian(self.times)
+            if self.times:
+                header += _COUNTERS.pack(len(self.times)) + _big_endian(self.times)
         return header + dump_game(self.game)
 
     @classmethod
@@ -112,7 +115,7 @@ class StoredGame:
             sealed_until, size = _CHALLENGE.unpack_from(data, start)
             start += _CHALLENGE.size + size
             challenge = data[start - size : start].decode("ascii", "replace")
-        times = array("I")
+        times = None
         if flags & TIMES:
             if len(data) < start + _COUNTERS.size:
                 raise InvalidStateError("the stored game is cut short")
