@@ -262,7 +262,8 @@ def test_held_wins_wait_for_a_moderator_who_accepts_or_rejects_them(settings: Se
         assert [(r["name"], r["status"]) for r in held] == [("Two-player bot", "pending"), ("Draw-undo bot", "pending")]
         bot, undoer = held
         assert bot["median_interval_ms"] < 150 and bot["tier"] == "clean" and undoer["tier"] == "assisted"
-        assert len(bot["times_ms"]) == len(bot["record"]) == bot["moves"] and bot["times_ms"][0] == 0
+        assert len(bot["times_ms"]) == len(bot["record"]) == bot["moves"] == bot["operations"]
+        assert bot["times_ms"][0] == 0 and bot["times_ms"] == sorted(bot["times_ms"])
         assert undoer["record"][:2] == ["D", "D"] and "U" in undoer["record"] and undoer["undos"] == 23
 
         moderator = http.post("/v1/admin/apps", json={"name": "Klub", "scopes": ["moderation"]}, headers=OPERATOR)
@@ -305,3 +306,25 @@ def test_erasing_a_player_takes_its_held_win_off_the_review_list(settings: Setti
         assert [r["name"] for r in _reviews(http)] == ["Two-player bot"]
         assert http.delete("/v1/players/me", headers=bot).status_code == 204
         assert _reviews(http) == []
+
+
+def test_a_review_keeps_a_long_game_s_first_500_operations(settings: Settings) -> None:
+    """A review stays small however long the held game was: 520 draws and undos before the line, and the review
+    says how many operations there were but keeps the first 500 with their times."""
+    with (
+        _served(settings, min_move_ms=150, operator_key=OPERATOR_KEY) as url,
+        httpx.Client(base_url=url) as http,
+    ):
+        challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
+        learner = _player(http, "Learner")
+        first = _start(http, learner, {"challenge": challenge})
+        line = _line_of(http, learner, first, _draw_all(http, learner, first))
+        long_player = _player(http, "Long")
+        game = _start(http, long_player, {"challenge": challenge})["id"]
+        for _ in range(260):
+            _move(http, long_player, game, {"type": "draw"})
+            _move(http, long_player, game, {"type": "undo"})
+        _play(http, long_player, game, line)
+        (review,) = _reviews(http)
+        assert review["operations"] == 520 + len(line)
+        assert len(review["record"]) == len(review["times_ms"]) == 500 and review["record"][:2] == ["D", "U"]

@@ -60,6 +60,7 @@ def review_view(item: dict[str, Any]) -> Review:
         undos=result["undos"],
         hints=item["hints"],
         tier="clean" if clean else "assisted",
+        operations=item.get("operations", len(item["record"])),
         times_ms=result["times"] or [],
         record=item["record"],
     )

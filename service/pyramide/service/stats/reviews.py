@@ -6,15 +6,16 @@ same win again, as a repeated settlement does, changes nothing), and a queue who
 first, oldest held first, then decided ones, latest decided first (``<0|1>:<15 digits of ms>:<id>``, score 0, so
 a page starts after the last member of the previous one, like the ranked lists). Each challenge holds at most
 ``REVIEWS_PER_CHALLENGE``: when it is full, its oldest decided review makes room; when every one is still
-pending, the new win is not held (and logged). Each player's reviews are noted in the player's slot, so that
-erasing a player takes them away.
+pending, the new win is not held (and logged). A review keeps the first ``KEPT_OPERATIONS`` operations of the
+game's record and times. Each player's reviews are noted in the player's slot, so that erasing a player takes them
+away.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 from uuid import UUID
 
@@ -27,6 +28,9 @@ from pyramide.service.stats.statistics import tombstone_key
 
 log = logging.getLogger("pyramide.service")
 REVIEWS_PER_CHALLENGE: Final = 1000
+KEPT_OPERATIONS: Final = 500
+"""Operations of a held win whose notation and time a review keeps (a winning line is some 50 to 200): a game may
+record up to ``max_game_operations``, and a review must stay small however long the game it holds was."""
 PENDING, DECIDED = "0", "1"
 _FAR: Final = 10**15
 QUEUE, ITEMS, ORDER = "pyr:{reviews}:queue", "pyr:{reviews}:items", "pyr:{reviews}:order"
@@ -145,8 +149,9 @@ class Reviews:
             "median_interval_ms": cadence.median_interval_ms,
             "per_move_ms": cadence.per_move_ms,
             "hints": hints,
-            "record": record,
-            "result": json.loads(result.to_bytes()),
+            "operations": len(record),
+            "record": record[:KEPT_OPERATIONS],
+            "result": json.loads(replace(result, times=(result.times or [])[:KEPT_OPERATIONS]).to_bytes()),
         }
         keys = [QUEUE, ITEMS, ORDER, challenge_reviews_key(result.challenge)]
         member = queue_member("pending", now_ms, review)

@@ -123,8 +123,11 @@ class Review(BaseModel):
     undos: Count
     hints: Count
     tier: Tier
-    times_ms: list[Count] = Field(description="When each operation (move or undo) arrived, in ms after the first.")
-    record: list[str] = Field(description="Every operation in order, in move notation.")
+    operations: Count = Field(description="Operations (moves and undos) the game recorded.")
+    times_ms: list[Count] = Field(
+        description="When each operation arrived, in ms after the first (the first 500 operations)."
+    )
+    record: list[str] = Field(description="The operations in order, in move notation (the first 500).")
 
 
 class ReviewsPage(BaseModel):
