@@ -5,8 +5,10 @@ Usage: .venv/bin/python benchmarks/service_instructions.py [--requests 1000] [--
 The same server as ``service_load.py`` (the app plus a route doing one Redis GET and one SET), run under valgrind's
 callgrind, which counts the instructions the server process executes. After a warm-up the counters are zeroed,
 ``--requests`` baseline requests are sent by ``--clients`` concurrent clients and the count is read; then the same
-for moves of whole games on seeded deals. Prints instructions per request and their ratio (baseline / move: the
-throughput ratio the server would reach were instructions all that counted). Unlike the timings of
+for moves of whole games on seeded deals, by anonymous players (a player's token), and again by an app's players
+(the app's key and ``Pyramide-Player``: the app's hash and the binding read on each request). Prints instructions
+per request and the ratio baseline / anonymous move (the throughput ratio the server would reach were instructions
+all that counted). Unlike the timings of
 ``service_load.py``, the counts hardly move with what else the machine is doing (about 1 % between runs), so they
 tell whether a change made a request cheaper; they know nothing of caches and stalls, so they are not a timing.
 Needs valgrind (``callgrind_control`` beside it); takes a few minutes.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import subprocess
 import sys
@@ -31,6 +34,22 @@ from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from service_load import choose_move, free_port, wait_ready
 
 SERVER = Path(__file__).with_name("service_load.py")
+
+
+OPERATOR_KEY = "benchmark-operator-key-0123456789abcdef"
+
+
+async def _player(client: aiohttp.ClientSession, worker: str, seed: int, index: int) -> dict[str, str]:
+    """The headers of a fresh player: an anonymous one's token, or an app's key with a user's external id."""
+    if worker != "app_games":
+        async with client.post("/v1/players", json={}) as response:
+            return {"Authorization": f"Bearer {(await response.json())['token']}"}
+    operator = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+    async with client.post(
+        "/v1/admin/apps", json={"name": f"Bench {seed} {index}", "scopes": ["players"]}, headers=operator
+    ) as response:
+        key = (await response.json())["key"]
+    return {"Authorization": f"Bearer {key}", "Pyramide-Player": f"user-{seed}-{index}"}
 
 
 async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> None:
@@ -49,8 +68,7 @@ async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> N
         async def games(index: int) -> None:
             nonlocal sent
             rng = random.Random(seed * 1000 + index)
-            async with client.post("/v1/players", json={}) as response:
-                headers = {"Authorization": f"Bearer {(await response.json())['token']}"}
+            headers = await _player(client, worker, seed, index)
             while sent < count:
                 code = str(random_deal_code(randbelow=rng.randrange))
                 async with client.post("/v1/games", json={"code": code}, headers=headers) as response:
@@ -94,11 +112,12 @@ def main() -> None:
         url, out = f"http://127.0.0.1:{port}", Path(data) / "callgrind.out"
         command = [sys.executable, str(SERVER), "--serve", str(port), redis.url]
         valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"]
-        server = subprocess.Popen(valgrind + command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env = {**os.environ, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY}
+        server = subprocess.Popen(valgrind + command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         try:
             wait_ready(url, seconds=600)
             counts: dict[str, int] = {}
-            for seed, worker in enumerate(("baseline", "games")):
+            for seed, worker in ((0, "baseline"), (1, "games"), (1, "app_games")):  # the same deals for both moves
                 asyncio.run(_send(url, args.clients, 300, 100 + seed, worker))  # warm-up
 
                 def send(worker: str = worker, seed: int = seed) -> None:
@@ -109,9 +128,11 @@ def main() -> None:
             server.terminate()
             server.wait(timeout=120)
     base, move = counts["baseline"] / args.requests, counts["games"] / args.requests
+    app_move = counts["app_games"] / args.requests
     print(f"server instructions per request, {args.requests} requests from {args.clients} concurrent clients:")
     print(f"  baseline GET+SET {base:12,.0f}")
     print(f"  move route       {move:12,.0f}   (game creation included, as in whole games)")
+    print(f"  app player move  {app_move:12,.0f}   (app key + Pyramide-Player; game creation included)")
     print(f"  ratio baseline / move: {base / move:.3f}")
 
 

@@ -42,13 +42,15 @@ from pyramide.service.http.server import server_config
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.infra.settings import LIMIT_NAMES, QUOTA_NAMES, Settings
+from pyramide.service.infra.settings import APP_LIMIT_NAMES, LIMIT_NAMES, QUOTA_NAMES, Settings
 
 BASELINE_VALUE = b"x" * 400  # about the size of a stored game
 BENCHMARK_LIMITS: dict[str, Any] = {
     **{f"limit_{name}": 10**9 for name in LIMIT_NAMES},
     **{f"quota_{name}": 10**9 for name in QUOTA_NAMES},
     "max_unfinished_games": 10**9,
+    **{f"app_limit_{name}": 10**9 for name in APP_LIMIT_NAMES},
+    **{f"app_quota_{name}": 10**9 for name in QUOTA_NAMES},
 }
 """Limits, quotas and caps no load here reaches (all of its clients share one address), but still checked on every
 request, so their cost is measured."""

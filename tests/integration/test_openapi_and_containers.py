@@ -19,8 +19,8 @@ OPERATIONS = {
     "abandonGame", "getGameRecord", "getDeal", "listRules", "getLiveness", "getReadiness", "getHint", "analyseDeal",
     "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard", "listPlayerGames",
     "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge",
-    "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "listReviews", "acceptReview",
-    "rejectReview",
+    "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "banPlayer", "unbanPlayer",
+    "annulLeaderboardEntry", "createSession", "listReviews", "acceptReview", "rejectReview",
 }  # fmt: skip
 
 

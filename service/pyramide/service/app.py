@@ -15,7 +15,7 @@ from litestar.plugins.prometheus import PrometheusController
 from litestar.types import ControllerRouterHandler
 
 import pyramide
-from pyramide.service.apps.controller import AppAdminController
+from pyramide.service.apps.controller import AppAdminController, AppController
 from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
 from pyramide.service.games.controller import GameController, MyGamesController
@@ -31,6 +31,7 @@ from pyramide.service.http.web import play_file, play_page
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics
 from pyramide.service.infra.settings import Settings
+from pyramide.service.moderation.actions_controller import ModerationController
 from pyramide.service.moderation.controller import AuditController
 from pyramide.service.players.controller import PlayerController
 from pyramide.service.privacy.controller import PrivacyController
@@ -45,7 +46,12 @@ the record. Errors are `application/problem+json` with a stable `code` and text 
 
 
 GC_YOUNG_THRESHOLD = 20_000
-ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [AppAdminController, AuditController, ReviewController]
+ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [
+    AppAdminController,
+    AuditController,
+    ModerationController,
+    ReviewController,
+]
 """The routes under ``/v1/admin``: the operator's and the apps' (see ``http.auth``)."""
 
 
@@ -85,6 +91,7 @@ def create_app(
             LeaderboardController,
             ChallengeController,
             Router("/v1/admin", route_handlers=ADMIN_CONTROLLERS),
+            AppController,
             DealController,
             HealthController,
             MetricsController,
@@ -103,6 +110,9 @@ def create_app(
                 players=services.players,
                 apps=services.apps,
                 operator_key=settings.operator_key,
+                app_players=services.app_players,
+                allowance=services.move_allowance,
+                limits=services.address_limits,
             ),
             *confirming,
         ],

@@ -45,6 +45,10 @@ class ErrorCode(StrEnum):
     CHALLENGE_CLOSED = "challenge_closed"
     CHALLENGE_NOT_READY = "challenge_not_ready"
     HINTS_NOT_ALLOWED = "hints_not_allowed"
+    PLAYER_BANNED = "player_banned"
+    INVALID_PLAYER_HEADER = "invalid_player_header"
+    PLAYER_HEADER_NOT_ALLOWED = "player_header_not_allowed"
+    INVALID_CLIENT_IP = "invalid_client_ip"
     REVIEW_NOT_FOUND = "review_not_found"
     REVIEW_ALREADY_DECIDED = "review_already_decided"
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from litestar.di import Provide
 
-from pyramide.service.apps import AppStore
+from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.sealed import DealSecret
@@ -24,7 +24,7 @@ from pyramide.service.infra.disk import DiskWatch
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
 from pyramide.service.infra.settings import Settings
-from pyramide.service.moderation import AuditLog
+from pyramide.service.moderation import Annulments, AuditLog, Bans
 from pyramide.service.players import PlayerStore
 from pyramide.service.privacy.rewrites import Rewrites
 from pyramide.service.privacy.service import PlayerData
@@ -50,8 +50,11 @@ class Running:
     privacy: PlayerData
     challenges: ChallengeService
     apps: AppStore
+    app_players: AppPlayers
     audit: AuditLog
     disk: DiskWatch | None
+    bans: Bans
+    annulments: Annulments
 
     @classmethod
     def start(cls, settings: Settings) -> Running:
@@ -70,6 +73,7 @@ class Running:
         secret = DealSecret(redis, settings.deal_secret)
         deals = ChallengeDeals(redis, secret, solver, settings.challenge_presets, settings.challenge_candidates)
         games = GameService(store, settings.conflict_retries, solver, settlement, limiter, sealed_deals=deals)
+        audit = AuditLog(redis)
         return cls(
             redis=redis,
             players=players,
@@ -97,11 +101,15 @@ class Running:
                 exports_limit=settings.limits.limit("exports"),
                 guard_s=settings.erasure_guard_s,
                 rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
+                audit=audit,
             ),
             challenges=ChallengeService(deals, games, leaderboards),
             apps=AppStore(redis),
-            audit=AuditLog(redis),
+            app_players=AppPlayers(redis, players, settings.session_ttl_s),
             disk=_disk_watch(settings),
+            audit=audit,
+            bans=Bans(players, leaderboards, audit),
+            annulments=Annulments(players, leaderboards, audit),
         )
 
     async def stop(self) -> None:
@@ -159,6 +167,12 @@ class Services:
     def redis(self) -> RedisClient:
         return self.running.redis
 
+    def app_players(self) -> AppPlayers:
+        return self.running.app_players
+
+    def address_limits(self) -> AddressLimits:
+        return self.running.address_limits
+
     def must_confirm(self) -> bool:
         """Whether a write's answer waits for Redis to confirm its append-only file (with ``confirm_writes``
         ``auto``: while the embedded Redis's disk is low)."""
@@ -187,7 +201,10 @@ class Services:
             "privacy",
             "challenges",
             "apps",
+            "app_players",
             "audit",
+            "bans",
+            "annulments",
         )
         settings = self.settings
         return {name: provide(name) for name in fields} | {

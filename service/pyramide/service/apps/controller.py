@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, get_args
+from typing import Annotated, Any, get_args
 
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.datastructures import State
+from litestar.params import Parameter
 from pydantic import TypeAdapter
 
+from pyramide.service.apps.players import AppPlayers, valid_external_id
 from pyramide.service.apps.principal import Principal
-from pyramide.service.apps.schemas import AppList, AppView, CreateAppBody, CreatedApp, Scope
+from pyramide.service.apps.schemas import AppList, AppView, CreateAppBody, CreatedApp, IssuedSession, Scope
 from pyramide.service.apps.store import App, AppStore
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import parse_body
 from pyramide.service.http.injection import Injected
+from pyramide.service.http.limits import AddressLimits
 from pyramide.service.http.params import IdText, id_of
 from pyramide.service.http.responses import problems
 from pyramide.service.moderation import AuditLog
 
 AdminRequest = Request[Principal, None, State]
+AppRequest = Request[App, App, State]
 _CREATE = TypeAdapter(CreateAppBody)
 _SCOPES = frozenset(get_args(Scope))
 
@@ -53,7 +57,8 @@ class AppAdminController(Controller):
     ) -> Response[CreatedApp]:
         operator_only(request.user)
         body = await parse_body(request, _CREATE)
-        app, key = await apps.create(body.name, frozenset(body.scopes))
+        limits = body.limits.values() if body.limits else {}
+        app, key = await apps.create(body.name, frozenset(body.scopes), limits)
         await audit.record(request.user, "create_app", f"app:{app.id}", detail={"name": app.name})
         return Response(CreatedApp(**_view(app).model_dump(), key=key), status_code=201)
 
@@ -78,3 +83,42 @@ class AppAdminController(Controller):
             raise DomainError(ErrorCode.NOT_FOUND)
         await audit.record(request.user, "revoke_app", f"app:{app_id}")
         return Response(None, status_code=204)
+
+
+ExternalId = Annotated[
+    str, Parameter(max_length=512, description="The app's own id for its user (1–128 visible ASCII).")
+]
+
+
+class AppController(Controller):
+    """The routes of an app's own (its key, scope ``players``)."""
+
+    path = "/v1/apps/me"
+    tags = ["apps"]
+
+    @post(
+        "/players/{external_id:str}/sessions",
+        operation_id="createSession",
+        summary="Issue a session for one of the app's users (app key, scope `players`)",
+        description="A bearer token for that user's player (created on first use), for the app's front end, valid"
+        " for `PYRAMIDE_SESSION_TTL_S`; several may be valid at once. It works on every player route as the"
+        " player's token does, but cannot replace the token (`rotatePlayerToken`: 403); it stops working when it"
+        " expires, when the app is revoked and when the player is erased. 400 `invalid_player_header` for an"
+        " external id that is not 1–128 visible ASCII characters; 403 `forbidden` without the `players` scope.",
+        responses=problems(400, 401, 403, 413, 429),
+        status_code=201,
+    )
+    async def create_session(
+        self,
+        request: AppRequest,
+        external_id: ExternalId,
+        app_players: Injected[AppPlayers],
+        address_limits: Injected[AddressLimits],
+    ) -> Response[IssuedSession]:
+        app = request.user
+
+        async def creating(_: App) -> None:
+            await address_limits.check(request, "players")
+
+        token, expires = await app_players.issue_session(app, valid_external_id(external_id), creating)
+        return Response(IssuedSession(token=token, expires_at=expires), status_code=201)

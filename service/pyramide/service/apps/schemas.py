@@ -22,6 +22,22 @@ class CreateAppBody(StrictModel):
         description="`players`: act for the app's own users (`Pyramide-Player`) and issue them sessions;"
         " `moderation`: ban, unban and annul entries of the app's own players.",
     )
+    limits: AppLimits | None = Field(None, description="Its own limits; unset ones are the settings'.")
+
+
+class AppLimits(StrictModel):
+    """An app's own limits, each in place of its ``PYRAMIDE_APP_LIMIT_*`` / ``PYRAMIDE_APP_QUOTA_*`` setting for its
+    requests that name no end user (``Pyramide-Client-IP``); 0 switches one off."""
+
+    players: int | None = Field(None, ge=0, description="App players created per minute.")
+    address_games: int | None = Field(None, ge=0, description="Games created per minute by all its players.")
+    address_moves: int | None = Field(None, ge=0, description="Moves, taps and abandons per minute.")
+    address_keyed_moves: int | None = Field(None, ge=0, description="Moves that keep one response more, a minute.")
+    quota_players: int | None = Field(None, ge=0, description="App players created per day.")
+    quota_games: int | None = Field(None, ge=0, description="Games created per day.")
+
+    def values(self) -> dict[str, int]:
+        return {name: value for name, value in self.model_dump().items() if value is not None}
 
 
 class AppView(BaseModel):
@@ -37,3 +53,8 @@ class CreatedApp(AppView):
 
 class AppList(BaseModel):
     entries: list[AppView]
+
+
+class IssuedSession(BaseModel):
+    token: str = Field(description="A bearer token (`pyrses_…`) for this one player, for the app's front end.")
+    expires_at: datetime

@@ -13,7 +13,7 @@ import hmac
 import re
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 from uuid import UUID, uuid4
 
@@ -46,26 +46,36 @@ class App:
     name: str
     scopes: frozenset[str]
     created_ms: int
+    limits: dict[str, int] = field(default_factory=dict)
+    """Its own rate limits and quotas set at creation, by name (``players``, ``address_moves``, …, ``quota_games``);
+    the others are the settings' ``app_limit_*`` and ``app_quota_*``."""
+
+    @property
+    def bucket(self) -> str:
+        """The address its requests that name no ``Pyramide-Client-IP`` count under (not an IP address)."""
+        return f"app:{self.id.hex}"
 
 
 def _app(app_id: UUID, fields: dict[bytes, bytes]) -> App:
     scopes = frozenset(s for s in fields.get(b"scopes", b"").decode().split(" ") if s)
-    return App(app_id, fields.get(b"name", b"").decode(), scopes, int(fields.get(b"created_ms", b"0")))
+    limits = {k[6:].decode(): int(v) for k, v in fields.items() if k.startswith(b"limit:")}
+    return App(app_id, fields.get(b"name", b"").decode(), scopes, int(fields.get(b"created_ms", b"0")), limits)
 
 
 class AppStore:
     def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
 
-    async def create(self, name: str, scopes: frozenset[str]) -> tuple[App, str]:
+    async def create(self, name: str, scopes: frozenset[str], limits: dict[str, int] | None = None) -> tuple[App, str]:
         """A new app and its key, which is returned this once: only its hash is kept."""
-        app = App(uuid4(), name, scopes, int(time.time() * 1000))
+        app = App(uuid4(), name, scopes, int(time.time() * 1000), dict(limits or {}))
         secret = secrets.token_urlsafe(32)
         fields = {
             "name": app.name,
             "scopes": " ".join(sorted(app.scopes)),
             "created_ms": str(app.created_ms),
             "key_hash": _hash(secret),
+            **{f"limit:{name}": str(value) for name, value in app.limits.items()},
         }
         await self.redis.hset(app_key(app.id), mapping=fields)
         await self.redis.zadd(APPS_KEY, {str(app.id): app.created_ms})
@@ -89,12 +99,22 @@ class AppStore:
 
     async def authenticate(self, key: str) -> App | None:
         """The app of a server key, or ``None`` for a key that is malformed, unknown or revoked."""
-        match = _KEY.match(key)
-        if match is None:
+        app_id = key_app_id(key)
+        if app_id is None:
             return None
-        app_id = UUID(hex=match.group(1))
-        fields = await self.redis.hgetall(app_key(app_id))
-        kept = fields.get(b"key_hash", b"").decode()
-        if not kept or not hmac.compare_digest(kept, _hash(match.group(2))):
-            return None
-        return _app(app_id, fields)
+        return checked(key, app_id, await self.redis.hgetall(app_key(app_id)))
+
+
+def key_app_id(key: str) -> UUID | None:
+    """The app a key names, if it has an app key's shape."""
+    match = _KEY.match(key)
+    return None if match is None else UUID(hex=match.group(1))
+
+
+def checked(key: str, app_id: UUID, fields: dict[bytes, bytes]) -> App | None:
+    """The app whose hash holds ``fields``, if ``key`` is its key (compared in constant time); ``None`` else."""
+    kept = fields.get(b"key_hash", b"").decode()
+    match = _KEY.match(key)
+    if match is None or not kept or not hmac.compare_digest(kept, _hash(match.group(2))):
+        return None
+    return _app(app_id, fields)

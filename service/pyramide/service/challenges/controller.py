@@ -7,6 +7,7 @@ from typing import Annotated
 from litestar import Controller, Response, get
 from litestar.params import Parameter, QueryParameter
 
+from pyramide.service.apps import AppPlayers
 from pyramide.service.challenges.schemas import Challenge, ChallengeLeaderboard
 from pyramide.service.challenges.service import ChallengeService
 from pyramide.service.http.auth import bearer_player
@@ -51,10 +52,11 @@ class ChallengeController(Controller):
         request: AnyRequest,
         challenges: Injected[ChallengeService],
         players: Injected[PlayerStore],
+        app_players: Injected[AppPlayers],
         rules: PresetQuery = "N",
     ) -> Response[Challenge]:
         check_paging_query(request, "rules")
-        player = await bearer_player(request, players)
+        player = await bearer_player(request, players, app_players)
         found = await challenges.current(rules, player)
         return Response(Challenge.model_validate(found), headers=_PRIVATE)
 
@@ -72,9 +74,10 @@ class ChallengeController(Controller):
         challenge_id: ChallengeIdPath,
         challenges: Injected[ChallengeService],
         players: Injected[PlayerStore],
+        app_players: Injected[AppPlayers],
     ) -> Response[Challenge]:
         check_paging_query(request)
-        player = await bearer_player(request, players)
+        player = await bearer_player(request, players, app_players)
         found = await challenges.read(challenge_id, player)
         return Response(Challenge.model_validate(found), headers=_PRIVATE)
 

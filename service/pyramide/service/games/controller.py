@@ -89,7 +89,7 @@ class GameController(Controller):
         " `too_many_unfinished_games` when the player already has `PYRAMIDE_MAX_UNFINISHED_GAMES` unfinished games;"
         " 429 `quota_exceeded` when the client's address has created `PYRAMIDE_QUOTA_GAMES` games in a day,"
         " 429 `rate_limited` when it has created `PYRAMIDE_LIMIT_ADDRESS_GAMES` in a minute.",
-        responses=problems(400, 401, 404, 409, 413, 422, 429, 503),
+        responses=problems(400, 401, 403, 404, 409, 413, 422, 429, 503),
     )
     async def create(
         self, request: PlayerRequest, games: Injected[GameService], address_limits: Injected[AddressLimits]
@@ -102,7 +102,7 @@ class GameController(Controller):
             game_id, reply = await games.create(player, body, locale_of(request, player.locale), key, fp)
         return _send(reply, game_id)
 
-    @get("/{game_id:str}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 404))
+    @get("/{game_id:str}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 403, 404))
     async def read(
         self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]
     ) -> Response[Snapshot]:
@@ -116,7 +116,7 @@ class GameController(Controller):
         request_body=MoveBody,
         summary="Play an explicit move",
         description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH,
-        responses=problems(400, 401, 404, 409, 412, 413, 422, 429),
+        responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
     async def move(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
@@ -129,7 +129,7 @@ class GameController(Controller):
         request_body=TapBody,
         summary="Tap a card or the stock, as in the app",
         description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH,
-        responses=problems(400, 401, 404, 409, 412, 413, 422, 429),
+        responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
     async def tap(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
@@ -141,7 +141,7 @@ class GameController(Controller):
         store_checks_token=True,
         summary="Give a game up",
         description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,
-        responses=problems(400, 401, 404, 409, 412, 413, 429),
+        responses=problems(400, 401, 403, 404, 409, 412, 413, 429),
         status_code=200,
     )
     async def abandon(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
@@ -152,7 +152,7 @@ class GameController(Controller):
         operation_id="getHint",
         summary="The next move of the best line, and whether the game can still be won",
         description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out.",
-        responses=problems(401, 404, 409, 429),
+        responses=problems(401, 403, 404, 409, 429),
     )
     async def hint(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]) -> Hint:
         return Hint.model_validate(await games.hint(request.user, game_id_of(game_id)))
@@ -161,7 +161,7 @@ class GameController(Controller):
         "/{game_id:str}/record",
         operation_id="getGameRecord",
         summary="Every operation in order, in move notation",
-        responses=problems(401, 404),
+        responses=problems(401, 403, 404),
     )
     async def record(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]) -> GameRecord:
         stored, moves = await games.record(request.user, game_id_of(game_id))
@@ -215,7 +215,7 @@ class MyGamesController(Controller):
         operation_id="listPlayerGames",
         summary="The caller's games, the latest changed first",
         description="Served from lists kept in the same writes that change a game; expired games drop out.",
-        responses=problems(400, 401),
+        responses=problems(400, 401, 403),
     )
     async def games(
         self,

@@ -30,7 +30,17 @@ from redis.exceptions import RedisError
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.stats import ERASED, FairPlay, GameResult, Leaderboards, Reviews, StatsStore, Verdict, stats_keys
+from pyramide.service.stats import (
+    BANNED,
+    ERASED,
+    FairPlay,
+    GameResult,
+    Leaderboards,
+    Reviews,
+    StatsStore,
+    Verdict,
+    stats_keys,
+)
 
 log = logging.getLogger("pyramide.service")
 
@@ -62,10 +72,13 @@ class Settlement:
             if result is not None:
                 if result.won:
                     await self._rank(result, hints)
-                if await self.stats.record_result(result, hints) == ERASED and result.won:
+                recorded = await self.stats.record_result(result, hints)
+                if recorded == ERASED and result.won:
                     await self.boards.withdraw(result)  # the player was erased meanwhile
                     if self.reviews is not None:
                         await self.reviews.forget(player)
+                elif recorded == BANNED and result.board is not None:
+                    await self.boards.set_aside(result.player, [result.board])  # banned meanwhile: kept with the ban
             elif started:
                 await self.stats.record_start(player, game)
             else:

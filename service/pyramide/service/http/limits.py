@@ -9,10 +9,17 @@ from contextlib import asynccontextmanager, suppress
 
 from redis.exceptions import RedisError
 
+from pyramide.service.apps import App
 from pyramide.service.http.headers import AnyConnection, client_address
 from pyramide.service.infra.address_moves import AddressMoves
-from pyramide.service.infra.ratelimit import RateLimiter, address_key, client_bucket, quota_key
-from pyramide.service.infra.settings import QUOTA_NAMES, Settings
+from pyramide.service.infra.ratelimit import Limit, Quota, RateLimiter, address_key, client_bucket, quota_key
+from pyramide.service.infra.settings import APP_LIMIT_NAMES, QUOTA_NAMES, Settings
+
+
+def _app_of(connection: AnyConnection, address: str) -> App | None:
+    """The app whose own bucket ``address`` is (see ``http.auth``), or ``None``."""
+    app = connection.scope.get("auth")
+    return app if isinstance(app, App) and address == app.bucket else None
 
 
 class AddressLimits:
@@ -26,14 +33,26 @@ class AddressLimits:
     def _address(self, connection: AnyConnection) -> str:
         return client_address(connection, self.settings.trusted_proxy_header, self.settings.trusted_proxies)
 
+    def _limit(self, connection: AnyConnection, address: str, name: str) -> Limit:
+        """The limit ``name`` of the address: an app's own for an app's requests that named no end user's address
+        (``http.auth`` put the app's bucket in their place), else the per-address one."""
+        app = _app_of(connection, address)
+        if app is not None and name in APP_LIMIT_NAMES:
+            return self.settings.app_limit(name, app.limits)
+        return self.settings.limits.limit(name)
+
+    def _quota(self, connection: AnyConnection, address: str, name: str) -> Quota:
+        app = _app_of(connection, address)
+        return self.settings.quota(name) if app is None else self.settings.app_quota(name, app.limits)
+
     async def check(self, connection: AnyConnection, name: str) -> None:
         """:class:`RateLimitedError` (429) when the client's address is over the limit ``name``,
         :class:`QuotaExceededError` (429) when it used up its daily quota ``name``: one script, one round trip."""
-        limit = self.settings.limits.limit(name)
         address = self._address(connection)
+        limit = self._limit(connection, address, name)
         if name not in QUOTA_NAMES:
             return await self.limiter.check(limit, address_key(limit, address))
-        quota = self.settings.quota(name)
+        quota = self._quota(connection, address, name)
         return await self.limiter.check_with_quota(limit, address_key(limit, address), quota, quota_key(quota, address))
 
     @asynccontextmanager
@@ -42,13 +61,13 @@ class AddressLimits:
         is used up) and gives it back if the block fails: only what was stored counts. With ``limit``, the
         address's rate limit of that name is checked in the same script (:class:`RateLimitedError`, 429), and a
         request it refuses takes nothing of the quota."""
-        quota = self.settings.quota(name)
         address = self._address(connection)
+        quota = self._quota(connection, address, name)
         counter = quota_key(quota, address)
         if limit is None:
             await self.limiter.take(quota, counter)
         else:
-            rate = self.settings.limits.limit(limit)
+            rate = self._limit(connection, address, limit)
             await self.limiter.check_with_quota(rate, address_key(rate, address), quota, counter)
         try:
             yield
@@ -67,7 +86,13 @@ class MoveAllowance:
         self.moves = moves
         self.keyed = keyed
         self._header = settings.trusted_proxy_header
+        self._settings = settings
         self._proxies = settings.trusted_proxies
+
+    def allow(self, app: App) -> None:
+        """Give the app's bucket (its requests that name no end user's address) its own allowances."""
+        self.moves.allow(app.bucket, self._settings.app_limit("address_moves", app.limits).limit)
+        self.keyed.allow(app.bucket, self._settings.app_limit("address_keyed_moves", app.limits).limit)
 
     def admit(self, connection: AnyConnection, keyed: bool) -> str:
         """The client's address bucket; :class:`RateLimitedError` (429) when it used up the minute's moves, or,

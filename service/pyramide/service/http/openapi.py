@@ -69,6 +69,45 @@ IF_MATCH_HEADER: Final = {
     " nothing. A header that is not a list of entity tags is 400 `invalid_if_match`.",
     "schema": {"type": "string", "pattern": rf"^[ \t]*(\*|[0-9]{{1,19}}|{_TAG}([ \t]*,[ \t]*{_TAG})*)[ \t]*$"},
 }
+PLAYER_HEADER: Final = {
+    "name": "Pyramide-Player",
+    "in": "header",
+    "required": False,
+    "description": "With an app's key (`Authorization: Bearer pyrapp_…`, scope `players`): act as the app's user of"
+    " this id (1-128 visible ASCII characters), whose player is created on first use (400"
+    " `invalid_player_header` for another id; 403 `forbidden` without the scope). With a player's token or a"
+    " session: 400 `player_header_not_allowed`.",
+    "schema": {"type": "string", "pattern": r"^[\x21-\x7e]{1,128}$"},
+}
+CLIENT_IP_HEADER: Final = {
+    "name": "Pyramide-Client-IP",
+    "in": "header",
+    "required": False,
+    "description": "With a valid app key only: the end user's IP address, against which the per-address limits and"
+    " quotas count (400 `invalid_client_ip` for one that is not an address); without it the app's requests"
+    " count against the app's own limits. Ignored with any other credential.",
+    "schema": {"type": "string"},
+}
+APP_PLAYER_PATHS: Final = ("/v1/players/me", "/v1/games")
+"""The player routes an app may call for its users (``Pyramide-Player``)."""
+APP_PLAYER_OPERATIONS: Final = frozenset({"getCurrentChallenge", "getChallenge"})
+NO_APP_PLAYER: Final = frozenset({"rotatePlayerToken"})
+
+
+def _app_headers(route: str, operation_id: str, operations: dict[str, HTTPRouteHandler]) -> list[dict[str, Any]]:
+    """``Pyramide-Player`` where an app may act for its user; ``Pyramide-Client-IP`` where the app's key is
+    authenticated before the handler's limits (not on the public routes)."""
+    if operation_id == "createSession":
+        return [CLIENT_IP_HEADER]
+    if operation_id in NO_APP_PLAYER or not (
+        route.startswith(APP_PLAYER_PATHS) or operation_id in APP_PLAYER_OPERATIONS
+    ):
+        return []
+    handler = operations.get(operation_id)
+    public = handler is not None and bool(handler.opt.get("exclude_from_auth"))
+    return [PLAYER_HEADER] if public else [PLAYER_HEADER, CLIENT_IP_HEADER]
+
+
 IF_MATCH_OPERATIONS: Final = frozenset({"playMove", "tap", "abandonGame"})
 SECRET_RESPONSES: Final = frozenset({"createPlayer", "rotatePlayerToken"})
 """Operations whose answer holds a token: their Idempotency-Key is what proves a retry is the caller's."""
@@ -161,7 +200,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
     bodies, definitions = _pydantic_schemas(operations)
     components = document.setdefault("components", {})
     components["schemas"] = dict(sorted({**components.get("schemas", {}), **definitions}.items()))
-    for path in document["paths"].values():
+    for route, path in document["paths"].items():
         for method, operation in path.items():
             operation_id = operation.get("operationId")
             if operation_id in operations and operations[operation_id].opt.get("exclude_from_auth"):
@@ -178,6 +217,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
                 parameters.append(SECRET_IDEMPOTENCY_KEY_HEADER if secret else IDEMPOTENCY_KEY_HEADER)
             if operation_id in IF_MATCH_OPERATIONS:
                 parameters.append(IF_MATCH_HEADER)
+            parameters += _app_headers(route, operation_id, operations)
             parameters += [ACCEPT_LANGUAGE_HEADER, REQUEST_ID_HEADER]
             body = bodies.get(operation_id)
             if body is not None:

@@ -162,6 +162,22 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "Ehhez a kulcsodnak nincs joga",
         "en": "Your key is not allowed to do this",
     },
+    ErrorCode.PLAYER_BANNED: {
+        "hu": "Ezt a játékost egy moderátor kitiltotta; csak az adatai kikérése és törlése érhető el",
+        "en": "A moderator has banned this player; only exporting and erasing its data remain open",
+    },
+    ErrorCode.INVALID_PLAYER_HEADER: {
+        "hu": "A Pyramide-Player fejléc 1–128 látható ASCII karakter lehet",
+        "en": "The Pyramide-Player header must be 1 to 128 visible ASCII characters",
+    },
+    ErrorCode.PLAYER_HEADER_NOT_ALLOWED: {
+        "hu": "A Pyramide-Player fejléc csak egy alkalmazás kulcsával küldhető",
+        "en": "The Pyramide-Player header may only be sent with an app's key",
+    },
+    ErrorCode.INVALID_CLIENT_IP: {
+        "hu": "A Pyramide-Client-IP fejléc nem IP-cím",
+        "en": "The Pyramide-Client-IP header is not an IP address",
+    },
 }
 MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}
 TITLES: Final[dict[str, dict[Locale, str]]] = {
@@ -197,7 +213,11 @@ _STATUS_CODES: Final = {
 
 DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.PLAYER_BANNED: 403,
     ErrorCode.FORBIDDEN: 403,
+    ErrorCode.INVALID_PLAYER_HEADER: 400,
+    ErrorCode.PLAYER_HEADER_NOT_ALLOWED: 400,
+    ErrorCode.INVALID_CLIENT_IP: 400,
     ErrorCode.GAME_NOT_FOUND: 404,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.PRECONDITION_FAILED: 412,

@@ -49,6 +49,10 @@ def window_key(bucket: str, name: str, window: int) -> str:
     return f"pyr:{{rl:{bucket}}}:{name}:{window}"
 
 
+OWN_ALLOWANCES = 1024
+"""Apps' buckets remembered with their own allowance in one process (each app request names its own again)."""
+
+
 class AddressMoves:
     """Counts moves per address bucket in this process and refuses an address over ``limit`` (``limit.limit`` 0:
     no allowance)."""
@@ -56,19 +60,28 @@ class AddressMoves:
     def __init__(self, redis: RedisClient, limit: Limit) -> None:
         self.limit = limit
         self._allowance = limit.limit if limit.limit > 0 else -1
+        self._own: dict[str, int] = {}
+        """Buckets with an allowance of their own (an app's, ``allow``) in place of ``limit``'s."""
         self._counts: dict[str, int] = {}
         self._totals: dict[str, int] = {}
         self._window = int(time.time()) // WINDOW_S
         self._add = redis.register_script(_ADD)
 
+    def allow(self, bucket: str, per_minute: int) -> None:
+        """Give ``bucket`` (an app's) an allowance of its own, ``per_minute`` (0: none)."""
+        if len(self._own) >= OWN_ALLOWANCES and bucket not in self._own:
+            self._own.clear()
+        self._own[bucket] = per_minute if per_minute > 0 else -1
+
     def admit(self, bucket: str) -> None:
         """The hot path: :class:`RateLimitedError` (429) when the address has used up the window's allowance."""
-        if self._allowance >= 0 and self._totals.get(bucket, 0) + self._counts.get(bucket, 0) >= self._allowance:
+        allowance = self._own.get(bucket, self._allowance) if self._own else self._allowance
+        if allowance >= 0 and self._totals.get(bucket, 0) + self._counts.get(bucket, 0) >= allowance:
             raise RateLimitedError(self.limit, self._until_window_ends_ms())
 
     def count(self, bucket: str) -> None:
         """One move served to the address."""
-        if self._allowance >= 0:
+        if self._allowance >= 0 or self._own:
             self._counts[bucket] = self._counts.get(bucket, 0) + 1
 
     @staticmethod
@@ -82,7 +95,7 @@ class AddressMoves:
             self._window, self._totals = window, {}
         counts, self._counts = self._counts, {}
         for bucket, total in self._totals.items():  # read what the other processes added to those still allowed
-            if bucket not in counts and total < self._allowance:
+            if bucket not in counts and total < self._own.get(bucket, self._allowance):
                 counts[bucket] = 0
         if not counts:
             return

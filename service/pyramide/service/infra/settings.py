@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -29,6 +30,8 @@ LIMIT_NAMES = (
     "address_keyed_moves",
 )
 QUOTA_NAMES = ("players", "games")
+APP_LIMIT_NAMES = ("players", "address_games", "address_moves", "address_keyed_moves")
+"""The per-address limits an app has its own of (``app_limit_*``), with its quotas ``app_quota_*``."""
 
 
 class Limits:
@@ -51,7 +54,12 @@ def _limits(*per_minute: int) -> Limits:
     return Limits(*per_minute)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
+def _limit(name: str, per_minute: int) -> Limit:
+    return Limit(name, per_minute, 60)
+
+
+@lru_cache(maxsize=256)
 def _quota(name: str, per_day: int) -> Quota:
     return Quota(name, per_day)
 
@@ -192,6 +200,21 @@ class Settings(BaseSettings):
     where ``limit_players`` bounds only its speed (``docs/security.md``, Bounded memory)."""
     quota_games: int = Field(QUOTA_GAMES, ge=0)
     """Games created per client address per day (24 hours from the first), whichever of its players creates them."""
+    session_ttl_s: int = Field(DAY_S, gt=0)
+    """How long a session an app issues for one of its players (``POST /v1/apps/me/players/{id}/sessions``) works."""
+    app_limit_players: int = Field(100 * 120, ge=0)
+    """Per app, for its requests that name no ``Pyramide-Client-IP``: app players created per minute (in place of
+    ``limit_players``, which one address gets)."""
+    app_limit_address_games: int = Field(100 * 60, ge=0)
+    """Per app, as ``app_limit_players``: games created per minute by all its players (for ``limit_address_games``)."""
+    app_limit_address_moves: int = Field(100 * 6000, ge=0)
+    """Per app, as ``app_limit_players``: moves, taps and abandons per minute (for ``limit_address_moves``)."""
+    app_limit_address_keyed_moves: int = Field(100 * 500, ge=0)
+    """Per app, as ``app_limit_players``: moves that keep one response more (for ``limit_address_keyed_moves``)."""
+    app_quota_players: int = Field(100 * QUOTA_PLAYERS, ge=0)
+    """Per app, as ``app_limit_players``: app players created per day (for ``quota_players``)."""
+    app_quota_games: int = Field(100 * QUOTA_GAMES, ge=0)
+    """Per app, as ``app_limit_players``: games created per day (for ``quota_games``)."""
     max_unfinished_games: int = Field(MAX_UNFINISHED_GAMES, ge=0)
     """Unfinished games a player may have at once; creating one more is 409 ``too_many_unfinished_games``."""
     max_game_operations: int = Field(10_000, ge=0)
@@ -279,6 +302,15 @@ class Settings(BaseSettings):
     def quota(self, name: str) -> Quota:
         """The per-address daily quota ``name`` (``players`` or ``games``)."""
         return _quota(name, getattr(self, f"quota_{name}"))
+
+    def app_limit(self, name: str, overrides: Mapping[str, int]) -> Limit:
+        """An app's own rate limit ``name`` (one of :data:`APP_LIMIT_NAMES`): its value from ``createApp`` when it
+        set one, else ``app_limit_<name>``."""
+        return _limit(name, overrides.get(name, getattr(self, f"app_limit_{name}")))
+
+    def app_quota(self, name: str, overrides: Mapping[str, int]) -> Quota:
+        """An app's own daily quota ``name`` (``players`` or ``games``), as :meth:`app_limit`."""
+        return _quota(name, overrides.get(f"quota_{name}", getattr(self, f"app_quota_{name}")))
 
     @property
     def worker_count(self) -> int:

@@ -1,10 +1,15 @@
-"""The audit log's bodies."""
+"""Moderation's bodies: the audit log's, a ban's reason and what a ban or its lifting did."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from uuid import UUID
 
 from pydantic import BaseModel, Field
+
+from pyramide.service.http.schemas import StrictModel
+
+REASON_MAX = 500
 
 
 class AuditEntry(BaseModel):
@@ -21,3 +26,20 @@ class AuditEntry(BaseModel):
 class AuditPage(BaseModel):
     entries: list[AuditEntry]
     next_cursor: str | None
+
+
+class BanBody(StrictModel):
+    reason: str = Field(
+        "",
+        max_length=REASON_MAX,
+        description="Why, for the audit log and the player's export (at most 500 characters).",
+    )
+
+
+class BanState(BaseModel):
+    player_id: UUID
+    banned: bool = Field(description="Whether the player is banned now.")
+    boards: list[str] = Field(
+        description="The boards the player's entries left (a ban) or went back to (lifting it): deal codes and"
+        " `challenge:<id>`."
+    )

@@ -6,10 +6,11 @@ from litestar import Controller, Request, Response, delete, get, patch, post
 from litestar.datastructures import State
 from pydantic import TypeAdapter
 
+from pyramide.service.apps import SESSION_PREFIX, AppPlayers, valid_external_id
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.http.auth import bearer_token
+from pyramide.service.http.auth import APP_TOKENS, bearer_token
 from pyramide.service.http.body import AnyRequest, fingerprint, parse_body
-from pyramide.service.http.headers import secret_idempotency_key
+from pyramide.service.http.headers import header_value, secret_idempotency_key
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits
 from pyramide.service.http.responses import problems
@@ -60,8 +61,9 @@ class PlayerController(Controller):
         summary="Replace the caller's token (when it leaked)",
         description="The bearer token sent stops working at once, in every process; the answer holds the new one."
         " A retry after a lost answer, with the same (old) token and the same Idempotency-Key of at least 32"
-        " characters, gets the same new token.",
-        responses=problems(400, 401, 409, 413),
+        " characters, gets the same new token. 403 `forbidden` for an app's key or a session: an app's player has no"
+        " token of its own.",
+        responses=problems(400, 401, 403, 409, 413),
         exclude_from_auth=True,
     )
     async def rotate(self, request: AnyRequest, players: Injected[PlayerStore]) -> Response[IssuedToken]:
@@ -69,10 +71,12 @@ class PlayerController(Controller):
         token = bearer_token(request)
         if token is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
+        if token.startswith(APP_TOKENS):
+            raise DomainError(ErrorCode.FORBIDDEN)  # an app's players have no token of their own to replace
         fresh = await players.rotate(token, key, await fingerprint(request) if key else "")
         return Response(IssuedToken(token=fresh), status_code=201)
 
-    @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(401))
+    @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(401, 403))
     async def me(self, request: PlayerRequest) -> PlayerView:
         return _view(request.user)
 
@@ -81,7 +85,7 @@ class PlayerController(Controller):
         operation_id="updateCurrentPlayer",
         request_body=PlayerSettingsBody,
         summary="Change the caller's settings",
-        responses=problems(400, 401, 413, 422),
+        responses=problems(400, 401, 403, 413, 422),
     )
     async def update(self, request: PlayerRequest, players: Injected[PlayerStore]) -> PlayerView:
         body = await parse_body(request, _SETTINGS)
@@ -92,17 +96,25 @@ class PlayerController(Controller):
         operation_id="erasePlayer",
         summary="Erase the caller and everything kept about them",
         description="Settings, token, games, records, results, statistics, kept responses and leaderboard entries"
-        " (the boards re-rank). The token stops working; a retry with it answers 204 again.",
-        responses=problems(401),
+        " (the boards re-rank). The token stops working; a retry with it answers 204 again. An app erases its"
+        " user's player with its key and `Pyramide-Player` (204 also when the user has none), or with a session;"
+        " the user's external id then gets a fresh player.",
+        responses=problems(400, 401, 403),
         exclude_from_auth=True,
         status_code=204,
     )
     async def erase(
-        self, request: AnyRequest, privacy: Injected[PlayerData], players: Injected[PlayerStore]
+        self,
+        request: AnyRequest,
+        privacy: Injected[PlayerData],
+        players: Injected[PlayerStore],
+        app_players: Injected[AppPlayers],
     ) -> Response[None]:
         token = bearer_token(request)
         if token is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
+        if token.startswith(APP_TOKENS):
+            return await _erase_app_player(request, token, privacy, app_players)
         player = await players.authenticate(token)
         if player is None:
             if await privacy.was_erased(token):
@@ -110,3 +122,26 @@ class PlayerController(Controller):
             raise DomainError(ErrorCode.UNAUTHORIZED)
         await privacy.erase(player, token)
         return Response(None, status_code=204)
+
+
+async def _erase_app_player(
+    request: AnyRequest, token: str, privacy: PlayerData, app_players: AppPlayers
+) -> Response[None]:
+    """Erase an app's player, with the app's key and ``Pyramide-Player`` (204 too when the user has no player: none
+    is created to be erased) or with a session; its binding goes too, so its external id gets a fresh player."""
+    external = header_value(request, b"pyramide-player")
+    if token.startswith(SESSION_PREFIX):
+        player = await app_players.session_player(token)
+        if player is None:
+            if await privacy.was_erased(token):
+                return Response(None, status_code=204)
+            raise DomainError(ErrorCode.UNAUTHORIZED)
+    elif external is None:
+        raise DomainError(ErrorCode.UNAUTHORIZED)
+    else:
+        player = await app_players.bound_player(token, valid_external_id(external))
+        if player is None:
+            return Response(None, status_code=204)
+    await privacy.erase(player, token)
+    await app_players.unbind(player)
+    return Response(None, status_code=204)

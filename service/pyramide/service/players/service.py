@@ -20,7 +20,7 @@ import json
 import os
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Final
@@ -36,7 +36,7 @@ from pyramide.engine.messages import Locale
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.settings import Settings
-from pyramide.service.stats import FOLLOW_PLAYER_LUA, player_key, stats_keys
+from pyramide.service.stats import FOLLOW_PLAYER_LUA, player_key, stats_keys, tombstone_key
 
 _AUTHENTICATE: Final = (
     FOLLOW_PLAYER_LUA
@@ -80,7 +80,27 @@ return 1
 """
 """Changes fields of a player that still exists: a change racing the player's erasure (or expiry) must not bring
 back a hash, without a time to live, that names the erased player."""
+_BAN: Final = """
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'banned_ms', ARGV[1])
+redis.call('SET', KEYS[2], ARGV[2], 'KEEPTTL')
+return 1
+"""
+"""Bans a player that exists and is not being erased: the flag in its settings (read by every route that reads
+the player from Redis) and :data:`BANNED` in place of its token hash (compared by every game script, so the move
+route refuses at once in every process, at no extra cost)."""
+_UNBAN: Final = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local was = redis.call('HDEL', KEYS[1], 'banned_ms')
+local hash = redis.call('HGET', KEYS[1], 'token_hash')
+if hash then redis.call('SET', KEYS[2], hash, 'KEEPTTL') end
+return 1 + was
+"""
+"""Lifts a ban: the flag goes and the player's current token hash is back where the game scripts compare it. 0: no
+such player; 1: it was not banned; 2: lifted."""
 _NONCE_BYTES: Final = 12
+BANNED: Final = b"banned"
+"""What :func:`auth_key` holds while the player is banned: never the hash of a token (64 hex digits)."""
 
 
 def _hash(secret: str) -> str:
@@ -117,6 +137,8 @@ class Player:
     """That app's name when the player was bound to it (shown beside the player's board entries)."""
     external_id: str | None = None
     """The app's own id for its user (``Pyramide-Player``)."""
+    banned: bool = False
+    """A moderator has banned the player (see ``moderation``): every player route but export and erasure is 403."""
 
     @property
     def created_at(self) -> datetime:
@@ -147,6 +169,7 @@ def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
         fields.get(b"token_hash", b"").decode(),
         (fields.get(b"create_record") or b"").decode() or None,
         *_app_binding(fields),
+        b"banned_ms" in fields,
     )
 
 
@@ -213,6 +236,8 @@ class PlayerStore:
         self._insert_script = redis.register_script(_INSERT)
         self._rotate_script = redis.register_script(_ROTATE)
         self._change_script = redis.register_script(_CHANGE)
+        self._ban_script = redis.register_script(_BAN)
+        self._unban_script = redis.register_script(_UNBAN)
         self._known: dict[str, tuple[float, Player]] = {}
 
     async def create(
@@ -257,6 +282,44 @@ class PlayerStore:
         ]
         await self._insert_script(keys=[player_key(player.id), auth_key(player.id)], args=args)
         return token
+
+    async def insert_bound(self, app_id: UUID, app_name: str, external_id: str) -> Player:
+        """A new player bound to an app's user, with createPlayer's defaults and a random token no one is given:
+        its hash sits at :func:`auth_key`, which the game scripts compare with the request's on every change, and
+        the app's requests carry it as :attr:`Player.token_hash` (so erasure, and a ban that replaces it, work as
+        for any player)."""
+        player = Player(uuid4(), "hu", False, int(time.time() * 1000), None, "", None, app_id, app_name, external_id)
+        token = await self._insert(player)
+        return replace(player, token_hash=token_hash(token))
+
+    async def discard(self, player_id: UUID) -> None:
+        """Delete a player no one was given (an app player that lost the race to be bound first)."""
+        await self.redis.delete(player_key(player_id), auth_key(player_id))
+
+    async def load(self, player_id: UUID, *, remembered: bool = False) -> Player | None:
+        """The player ``player_id`` for a request authenticated otherwise (an app's key, a session), with the hash
+        of its current token as :attr:`Player.token_hash`; renews its idle time like :meth:`authenticate`.
+        ``remembered``: as for :meth:`authenticate`."""
+        cache_key = f"id:{player_id}"
+        known = self._known.get(cache_key)
+        now = time.monotonic()
+        if remembered and known is not None and now - known[0] < AUTH_CACHE_S:
+            return known[1]
+        keys = [player_key(player_id), *stats_keys(player_id), auth_key(player_id)]
+        try:
+            flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
+            fields = dict(zip(flat[::2], flat[1::2], strict=True))
+        except ResponseError as error:
+            if not storage_full(error):
+                raise
+            fields = await self.redis.hgetall(keys[0])
+        if not fields.get(b"token_hash"):
+            return None
+        player = _player(player_id, fields)
+        if len(self._known) >= AUTH_CACHE_SIZE:
+            self._known.clear()
+        self._known[cache_key] = (now, player)
+        return player
 
     async def get(self, player_id: UUID) -> Player | None:
         fields = await self.redis.hgetall(player_key(player_id))
@@ -310,6 +373,8 @@ class PlayerStore:
         player = await self._authenticate(old_token)
         if player is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
+        if player.banned:
+            raise DomainError(ErrorCode.PLAYER_BANNED)
         token = f"{player.id}.{secrets.token_urlsafe(32)}"
         record = b"" if sealed is None else sealed.seal(fingerprint, player, token)
         unused = f"pyr:{{p:{player.id}}}:sealed:-"  # no record to keep, but a key in the player's slot
@@ -332,6 +397,21 @@ class PlayerStore:
         """Set ``fields`` of the player's hash if it still exists; whether it did."""
         args = [item for pair in fields.items() for item in pair]
         return bool(await self._change_script(keys=[player_key(player_id)], args=args))
+
+    async def ban(self, player_id: UUID, at_ms: int) -> bool:
+        """Ban the player in every process at once (see :data:`BANNED`); false when there is no such player (or it
+        is being erased). Banning again changes nothing but the moment."""
+        keys = [player_key(player_id), auth_key(player_id), tombstone_key(player_id)]
+        banned = bool(await self._ban_script(keys=keys, args=[at_ms, BANNED]))
+        self.forget(player_id)
+        return banned
+
+    async def unban(self, player_id: UUID) -> bool | None:
+        """Lift the player's ban: true when it was banned, false when it was not, ``None`` when there is no such
+        player. Its current token works again at once in every process."""
+        answer = int(await self._unban_script(keys=[player_key(player_id), auth_key(player_id)]))
+        self.forget(player_id)
+        return None if answer == 0 else answer == 2
 
     def forget(self, player_id: UUID) -> None:
         """Drop what this process remembers of the player (its settings changed, or it is gone)."""
@@ -359,4 +439,8 @@ class PlayerStore:
             player.created_ms,
             name or player.name,
             player.token_hash,
+            player.create_record,
+            player.app_id,
+            player.app_name,
+            player.external_id,
         )

@@ -8,6 +8,7 @@ from litestar import Controller, Request, get
 from litestar.datastructures import State
 from pydantic import BaseModel, Field
 
+from pyramide.service.http.auth import OPEN_TO_BANNED
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.responses import problems
 from pyramide.service.players import Player
@@ -19,11 +20,23 @@ PlayerRequest = Request[Player, str, State]
 class PlayerExport(BaseModel):
     """Everything the service keeps about the caller (GDPR right of access)."""
 
-    player: dict[str, Any] = Field(description="Id, language, error explanations, name, creation.")
+    player: dict[str, Any] = Field(
+        description="Id, language, error explanations, name, creation; for an app's player its `app` (id and"
+        " name) and `external_id`."
+    )
     statistics: dict[str, Any]
     games: list[dict[str, Any]] = Field(description="Every game kept: as listed, with its record and its result.")
     wins: list[dict[str, Any]] = Field(description="Every won game, as ranked.")
     leaderboard_entries: dict[str, Any] = Field(description="The caller's entry on each deal's board, by code.")
+    entries_kept_by_ban: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The caller's entries a ban keeps off the boards (back on them when it is lifted), by board.",
+    )
+    moderation: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="What moderators did to the caller (ban, unban, annulled entries): the audit log's entries"
+        " about the caller, with who, when and why.",
+    )
 
 
 class PrivacyController(Controller):
@@ -34,7 +47,9 @@ class PrivacyController(Controller):
         "/export",
         operation_id="exportPlayerData",
         summary="Everything kept about the caller, as one document",
+        description="Open to a banned player too; `moderation` lists what moderators did to the caller.",
         responses=problems(401, 429),
+        opt={OPEN_TO_BANNED: True},
     )
     async def export(self, request: PlayerRequest, privacy: Injected[PlayerData]) -> PlayerExport:
         return PlayerExport.model_validate(await privacy.export(request.user))

@@ -32,6 +32,7 @@ from redis.exceptions import ResponseError
 from pyramide.service.games import GameService
 from pyramide.service.infra.ratelimit import Limit, RateLimiter, player_limit_key
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
+from pyramide.service.moderation import AuditLog
 from pyramide.service.players import Player, PlayerStore, auth_key
 from pyramide.service.privacy.rewrites import Rewrites
 from pyramide.service.stats import Leaderboards, Reviews, StatsStore, boards_key, player_key, tombstone_key
@@ -72,6 +73,7 @@ class PlayerData:
         exports_limit: Limit,
         guard_s: float = 120.0,
         rewrites: Rewrites | None = None,
+        audit: AuditLog | None = None,
         reviews: Reviews | None = None,
     ) -> None:
         self.redis = redis
@@ -85,12 +87,13 @@ class PlayerData:
         self.exports_limit = exports_limit
         self.guard_ms = max(1, int(guard_s * 1000))
         self.rewrites = rewrites
+        self.audit = audit
         self._erase_script = redis.register_script(_ERASE)
 
     async def export(self, player: Player) -> dict[str, Any]:
         """Everything kept about ``player``: settings, statistics, every game with its record and result, the won
-        games as ranked, and the leaderboard entries. Counted against the player's ``exports`` limit: it reads
-        every game."""
+        games as ranked, the leaderboard entries, and what moderators did to the player (the audit log's entries).
+        Counted against the player's ``exports`` limit: it reads every game."""
         await self.limiter.check(self.exports_limit, player_limit_key(player.id, self.exports_limit))
         return {
             "player": {
@@ -99,11 +102,15 @@ class PlayerData:
                 "explain_errors": player.explain_errors,
                 "name": player.name,
                 "created_at": player.created_at.isoformat(),
+                **({"app": {"id": str(player.app_id), "name": player.app_name}} if player.app_id else {}),
+                **({"external_id": player.external_id} if player.app_id else {}),
             },
             "statistics": await self.stats.read(player.id),
             "games": await self._games(player),
             "wins": await self._wins(player),
             "leaderboard_entries": await self.boards.entries_of(player.id),
+            "entries_kept_by_ban": await self.boards.kept_of(player.id),
+            "moderation": [] if self.audit is None else await self.audit.of_player(player.id),
         }
 
     async def _wins(self, player: Player) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from pyramide.service.stats.leaderboards import Leaderboards, boards_key
 from pyramide.service.stats.results import GameResult, challenge_board
 from pyramide.service.stats.reviews import Reviews
 from pyramide.service.stats.statistics import (
+    BANNED,
     ERASED,
     FOLLOW_PLAYER_LUA,
     StatsStore,
@@ -16,6 +17,7 @@ from pyramide.service.stats.statistics import (
 )
 
 __all__ = [
+    "BANNED",
     "ERASED",
     "FOLLOW_PLAYER_LUA",
     "Cadence",

@@ -36,7 +36,7 @@ class StatsController(Controller):
     path = "/v1/players/me"
     tags = ["statistics"]
 
-    @get("/stats", operation_id="getPlayerStats", summary="The caller's statistics", responses=problems(401))
+    @get("/stats", operation_id="getPlayerStats", summary="The caller's statistics", responses=problems(401, 403))
     async def stats(
         self, request: PlayerRequest, stats: Injected[StatsStore], settlement: Injected[PendingResults]
     ) -> PlayerStats:
@@ -49,7 +49,7 @@ class StatsController(Controller):
         summary="Reset the caller's statistics",
         description="Counting starts afresh; games already counted are not counted again. Leaderboards keep"
         " their entries.",
-        responses=problems(401),
+        responses=problems(401, 403),
         status_code=200,
     )
     async def reset(self, request: PlayerRequest, stats: Injected[StatsStore]) -> PlayerStats:
@@ -60,7 +60,7 @@ class StatsController(Controller):
         "/wins",
         operation_id="listPlayerWins",
         summary="The caller's won games, fastest first (then fewest moves, then the earlier finish)",
-        responses=problems(400, 401),
+        responses=problems(400, 401, 403),
     )
     async def wins(
         self,

@@ -20,7 +20,7 @@ from uuid import UUID
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
 from pyramide.service.stats.results import GameResult
-from pyramide.service.stats.statistics import tombstone_key
+from pyramide.service.stats.statistics import player_key, tombstone_key
 
 _REMOVE: Final = """
 local member = redis.call('HGET', KEYS[2], ARGV[1])
@@ -56,6 +56,34 @@ return 1
 """
 """Notes a board among the player's, unless the player is being erased (then the win is entered nowhere)."""
 
+_READ: Final = """
+local member = redis.call('HGET', KEYS[2], ARGV[1])
+if not member then return false end
+return {member, redis.call('HGET', KEYS[3], ARGV[1]) or '{}'}
+"""
+"""The player's member and entry on a board, read together."""
+
+_KEEP: Final = """
+if redis.call('HEXISTS', KEYS[2], 'banned_ms') == 0 then return 0 end
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old and string.sub(old, 1, string.find(old, '\\n', 1, true) - 1) <= ARGV[2] then return 1 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '\\n' .. ARGV[3])
+return 1
+"""
+"""Keeps an entry with the player's ban (the better of two on one board), in the player's slot; refused (0) once the
+player is no longer banned, so an entry is never kept away by a ban that was lifted meanwhile."""
+
+_REMOVE_IF: Final = """
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[2])
+redis.call('ZREM', KEYS[4], ARGV[2])
+redis.call('ZREM', KEYS[5], ARGV[2])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+"""Takes the player's entry off a board if it is still the one kept (a better one entered since stays)."""
+
 
 ASSISTED: Final = "a:"
 """The start of an assisted win's ranked member (see the module)."""
@@ -75,9 +103,19 @@ def board_member(result: GameResult, hints: int) -> str:
     return member if result.clean(hints) else ASSISTED + member
 
 
+def kept_key(player: UUID) -> str:
+    """The entries a ban took off the boards, by board (``<member>\\n<entry>``), in the player's slot: lifting the
+    ban puts them back; an erasure deletes them with every key under the player's tag."""
+    return f"pyr:{{p:{player}}}:ban:kept"
+
+
 def boards_key(player: UUID) -> str:
     """The codes of the boards a player has an entry on, in the player's slot: for export and erasure."""
     return f"pyr:{{p:{player}}}:boards"
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class Leaderboards:
@@ -86,6 +124,9 @@ class Leaderboards:
         self._enter = redis.register_script(_ENTER)
         self._remove = redis.register_script(_REMOVE)
         self._note = redis.register_script(_NOTE)
+        self._read = redis.register_script(_READ)
+        self._keep = redis.register_script(_KEEP)
+        self._remove_if = redis.register_script(_REMOVE_IF)
         self._lists = RankedLists(redis)
 
     async def enter(self, result: GameResult, hints: int) -> bool:
@@ -131,6 +172,11 @@ class Leaderboards:
                 found[code] = json.loads(entry)
         return found
 
+    async def kept_of(self, player: UUID) -> dict[str, Any]:
+        """The player's entries a ban keeps off the boards, by board (see :meth:`set_aside`)."""
+        kept = await self.redis.hgetall(kept_key(player))
+        return {_text(code): json.loads(_text(value).partition("\n")[2]) for code, value in kept.items()}
+
     async def remove(self, player: UUID, codes: list[str] | None = None) -> int:
         """Take the player's entries off every board it is on, or off the boards ``codes`` (the boards re-rank); how
         many there were. Deletions only: Redis allows them when it is full."""
@@ -138,6 +184,44 @@ class Leaderboards:
         for code in await self._codes(player) if codes is None else codes:
             removed += int(await self._remove(keys=board_keys(code), args=[str(player)]))
         return removed
+
+    async def set_aside(self, player: UUID, codes: list[str] | None = None) -> list[str]:
+        """Take a banned player's entries off every board it is on (or off ``codes``) and keep them with the ban;
+        the boards it was taken off. Each is kept (player's slot) before it leaves its board (the board's slot), so
+        a crash in between loses nothing, and it leaves only if it is still the entry kept. Nothing is kept once the
+        ban is lifted (the entry stays)."""
+        moved: list[str] = []
+        for code in await self._codes(player) if codes is None else codes:
+            keys, who = board_keys(code), str(player)
+            found = await self._read(keys=keys, args=[who])
+            if not found:
+                continue
+            member, entry = found
+            if not await self._keep(keys=[kept_key(player), player_key(player)], args=[code, member, entry]):
+                break
+            if await self._remove_if(keys=keys, args=[who, member]):
+                moved.append(code)
+        return moved
+
+    async def restore(self, player: UUID) -> list[str]:
+        """Put the entries kept with a lifted ban back on their boards (each keeps the player's better entry); the
+        boards they went back to."""
+        restored: list[str] = []
+        for code, kept in (await self.redis.hgetall(kept_key(player))).items():
+            board = _text(code)
+            member, _, entry = _text(kept).partition("\n")
+            identity = json.loads(entry).get("identity", "anonymous")
+            await self._enter(keys=board_keys(board), args=[str(player), member, entry, identity])
+            await self.redis.hdel(kept_key(player), board)
+            restored.append(board)
+        return sorted(restored)
+
+    async def annul(self, code: str, player: UUID) -> bool:
+        """Take the player's entry off the board named ``code`` for good, or out of what a ban keeps of it;
+        whether there was one."""
+        on_board = bool(await self._remove(keys=board_keys(code), args=[str(player)]))
+        kept = bool(await self.redis.hdel(kept_key(player), code))
+        return on_board or kept
 
     async def page(self, code: str, cursor: str | None, limit: int, identity: str | None = None) -> Page:
         """A page of the board named ``code`` (a deal code, or :func:`challenge_board`); with ``identity``

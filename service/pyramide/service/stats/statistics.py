@@ -68,6 +68,7 @@ end
 local recorded = record()
 if ARGV[2] ~= 'start' then redis.call('PERSIST', KEYS[6]) end
 follow_player(KEYS[6], 5)
+if ARGV[2] == 'won' and redis.call('HEXISTS', KEYS[6], 'banned_ms') == 1 then return 2 end
 return recorded
 """
 )
@@ -121,6 +122,9 @@ def player_key(player: UUID) -> str:
 
 ERASED: Final = -1
 """What recording answers for a player being erased: nothing was recorded."""
+BANNED: Final = 2
+"""What recording a win answers for a banned player (see ``moderation``): the win raced the ban, and its board
+entry is to be kept with the ban (``Leaderboards.set_aside``), not shown."""
 
 
 class StatsStore:
@@ -142,7 +146,8 @@ class StatsStore:
 
     async def record_result(self, result: GameResult, hints: int) -> int:
         """Count a won or lost game once (as played too): 1; 0 when it was counted already; :data:`ERASED` when its
-        player is being erased. It leaves the pending settlements in the same step."""
+        player is being erased; :data:`BANNED` for a win of a banned player (counted, or counted already). It
+        leaves the pending settlements in the same step."""
         member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.game))
         args = [str(result.game), "won" if result.won else "lost", result.elapsed_ms, result.moves, member]
         return int(await self._record(keys=self._keys(result.player), args=[*args, json.dumps(result.entry(hints))]))

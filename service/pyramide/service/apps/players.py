@@ -1,0 +1,180 @@
+"""App players and their sessions.
+
+An app with the ``players`` scope acts for one of its own users by sending its key with ``Pyramide-Player: <external
+id>``: the player bound to (app, external id), created on first use. The binding is one key in the app's slot,
+``pyr:{app:<id>}:player:<SHA-256 of the external id>``, holding the player's id; the player itself is an ordinary
+player (``players``) with its app, the app's name and the external id in its hash, and a random token that no one is
+given, whose hash the app's requests carry (see :meth:`PlayerStore.insert_bound`).
+
+Each request with an app key reads the app's hash and the binding in one script: a revoked app (its hash deleted) is
+refused by every process from the next request on. Concurrent first uses of one external id each create a player;
+one is bound (compare-and-set on the binding) and the others delete theirs before answering with it, so no key of a
+player no one can reach is left behind. A binding whose player is gone (erased, or expired unplayed) is replaced by a
+fresh player on the next use.
+
+A session (``pyrses_<player id, 32 hex>_<secret>``) is a bearer token the app gives its front end for one player: the
+SHA-256 of its secret is a key in the player's slot, ``pyr:{p:<id>}:session:<hash>``, holding the app's id and
+expiring after ``session_ttl_s``; erasing the player deletes it with every other key of that slot, and a session
+of a revoked app is refused (its app's hash is read on every request).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Final
+from uuid import UUID
+
+from pyramide.service.apps.store import App, app_key, checked, key_app_id
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.players import Player, PlayerStore
+from pyramide.service.stats import player_key
+
+SESSION_PREFIX: Final = "pyrses_"
+EXTERNAL_ID: Final = re.compile(r"^[\x21-\x7e]{1,128}$")
+_SESSION: Final = re.compile(r"^pyrses_([0-9a-f]{32})_([A-Za-z0-9_-]{40,64})$")
+_BIND_TRIES: Final = 3
+Creating = Callable[[App], Awaitable[None]]
+
+_RESOLVE: Final = """
+return {redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2])}
+"""
+"""The app's hash and the player bound to an external id, in one round trip (both in the app's slot)."""
+_BIND: Final = """
+local bound = redis.call('GET', KEYS[1])
+if (bound or '') ~= ARGV[1] then return bound end
+redis.call('SET', KEYS[1], ARGV[2])
+return ARGV[2]
+"""
+"""Binds the new player ``ARGV[2]`` only if the binding still holds what this request saw (``ARGV[1]``, empty for
+none); answers the player bound now."""
+_UNBIND: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+"""
+_ISSUE: Final = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+"""A session only for a player that still exists (not one erased meanwhile)."""
+
+
+def binding_key(app_id: UUID, external_id: str) -> str:
+    digest = hashlib.sha256(external_id.encode()).hexdigest()
+    return f"pyr:{{app:{app_id}}}:player:{digest}"
+
+
+def session_key(player_id: UUID, secret: str) -> str:
+    return f"pyr:{{p:{player_id}}}:session:{hashlib.sha256(secret.encode()).hexdigest()}"
+
+
+def valid_external_id(external_id: str) -> str:
+    """The external id as sent; 400 ``invalid_player_header`` unless it is 1–128 visible ASCII characters."""
+    if not EXTERNAL_ID.match(external_id):
+        raise DomainError(ErrorCode.INVALID_PLAYER_HEADER)
+    return external_id
+
+
+class AppPlayers:
+    """Finds (and creates) the players of apps' users, and issues and checks their sessions."""
+
+    def __init__(self, redis: RedisClient, players: PlayerStore, session_ttl_s: int) -> None:
+        self.redis = redis
+        self.players = players
+        self.session_ttl_ms = session_ttl_s * 1000
+        self._resolve = redis.register_script(_RESOLVE)
+        self._bind = redis.register_script(_BIND)
+        self._unbind = redis.register_script(_UNBIND)
+        self._issue = redis.register_script(_ISSUE)
+
+    async def bound_player(self, key: str, external_id: str) -> Player | None:
+        """The player bound to the app's user ``external_id`` if there is one (none is created); the key is checked
+        as :meth:`act_as` does."""
+        app, bound = await self._app_and_binding(key, external_id)
+        player = await self.players.load(UUID(bound)) if bound else None
+        return player if player is not None and player.app_id == app.id else None
+
+    async def act_as(
+        self, key: str, external_id: str, *, remembered: bool = False, creating: Creating | None = None
+    ) -> tuple[App, Player]:
+        """The app of ``key`` and its user's player: 401 ``unauthorized`` for a key that is not a valid one's,
+        403 ``forbidden`` for an app without the ``players`` scope. ``creating`` is awaited before a player is
+        created (the caller's limits: it may refuse)."""
+        app, bound = await self._app_and_binding(key, external_id)
+        return app, await self._player(app, external_id, bound, remembered, creating)
+
+    async def _app_and_binding(self, key: str, external_id: str) -> tuple[App, str]:
+        """The app of ``key`` (checked, with its scope) and the id bound to ``external_id`` (empty: none)."""
+        app_id = key_app_id(key)
+        if app_id is None:
+            raise DomainError(ErrorCode.UNAUTHORIZED)
+        binding = binding_key(app_id, external_id)
+        flat, bound = await self._resolve(keys=[app_key(app_id), binding], args=[])
+        app = checked(key, app_id, dict(zip(flat[::2], flat[1::2], strict=True)))
+        if app is None:
+            raise DomainError(ErrorCode.UNAUTHORIZED)
+        if "players" not in app.scopes:
+            raise DomainError(ErrorCode.FORBIDDEN)
+        return app, (raw(bound) or b"").decode()
+
+    async def _player(
+        self, app: App, external_id: str, bound: str, remembered: bool, creating: Creating | None
+    ) -> Player:
+        """The player bound to ``external_id`` (``bound``: the binding as read), created and bound if there is none
+        or it is gone."""
+        binding = binding_key(app.id, external_id)
+        for _ in range(_BIND_TRIES):
+            if bound:
+                player = await self.players.load(UUID(bound), remembered=remembered)
+                if player is not None and player.app_id == app.id:
+                    return player
+            if creating is not None:
+                await creating(app)
+            fresh = await self.players.insert_bound(app.id, app.name, external_id)
+            now = (raw(await self._bind(keys=[binding], args=[bound, str(fresh.id)])) or b"").decode()
+            if now == str(fresh.id):
+                return fresh
+            await self.players.discard(fresh.id)  # another request bound its player first
+            bound = now
+        raise DomainError(ErrorCode.VERSION_CONFLICT)
+
+    async def unbind(self, player: Player) -> None:
+        """Delete an erased app player's binding (if it still names it): its external id gets a fresh player."""
+        if player.app_id is not None and player.external_id is not None:
+            await self._unbind(keys=[binding_key(player.app_id, player.external_id)], args=[str(player.id)])
+
+    async def issue_session(self, app: App, external_id: str, creating: Creating | None = None) -> tuple[str, datetime]:
+        """A session token for the app's user ``external_id`` (its player created on first use, as
+        :meth:`act_as`) and when it expires."""
+        binding = binding_key(app.id, external_id)
+        bound = (raw(await self.redis.get(binding)) or b"").decode()
+        player = await self._player(app, external_id, bound, False, creating)
+        secret = secrets.token_urlsafe(32)
+        keys = [player_key(player.id), session_key(player.id, secret)]
+        issued = await self._issue(keys=keys, args=[str(app.id), self.session_ttl_ms])
+        if not issued:
+            raise DomainError(ErrorCode.VERSION_CONFLICT)  # erased while the session was being issued
+        expires = datetime.fromtimestamp(time.time() + self.session_ttl_ms / 1000, UTC)
+        return f"{SESSION_PREFIX}{player.id.hex}_{secret}", expires
+
+    async def session_player(self, token: str) -> Player | None:
+        """The player of a session token, or ``None`` for one that is malformed, unknown, expired, of a revoked app
+        or of an erased player."""
+        match = _SESSION.match(token)
+        if match is None:
+            return None
+        player_id = UUID(hex=match.group(1))
+        app = (raw(await self.redis.get(session_key(player_id, match.group(2)))) or b"").decode()
+        if not app or not await self.redis.exists(app_key(UUID(app))):
+            return None
+        player = await self.players.load(player_id)
+        if player is None or player.app_id is None or not hmac.compare_digest(str(player.app_id), app):
+            return None
+        return player

@@ -1,0 +1,95 @@
+"""Moderation's routes under ``/v1/admin``: ban and unban a player, annul one board entry. The caller is the admin
+principal (``request.user``): the operator, or an app with the ``moderation`` scope for its own players."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Final
+
+from litestar import Controller, Request, Response, delete, post
+from litestar.datastructures import State
+from litestar.params import Parameter
+from pydantic import TypeAdapter
+
+from pyramide.service.apps import Principal
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.http.body import parse_body
+from pyramide.service.http.injection import Injected
+from pyramide.service.http.params import IdText, deal_code_of, id_of
+from pyramide.service.http.responses import problems
+from pyramide.service.moderation.annulments import Annulments
+from pyramide.service.moderation.bans import Bans
+from pyramide.service.moderation.schemas import REASON_MAX, BanBody, BanState
+from pyramide.service.stats import challenge_board
+
+AdminRequest = Request[Principal, None, State]
+BoardText = Annotated[str, Parameter(description="A deal code (e.g. PY1-N-AAAAAAS) or `challenge:<id>`.")]
+ReasonQuery = Annotated[str, Parameter(max_length=REASON_MAX, description="Why, for the audit log.")]
+_BAN = TypeAdapter(BanBody)
+_CHALLENGE: Final = re.compile(r"challenge:([0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9A-Z]{1,4})")
+_WHO = "The operator key, or an app key with the `moderation` scope for the app's own players (else 403 `forbidden`)."
+
+
+def _board(text: str) -> str:
+    """A board's name in a path: a deal code (422 ``invalid_deal_code`` when malformed), canonical, or
+    ``challenge:<id>`` (404 ``not_found`` when it names no challenge)."""
+    if text.startswith("challenge:"):
+        named = _CHALLENGE.fullmatch(text)
+        if named is None:
+            raise DomainError(ErrorCode.NOT_FOUND)
+        return challenge_board(named.group(1))
+    return str(deal_code_of(text))
+
+
+class ModerationController(Controller):
+    path = "/"
+    tags = ["admin"]
+
+    @post(
+        "/players/{player_id:str}/ban",
+        operation_id="banPlayer",
+        request_body=BanBody,
+        summary="Ban a player",
+        description="The player's entries leave every board at once (kept with the ban), and its requests answer 403"
+        " `player_banned` in every process at once, but its data's export and erasure; its games stop counting. "
+        + _WHO,
+        responses=problems(400, 401, 403, 404, 413, 422),
+        status_code=200,
+    )
+    async def ban(self, request: AdminRequest, player_id: IdText, bans: Injected[Bans]) -> BanState:
+        body = await parse_body(request, _BAN)
+        return BanState.model_validate(await bans.ban(request.user, id_of(player_id), body.reason))
+
+    @post(
+        "/players/{player_id:str}/unban",
+        operation_id="unbanPlayer",
+        request_body=BanBody,
+        summary="Lift a player's ban",
+        description="The player's token works again at once, and exactly the entries the ban took go back on their"
+        " boards (but those annulled meanwhile). A player that is not banned is left as it is. " + _WHO,
+        responses=problems(400, 401, 403, 404, 413, 422),
+        status_code=200,
+    )
+    async def unban(self, request: AdminRequest, player_id: IdText, bans: Injected[Bans]) -> BanState:
+        body = await parse_body(request, _BAN)
+        return BanState.model_validate(await bans.unban(request.user, id_of(player_id), body.reason))
+
+    @delete(
+        "/leaderboards/{board:str}/entries/{player_id:str}",
+        operation_id="annulLeaderboardEntry",
+        summary="Annul one entry of a board",
+        description="`board` is a deal code or `challenge:<id>`; the board re-ranks. 404 `not_found` when the player"
+        " has no entry there (nor one kept by a ban). " + _WHO,
+        responses=problems(401, 403, 404, 422),
+        status_code=204,
+    )
+    async def annul(
+        self,
+        request: AdminRequest,
+        board: BoardText,
+        player_id: IdText,
+        annulments: Injected[Annulments],
+        reason: ReasonQuery = "",
+    ) -> Response[None]:
+        await annulments.annul(request.user, _board(board), id_of(player_id), reason)
+        return Response(None, status_code=204)

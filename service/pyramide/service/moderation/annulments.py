@@ -1,0 +1,27 @@
+"""Annulments: a moderator takes one entry off one board for good (a deal code's or a daily challenge's)."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from pyramide.service.apps import Principal
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.moderation.audit import AuditLog
+from pyramide.service.moderation.bans import moderated_player
+from pyramide.service.players import PlayerStore
+from pyramide.service.stats import Leaderboards
+
+
+class Annulments:
+    def __init__(self, players: PlayerStore, boards: Leaderboards, audit: AuditLog) -> None:
+        self.players = players
+        self.boards = boards
+        self.audit = audit
+
+    async def annul(self, actor: Principal, board: str, player_id: UUID, reason: str) -> None:
+        """Take the player's entry off ``board`` (or out of what a ban keeps of it, so lifting the ban does not
+        bring it back); 404 ``not_found`` when it has none there. Audited with the board."""
+        await moderated_player(self.players, actor, player_id)
+        if not await self.boards.annul(board, player_id):
+            raise DomainError(ErrorCode.NOT_FOUND)
+        await self.audit.record(actor, "annul", f"player:{player_id}", reason, {"board": board})
