@@ -221,8 +221,12 @@ def test_an_unknown_identity_filter_is_a_localised_problem(client: TestClient[An
 
 def test_with_app_players_only_an_anonymous_win_does_not_rank(settings: Settings) -> None:
     """``PYRAMIDE_CHALLENGE_PLAYERS=app``: an anonymous player still plays and wins, and the win counts in the
-    statistics, but not on the challenge's board; the per-code board takes anyone."""
-    with _served(settings, challenge_players="app") as url, httpx.Client(base_url=url) as http:
+    statistics, but not on the challenge's board; an app's player's win ranks, saying so and naming the app, and
+    each identity filter shows its own."""
+    with (
+        _served(settings, challenge_players="app", operator_key=OPERATOR_KEY) as url,
+        httpx.Client(base_url=url) as http,
+    ):
         challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
         learner = _player(http, "Learner")
         first = _start(http, learner, {"challenge": challenge})
@@ -232,6 +236,18 @@ def test_with_app_players_only_an_anonymous_win_does_not_rank(settings: Settings
         assert http.get("/v1/players/me/stats", headers=anonymous).json()["won"] == 1
         assert _board(http, challenge) == []
         assert http.get(f"/v1/challenges/{challenge}", headers=anonymous).json()["you"]["rank"] is None
+
+        created = http.post("/v1/admin/apps", json={"name": "Kártya Klub", "scopes": ["players"]}, headers=OPERATOR)
+        assert created.status_code == 201, created.text
+        member = {"Authorization": f"Bearer {created.json()['key']}", "Pyramide-Player": "user-42"}
+        assert http.patch("/v1/players/me", json={"name": "Zsófi"}, headers=member).status_code == 200
+        _play(http, member, _start(http, member, {"challenge": challenge})["id"], line)
+        entries = _board(http, challenge)
+        assert [(e["name"], e["identity"], e["app"], e["rank"]) for e in entries] == [
+            ("Zsófi", "app", "Kártya Klub", 1)
+        ]
+        assert _board(http, challenge, identity="app") == entries
+        assert _board(http, challenge, identity="anonymous") == []
 
 
 OPERATOR_KEY = "operator-key-for-the-review-tests-0123456789"
@@ -328,3 +344,23 @@ def test_a_review_keeps_a_long_game_s_first_500_operations(settings: Settings) -
         (review,) = _reviews(http)
         assert review["operations"] == 520 + len(line)
         assert len(review["record"]) == len(review["times_ms"]) == 500 and review["record"][:2] == ["D", "U"]
+
+
+def test_an_accepted_win_of_a_banned_player_waits_for_the_unban(settings: Settings) -> None:
+    """Accepting a banned player's held win puts it on the board no sooner than the player could be: it appears
+    when the ban is lifted."""
+    with (
+        _served(settings, min_move_ms=150, operator_key=OPERATOR_KEY) as url,
+        httpx.Client(base_url=url) as http,
+    ):
+        challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
+        _two_player_bot(http, challenge)
+        (review,) = _reviews(http)
+        player = review["player"]
+        ban = http.post(f"/v1/admin/players/{player}/ban", json={"reason": "bot"}, headers=OPERATOR)
+        assert ban.status_code == 200, ban.text
+        accepted = http.post(f"/v1/admin/reviews/{review['id']}/accept", json={"reason": "ok"}, headers=OPERATOR)
+        assert accepted.status_code == 200 and _board(http, challenge) == []
+        unban = http.post(f"/v1/admin/players/{player}/unban", json={"reason": "fine"}, headers=OPERATOR)
+        assert unban.status_code == 200, unban.text
+        assert [e["name"] for e in _board(http, challenge)] == ["Two-player bot"]

@@ -96,7 +96,7 @@ class ReviewController(Controller):
         operation_id="acceptReview",
         request_body=ReviewDecisionBody,
         status_code=200,
-        summary="Accept a held win: it enters its board as it would have",
+        summary="Accept a held win: it enters its board as it would have (a banned player's once unbanned)",
         description="Accepting again changes nothing; a rejected review is 409 `review_already_decided`. 403"
         " `forbidden` for an app that may not moderate the player. Audited.",
         responses=problems(400, 401, 403, 404, 409, 413, 422),
@@ -110,7 +110,10 @@ class ReviewController(Controller):
         audit: Injected[AuditLog],
     ) -> Review:
         item = await _decide(request, review_id, "accepted", reviews, audit)
-        await leaderboards.enter(Reviews.result_of(item), item["hints"])
+        result = Reviews.result_of(item)
+        await leaderboards.enter(result, item["hints"])
+        if result.board is not None:  # a banned player's win goes straight to what the ban keeps (none else)
+            await leaderboards.set_aside(result.player, [result.board])
         return review_view(item)
 
     @post(
