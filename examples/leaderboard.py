@@ -4,7 +4,8 @@ Usage: .venv/bin/python examples/leaderboard.py [--code PY1-N-AAAAAAS]
 
 Starts the service on a free port (data in a temporary directory), asks it for a winning line of the deal, lets
 four players play that deal in their own ways (straight; with draws taken back by undo; after a hint; slowly), one
-of them twice, and prints the leaderboard and one player's statistics as the API returns them.
+of them twice, and prints the leaderboard (clean wins first, then the assisted ones that used an undo or a hint) and
+one player's statistics as the API returns them.
 """
 
 from __future__ import annotations
@@ -98,10 +99,10 @@ def _demo(client: httpx.Client, code: str) -> None:
     board = client.get(f"/v1/leaderboards/{code}").json()
     print(f"GET /v1/leaderboards/{code}")
     print(json.dumps(board, indent=2))
-    print("\nrank  player  elapsed_ms  moves  undos  hints")
+    print("\nrank  player  elapsed_ms  moves  undos  hints  tier")
     for entry in board["entries"]:
         print(f"{entry['rank']:>4}  {entry['name']:<6}  {entry['elapsed_ms']:>10}  {entry['moves']:>5}"
-              f"  {entry['undos']:>5}  {entry['hints']:>5}")  # fmt: skip
+              f"  {entry['undos']:>5}  {entry['hints']:>5}  {entry['tier']}")  # fmt: skip
     print("\nGET /v1/players/me/stats (Ana)")
     print(json.dumps(client.get("/v1/players/me/stats", headers=ana).json(), indent=2))
 

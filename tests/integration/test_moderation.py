@@ -53,7 +53,8 @@ def _text(value: Any) -> str:
 
 def _environment() -> dict[str, str]:
     limits = {f"PYRAMIDE_{name.upper()}": str(value) for name, value in no_limits().items()}
-    return {**limits, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY, "PYRAMIDE_SETTLEMENT_GRACE_S": "0"}
+    floor_off = {"PYRAMIDE_MIN_MOVE_MS": "0"}  # the bots play at machine speed: their wins rank, for the bans
+    return {**limits, **floor_off, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY, "PYRAMIDE_SETTLEMENT_GRACE_S": "0"}
 
 
 def _data_redis(served: Served) -> redis.Redis:

@@ -38,6 +38,7 @@ from pyramide.service.privacy.controller import PrivacyController
 from pyramide.service.services import Services, confirms_writes
 from pyramide.service.stats.controller import StatsController
 from pyramide.service.stats.leaderboard_controller import LeaderboardController
+from pyramide.service.stats.review_controller import ReviewController
 
 DESCRIPTION = """Pyramide solitaire as a REST/JSON game service: deal, play by moves or taps as in the app, undo, read
 the record. Errors are `application/problem+json` with a stable `code` and text in the `Accept-Language` chosen
@@ -45,7 +46,12 @@ the record. Errors are `application/problem+json` with a stable `code` and text 
 
 
 GC_YOUNG_THRESHOLD = 20_000
-ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [AppAdminController, AuditController, ModerationController]
+ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [
+    AppAdminController,
+    AuditController,
+    ModerationController,
+    ReviewController,
+]
 """The routes under ``/v1/admin``: the operator's and the apps' (see ``http.auth``)."""
 
 

@@ -49,6 +49,8 @@ class ErrorCode(StrEnum):
     INVALID_PLAYER_HEADER = "invalid_player_header"
     PLAYER_HEADER_NOT_ALLOWED = "player_header_not_allowed"
     INVALID_CLIENT_IP = "invalid_client_ip"
+    REVIEW_NOT_FOUND = "review_not_found"
+    REVIEW_ALREADY_DECIDED = "review_already_decided"
 
 
 class DomainError(Exception):

@@ -28,6 +28,7 @@ from pyramide.service.moderation import Annulments, AuditLog, Bans
 from pyramide.service.players import PlayerStore
 from pyramide.service.privacy.rewrites import Rewrites
 from pyramide.service.privacy.service import PlayerData
+from pyramide.service.stats import FairPlay, Reviews
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.statistics import StatsStore
 
@@ -41,6 +42,7 @@ class Running:
     solver: Solver
     stats: StatsStore
     leaderboards: Leaderboards
+    reviews: Reviews
     settlement: Settlement
     games: GameService
     address_limits: AddressLimits
@@ -62,7 +64,11 @@ class Running:
         store = GameStore(redis, settings)
         stats = StatsStore(redis)
         leaderboards = Leaderboards(redis)
-        settlement = Settlement(redis, store, stats, leaderboards, settings.settlement_grace_s)
+        reviews = Reviews(redis, settings.min_move_ms)
+        fair_play = FairPlay(settings.challenge_players, settings.min_move_ms)
+        settlement = Settlement(
+            redis, store, stats, leaderboards, settings.settlement_grace_s, fair_play=fair_play, reviews=reviews
+        )
         players = PlayerStore(redis, settings)
         secret = DealSecret(redis, settings.deal_secret)
         deals = ChallengeDeals(redis, secret, solver, settings.challenge_presets, settings.challenge_candidates)
@@ -74,6 +80,7 @@ class Running:
             solver=solver,
             stats=stats,
             leaderboards=leaderboards,
+            reviews=reviews,
             settlement=settlement,
             games=games,
             address_limits=AddressLimits(limiter, settings),
@@ -88,6 +95,7 @@ class Running:
                 games=games,
                 stats=stats,
                 boards=leaderboards,
+                reviews=reviews,
                 retry_window_s=settings.idempotency_ttl_s,
                 limiter=limiter,
                 exports_limit=settings.limits.limit("exports"),
@@ -186,6 +194,7 @@ class Services:
             "solver",
             "stats",
             "leaderboards",
+            "reviews",
             "settlement",
             "games",
             "address_limits",

@@ -69,3 +69,20 @@ def test_a_challenge_game_round_trips_and_is_sealed_until_its_close() -> None:
     assert not _stored().sealed(0), "an ordinary game is never sealed"
     with pytest.raises(InvalidStateError):
         StoredGame.from_bytes(stored.id, stored.to_bytes()[:70])
+
+
+def test_a_challenge_game_keeps_its_operation_times_and_no_other_game_does() -> None:
+    """Each operation's arrival (ms after the first move) is stored with a challenge game, and read back; a game
+    that is no challenge's stores none, byte for byte as before."""
+    stored = _stored()
+    plain = stored.to_bytes()
+    stored.note_operation(2_500)
+    assert stored.times is None and stored.to_bytes() == plain
+    stored.challenge, stored.sealed_until_ms = "2026-12-01-N", 9_000
+    without = stored.to_bytes()
+    for now in (2_000, 2_180, 2_900):
+        stored.note_operation(now)
+    again = StoredGame.from_bytes(stored.id, stored.to_bytes())
+    assert again.times is not None and list(again.times) == [0, 180, 900]
+    assert len(stored.to_bytes()) == len(without) + 4 + 3 * 4
+    assert StoredGame.from_bytes(stored.id, without).times is None, "a challenge game stored before times had none"

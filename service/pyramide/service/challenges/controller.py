@@ -13,7 +13,7 @@ from pyramide.service.challenges.service import ChallengeService
 from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
+from pyramide.service.http.paging import DEFAULT_LIMIT, BoardCursor, IdentityFilter, Limit, check_paging_query
 from pyramide.service.http.responses import problems
 from pyramide.service.http.schemas import CHALLENGE_ID_PATTERN
 from pyramide.service.players import PlayerStore
@@ -84,9 +84,12 @@ class ChallengeController(Controller):
     @get(
         "/{challenge_id:str}/leaderboard",
         operation_id="getChallengeLeaderboard",
-        summary="A daily challenge's wins: fastest first, then fewest moves, then the earlier finish",
+        summary="A daily challenge's wins: clean wins first, then fastest, fewest moves and the earlier finish",
         description="Verified: the cards were sealed and hints refused while it was open; only wins before the close"
-        " rank. Final once the challenge has closed.",
+        " rank. Wins without an undo (`tier: clean`) rank before every other (`assisted`); a win faster than"
+        " `PYRAMIDE_MIN_MOVE_MS` per move waits for a moderator's review, and with `PYRAMIDE_CHALLENGE_PLAYERS=app`"
+        " only app players' wins rank. `identity` filters app players' or anonymous players' entries. Final once the"
+        " challenge has closed.",
         responses=problems(400, 404),
         exclude_from_auth=True,
     )
@@ -95,8 +98,10 @@ class ChallengeController(Controller):
         request: AnyRequest,
         challenge_id: ChallengeIdPath,
         challenges: Injected[ChallengeService],
+        *,
         limit: Limit = DEFAULT_LIMIT,
-        cursor: Cursor = None,
+        cursor: BoardCursor = None,
+        identity: IdentityFilter = None,
     ) -> ChallengeLeaderboard:
-        check_paging_query(request)
-        return ChallengeLeaderboard.model_validate(await challenges.leaderboard(challenge_id, cursor, limit))
+        check_paging_query(request, "identity")
+        return ChallengeLeaderboard.model_validate(await challenges.leaderboard(challenge_id, cursor, limit, identity))

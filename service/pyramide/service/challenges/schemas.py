@@ -40,8 +40,9 @@ class Challenge(BaseModel):
 
 
 class ChallengeLeaderboard(BaseModel):
-    """The challenge's wins ranked by time, then moves, then the earlier finish; only wins before the close count.
-    Verified: nobody could know the cards in advance, and hints were refused. Final once the challenge closes."""
+    """The challenge's wins, clean ones (no undo) first, then by time, moves and the earlier finish; only wins before
+    the close count, and only at a human pace (faster ones wait for a moderator's review). Verified: nobody could
+    know the cards in advance, and hints were refused. Final once the challenge closes."""
 
     challenge: str
     rules: RulesBody

@@ -53,13 +53,15 @@ class ChallengeService:
         keys = ("status", "moves", "elapsed_ms", "score")
         return {"game_id": game_id, **{k: shown[k] for k in keys}, "rank": rank}
 
-    async def leaderboard(self, challenge: str, cursor: str | None, limit: int) -> dict[str, Any]:
-        """A page of the challenge's board."""
+    async def leaderboard(
+        self, challenge: str, cursor: str | None, limit: int, identity: str | None = None
+    ) -> dict[str, Any]:
+        """A page of the challenge's board (with ``identity``, only those players' entries)."""
         now = now_ms()
         named = self.deals.named(challenge, now)
         if await self.deals.kept(named) is None and not named.is_open(now):
             raise DomainError(ErrorCode.CHALLENGE_NOT_FOUND)
-        page = await self.boards.page(challenge_board(str(named)), cursor, limit)
+        page = await self.boards.page(challenge_board(str(named)), cursor, limit, identity)
         return {
             "challenge": str(named),
             "rules": named.rules.to_json(),

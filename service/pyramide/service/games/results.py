@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.players import Player
 from pyramide.service.stats import GameResult, challenge_board
 
 
-def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResult | None:
+def settle(stored: StoredGame, now_ms: int, player: Player | None = None) -> GameResult | None:
     """The result to record when this change ends a game that counts (a move was made) and has none yet: won, or
     lost when stuck or abandoned. A dead end settles the game as lost for good, as the rules document says the
-    player then starts a new one; undo may still play on in it, but it is never counted again."""
+    player then starts a new one; undo may still play on in it, but it is never counted again. ``player`` (the
+    game's owner, as the request authenticated it) gives the result its name and, for an app's player, the app."""
     if stored.settled or not stored.started:
         return None
     if not stored.over:
@@ -30,7 +32,10 @@ def settle(stored: StoredGame, now_ms: int, name: str | None = None) -> GameResu
         undos=game.undos,
         score=game.score,
         finished_ms=finished,
-        name=name,
+        name=None if player is None else player.name,
+        app_id=None if player is None or player.app_id is None else str(player.app_id),
+        app_name=None if player is None or player.app_id is None else player.app_name,
+        times=list(stored.times or []) if stored.challenge is not None else None,
     )
 
 

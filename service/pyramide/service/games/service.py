@@ -409,7 +409,9 @@ class GameService:
         if not outcome.changed:
             return reply_for(stored, locale, outcome.feedback) if basis.confirmed else None
         now = _advance(stored)
-        result = settle(stored, now, player.name)
+        if stored.challenge is not None and outcome.notation is not None:
+            stored.note_operation(now)
+        result = settle(stored, now, player)
         started = stored.started and not was_started
         reply = reply_for(stored, locale, outcome.feedback)
         saved = await self.store.save(

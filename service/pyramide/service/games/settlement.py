@@ -6,7 +6,9 @@ cover them all. Instead, for a change that makes a game count (its first move) o
 1. the game is saved with compare-and-set, and its id goes into the player's ``pending`` set in the same script
    (one slot: the player's); the change that ends it writes the game's result there too, so a result exists
    exactly when the ending state was stored, and a game is pending exactly when such a change was stored;
-2. a win is entered on the leaderboard (idempotent: a leaderboard keeps each player's best);
+2. a win is entered on the leaderboard (idempotent: a leaderboard keeps each player's best), or, for a daily
+   challenge's win that the fair-play rules hold back (``stats.fairness``), held for review (idempotent: one review
+   per game) or left off;
 3. the start or the result is recorded in the player's statistics, and the game leaves ``pending`` in the same
    script (idempotent: a game's state in the statistics only moves forward). A result counts the game as played,
    so a change that both starts and ends a game records only the result.
@@ -28,20 +30,40 @@ from redis.exceptions import RedisError
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.stats import BANNED, ERASED, GameResult, Leaderboards, StatsStore, stats_keys
+from pyramide.service.stats import (
+    BANNED,
+    ERASED,
+    FairPlay,
+    GameResult,
+    Leaderboards,
+    Reviews,
+    StatsStore,
+    Verdict,
+    stats_keys,
+)
 
 log = logging.getLogger("pyramide.service")
 
 
 class Settlement:
     def __init__(
-        self, redis: RedisClient, games: GameStore, stats: StatsStore, boards: Leaderboards, grace_s: float
+        self,
+        redis: RedisClient,
+        games: GameStore,
+        stats: StatsStore,
+        boards: Leaderboards,
+        grace_s: float,
+        *,
+        fair_play: FairPlay | None = None,
+        reviews: Reviews | None = None,
     ) -> None:
         self.redis = redis
         self.games = games
         self.stats = stats
         self.boards = boards
         self.grace_ms = int(grace_s * 1000)
+        self.fair_play = fair_play or FairPlay("any", 0)
+        self.reviews = reviews
 
     async def record(self, player: UUID, game: UUID, started: bool, result: GameResult | None, hints: int) -> None:
         """Steps 2 and 3: one round trip for a start or a loss, two for a win. A failure here loses nothing: the
@@ -49,10 +71,12 @@ class Settlement:
         try:
             if result is not None:
                 if result.won:
-                    await self.boards.enter(result, hints)
+                    await self._rank(result, hints)
                 recorded = await self.stats.record_result(result, hints)
                 if recorded == ERASED and result.won:
                     await self.boards.withdraw(result)  # the player was erased meanwhile
+                    if self.reviews is not None:
+                        await self.reviews.forget(player)
                 elif recorded == BANNED and result.board is not None:
                     await self.boards.set_aside(result.player, [result.board])  # banned meanwhile: kept with the ban
             elif started:
@@ -61,6 +85,15 @@ class Settlement:
                 await self.redis.zrem(stats_keys(player)[4], str(game))
         except RedisError:
             log.warning("statistics of game %s left pending; settled on the player's next statistics read", game)
+
+    async def _rank(self, result: GameResult, hints: int) -> None:
+        """Enter a win on its board, hold it for review, or leave it off, as the fair-play rules say."""
+        verdict = self.fair_play.verdict(result)
+        if verdict is Verdict.ENTER:
+            await self.boards.enter(result, hints)
+        elif verdict is Verdict.REVIEW and self.reviews is not None:
+            record = await self.games.record(result.player, result.game)
+            await self.reviews.hold(result, hints, record, int(time.time() * 1000))
 
     async def reconcile(self, player: UUID) -> int:
         """Settle every game of ``player`` pending for longer than the grace period; how many were."""

@@ -2,14 +2,20 @@
 
 Header (big-endian): version ``Q``, owner ``16s``, created, first move and finished times in ms since the epoch
 ``QQQ`` (0 for none), flags ``B`` (bit 0: abandoned; bit 1: the game's result is settled in the statistics; bit 2:
-counters follow, as written before the engine counted undos; bit 3: a daily challenge's game), then with bit 2 the
-undos taken ``I``, with bit 3 the moment its challenge closes (ms, ``Q``) and the challenge's id (``B`` length, then
-ASCII). Then :func:`pyramide.engine.dump_game`, which holds the undo count since its format 3.
+counters follow, as written before the engine counted undos; bit 3: a daily challenge's game; bit 4: operation
+times follow), then with bit 2 the undos taken ``I``, with bit 3 the moment its challenge closes (ms, ``Q``) and the
+challenge's id (``B`` length, then ASCII), with bit 4 how many operation times ``I`` and each ``I`` (ms after the
+first move). Then :func:`pyramide.engine.dump_game`, which holds the undo count since its format 3.
+
+Operation times are kept for daily challenge games only (their cadence decides whether a win ranks, see
+``stats.fairness``): 4 bytes per move or undo, on the games that need them, and nothing on any other game.
 """
 
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -22,6 +28,7 @@ ABANDONED = 1
 SETTLED = 2
 COUNTERS = 4
 CHALLENGE = 8
+TIMES = 16
 
 
 @dataclass(slots=True)
@@ -40,6 +47,16 @@ class StoredGame:
     """The daily challenge this game is the player's attempt at, if it is one."""
     sealed_until_ms: int = 0
     """When that challenge closes: until then nothing may reveal the game's deal (see :meth:`sealed`)."""
+    times: array[int] | None = None
+    """When each operation (move or undo) arrived, in ms after the first move, by the server's clock: kept for a
+    challenge game (see :meth:`note_operation`); ``None`` for any other (nothing allocated on their path)."""
+
+    def note_operation(self, now_ms: int) -> None:
+        """Keep the arrival time of an operation of a challenge game (after :attr:`first_move_ms` is set)."""
+        if self.challenge is not None and self.first_move_ms is not None:
+            if self.times is None:
+                self.times = array("I")
+            self.times.append(max(0, min(now_ms - self.first_move_ms, 0xFFFFFFFF)))
 
     def sealed(self, now_ms: int) -> bool:
         """A challenge game whose challenge is still open: its deal code, hints and analysis are withheld, since
@@ -63,7 +80,8 @@ class StoredGame:
 
     def to_bytes(self) -> bytes:
         flags = (ABANDONED if self.abandoned else 0) | (SETTLED if self.settled else 0)
-        flags |= 0 if self.challenge is None else CHALLENGE
+        if self.challenge is not None:  # only a challenge game keeps operation times
+            flags |= CHALLENGE | (TIMES if self.times else 0)
         header = _HEADER.pack(
             self.version,
             self.owner.bytes,
@@ -75,6 +93,8 @@ class StoredGame:
         if self.challenge is not None:
             challenge = self.challenge.encode("ascii")
             header += _CHALLENGE.pack(self.sealed_until_ms, len(challenge)) + challenge
+            if self.times:
+                header += _COUNTERS.pack(len(self.times)) + _big_endian(self.times)
         return header + dump_game(self.game)
 
     @classmethod
@@ -95,6 +115,14 @@ class StoredGame:
             sealed_until, size = _CHALLENGE.unpack_from(data, start)
             start += _CHALLENGE.size + size
             challenge = data[start - size : start].decode("ascii", "replace")
+        times = None
+        if flags & TIMES:
+            if len(data) < start + _COUNTERS.size:
+                raise InvalidStateError("the stored game is cut short")
+            (count,) = _COUNTERS.unpack_from(data, start)
+            start += _COUNTERS.size
+            times = _times(data[start : start + 4 * count])
+            start += 4 * count
         game = load_game(data[start:])
         game.undos = game.undos or undos
         return cls(
@@ -109,4 +137,24 @@ class StoredGame:
             settled=bool(flags & SETTLED),
             challenge=challenge,
             sealed_until_ms=sealed_until,
+            times=times,
         )
+
+
+def _big_endian(times: array[int]) -> bytes:
+    if sys.byteorder == "big":
+        return times.tobytes()
+    swapped = array("I", times)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def _times(data: bytes) -> array[int]:
+    """Operation times as :meth:`StoredGame.to_bytes` wrote them (big-endian ``I``)."""
+    times = array("I")
+    if len(data) % 4:
+        raise InvalidStateError("the stored game is cut short")
+    times.frombytes(data)
+    if sys.byteorder == "little":
+        times.byteswap()
+    return times

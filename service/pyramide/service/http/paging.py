@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from litestar.params import QueryParameter
 
 from pyramide.service.errors import ErrorCode
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.problems import ProblemError
-from pyramide.service.http.schemas import CURSOR_PATTERN, DEFAULT_PAGE, GAMES_CURSOR_PATTERN, MAX_PAGE
+from pyramide.service.http.schemas import (
+    BOARD_CURSOR_PATTERN,
+    CURSOR_PATTERN,
+    DEFAULT_PAGE,
+    GAMES_CURSOR_PATTERN,
+    MAX_PAGE,
+    REVIEWS_CURSOR_PATTERN,
+)
 from pyramide.service.http.validation import MAX_ERRORS, unknown_parameter
 
 Limit = Annotated[int, QueryParameter(ge=1, le=MAX_PAGE, description=f"Entries per page, 1 to {MAX_PAGE}.")]
@@ -27,6 +34,30 @@ GamesCursor = Annotated[
         required=False,
         pattern=GAMES_CURSOR_PATTERN,
         description="Where the page starts: the previous page's `next_cursor`; omit for the first page.",
+    ),
+]
+BoardCursor = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        pattern=BOARD_CURSOR_PATTERN,
+        description="Where the page starts: the previous page's `next_cursor`; omit for the first page.",
+    ),
+]
+ReviewsCursor = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        pattern=REVIEWS_CURSOR_PATTERN,
+        description="Where the page starts: the previous page's `next_cursor`; omit for the first page.",
+    ),
+]
+IdentityFilter = Annotated[
+    Literal["app", "anonymous"] | None,
+    QueryParameter(
+        required=False,
+        description="Only app players' entries (`app`) or only anonymous players' (`anonymous`), ranked among"
+        " themselves; omit for every entry.",
     ),
 ]
 DEFAULT_LIMIT = DEFAULT_PAGE

@@ -150,6 +150,14 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "hu": "A napi kihívásban a zárásig nincs tipp és elemzés",
         "en": "A daily challenge allows no hints or analysis until it closes",
     },
+    ErrorCode.REVIEW_NOT_FOUND: {
+        "hu": "Nincs ilyen felülvizsgálandó győzelem",
+        "en": "No such review",
+    },
+    ErrorCode.REVIEW_ALREADY_DECIDED: {
+        "hu": "Erről a győzelemről egy moderátor már másként döntött",
+        "en": "A moderator has already decided this review the other way",
+    },
     ErrorCode.FORBIDDEN: {
         "hu": "Ehhez a kulcsodnak nincs joga",
         "en": "Your key is not allowed to do this",
@@ -220,6 +228,8 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.CHALLENGE_ALREADY_PLAYED: 409,
     ErrorCode.CHALLENGE_CLOSED: 409,
     ErrorCode.HINTS_NOT_ALLOWED: 409,
+    ErrorCode.REVIEW_NOT_FOUND: 404,
+    ErrorCode.REVIEW_ALREADY_DECIDED: 409,
     ErrorCode.CHALLENGE_NOT_READY: 503,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.QUOTA_EXCEEDED: 429,

@@ -160,6 +160,12 @@ class Settings(BaseSettings):
     """The rule sets with a daily challenge, by deal-code segment (``N,2S``); ``N`` always among them."""
     challenge_candidates: int = Field(64, ge=1)
     """Sealed candidates tried, in order, for a challenge's deal before giving up on the day (503)."""
+    challenge_players: Literal["any", "app"] = "any"
+    """Whose wins enter a daily challenge's board: ``any`` player's, or only ``app`` players' (those an app vouches
+    for); anonymous players may still play."""
+    min_move_ms: int = Field(150, ge=0)
+    """A challenge win faster than this per move (over the median interval between moves, or over the whole game)
+    waits in the review list instead of entering the board; 0: no floor."""
     cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     """Origins whose pages may call the API from a browser (``https://app.example,https://other.example``, or
     ``*`` for any); none by default."""

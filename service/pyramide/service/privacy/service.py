@@ -35,7 +35,7 @@ from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.moderation import AuditLog
 from pyramide.service.players import Player, PlayerStore, auth_key
 from pyramide.service.privacy.rewrites import Rewrites
-from pyramide.service.stats import Leaderboards, StatsStore, boards_key, player_key, tombstone_key
+from pyramide.service.stats import Leaderboards, Reviews, StatsStore, boards_key, player_key, tombstone_key
 
 SCAN_COUNT: Final = 1000
 PAGE: Final = 100
@@ -74,12 +74,14 @@ class PlayerData:
         guard_s: float = 120.0,
         rewrites: Rewrites | None = None,
         audit: AuditLog | None = None,
+        reviews: Reviews | None = None,
     ) -> None:
         self.redis = redis
         self.players = players
         self.games = games
         self.stats = stats
         self.boards = boards
+        self.reviews = reviews
         self.retry_window_s = retry_window_s
         self.limiter = limiter
         self.exports_limit = exports_limit
@@ -148,6 +150,8 @@ class PlayerData:
         boards, erased_ms = await self._erase_script(keys=keys, args=[self.guard_ms])
         self.players.forget(player.id)
         await self.boards.remove(player.id, [(raw(c) or b"").decode() for c in boards])
+        if self.reviews is not None:
+            await self.reviews.forget(player.id)  # before its note goes with the player's keys
         await self._delete_tagged(player)
         if player.create_record:
             await self.redis.unlink(player.create_record)  # createPlayer's sealed answer, in a slot of its own

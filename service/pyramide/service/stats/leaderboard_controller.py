@@ -7,7 +7,7 @@ from litestar import Controller, get
 from pyramide.service.deals.schemas import RulesBody
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
+from pyramide.service.http.paging import DEFAULT_LIMIT, BoardCursor, IdentityFilter, Limit, check_paging_query
 from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems
 from pyramide.service.stats.leaderboards import Leaderboards
@@ -21,10 +21,12 @@ class LeaderboardController(Controller):
     @get(
         "/{code:str}",
         operation_id="getLeaderboard",
-        summary="The wins on a deal code, each player's best once: fastest first, then fewest moves, then the"
-        " earlier finish",
-        description="Unverified (`verified: false`): anyone with an open code can know its cards, so a program can"
-        " top this board. The daily challenges' boards (`getChallengeLeaderboard`) are the verified ones.",
+        summary="The wins on a deal code, each player's best once: clean wins first, then fastest, fewest moves and"
+        " the earlier finish",
+        description="Wins without an undo or a hint (`tier: clean`) rank before every other (`assisted`); `identity`"
+        " filters app players' or anonymous players' entries. Unverified (`verified: false`): anyone with an open"
+        " code can know its cards, so a program can top this board. The daily challenges' boards"
+        " (`getChallengeLeaderboard`) are the verified ones.",
         responses=problems(400, 422),
         exclude_from_auth=True,
     )
@@ -33,12 +35,14 @@ class LeaderboardController(Controller):
         request: AnyRequest,
         code: DealCodeText,
         leaderboards: Injected[Leaderboards],
+        *,
         limit: Limit = DEFAULT_LIMIT,
-        cursor: Cursor = None,
+        cursor: BoardCursor = None,
+        identity: IdentityFilter = None,
     ) -> Leaderboard:
-        check_paging_query(request)
+        check_paging_query(request, "identity")
         deal = deal_code_of(code)
-        page = await leaderboards.page(str(deal), cursor, limit)
+        page = await leaderboards.page(str(deal), cursor, limit, identity)
         return Leaderboard(
             code=str(deal),
             rules=RulesBody(**deal.rules.to_json()),

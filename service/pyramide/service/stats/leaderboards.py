@@ -3,6 +3,12 @@
 The keys carry the hash tag ``{d:<code>}`` (the canonical code, which names the rules too), so one deal's board
 lives in one Redis Cluster slot. Entering a win keeps the better of the player's old and new entry, so entering the
 same win again changes nothing: the settlement may repeat it safely.
+
+Tiers: a win without an undo and without a hint (``clean``) ranks before every win that used either (``assisted``),
+and a player's clean win beats their assisted one whatever the times. The tier is the start of the ranked member:
+a clean member is :func:`rank_member` as it always was, an assisted one carries the prefix ``a:``, which sorts after
+every digit. Each entry also says who won (``identity``: ``app``, with the app's name, or ``anonymous``), and each
+board keeps a ranking per identity beside its whole one, so a filtered board pages and ranks like the whole one.
 """
 
 from __future__ import annotations
@@ -18,7 +24,11 @@ from pyramide.service.stats.statistics import player_key, tombstone_key
 
 _REMOVE: Final = """
 local member = redis.call('HGET', KEYS[2], ARGV[1])
-if member then redis.call('ZREM', KEYS[1], member) end
+if member then
+  redis.call('ZREM', KEYS[1], member)
+  redis.call('ZREM', KEYS[4], member)
+  redis.call('ZREM', KEYS[5], member)
+end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 return member and 1 or 0
@@ -27,8 +37,13 @@ return member and 1 or 0
 _ENTER: Final = """
 local old = redis.call('HGET', KEYS[2], ARGV[1])
 if old and old <= ARGV[2] then return 0 end
-if old then redis.call('ZREM', KEYS[1], old) end
+if old then
+  redis.call('ZREM', KEYS[1], old)
+  redis.call('ZREM', KEYS[4], old)
+  redis.call('ZREM', KEYS[5], old)
+end
 redis.call('ZADD', KEYS[1], 0, ARGV[2])
+if ARGV[4] == 'app' then redis.call('ZADD', KEYS[4], 0, ARGV[2]) else redis.call('ZADD', KEYS[5], 0, ARGV[2]) end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 return 1
@@ -61,6 +76,8 @@ player is no longer banned, so an entry is never kept away by a ban that was lif
 _REMOVE_IF: Final = """
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[2])
+redis.call('ZREM', KEYS[4], ARGV[2])
+redis.call('ZREM', KEYS[5], ARGV[2])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 return 1
@@ -68,9 +85,22 @@ return 1
 """Takes the player's entry off a board if it is still the one kept (a better one entered since stays)."""
 
 
+ASSISTED: Final = "a:"
+"""The start of an assisted win's ranked member (see the module)."""
+IDENTITIES: Final = ("app", "anonymous")
+
+
 def board_keys(code: str) -> list[str]:
-    """The ranking, each player's best member, and the entries' details."""
-    return [f"pyr:{{d:{code}}}:board", f"pyr:{{d:{code}}}:best", f"pyr:{{d:{code}}}:entries"]
+    """The ranking, each player's best member, the entries' details, and the rankings of app players' and of
+    anonymous players' entries."""
+    tag = f"pyr:{{d:{code}}}:"
+    return [tag + "board", tag + "best", tag + "entries", tag + "board:app", tag + "board:anonymous"]
+
+
+def board_member(result: GameResult, hints: int) -> str:
+    """The member that ranks a win on a board: its tier, then time, moves and the earlier finish."""
+    member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.player))
+    return member if result.clean(hints) else ASSISTED + member
 
 
 def kept_key(player: UUID) -> str:
@@ -112,13 +142,17 @@ class Leaderboards:
         if result.board is None:
             return False
         player = str(result.player)
-        member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, player)
+        member = board_member(result, hints)
         entry = result.entry(hints)
         del entry["game_id"]  # other players cannot open it
+        entry["tier"] = "clean" if result.clean(hints) else "assisted"
+        entry["identity"] = result.identity
+        entry["app"] = result.app_name if result.app_id is not None else None
         tombstone = tombstone_key(result.player)
         if not await self._note(keys=[boards_key(result.player), tombstone], args=[result.board]):
             return False
-        return bool(await self._enter(keys=board_keys(result.board), args=[player, member, json.dumps(entry)]))
+        args = [player, member, json.dumps(entry), result.identity]
+        return bool(await self._enter(keys=board_keys(result.board), args=args))
 
     async def withdraw(self, result: GameResult) -> None:
         """Take the player of ``result`` off its board again: it was erased while the win was being entered."""
@@ -176,7 +210,8 @@ class Leaderboards:
         for code, kept in (await self.redis.hgetall(kept_key(player))).items():
             board = _text(code)
             member, _, entry = _text(kept).partition("\n")
-            await self._enter(keys=board_keys(board), args=[str(player), member, entry])
+            identity = json.loads(entry).get("identity", "anonymous")
+            await self._enter(keys=board_keys(board), args=[str(player), member, entry, identity])
             await self.redis.hdel(kept_key(player), board)
             restored.append(board)
         return sorted(restored)
@@ -188,14 +223,21 @@ class Leaderboards:
         kept = bool(await self.redis.hdel(kept_key(player), code))
         return on_board or kept
 
-    async def page(self, code: str, cursor: str | None, limit: int) -> Page:
-        """A page of the board named ``code`` (a deal code, or :func:`challenge_board`)."""
-        board, _, entries = board_keys(code)
-        return await self._lists.page(board, entries, cursor, limit)
+    async def page(self, code: str, cursor: str | None, limit: int, identity: str | None = None) -> Page:
+        """A page of the board named ``code`` (a deal code, or :func:`challenge_board`); with ``identity``
+        (``app`` or ``anonymous``) only those players' entries, ranked among themselves. Entries entered before
+        tiers and identities existed read as clean and anonymous (their members rank them so)."""
+        keys = board_keys(code)
+        ranking = keys[0] if identity is None else keys[3 + IDENTITIES.index(identity)]
+        page = await self._lists.page(ranking, keys[2], cursor, limit)
+        for entry in page.entries:
+            entry.setdefault("tier", "clean")
+            entry.setdefault("identity", "anonymous")
+        return page
 
     async def standing(self, code: str, player: UUID) -> int | None:
         """The player's rank on the board named ``code``; ``None`` when not on it."""
-        board, best, _ = board_keys(code)
+        board, best = board_keys(code)[:2]
         member = await self.redis.hget(best, str(player))
         if member is None:
             return None

@@ -31,6 +31,12 @@ class GameResult:
     board: str | None = None
     """The leaderboard a win is entered on: the code's, the challenge's (see :func:`challenge_board`), or none (a
     challenge game finished after its challenge closed)."""
+    app_id: str | None = None
+    """The app whose player won (its id); ``None`` for an anonymous player."""
+    app_name: str | None = None
+    """That app's name when the game ended, for the leaderboard."""
+    times: list[int] | None = None
+    """A challenge game's operation times (ms after the first move), for its cadence; ``None`` for other games."""
 
     def to_bytes(self) -> bytes:
         return json.dumps({**asdict(self), "player": str(self.player), "game": str(self.game)}).encode()
@@ -40,6 +46,15 @@ class GameResult:
         fields = json.loads(data)
         fields.setdefault("board", fields["code"])  # results written before challenges: the code's board
         return cls(**{**fields, "player": UUID(fields["player"]), "game": UUID(fields["game"])})
+
+    @property
+    def identity(self) -> str:
+        """Who won, as the boards tell players apart: ``app`` or ``anonymous``."""
+        return "anonymous" if self.app_id is None else "app"
+
+    def clean(self, hints: int) -> bool:
+        """Won without an undo and without a hint: the boards' first tier."""
+        return self.undos == 0 and hints == 0
 
     def entry(self, hints: int) -> dict[str, Any]:
         """What a ranked list shows of this win."""

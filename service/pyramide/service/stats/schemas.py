@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import BaseModel, Field
 
 from pyramide.service.deals.schemas import RulesBody
-from pyramide.service.http.schemas import Count
+from pyramide.service.http.schemas import Count, StrictModel
 
 
 class PlayerStats(BaseModel):
@@ -50,9 +50,23 @@ class WonGame(RankedWin):
     challenge: str | None = Field(None, description="The daily challenge the game was an attempt at.")
 
 
+Tier = Literal["clean", "assisted"]
+Identity = Literal["app", "anonymous"]
+
+
 class LeaderboardEntry(RankedWin):
+    """A player's best win on a board: clean wins (no undo, no hint) rank before every assisted one, then by time,
+    moves and the earlier finish."""
+
     player: UUID = Field(description="The player's id (each player appears once, with their best win).")
     name: str | None = Field(None, description="The player's name when the win was entered; null: none chosen.")
+    tier: Tier = Field(
+        "clean", description="`clean`: won without an undo and without a hint; `assisted`: used either (ranks after)."
+    )
+    identity: Identity = Field(
+        "anonymous", description="`app`: a player an app vouches for (see `app`); `anonymous`: any other player."
+    )
+    app: str | None = Field(None, description="The app's name when the win was entered (`identity` `app`).")
 
 
 class WonGamesPage(BaseModel):
@@ -74,4 +88,51 @@ class Leaderboard(BaseModel):
         False, description="Always false: anyone with the code can know every card. See the daily challenges."
     )
     entries: list[LeaderboardEntry]
+    next_cursor: str | None
+
+
+ReviewStatus = Literal["pending", "accepted", "rejected"]
+
+
+class ReviewDecisionBody(StrictModel):
+    """Why a moderator accepts or rejects a held win: kept in the review and in the audit log."""
+
+    reason: Annotated[str, Field(max_length=500)] = Field("", description="Why; up to 500 characters.")
+
+
+class Review(BaseModel):
+    """A daily challenge's win held off the board because its moves came faster than ``min_move_ms`` each, with
+    what a moderator needs to judge it: the player, the record and the moments each operation arrived."""
+
+    id: UUID = Field(description="The review's id: the won game's.")
+    challenge: str
+    player: UUID
+    name: str | None
+    identity: Identity
+    app: str | None = Field(description="The app's name for an app's player; null for an anonymous one.")
+    status: ReviewStatus
+    held_at: datetime
+    decided_at: datetime | None
+    decided_by: str | None = Field(description="`operator` or `app:<id>`; null while pending.")
+    reason: str | None
+    min_move_ms: Count = Field(description="The floor per move when the win was held.")
+    median_interval_ms: Count | None = Field(description="The median interval between two operations.")
+    per_move_ms: Count = Field(description="Time from the first move to the win, per move.")
+    elapsed_ms: Count
+    moves: Count
+    undos: Count
+    hints: Count
+    tier: Tier
+    operations: Count = Field(description="Operations (moves and undos) the game recorded.")
+    times_ms: list[Count] = Field(
+        description="When each operation arrived, in ms after the first (the first 500 operations)."
+    )
+    record: list[str] = Field(description="The operations in order, in move notation (the first 500).")
+
+
+class ReviewsPage(BaseModel):
+    """Held wins, pending first (oldest first), then decided ones (latest first). Pass ``next_cursor`` as ``cursor``
+    for the next page; null at the end."""
+
+    entries: list[Review]
     next_cursor: str | None
