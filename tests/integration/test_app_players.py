@@ -97,7 +97,7 @@ def test_scopes_headers_and_tokens_are_checked(admin: Any) -> None:
     _problem(admin.get("/v1/players/me", headers=_bearer(players_app)), 401, "unauthorized")
     _problem(admin.post("/v1/games", json={}, headers=_bearer(players_app)), 401, "unauthorized")
     player = new_player(admin)
-    _problem(admin.get("/v1/players/me", headers={**player, "Pyramide-Player": "u"}), 400, "player_header_not_allowed")
+    _problem(admin.get("/v1/players/me", headers={**player, "Pyramide-Player": "u"}), 403, "player_header_not_allowed")
     for bad in ("", "a b", "x" * 129, "é".encode(), "caf\x7f", "tab\there"):
         headers = {"Authorization": f"Bearer {players_app}", "Pyramide-Player": bad, "Accept-Language": "en"}
         refused = admin.get("/v1/players/me", headers=headers)
@@ -147,7 +147,7 @@ def test_sessions_work_several_at_once_and_expire(settings: Settings) -> None:
         assert moved.status_code == 200, moved.text
         _problem(
             client.get("/v1/players/me", headers={**_bearer(first["token"]), "Pyramide-Player": "other"}),
-            400,
+            403,
             "player_header_not_allowed",
         )
         time.sleep(1.2)

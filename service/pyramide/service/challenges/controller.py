@@ -44,7 +44,7 @@ class ChallengeController(Controller):
         summary="Today's daily challenge under a rule preset",
         description="One deal per preset per UTC day, the same for everyone, proven winnable; play it once with"
         ' `POST /v1/games {"challenge": id}`. With a bearer token, `you` is the caller\'s attempt.',
-        responses=problems(400, 404, 503),
+        responses=problems(400, 403, 404, 503),
         exclude_from_auth=True,
     )
     async def current(
@@ -65,7 +65,7 @@ class ChallengeController(Controller):
         operation_id="getChallenge",
         summary="A daily challenge: its deal code once it has closed",
         description="Only today's and earlier challenges that were played exist.",
-        responses=problems(400, 404, 503),
+        responses=problems(400, 403, 404, 503),
         exclude_from_auth=True,
     )
     async def read(

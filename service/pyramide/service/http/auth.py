@@ -54,8 +54,12 @@ async def bearer_player(
 ) -> Player | None:
     """The player of the request's bearer token, or ``None`` without a valid one, for the public routes that show
     a caller more. With ``app_players``, also an app's user's player (app key and ``Pyramide-Player``; none is
-    created) or a session's."""
+    created) or a session's, and ``Pyramide-Player`` with anything but an app's key is 403
+    ``player_header_not_allowed``, as on the player routes."""
     token = bearer_token(connection)
+    external = header_value(connection, PLAYER_HEADER)
+    if app_players is not None and external is not None and (token is None or not is_app_key(token)):
+        raise DomainError(ErrorCode.PLAYER_HEADER_NOT_ALLOWED)  # only an app's key names its user
     if token is None:
         return None
     if not token.startswith(APP_TOKENS):
@@ -64,7 +68,6 @@ async def bearer_player(
         return None
     if token.startswith(SESSION_PREFIX):
         return await app_players.session_player(token)
-    external = header_value(connection, PLAYER_HEADER)
     return None if external is None else await app_players.bound_player(token, valid_external_id(external))
 
 

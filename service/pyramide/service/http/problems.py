@@ -216,7 +216,7 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.PLAYER_BANNED: 403,
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.INVALID_PLAYER_HEADER: 400,
-    ErrorCode.PLAYER_HEADER_NOT_ALLOWED: 400,
+    ErrorCode.PLAYER_HEADER_NOT_ALLOWED: 403,
     ErrorCode.INVALID_CLIENT_IP: 400,
     ErrorCode.GAME_NOT_FOUND: 404,
     ErrorCode.NOT_FOUND: 404,

@@ -76,7 +76,7 @@ class PlayerController(Controller):
         fresh = await players.rotate(token, key, await fingerprint(request) if key else "")
         return Response(IssuedToken(token=fresh), status_code=201)
 
-    @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(401, 403))
+    @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(400, 401, 403))
     async def me(self, request: PlayerRequest) -> PlayerView:
         return _view(request.user)
 
@@ -115,6 +115,8 @@ class PlayerController(Controller):
             raise DomainError(ErrorCode.UNAUTHORIZED)
         if token.startswith(APP_TOKENS):
             return await _erase_app_player(request, token, privacy, app_players)
+        if header_value(request, b"pyramide-player") is not None:
+            raise DomainError(ErrorCode.PLAYER_HEADER_NOT_ALLOWED)  # as on every other player route
         player = await players.authenticate(token)
         if player is None:
             if await privacy.was_erased(token):

@@ -48,7 +48,7 @@ class PrivacyController(Controller):
         operation_id="exportPlayerData",
         summary="Everything kept about the caller, as one document",
         description="Open to a banned player too; `moderation` lists what moderators did to the caller.",
-        responses=problems(401, 429),
+        responses=problems(400, 401, 403, 429),
         opt={OPEN_TO_BANNED: True},
     )
     async def export(self, request: PlayerRequest, privacy: Injected[PlayerData]) -> PlayerExport:

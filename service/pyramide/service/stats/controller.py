@@ -36,7 +36,7 @@ class StatsController(Controller):
     path = "/v1/players/me"
     tags = ["statistics"]
 
-    @get("/stats", operation_id="getPlayerStats", summary="The caller's statistics", responses=problems(401, 403))
+    @get("/stats", operation_id="getPlayerStats", summary="The caller's statistics", responses=problems(400, 401, 403))
     async def stats(
         self, request: PlayerRequest, stats: Injected[StatsStore], settlement: Injected[PendingResults]
     ) -> PlayerStats:
@@ -49,7 +49,7 @@ class StatsController(Controller):
         summary="Reset the caller's statistics",
         description="Counting starts afresh; games already counted are not counted again. Leaderboards keep"
         " their entries.",
-        responses=problems(401, 403),
+        responses=problems(400, 401, 403),
         status_code=200,
     )
     async def reset(self, request: PlayerRequest, stats: Injected[StatsStore]) -> PlayerStats:
