@@ -325,3 +325,13 @@ def test_an_app_moderates_its_own_players_only_and_a_ban_holds_for_its_key_and_s
     assert admin.post(f"/v1/games/{game}/moves", json=WINNING[0], headers=session).status_code == 200
     actions = [(e["actor"], e["action"]) for e in admin.get("/v1/admin/audit", headers=_bearer(ours)).json()["entries"]]
     assert [a for _, a in actions] == ["unban", "ban"] and all(actor.startswith("app:") for actor, _ in actions)
+
+
+@pytest.mark.parametrize("external_id", ["schemas", "metrics"])
+def test_an_external_id_that_looks_like_a_public_path_is_still_authenticated(admin: Any, external_id: str) -> None:
+    """The public paths (``/schema``, ``/metrics``) are skipped by the authentication only where the path starts
+    with them: a session route naming a user ``schemas`` once answered 500 (no one authenticated it)."""
+    url = f"/v1/apps/me/players/{external_id}/sessions"
+    _problem(admin.post(url), 401, "unauthorized")
+    _problem(admin.post(url, headers=new_player(admin)), 401, "unauthorized")
+    assert admin.post(url, headers=_bearer(_app(admin))).status_code == 201

@@ -27,7 +27,9 @@ from pyramide.service.http.headers import AnyConnection, header_value
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
 from pyramide.service.players import Player, PlayerStore
 
-PUBLIC_PATHS = ["/schema", "/metrics"]
+PUBLIC_PATHS = ["^/schema(/|$)", "^/metrics$"]
+"""Anchored: Litestar searches these patterns anywhere in the path, and a path naming an app's user (its external id)
+may hold `/schema`."""
 ADMIN_PATH = "/v1/admin"
 APPS_PATH = "/v1/apps/"
 APP_TOKENS = (APP_KEY_PREFIX, SESSION_PREFIX)
