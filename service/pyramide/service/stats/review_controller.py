@@ -97,7 +97,7 @@ class ReviewController(Controller):
         request_body=ReviewDecisionBody,
         status_code=200,
         summary="Accept a held win: it enters its board as it would have (a banned player's once unbanned)",
-        description="Accepting again changes nothing; a rejected review is 409 `review_already_decided`. 403"
+        description="Accepting again changes nothing (an entry annulled since stays off); a rejected one is 409 `review_already_decided`. 403"
         " `forbidden` for an app that may not moderate the player. Audited.",
         responses=problems(400, 401, 403, 404, 409, 413, 422),
     )
@@ -109,11 +109,12 @@ class ReviewController(Controller):
         leaderboards: Injected[Leaderboards],
         audit: Injected[AuditLog],
     ) -> Review:
-        item = await _decide(request, review_id, "accepted", reviews, audit)
-        result = Reviews.result_of(item)
-        await leaderboards.enter(result, item["hints"])
-        if result.board is not None:  # a banned player's win goes straight to what the ban keeps (none else)
-            await leaderboards.set_aside(result.player, [result.board])
+        item, changed = await _decide(request, review_id, "accepted", reviews, audit)
+        if changed:  # accepting again enters nothing: an entry annulled since stays off its board
+            result = Reviews.result_of(item)
+            await leaderboards.enter(result, item["hints"])
+            if result.board is not None:  # a banned player's win goes straight to what the ban keeps (none else)
+                await leaderboards.set_aside(result.player, [result.board])
         return review_view(item)
 
     @post(
@@ -129,13 +130,15 @@ class ReviewController(Controller):
     async def reject(
         self, request: AdminRequest, review_id: IdText, reviews: Injected[Reviews], audit: Injected[AuditLog]
     ) -> Review:
-        return review_view(await _decide(request, review_id, "rejected", reviews, audit))
+        item, _ = await _decide(request, review_id, "rejected", reviews, audit)
+        return review_view(item)
 
 
 async def _decide(
     request: AdminRequest, review_id: str, status: str, reviews: Reviews, audit: AuditLog
-) -> dict[str, Any]:
-    """Take the decision if the caller may (403 ``forbidden``), and audit it when it was taken now."""
+) -> tuple[dict[str, Any], bool]:
+    """Take the decision if the caller may (403 ``forbidden``), and audit it when it was taken now (then ``True``
+    beside the review)."""
     body = await parse_body(request, _DECISION)
     review = id_of(review_id)
     item = await reviews.get(review)
@@ -146,4 +149,4 @@ async def _decide(
         action = "accept_review" if status == "accepted" else "reject_review"
         detail = {"review": str(review), "challenge": str(item["challenge"])}
         await audit.record(request.user, action, f"player:{item['player']}", body.reason, detail)
-    return decided.review
+    return decided.review, decided.changed

@@ -1,0 +1,107 @@
+"""A decided review stays decided (issue 42, found by an adversarial review): accepting it again enters nothing, so an
+entry a moderator annulled after accepting its win stays off the board, whoever accepts again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from litestar.testing import TestClient
+
+from pyramide.service.app import create_app
+from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import new_player
+from tests.integration.test_challenges import _deal, _win
+
+OPERATOR_KEY = "review-findings-operator-key-0123456789abcdef"
+OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+
+
+def _client(settings: Settings, **changes: Any) -> Iterator[TestClient[Any]]:
+    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY, **changes}))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client
+
+
+@pytest.fixture
+def admin(settings: Settings) -> Iterator[TestClient[Any]]:
+    """Operator key set; the cadence floor at its default (150 ms): a solver-speed challenge win is held."""
+    yield from _client(settings, min_move_ms=150)
+
+
+def _app(client: Any, scopes: tuple[str, ...] = ("players",), name: str = "Klub", **body: Any) -> tuple[str, str]:
+    response = client.post("/v1/admin/apps", json={"name": name, "scopes": list(scopes), **body}, headers=OPERATOR)
+    assert response.status_code == 201, response.text
+    return response.json()["id"], response.json()["key"]
+
+
+def _as(key: str, external_id: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}", "Pyramide-Player": external_id}
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _me(client: Any, headers: dict[str, str]) -> str:
+    response = client.get("/v1/players/me", headers=headers)
+    assert response.status_code == 200, response.text
+    return str(response.json()["id"])
+
+
+def _held_challenge_win(client: Any, redis_client: redis.Redis, headers: dict[str, str]) -> dict[str, Any]:
+    """A challenge win at solver speed by ``headers``' player: held for review. The review."""
+    challenge = client.get("/v1/challenges/current").json()["id"]
+    game = client.post("/v1/games", json={"challenge": challenge}, headers=headers)
+    assert game.status_code == 201, game.text
+    _win(client, headers, game.json(), _deal(redis_client, challenge))
+    reviews: list[dict[str, Any]] = client.get("/v1/admin/reviews", headers=OPERATOR).json()["entries"]
+    (review,) = [r for r in reviews if r["player"] == _me(client, headers)]
+    return review
+
+
+def _board(client: Any, challenge: str, **params: str) -> list[dict[str, Any]]:
+    response = client.get(f"/v1/challenges/{challenge}/leaderboard", params=params)
+    assert response.status_code == 200, response.text
+    entries: list[dict[str, Any]] = response.json()["entries"]
+    return entries
+
+
+def test_accepting_a_review_again_does_not_bring_an_annulled_entry_back(admin: Any, redis_client: redis.Redis) -> None:
+    """Accepting again 'changes nothing'; annulment takes an entry off 'for good' (docs/api.md): the accept route
+    once entered the held win on every call."""
+    player = new_player(admin, name="Fast")
+    review = _held_challenge_win(admin, redis_client, player)
+    challenge = review["challenge"]
+    accepted = admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={"reason": "ok"}, headers=OPERATOR)
+    assert accepted.status_code == 200, accepted.text
+    assert [e["name"] for e in _board(admin, challenge)] == ["Fast"]
+    annulled = admin.delete(
+        f"/v1/admin/leaderboards/challenge:{challenge}/entries/{review['player']}",
+        params={"reason": "cheat found later"},
+        headers=OPERATOR,
+    )
+    assert annulled.status_code == 204, annulled.text
+    assert _board(admin, challenge) == []
+    again = admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={"reason": "again"}, headers=OPERATOR)
+    assert again.status_code == 200
+    assert _board(admin, challenge) == [], "an annulled entry came back through a repeated (no-op) accept"
+
+
+def test_an_app_cannot_bring_back_its_players_entry_the_operator_annulled(
+    admin: Any, redis_client: redis.Redis
+) -> None:
+    """The same by a hostile app with `moderation`: the operator annuls its user's entry; accepting again is no way
+    back."""
+    _, key = _app(admin, ("players", "moderation"))
+    user = _as(key, "bot-1")
+    review = _held_challenge_win(admin, redis_client, user)
+    app_admin = _bearer(key)
+    assert admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={}, headers=app_admin).status_code == 200
+    board = f"challenge:{review['challenge']}"
+    annul = admin.delete(f"/v1/admin/leaderboards/{board}/entries/{review['player']}", headers=OPERATOR)
+    assert annul.status_code == 204
+    assert admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={}, headers=app_admin).status_code == 200
+    assert _board(admin, review["challenge"]) == [], "the app brought back an entry the operator annulled"
