@@ -130,8 +130,8 @@ def test_erasing_a_moderated_player_leaves_nothing_of_it_in_the_audit_log(
         name = found.decode()
         if name == f"pyr:{{p:{player_id}}}:erased":
             continue
-        kind = redis_client.type(found).decode()
-        dump = repr(redis_client.xrange(found)) if kind == "stream" else repr(redis_client.dump(found))
+        kind = redis_client.type(found)
+        dump = repr(redis_client.xrange(found)) if kind == b"stream" else repr(redis_client.dump(found))
         if player_id in name or player_id in dump or "Erin" in dump:
             holding.append(name)
     assert holding == [], f"the erased player's id is still kept in {holding}"
@@ -158,7 +158,7 @@ def test_an_apps_audit_read_is_one_read_of_its_own_log(settings: Settings, admin
     assert admin.post(f"/v1/admin/players/{player}/ban", json={"reason": "x"}, headers=_bearer(key))
     for _ in range(200):
         admin.post("/v1/admin/apps", json={"name": "x", "scopes": []}, headers=OPERATOR)
-    with client_commands(settings.redis_url) as seen:
+    with client_commands(str(settings.redis_url)) as seen:
         response = admin.get("/v1/admin/audit", params={"limit": 1}, headers=_bearer(key))
     assert response.status_code == 200, response.text
     assert [(e["action"], e["target"]) for e in response.json()["entries"]] == [("ban", f"player:{player}")]
