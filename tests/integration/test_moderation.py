@@ -381,8 +381,8 @@ def test_the_audit_log_records_each_action_with_who_when_and_why(admin: TestClie
     ours = [(e["action"], e["actor"], e["target"], e["reason"], e["detail"]) for e in entries]
     assert ours[:3] == [
         ("annul", "operator", f"player:{player}", "replayed", {"board": EASY_CODE}),
-        ("unban", "operator", f"player:{player}", "appeal upheld", {"boards": EASY_CODE}),
-        ("ban", "operator", f"player:{player}", "too fast", {"boards": EASY_CODE}),
+        ("unban", "operator", f"player:{player}", "appeal upheld", {"boards": EASY_CODE, "banned_by": "operator"}),
+        ("ban", "operator", f"player:{player}", "too fast", {"boards": EASY_CODE, "banned_by": "operator"}),
     ]
     moments = [datetime.fromisoformat(e["at"].replace("Z", "+00:00")).timestamp() for e in entries[:3]]
     assert all(started - 1 <= at <= time.time() + 1 for at in moments)

@@ -40,23 +40,29 @@ class Bans:
 
     async def ban(self, actor: Principal, player_id: UUID, reason: str) -> dict[str, Any]:
         """Ban the player: its entries leave every board and its requests are 403 ``player_banned``; audited with
-        the boards it left."""
+        the boards it left. The ban remembers who imposed it (an app's ban the operator repeats becomes the
+        operator's)."""
         await moderated_player(self.players, actor, player_id)
-        if not await self.players.ban(player_id, int(time.time() * 1000)):
+        at_ms = int(time.time() * 1000)
+        owner = await self.players.ban(player_id, at_ms, actor.actor, by_operator=actor.is_operator)
+        if owner is None:
             raise DomainError(ErrorCode.NOT_FOUND)  # erased meanwhile
         removed = await self.boards.set_aside(player_id)
-        await self.audit.record(actor, "ban", f"player:{player_id}", reason, {"boards": " ".join(removed)})
-        return {"player_id": player_id, "banned": True, "boards": removed}
+        detail = {"boards": " ".join(removed), "banned_by": owner}
+        await self.audit.record(actor, "ban", f"player:{player_id}", reason, detail)
+        return {"player_id": player_id, "banned": True, "banned_by": owner, "boards": removed}
 
     async def unban(self, actor: Principal, player_id: UUID, reason: str) -> dict[str, Any]:
         """Lift the player's ban: its token works again and the entries the ban kept go back on their boards;
-        audited with those boards. A player that is not banned is left as it is (and nothing is audited)."""
-        await moderated_player(self.players, actor, player_id)
-        lifted = await self.players.unban(player_id)
+        audited with those boards and who had imposed it. The operator lifts any ban, an app only one it imposed
+        (403 ``forbidden``). A player that is not banned is left as it is (and nothing is audited)."""
+        player = await moderated_player(self.players, actor, player_id)
+        lifted = await self.players.unban(player_id, actor.actor, by_operator=actor.is_operator)
         if lifted is None:
             raise DomainError(ErrorCode.NOT_FOUND)
         if not lifted:
-            return {"player_id": player_id, "banned": False, "boards": []}
+            return {"player_id": player_id, "banned": False, "banned_by": None, "boards": []}
         restored = await self.boards.restore(player_id)
-        await self.audit.record(actor, "unban", f"player:{player_id}", reason, {"boards": " ".join(restored)})
-        return {"player_id": player_id, "banned": False, "boards": restored}
+        detail = {"boards": " ".join(restored), "banned_by": player.banned_by or "operator"}
+        await self.audit.record(actor, "unban", f"player:{player_id}", reason, detail)
+        return {"player_id": player_id, "banned": False, "banned_by": None, "boards": restored}

@@ -40,7 +40,8 @@ class AuditController(Controller):
         "/",
         operation_id="listAuditLog",
         summary="Every admin action, newest first: who, when, what and why",
-        description="The operator reads every entry; an app only its own actions.",
+        description="The operator reads every entry; an app only its own actions (from a log of its own, ids and"
+        " cursors its own too). A cursor at the log's start (`0-0`) is an empty last page.",
         responses=problems(400, 401, 404),
     )
     async def page(
@@ -52,5 +53,5 @@ class AuditController(Controller):
     ) -> AuditPage:
         check_paging_query(request)
         principal = request.user
-        entries, next_cursor = await audit.page(cursor, limit, None if principal.is_operator else principal.actor)
+        entries, next_cursor = await audit.page(cursor, limit, None if principal.is_operator else principal.app_id)
         return AuditPage(entries=[_entry(e) for e in entries], next_cursor=next_cursor or None)

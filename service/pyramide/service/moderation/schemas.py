@@ -39,6 +39,11 @@ class BanBody(StrictModel):
 class BanState(BaseModel):
     player_id: UUID
     banned: bool = Field(description="Whether the player is banned now.")
+    banned_by: str | None = Field(
+        None,
+        description="Who owns the ban in force: `operator` or `app:<id>` (an app lifts only its own bans);"
+        " null when not banned.",
+    )
     boards: list[str] = Field(
         description="The boards the player's entries left (a ban) or went back to (lifting it): deal codes and"
         " `challenge:<id>`."

@@ -47,6 +47,8 @@ if hash and redis.call('EXISTS', KEYS[#KEYS]) == 0 then redis.call('SET', KEYS[#
 if #fields > 0 and redis.call('PTTL', KEYS[1]) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   follow_player(KEYS[1], #KEYS)
+elseif #fields > 0 and redis.call('PTTL', KEYS[#KEYS - 1]) > 0 then
+  redis.call('PERSIST', KEYS[#KEYS - 1])
 end
 return fields
 """
@@ -82,22 +84,30 @@ return 1
 back a hash, without a time to live, that names the erased player."""
 _BAN: Final = """
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+if ARGV[4] == '1' or redis.call('HEXISTS', KEYS[1], 'banned_ms') == 0 then
+  redis.call('HSET', KEYS[1], 'banned_by', ARGV[3])
+end
 redis.call('HSET', KEYS[1], 'banned_ms', ARGV[1])
 redis.call('SET', KEYS[2], ARGV[2], 'KEEPTTL')
-return 1
+return redis.call('HGET', KEYS[1], 'banned_by') or 'operator'
 """
 """Bans a player that exists and is not being erased: the flag in its settings (read by every route that reads
 the player from Redis) and :data:`BANNED` in place of its token hash (compared by every game script, so the move
-route refuses at once in every process, at no extra cost)."""
+route refuses at once in every process, at no extra cost). The ban remembers who imposed it (``banned_by``): the
+first banner, unless the operator bans again, who then owns it. Answers who owns the ban now (0: no such player)."""
 _UNBAN: Final = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local was = redis.call('HDEL', KEYS[1], 'banned_ms')
+local was = redis.call('HEXISTS', KEYS[1], 'banned_ms')
+if was == 1 and ARGV[2] ~= '1' and redis.call('HGET', KEYS[1], 'banned_by') ~= ARGV[1] then return 3 end
+redis.call('HDEL', KEYS[1], 'banned_ms', 'banned_by')
 local hash = redis.call('HGET', KEYS[1], 'token_hash')
 if hash then redis.call('SET', KEYS[2], hash, 'KEEPTTL') end
 return 1 + was
 """
-"""Lifts a ban: the flag goes and the player's current token hash is back where the game scripts compare it. 0: no
-such player; 1: it was not banned; 2: lifted."""
+"""Lifts a ban, when the caller may: the operator any ban, an app only one it imposed itself (a ban with no
+``banned_by``, from before it was kept, is the operator's). The flag goes and the player's current token hash is
+back where the game scripts compare it. 0: no such player; 1: it was not banned; 2: lifted; 3: not the caller's
+ban to lift."""
 _NONCE_BYTES: Final = 12
 BANNED: Final = b"banned"
 """What :func:`auth_key` holds while the player is banned: never the hash of a token (64 hex digits)."""
@@ -113,6 +123,12 @@ def token_hash(token: str) -> str:
 
 
 @lru_cache(maxsize=4096)
+def audit_key(player_id: UUID) -> str:
+    """What moderators did to the player (``moderation.AuditLog``), in its slot: it lives as long as the player
+    (renewed with it by every authentication) and goes with its erasure."""
+    return f"pyr:{{p:{player_id}}}:audit"
+
+
 def auth_key(player_id: UUID) -> str:
     """The hash of the player's current token, beside its settings: the game scripts check it on every change, so
     a replaced token stops working at once in every process, whatever a process remembers of its player."""
@@ -139,6 +155,8 @@ class Player:
     """The app's own id for its user (``Pyramide-Player``)."""
     banned: bool = False
     """A moderator has banned the player (see ``moderation``): every player route but export and erasure is 403."""
+    banned_by: str | None = None
+    """Who imposed the ban in force: ``operator`` or ``app:<id>`` (the audit log's actor); ``None`` when not banned."""
 
     @property
     def created_at(self) -> datetime:
@@ -170,7 +188,15 @@ def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
         (fields.get(b"create_record") or b"").decode() or None,
         *_app_binding(fields),
         b"banned_ms" in fields,
+        _banned_by(fields),
     )
+
+
+def _banned_by(fields: dict[bytes, bytes]) -> str | None:
+    """Who owns the player's ban; a ban kept from before owners were kept is the operator's."""
+    if b"banned_ms" not in fields:
+        return None
+    return (fields.get(b"banned_by") or b"operator").decode()
 
 
 def _app_binding(fields: dict[bytes, bytes]) -> tuple[UUID | None, str | None, str | None]:
@@ -305,7 +331,7 @@ class PlayerStore:
         now = time.monotonic()
         if remembered and known is not None and now - known[0] < AUTH_CACHE_S:
             return known[1]
-        keys = [player_key(player_id), *stats_keys(player_id), auth_key(player_id)]
+        keys = [player_key(player_id), *stats_keys(player_id), audit_key(player_id), auth_key(player_id)]
         try:
             flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
             fields = dict(zip(flat[::2], flat[1::2], strict=True))
@@ -348,7 +374,7 @@ class PlayerStore:
             player_id = UUID(player_text)
         except ValueError:
             return None
-        keys = [player_key(player_id), *stats_keys(player_id), auth_key(player_id)]
+        keys = [player_key(player_id), *stats_keys(player_id), audit_key(player_id), auth_key(player_id)]
         try:
             flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
             fields = dict(zip(flat[::2], flat[1::2], strict=True))
@@ -398,19 +424,25 @@ class PlayerStore:
         args = [item for pair in fields.items() for item in pair]
         return bool(await self._change_script(keys=[player_key(player_id)], args=args))
 
-    async def ban(self, player_id: UUID, at_ms: int) -> bool:
-        """Ban the player in every process at once (see :data:`BANNED`); false when there is no such player (or it
-        is being erased). Banning again changes nothing but the moment."""
+    async def ban(self, player_id: UUID, at_ms: int, actor: str, *, by_operator: bool) -> str | None:
+        """Ban the player in every process at once (see :data:`BANNED`) on behalf of ``actor`` (``operator`` or
+        ``app:<id>``); who owns the ban now, ``None`` when there is no such player (or it is being erased). Banning
+        again changes nothing but the moment (and the owner, when the operator bans)."""
         keys = [player_key(player_id), auth_key(player_id), tombstone_key(player_id)]
-        banned = bool(await self._ban_script(keys=keys, args=[at_ms, BANNED]))
+        args: list[str | bytes | int] = [at_ms, BANNED, actor, "1" if by_operator else "0"]
+        owner = await self._ban_script(keys=keys, args=args)
         self.forget(player_id)
-        return banned
+        return None if owner == 0 else (raw(owner) or b"operator").decode()
 
-    async def unban(self, player_id: UUID) -> bool | None:
+    async def unban(self, player_id: UUID, actor: str, *, by_operator: bool) -> bool | None:
         """Lift the player's ban: true when it was banned, false when it was not, ``None`` when there is no such
-        player. Its current token works again at once in every process."""
-        answer = int(await self._unban_script(keys=[player_key(player_id), auth_key(player_id)]))
+        player; 403 ``forbidden`` when ``actor`` is an app that did not impose it. Its current token works again at
+        once in every process."""
+        keys = [player_key(player_id), auth_key(player_id)]
+        answer = int(await self._unban_script(keys=keys, args=[actor, "1" if by_operator else "0"]))
         self.forget(player_id)
+        if answer == 3:
+            raise DomainError(ErrorCode.FORBIDDEN)
         return None if answer == 0 else answer == 2
 
     def forget(self, player_id: UUID) -> None:

@@ -104,6 +104,7 @@ class PlayerData:
                 "created_at": player.created_at.isoformat(),
                 **({"app": {"id": str(player.app_id), "name": player.app_name}} if player.app_id else {}),
                 **({"external_id": player.external_id} if player.app_id else {}),
+                **({"banned_by": player.banned_by} if player.banned else {}),
             },
             "statistics": await self.stats.read(player.id),
             "games": await self._games(player),
@@ -152,6 +153,8 @@ class PlayerData:
         await self.boards.remove(player.id, [(raw(c) or b"").decode() for c in boards])
         if self.reviews is not None:
             await self.reviews.forget(player.id)  # before its note goes with the player's keys
+        if self.audit is not None:
+            await self.audit.forget(player.id)  # the audit log's entries about it, before their list goes
         await self._delete_tagged(player)
         if player.create_record:
             await self.redis.unlink(player.create_record)  # createPlayer's sealed answer, in a slot of its own
