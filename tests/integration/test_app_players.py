@@ -335,3 +335,30 @@ def test_an_external_id_that_looks_like_a_public_path_is_still_authenticated(adm
     _problem(admin.post(url), 401, "unauthorized")
     _problem(admin.post(url, headers=new_player(admin)), 401, "unauthorized")
     assert admin.post(url, headers=_bearer(_app(admin))).status_code == 201
+
+
+def test_the_operator_erases_a_revoked_apps_user_that_no_route_reaches_any_more(
+    admin: Any, redis_client: redis.Redis
+) -> None:
+    """Once its app is revoked, an app user's data (kept for good after a win) is out of reach of the user's own
+    routes: the operator erases it on the user's request, and it is audited; an app's key may not."""
+    app_id = admin.post("/v1/admin/apps", json={"name": "Gone", "scopes": ["players"]}, headers=OPERATOR).json()
+    key, user = app_id["key"], _as(app_id["key"], "person")
+    game = admin.post("/v1/games", json={"code": EASY_CODE}, headers=user).json()["id"]
+    for move in WINNING:
+        assert admin.post(f"/v1/games/{game}/moves", json=move, headers=user).status_code == 200
+    session = _bearer(_session(admin, key, "person")["token"])
+    player = admin.get("/v1/players/me", headers=user).json()["id"]
+    assert admin.delete(f"/v1/admin/apps/{app_id['id']}", headers=OPERATOR).status_code == 204
+    assert admin.delete("/v1/players/me", headers=session).status_code == 401
+    other = _app(admin, "Other", ("players", "moderation"))
+    _problem(admin.delete(f"/v1/admin/players/{player}", headers=_bearer(other)), 403, "forbidden")
+    erased = admin.delete(f"/v1/admin/players/{player}", params={"reason": "asked by mail"}, headers=OPERATOR)
+    assert erased.status_code == 204, erased.text
+    assert [k for k in redis_client.scan_iter(match=f"pyr:{{p:{player}}}:*") if not k.endswith(b":erased")] == []
+    bindings = [k for k in redis_client.scan_iter(match="pyr:{app:*") if redis_client.type(k) == b"string"]
+    assert not any(player.encode() in (redis_client.get(k) or b"") for k in bindings), "its binding went too"
+    _problem(admin.delete(f"/v1/admin/players/{player}", headers=OPERATOR), 404, "not_found")
+    entry = admin.get("/v1/admin/audit", headers=OPERATOR).json()["entries"][0]
+    assert (entry["action"], entry["target"], entry["reason"]) == ("erase", "erased-player", "asked by mail")
+    assert player not in str(admin.get("/v1/admin/audit", headers=OPERATOR).json()), "its id left the log too"

@@ -20,7 +20,7 @@ OPERATIONS = {
     "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard", "listPlayerGames",
     "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge",
     "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "banPlayer", "unbanPlayer",
-    "annulLeaderboardEntry", "createSession", "listReviews", "acceptReview", "rejectReview",
+    "annulLeaderboardEntry", "erasePlayerByOperator", "createSession", "listReviews", "acceptReview", "rejectReview",
 }  # fmt: skip
 
 

@@ -11,15 +11,18 @@ from litestar.datastructures import State
 from litestar.params import Parameter
 from pydantic import TypeAdapter
 
-from pyramide.service.apps import Principal
+from pyramide.service.apps import AppPlayers, Principal
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import parse_body
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.params import IdText, deal_code_of, id_of
 from pyramide.service.http.responses import problems
 from pyramide.service.moderation.annulments import Annulments
+from pyramide.service.moderation.audit import AuditLog
 from pyramide.service.moderation.bans import Bans
 from pyramide.service.moderation.schemas import REASON_MAX, BanBody, BanState
+from pyramide.service.players import PlayerStore
+from pyramide.service.privacy import PlayerData
 from pyramide.service.stats import challenge_board
 
 AdminRequest = Request[Principal, None, State]
@@ -73,6 +76,38 @@ class ModerationController(Controller):
     async def unban(self, request: AdminRequest, player_id: IdText, bans: Injected[Bans]) -> BanState:
         body = await parse_body(request, _BAN)
         return BanState.model_validate(await bans.unban(request.user, id_of(player_id), body.reason))
+
+    @delete(
+        "/players/{player_id:str}",
+        operation_id="erasePlayerByOperator",
+        summary="Erase a player and everything kept about it (operator)",
+        description="As `erasePlayer` does for the player itself, for a player that cannot ask through the API any"
+        " more (its app was revoked, its token is lost) and asked the operator. An app's player's binding goes"
+        " too. 403 `forbidden` for an app's key; 404 `not_found` for no such player. Audited: who erased a player,"
+        " when and why, but not which (the erasure takes the player's id out of the audit log too).",
+        responses=problems(400, 401, 403, 404),
+        status_code=204,
+    )
+    async def erase(
+        self,
+        request: AdminRequest,
+        player_id: IdText,
+        *,
+        players: Injected[PlayerStore],
+        privacy: Injected[PlayerData],
+        app_players: Injected[AppPlayers],
+        audit: Injected[AuditLog],
+        reason: ReasonQuery = "",
+    ) -> Response[None]:
+        if not request.user.is_operator:
+            raise DomainError(ErrorCode.FORBIDDEN)
+        player = await players.get(id_of(player_id))
+        if player is None:
+            raise DomainError(ErrorCode.NOT_FOUND)
+        await privacy.erase(player, None)
+        await app_players.unbind(player)
+        await audit.record(request.user, "erase", "erased-player", reason)  # the id goes with the player
+        return Response(None, status_code=204)
 
     @delete(
         "/leaderboards/{board:str}/entries/{player_id:str}",

@@ -144,9 +144,9 @@ class PlayerData:
             if cursor is None:
                 return found
 
-    async def erase(self, player: Player, token: str) -> None:
+    async def erase(self, player: Player, token: str | None) -> None:
         """Delete everything kept about ``player``, for good (see the module); its token stops working, and a retry
-        with it answers the same."""
+        with it answers the same (``token`` ``None``: erased by the operator, no retry to recognise)."""
         keys = [player_key(player.id), auth_key(player.id), boards_key(player.id), tombstone_key(player.id)]
         boards, erased_ms = await self._erase_script(keys=keys, args=[self.guard_ms])
         self.players.forget(player.id)
@@ -159,7 +159,8 @@ class PlayerData:
         if player.create_record:
             await self.redis.unlink(player.create_record)  # createPlayer's sealed answer, in a slot of its own
         try:
-            await self.redis.set(erased_key(token), "1", ex=self.retry_window_s)
+            if token is not None:
+                await self.redis.set(erased_key(token), "1", ex=self.retry_window_s)
         except ResponseError as error:  # erased all the same; a retry with the token is 401 instead of 204
             if not storage_full(error):
                 raise

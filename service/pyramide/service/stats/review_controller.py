@@ -97,7 +97,8 @@ class ReviewController(Controller):
         request_body=ReviewDecisionBody,
         status_code=200,
         summary="Accept a held win: it enters its board as it would have (a banned player's once unbanned)",
-        description="Accepting again changes nothing (an entry annulled since stays off); a rejected one is 409 `review_already_decided`. 403"
+        description="Accepting again changes nothing (an entry annulled since stays off);"
+        " a rejected one is 409 `review_already_decided`. 403"
         " `forbidden` for an app that may not moderate the player. Audited.",
         responses=problems(400, 401, 403, 404, 409, 413, 422),
     )
