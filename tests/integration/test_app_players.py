@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -16,7 +17,7 @@ from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import new_player
+from tests.integration.conftest import new_player, serve_in_thread
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
 from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
@@ -362,3 +363,85 @@ def test_the_operator_erases_a_revoked_apps_user_that_no_route_reaches_any_more(
     entry = admin.get("/v1/admin/audit", headers=OPERATOR).json()["entries"][0]
     assert (entry["action"], entry["target"], entry["reason"]) == ("erase", "erased-player", "asked by mail")
     assert player not in str(admin.get("/v1/admin/audit", headers=OPERATOR).json()), "its id left the log too"
+
+
+def _live(settings: Settings, **changes: Any) -> Iterator[httpx.Client]:
+    """A real uvicorn server on loopback (in a thread), the operator key set, and a client of it."""
+    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY, **changes}))
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        yield client
+
+
+def test_a_banned_app_user_stays_banned_after_erasing_itself_until_a_moderator_lifts_it(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """A banned user erases itself through its session (erasure stays open to banned players): the same (app,
+    external id) is still 403 ``player_banned`` (no fresh player, no second attempt at the challenge), and all that
+    is kept is the ban under the external id's hash. The operator's unban of the erased player's id lifts it
+    (audited, without the id); only then does the user get a fresh player, which may attempt the challenge again
+    (the documented limit)."""
+    for client in _live(settings):
+        key = _app(client, "Klub", ("players", "moderation"))
+        other = _app(client, "Más", ("players", "moderation"))
+        session = _bearer(_session(client, key, "alice")["token"])
+        challenge = client.get("/v1/challenges/current").json()["id"]
+        assert client.post("/v1/games", json={"challenge": challenge}, headers=session).status_code == 201
+        player = client.get("/v1/players/me", headers=session).json()["id"]
+        ban = client.post(f"/v1/admin/players/{player}/ban", json={"reason": "bot"}, headers=OPERATOR)
+        assert ban.status_code == 200, ban.text
+        assert client.delete("/v1/players/me", headers=session).status_code == 204
+        _problem(client.get("/v1/players/me", headers=_as(key, "alice")), 403, "player_banned")
+        second = client.post("/v1/games", json={"challenge": challenge}, headers=_as(key, "alice"))
+        _problem(second, 403, "player_banned")
+        url = "/v1/apps/me/players/alice/sessions"
+        _problem(client.post(url, headers=_bearer(key)), 403, "player_banned")
+        assert client.get("/v1/players/me", headers=_as(other, "alice")).status_code == 200  # another app's user
+        kept = {k.decode(): redis_client.dump(k) or b"" for k in redis_client.scan_iter(match="pyr:{app:*}:*")}
+        assert not [k for k, v in kept.items() if player.encode() in v or b"alice" in v or player in k]
+        for app in (key, other):  # who imposed the ban went with the player: only the operator lifts it
+            _problem(client.post(f"/v1/admin/players/{player}/unban", json={}, headers=_bearer(app)), 403, "forbidden")
+        lifted = client.post(f"/v1/admin/players/{player}/unban", json={"reason": "appeal"}, headers=OPERATOR)
+        assert lifted.status_code == 200 and lifted.json()["banned"] is False, lifted.text
+        audit = client.get("/v1/admin/audit", headers=OPERATOR).json()["entries"]
+        assert (audit[0]["action"], audit[0]["target"], audit[0]["reason"]) == ("unban", "erased-player", "appeal")
+        assert player not in str(audit), "the erasure took the player's id out of the log (the ban's entry too)"
+        fresh = client.get("/v1/players/me", headers=_as(key, "alice"))
+        assert fresh.status_code == 200 and fresh.json()["id"] != player
+        again = client.post("/v1/games", json={"challenge": challenge}, headers=_as(key, "alice"))
+        assert again.status_code == 201, again.text  # one attempt per player: see docs/fair-play.md
+
+
+def test_a_user_keeps_at_most_ten_sessions_and_issuing_counts_against_the_apps_limits(settings: Settings) -> None:
+    """Every session issued counts against the app's own ``players`` rate limit (a new user's player also takes
+    one of its daily ``quota_players``), and a player has at most 10 live sessions: the 11th ends the oldest."""
+    for client in _live(settings):
+        slow = _app(client, "Lassú", limits={"players": 1})
+        _session(client, slow, "u")
+        _problem(client.post("/v1/apps/me/players/u/sessions", headers=_bearer(slow)), 429, "rate_limited")
+        few = _app(client, "Kevés", limits={"quota_players": 1})
+        issued = [_session(client, few, "u")["token"] for _ in range(12)]
+        _problem(client.post("/v1/apps/me/players/v/sessions", headers=_bearer(few)), 429, "quota_exceeded")
+        working = [client.get("/v1/players/me", headers=_bearer(t)).status_code for t in issued]
+        assert working == [401, 401] + [200] * 10, working
+
+
+@pytest.mark.parametrize("external_id", ["a%b", "a?b", "a#b", "x" * 128])
+def test_every_valid_external_id_can_get_a_session(admin: Any, external_id: str) -> None:
+    """Pyramide-Player takes 1-128 visible ASCII characters but ``/``: the session route reaches the same user."""
+    key = _app(admin)
+    player = admin.get("/v1/players/me", headers=_as(key, external_id)).json()["id"]
+    issued = admin.post(f"/v1/apps/me/players/{quote(external_id, safe='')}/sessions", headers=_bearer(key))
+    assert issued.status_code == 201, issued.text
+    assert admin.get("/v1/players/me", headers=_bearer(issued.json()["token"])).json()["id"] == player
+
+
+def test_an_external_id_with_a_slash_is_refused_everywhere(admin: Any) -> None:
+    """A ``/`` cannot travel in the session route's path segment, so no route accepts it: an app cannot create a
+    user it could never issue a session for."""
+    key = _app(admin)
+    refused = admin.get("/v1/players/me", headers=_as(key, "user/1", **{"Accept-Language": "en"}))
+    _problem(refused, 400, "invalid_player_header")
+    assert "/" in refused.json()["detail"] or "/" in refused.json()["title"], refused.text
+    _problem(admin.get("/v1/players/me", headers=_as(key, "user/1")), 400, "invalid_player_header")
+    issued = admin.post(f"/v1/apps/me/players/{quote('user/1', safe='')}/sessions", headers=_bearer(key))
+    _problem(issued, 404, "not_found")  # the router splits the decoded path; no such user can exist anyway

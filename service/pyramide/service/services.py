@@ -74,6 +74,8 @@ class Running:
         deals = ChallengeDeals(redis, secret, solver, settings.challenge_presets, settings.challenge_candidates)
         games = GameService(store, settings.conflict_retries, solver, settlement, limiter, sealed_deals=deals)
         audit = AuditLog(redis)
+        apps = AppStore(redis)
+        app_players = AppPlayers(redis, players, settings.session_ttl_s)
         return cls(
             redis=redis,
             players=players,
@@ -104,11 +106,11 @@ class Running:
                 audit=audit,
             ),
             challenges=ChallengeService(deals, games, leaderboards),
-            apps=AppStore(redis),
-            app_players=AppPlayers(redis, players, settings.session_ttl_s),
+            apps=apps,
+            app_players=app_players,
             disk=_disk_watch(settings),
             audit=audit,
-            bans=Bans(players, leaderboards, audit),
+            bans=Bans(players, leaderboards, audit, apps, app_players),
             annulments=Annulments(players, leaderboards, audit),
         )
 

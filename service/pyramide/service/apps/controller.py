@@ -86,7 +86,7 @@ class AppAdminController(Controller):
 
 
 ExternalId = Annotated[
-    str, Parameter(max_length=512, description="The app's own id for its user (1–128 visible ASCII).")
+    str, Parameter(max_length=512, description="The app's own id for its user (1–128 visible ASCII, no `/`).")
 ]
 
 
@@ -101,10 +101,14 @@ class AppController(Controller):
         operation_id="createSession",
         summary="Issue a session for one of the app's users (app key, scope `players`)",
         description="A bearer token for that user's player (created on first use), for the app's front end, valid"
-        " for `PYRAMIDE_SESSION_TTL_S`; several may be valid at once. It works on every player route as the"
+        " for `PYRAMIDE_SESSION_TTL_S`; up to 10 may be valid at once (issuing an 11th ends the oldest). Each"
+        " issue counts against the `players` rate limit (the app's own, or the end user's address named in"
+        " `Pyramide-Client-IP` and the app's); creating the user's player also takes one of the daily quota"
+        " `quota_players`: 429 past either. It works on every player route as the"
         " player's token does, but cannot replace the token (`rotatePlayerToken`: 403); it stops working when it"
         " expires, when the app is revoked and when the player is erased. 400 `invalid_player_header` for an"
-        " external id that is not 1–128 visible ASCII characters; 403 `forbidden` without the `players` scope.",
+        " external id that is not 1–128 visible ASCII characters other than `/`; 403 `forbidden` without the"
+        " `players` scope, 403 `player_banned` for a banned user (also one whose player was erased).",
         responses=problems(400, 401, 403, 413, 429),
         status_code=201,
     )
@@ -116,9 +120,10 @@ class AppController(Controller):
         address_limits: Injected[AddressLimits],
     ) -> Response[IssuedSession]:
         app = request.user
+        await address_limits.check(request, "players", with_quota=False)  # every session is one more key, for a day
 
         async def creating(_: App) -> None:
-            await address_limits.check(request, "players")
+            await address_limits.take_quota(request, "players")
 
         token, expires = await app_players.issue_session(app, valid_external_id(external_id), creating)
         return Response(IssuedSession(token=token, expires_at=expires), status_code=201)

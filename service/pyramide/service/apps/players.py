@@ -10,12 +10,16 @@ Each request with an app key reads the app's hash and the binding in one script:
 refused by every process from the next request on. Concurrent first uses of one external id each create a player;
 one is bound (compare-and-set on the binding) and the others delete theirs before answering with it, so no key of a
 player no one can reach is left behind. A binding whose player is gone (erased, or expired unplayed) is replaced by a
-fresh player on the next use.
+fresh player on the next use; but a banned player's erasure leaves its binding holding :data:`BANNED_BINDING`
+(nothing but the fact of the ban, under the external id's hash): the app's user stays refused 403
+``player_banned`` until a moderator lifts it (:meth:`AppPlayers.lift_erased_ban`, found by the erased player's id
+through ``pyr:{app:<id>}:erased-ban:<SHA-256 of the player id>``).
 
 A session (``pyrses_<player id, 32 hex>_<secret>``) is a bearer token the app gives its front end for one player: the
-SHA-256 of its secret is a key in the player's slot, ``pyr:{p:<id>}:session:<hash>``, holding the app's id and
-expiring after ``session_ttl_s``; erasing the player deletes it with every other key of that slot, and a session
-of a revoked app is refused (its app's hash is read on every request).
+SHA-256 of its secret is a field of the player's hash ``pyr:{p:<id>}:sessions``, holding the app's id and when it
+expires (after ``session_ttl_s``). A player has at most :data:`SESSIONS_PER_PLAYER` live sessions: issuing one more
+drops the oldest, so the hash stays small however often an app asks. Erasing the player deletes it with every other
+key of that slot, and a session of a revoked app is refused (its app's hash is read on every request).
 """
 
 from __future__ import annotations
@@ -37,7 +41,12 @@ from pyramide.service.players import Player, PlayerStore
 from pyramide.service.stats import player_key
 
 SESSION_PREFIX: Final = "pyrses_"
-EXTERNAL_ID: Final = re.compile(r"^[\x21-\x7e]{1,128}$")
+EXTERNAL_ID: Final = re.compile(r"^[\x21-\x2e\x30-\x7e]{1,128}$")
+"""Visible ASCII but ``/``, which no path segment can carry (``createSession`` names the id in its path)."""
+SESSIONS_PER_PLAYER: Final = 10
+"""Live sessions a player may have at once; issuing one more drops the oldest."""
+BANNED_BINDING: Final = "banned"
+"""What a binding holds once its banned player was erased: the (app, external id) stays banned."""
 _SESSION: Final = re.compile(r"^pyrses_([0-9a-f]{32})_([A-Za-z0-9_-]{40,64})$")
 _BIND_TRIES: Final = 3
 Creating = Callable[[App], Awaitable[None]]
@@ -60,10 +69,35 @@ return 0
 """
 _ISSUE: Final = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+local now, live = tonumber(ARGV[4]), {}
+local flat = redis.call('HGETALL', KEYS[2])
+for i = 1, #flat, 2 do
+  local expires = tonumber(string.match(flat[i + 1], ' (%d+)$'))
+  if expires <= now then redis.call('HDEL', KEYS[2], flat[i]) else live[#live + 1] = {expires, flat[i]} end
+end
+table.sort(live, function(a, b) return a[1] < b[1] end)
+for i = 1, #live - tonumber(ARGV[5]) + 1 do redis.call('HDEL', KEYS[2], live[i][2]) end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
+redis.call('PEXPIREAT', KEYS[2], ARGV[3])
 return 1
 """
-"""A session only for a player that still exists (not one erased meanwhile)."""
+"""A session only for a player that still exists (not one erased meanwhile): expired ones go, and the oldest
+while the player would have more than ``ARGV[5]``; the hash lives as long as its newest session."""
+_KEEP_BAN: Final = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3])
+return 1
+"""
+"""A banned player's erasure: its binding (if it still names it) keeps only the ban, and the erased ban is noted
+under the player id's hash so that its unban finds the binding."""
+_LIFT: Final = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
+redis.call('DEL', KEYS[1])
+return 1
+"""
+"""Lifts an erased player's ban: the binding goes (the user gets a fresh player next time) and so does the note."""
 
 
 def binding_key(app_id: UUID, external_id: str) -> str:
@@ -71,8 +105,17 @@ def binding_key(app_id: UUID, external_id: str) -> str:
     return f"pyr:{{app:{app_id}}}:player:{digest}"
 
 
-def session_key(player_id: UUID, secret: str) -> str:
-    return f"pyr:{{p:{player_id}}}:session:{hashlib.sha256(secret.encode()).hexdigest()}"
+def sessions_key(player_id: UUID) -> str:
+    return f"pyr:{{p:{player_id}}}:sessions"
+
+
+def erased_ban_key(app_id: UUID, player_id: UUID) -> str:
+    digest = hashlib.sha256(str(player_id).encode()).hexdigest()
+    return f"pyr:{{app:{app_id}}}:erased-ban:{digest}"
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def valid_external_id(external_id: str) -> str:
@@ -93,12 +136,14 @@ class AppPlayers:
         self._bind = redis.register_script(_BIND)
         self._unbind = redis.register_script(_UNBIND)
         self._issue = redis.register_script(_ISSUE)
+        self._keep_ban = redis.register_script(_KEEP_BAN)
+        self._lift = redis.register_script(_LIFT)
 
     async def bound_player(self, key: str, external_id: str) -> Player | None:
         """The player bound to the app's user ``external_id`` if there is one (none is created); the key is checked
         as :meth:`act_as` does."""
         app, bound = await self._app_and_binding(key, external_id)
-        player = await self.players.load(UUID(bound)) if bound else None
+        player = await self.players.load(UUID(bound)) if bound and bound != BANNED_BINDING else None
         return player if player is not None and player.app_id == app.id else None
 
     async def act_as(
@@ -131,6 +176,8 @@ class AppPlayers:
         or it is gone."""
         binding = binding_key(app.id, external_id)
         for _ in range(_BIND_TRIES):
+            if bound == BANNED_BINDING:
+                raise DomainError(ErrorCode.PLAYER_BANNED)  # its banned player was erased: the user stays banned
             if bound:
                 player = await self.players.load(UUID(bound), remembered=remembered)
                 if player is not None and player.app_id == app.id:
@@ -146,9 +193,26 @@ class AppPlayers:
         raise DomainError(ErrorCode.VERSION_CONFLICT)
 
     async def unbind(self, player: Player) -> None:
-        """Delete an erased app player's binding (if it still names it): its external id gets a fresh player."""
-        if player.app_id is not None and player.external_id is not None:
-            await self._unbind(keys=[binding_key(player.app_id, player.external_id)], args=[str(player.id)])
+        """Delete an erased app player's binding (if it still names it): its external id gets a fresh player. A
+        banned player's binding keeps the ban instead (see the module)."""
+        if player.app_id is None or player.external_id is None:
+            return
+        binding = binding_key(player.app_id, player.external_id)
+        if not player.banned:
+            await self._unbind(keys=[binding], args=[str(player.id)])
+            return
+        digest = binding.rsplit(":", 1)[1]
+        keys = [binding, erased_ban_key(player.app_id, player.id)]
+        await self._keep_ban(keys=keys, args=[str(player.id), BANNED_BINDING, digest])
+
+    async def lift_erased_ban(self, app_id: UUID, player_id: UUID) -> bool:
+        """Lift the ban an erased player of ``app_id`` left on its binding; whether there was one."""
+        note = erased_ban_key(app_id, player_id)
+        digest = (raw(await self.redis.get(note)) or b"").decode()
+        if not digest:
+            return False
+        binding = f"pyr:{{app:{app_id}}}:player:{digest}"
+        return bool(await self._lift(keys=[note, binding], args=[digest, BANNED_BINDING]))
 
     async def issue_session(self, app: App, external_id: str, creating: Creating | None = None) -> tuple[str, datetime]:
         """A session token for the app's user ``external_id`` (its player created on first use, as
@@ -157,12 +221,13 @@ class AppPlayers:
         bound = (raw(await self.redis.get(binding)) or b"").decode()
         player = await self._player(app, external_id, bound, False, creating)
         secret = secrets.token_urlsafe(32)
-        keys = [player_key(player.id), session_key(player.id, secret)]
-        issued = await self._issue(keys=keys, args=[str(app.id), self.session_ttl_ms])
-        if not issued:
+        expires_ms = int(time.time() * 1000) + self.session_ttl_ms
+        keys = [player_key(player.id), sessions_key(player.id)]
+        args: list[str | int] = [_digest(secret), str(app.id), expires_ms]
+        args += [expires_ms - self.session_ttl_ms, SESSIONS_PER_PLAYER]
+        if not await self._issue(keys=keys, args=args):
             raise DomainError(ErrorCode.VERSION_CONFLICT)  # erased while the session was being issued
-        expires = datetime.fromtimestamp(time.time() + self.session_ttl_ms / 1000, UTC)
-        return f"{SESSION_PREFIX}{player.id.hex}_{secret}", expires
+        return f"{SESSION_PREFIX}{player.id.hex}_{secret}", datetime.fromtimestamp(expires_ms / 1000, UTC)
 
     async def session_player(self, token: str) -> Player | None:
         """The player of a session token, or ``None`` for one that is malformed, unknown, expired, of a revoked app
@@ -171,8 +236,9 @@ class AppPlayers:
         if match is None:
             return None
         player_id = UUID(hex=match.group(1))
-        app = (raw(await self.redis.get(session_key(player_id, match.group(2)))) or b"").decode()
-        if not app or not await self.redis.exists(app_key(UUID(app))):
+        kept = (raw(await self.redis.hget(sessions_key(player_id), _digest(match.group(2)))) or b"").decode()
+        app, _, expires = kept.partition(" ")
+        if not app or int(expires) <= time.time() * 1000 or not await self.redis.exists(app_key(UUID(app))):
             return None
         player = await self.players.load(player_id)
         if player is None or player.app_id is None or not hmac.compare_digest(str(player.app_id), app):

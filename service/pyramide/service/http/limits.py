@@ -55,17 +55,24 @@ class AddressLimits:
             return [address, app.bucket]
         return [address]
 
-    async def check(self, connection: AnyConnection, name: str) -> None:
+    async def check(self, connection: AnyConnection, name: str, *, with_quota: bool = True) -> None:
         """:class:`RateLimitedError` (429) when the client's address is over the limit ``name``,
-        :class:`QuotaExceededError` (429) when it used up its daily quota ``name``: one script, one round trip
-        (and one more for the app of an app's request that named its user's address)."""
+        :class:`QuotaExceededError` (429) when it used up its daily quota ``name`` (unless not ``with_quota``):
+        one script, one round trip (and one more for the app of an app's request that named its user's address)."""
         for address in self._subjects(connection):
             limit = self._limit(connection, address, name)
-            if name not in QUOTA_NAMES:
+            if name not in QUOTA_NAMES or not with_quota:
                 await self.limiter.check(limit, address_key(limit, address))
                 continue
             quota = self._quota(connection, address, name)
             await self.limiter.check_with_quota(limit, address_key(limit, address), quota, quota_key(quota, address))
+
+    async def take_quota(self, connection: AnyConnection, name: str) -> None:
+        """Count one against the address's daily quota ``name`` (and the app's, as :meth:`check`), without its
+        rate limit: :class:`QuotaExceededError` (429) when it is used up."""
+        for address in self._subjects(connection):
+            quota = self._quota(connection, address, name)
+            await self.limiter.take(quota, quota_key(quota, address))
 
     @asynccontextmanager
     async def quota(self, connection: AnyConnection, name: str, limit: str | None = None) -> AsyncIterator[None]:

@@ -74,10 +74,10 @@ PLAYER_HEADER: Final = {
     "in": "header",
     "required": False,
     "description": "With an app's key (`Authorization: Bearer pyrapp_…`, scope `players`): act as the app's user of"
-    " this id (1-128 visible ASCII characters), whose player is created on first use (400"
+    " this id (1-128 visible ASCII characters, `/` excluded), whose player is created on first use (400"
     " `invalid_player_header` for another id; 403 `forbidden` without the scope). With a player's token or a"
     " session: 403 `player_header_not_allowed`.",
-    "schema": {"type": "string", "pattern": r"^[\x21-\x7e]{1,128}$"},
+    "schema": {"type": "string", "pattern": r"^[\x21-\x2e\x30-\x7e]{1,128}$"},
 }
 CLIENT_IP_HEADER: Final = {
     "name": "Pyramide-Client-IP",

@@ -167,8 +167,8 @@ SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
         "en": "A moderator has banned this player; only exporting and erasing its data remain open",
     },
     ErrorCode.INVALID_PLAYER_HEADER: {
-        "hu": "A Pyramide-Player fejléc 1–128 látható ASCII karakter lehet",
-        "en": "The Pyramide-Player header must be 1 to 128 visible ASCII characters",
+        "hu": "A Pyramide-Player fejléc 1–128 látható ASCII karakter lehet, perjel (/) nélkül",
+        "en": "The Pyramide-Player header must be 1 to 128 visible ASCII characters other than /",
     },
     ErrorCode.PLAYER_HEADER_NOT_ALLOWED: {
         "hu": "A Pyramide-Player fejléc csak egy alkalmazás kulcsával küldhető",

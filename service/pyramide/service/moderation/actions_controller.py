@@ -69,7 +69,8 @@ class ModerationController(Controller):
         request_body=BanBody,
         summary="Lift a player's ban",
         description="The player's token works again at once, and exactly the entries the ban took go back on their"
-        " boards (but those annulled meanwhile). A player that is not banned is left as it is. " + _WHO,
+        " boards (but those annulled meanwhile). A player that is not banned is left as it is. For an app player"
+        " erased while banned, the ban its (app, external id) kept is lifted. " + _WHO,
         responses=problems(400, 401, 403, 404, 413, 422),
         status_code=200,
     )

@@ -98,7 +98,8 @@ class PlayerController(Controller):
         description="Settings, token, games, records, results, statistics, kept responses and leaderboard entries"
         " (the boards re-rank). The token stops working; a retry with it answers 204 again. An app erases its"
         " user's player with its key and `Pyramide-Player` (204 also when the user has none), or with a session;"
-        " the user's external id then gets a fresh player.",
+        " the user's external id then gets a fresh player, unless the player was banned: then the (app, external id)"
+        " stays 403 `player_banned` until `unbanPlayer` of the erased player's id.",
         responses=problems(400, 401, 403),
         exclude_from_auth=True,
         status_code=204,
@@ -130,7 +131,8 @@ async def _erase_app_player(
     request: AnyRequest, token: str, privacy: PlayerData, app_players: AppPlayers
 ) -> Response[None]:
     """Erase an app's player, with the app's key and ``Pyramide-Player`` (204 too when the user has no player: none
-    is created to be erased) or with a session; its binding goes too, so its external id gets a fresh player."""
+    is created to be erased) or with a session; its binding goes too, so its external id gets a fresh player (a
+    banned player's binding keeps the ban instead: see ``apps.players``)."""
     external = header_value(request, b"pyramide-player")
     if token.startswith(SESSION_PREFIX):
         player = await app_players.session_player(token)
