@@ -36,7 +36,7 @@ from uuid import UUID
 
 from pyramide.service.apps.store import App, app_key, checked, key_app_id
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.redis import RedisClient, raw, run_script
 from pyramide.service.players import Player, PlayerStore
 from pyramide.service.stats import player_key
 
@@ -161,7 +161,7 @@ class AppPlayers:
         if app_id is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
         binding = binding_key(app_id, external_id)
-        flat, bound = await self._resolve(keys=[app_key(app_id), binding], args=[])
+        flat, bound = await run_script(self.redis, self._resolve, [app_key(app_id), binding], [])
         app = checked(key, app_id, dict(zip(flat[::2], flat[1::2], strict=True)))
         if app is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)

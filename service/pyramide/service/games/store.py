@@ -19,16 +19,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final, cast
+from typing import Any, Final
 from uuid import UUID
 
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError
 
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.ratelimit import GCRA_LUA, Limit, RateLimitedError, player_limit_key
-from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.redis import RedisClient, raw, run_script
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players import BANNED, auth_key
 from pyramide.service.stats import pending_key, tombstone_key
@@ -459,13 +458,7 @@ class GameStore:
         return DomainError(ErrorCode.PLAYER_BANNED if banned else ErrorCode.UNAUTHORIZED)
 
     async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
-        """EVALSHA straight through the client (redis-py's ``Script.__call__`` does an import and a Protocol check
-        on every call, on the move route); loads the script again if the server lost it (restart, failover)."""
-        try:
-            return await self.redis.evalsha(script.sha, len(keys), *keys, *args)
-        except NoScriptError:
-            script.sha = await self.redis.script_load(cast("str", script.script))
-            return await self.redis.evalsha(script.sha, len(keys), *keys, *args)
+        return await run_script(self.redis, script, keys, args)
 
     async def attempt(self, player: UUID, challenge: str) -> UUID | None:
         """The player's game at ``challenge``, if the player took part."""
