@@ -392,3 +392,57 @@ def test_the_audit_log_records_each_action_with_who_when_and_why(admin: TestClie
         ("unban", "appeal upheld"),
         ("ban", "too fast"),
     ]
+
+
+def _stop_at(store: redis.Redis, worker: int, mark: str, watching: threading.Event, stopped: threading.Event) -> None:
+    """Stop (SIGSTOP) ``worker`` the moment Redis receives a script call naming ``mark``."""
+    with store.monitor() as monitor:  # type: ignore[no-untyped-call]
+        watching.set()
+        for event in monitor.listen():
+            command = event["command"]
+            if _MONITOR_STOP in command:
+                return
+            if command.startswith("EVALSHA") and mark in command and not stopped.is_set():
+                os.kill(worker, signal.SIGSTOP)
+                stopped.set()
+
+
+def test_an_erasure_racing_a_held_win_leaves_no_review_of_the_erased_player(tmp_path: Path) -> None:
+    """The race played for real on two workers: a too-fast challenge win's worker is stopped (SIGSTOP) the moment
+    Redis notes its review among the player's, before the review itself is stored; the player's erasure is
+    answered by the other worker in between. Once the stopped worker goes on, no review of the erased player is
+    left (one would wait for a moderator whose accept, after the tombstone expired, put the erased player's win on
+    the board and its keys back)."""
+    env = {**_environment(), "PYRAMIDE_MIN_MOVE_MS": "150"}  # machine speed: every win here is held
+    with serving(tmp_path / "data", tmp_path, "--workers", "2", env=env) as served:
+        clients = [c for pair in clients_on_both_workers(served, 1).values() for c in pair]
+        try:
+            mover, eraser = clients
+            store = _data_redis(served)
+            challenge, line = _challenge(mover, store)
+            for _ in range(3):
+                player, auth = _player(eraser, "Racer")
+                game = _play(mover, auth, {"challenge": challenge}, line[:-1])
+                worker, watching, stopped = _worker_of(served, mover), threading.Event(), threading.Event()
+                mark = f"{{p:{player}}}:reviews"
+                watch = threading.Thread(target=_stop_at, args=(store, worker, mark, watching, stopped), daemon=True)
+                watch.start()
+                assert watching.wait(5)
+                time.sleep(0.02)  # MONITOR answers OK before it streams: let it begin
+                with ThreadPoolExecutor(1) as pool:
+                    won = pool.submit(mover.post, f"/v1/games/{game}/moves", json=line[-1], headers=auth)
+                    try:
+                        assert stopped.wait(10), "the held win's note reached Redis"
+                        assert eraser.delete("/v1/players/me", headers=auth).status_code == 204
+                    finally:
+                        os.kill(worker, signal.SIGCONT)
+                        store.echo(_MONITOR_STOP)
+                        watch.join(5)
+                    assert won.result().status_code in (200, 401)  # answered before or after the erasure
+                reviews = eraser.get("/v1/admin/reviews?limit=100", headers=OPERATOR).json()["entries"]
+                assert [r for r in reviews if r["player"] == player] == [], "a review of the erased player is left"
+                left = [k for k in store.scan_iter(match=f"pyr:{{p:{player}}}:*") if not k.endswith(b":erased")]
+                assert left == [], left
+        finally:
+            for c in clients:
+                c.close()

@@ -157,6 +157,9 @@ class Reviews:
         member = queue_member("pending", now_ms, review)
         args: list[str | int] = [review, member, json.dumps(item), REVIEWS_PER_CHALLENGE, now_ms]
         held = int(await self._hold(keys=keys, args=args))
+        if held == 1 and await self.redis.exists(tombstone_key(result.player)):
+            await self._forget(keys=keys, args=[review])  # erased since the note: its forget found nothing yet
+            return False
         if held < 0:
             log.warning("challenge %s: review list full of pending reviews; win %s not held", result.challenge, review)
         return held == 1
