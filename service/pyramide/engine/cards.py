@@ -37,11 +37,6 @@ def card_value(card: Card) -> int:
     return _VALUES[card]
 
 
-def card_suit(card: Card) -> str:
-    """The suit letter, ``C``, ``D``, ``H`` or ``S``."""
-    return SUITS[card // 13]
-
-
 def is_king(card: Card) -> bool:
     """Kings are removed on their own."""
     return _VALUES[card] == KING_VALUE
@@ -66,6 +61,12 @@ def values_pair(first: int, second: int) -> bool:
     return first + second == PAIR_SUM
 
 
+def partner(value: int) -> int:
+    """The value that pairs with ``value`` (``values_pair(value, partner(value))``; 0 for a king, which needs
+    none): the engine's one place that works the partner out, so the sum is stated nowhere else."""
+    return PAIR_SUM - value
+
+
 def complement(card: Card) -> int:
-    """The value a partner must have so that the pair makes 13 (0 for a king, which needs none)."""
-    return PAIR_SUM - _VALUES[card]
+    """The value a partner of ``card`` must have (0 for a king, which needs none)."""
+    return partner(_VALUES[card])

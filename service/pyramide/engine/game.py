@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pyramide.engine.cards import PAIR_SUM, Card, card_code, card_value, is_king, values_pair
+from pyramide.engine.cards import Card, card_code, card_value, is_king, partner, values_pair
 from pyramide.engine.codes import Code
 from pyramide.engine.deal_codes import DealCode
 from pyramide.engine.errors import IllegalMoveError, InvalidStateError
 from pyramide.engine.layout import Layout
 from pyramide.engine.moves import DRAW, RECYCLE, Draw, Move, Recycle, RemoveKing, RemovePair, Undo
 from pyramide.engine.operations import RECORD_SIZE, Operation, Status, Undone, pack_operation, unpack_operation
-from pyramide.engine.pyramid import COVER_MASK, FULL, SLOTS, cover_pair_slots, free_slots, sole_coverer
+from pyramide.engine.pyramid import FULL, SLOTS, cover_pair_slots, free_slots, is_free, sole_coverer
 from pyramide.engine.rules import Rules
 
 HISTORY_LIMIT = 100
@@ -103,9 +103,10 @@ class Game:
         return [*free, self._waste[-1]] if self._waste else free
 
     def is_free(self, card: Card) -> bool:
+        """A free pyramid card, or the waste top."""
         slot = self.slots[card]
         if slot >= 0:
-            return bool(self.present >> slot & 1) and not self.present & COVER_MASK[slot]
+            return is_free(self.present, slot)
         return bool(self._waste) and self._waste[-1] == card
 
     @property
@@ -219,8 +220,8 @@ class Game:
         for card in free if top is None else (*free, top):
             by_value.setdefault(card_value(card), []).append(card)
         for value, firsts in by_value.items():
-            if 2 * value < PAIR_SUM:
-                moves.extend(RemovePair(a, b) for a in firsts for b in by_value.get(PAIR_SUM - value, ()))
+            if value < partner(value):
+                moves.extend(RemovePair(a, b) for a in firsts for b in by_value.get(partner(value), ()))
         if top is not None and self._stock_waste_pair(self._waste, self.fresh_draw):
             moves.append(RemovePair(self._waste[-2], top))
         if self.rules.cover_pairs:
@@ -304,7 +305,7 @@ class Game:
         if slot >= 0:
             if not self.present >> slot & 1:
                 raise IllegalMoveError(Code.CARD_REMOVED, card=card_code(card))
-            if self.present & COVER_MASK[slot]:
+            if not is_free(self.present, slot):
                 raise IllegalMoveError(Code.CARD_COVERED, card=card_code(card))
         elif not self._waste or self._waste[-1] != card:
             if card in self._waste or card in self._stock:
@@ -322,7 +323,7 @@ class Game:
         if not (present >> slot_a & 1 and present >> slot_b & 1):
             return False
         for covered, cover in ((slot_a, slot_b), (slot_b, slot_a)):
-            if sole_coverer(present, covered) == cover and not present & COVER_MASK[cover]:
+            if sole_coverer(present, covered) == cover and is_free(present, cover):
                 return True
         return False
 

@@ -39,25 +39,20 @@ COVER_MASK: tuple[int, ...] = tuple(sum(1 << c for c in coverers) for coverers i
 
 
 def is_free(present: int, slot: int) -> bool:
-    """A card is free when it is there and no card lies on it any more."""
+    """A card is free when it is there and no card lies on it any more: the engine's one statement of freeness."""
     return bool(present >> slot & 1) and not present & COVER_MASK[slot]
 
 
 @lru_cache(maxsize=4096)
 def free_slots(present: int) -> tuple[int, ...]:
     """Every slot whose card is free, in slot order (cached: a game reaches at most 1,430 pyramids)."""
-    return tuple(s for s in range(SLOTS) if present >> s & 1 and not present & COVER_MASK[s])
+    return tuple(s for s in range(SLOTS) if is_free(present, s))
 
 
 def sole_coverer(present: int, slot: int) -> int | None:
     """The one slot still covering ``slot`` when exactly one does, else ``None``."""
     remaining = [c for c in COVERERS[slot] if present >> c & 1]
     return remaining[0] if len(remaining) == 1 else None
-
-
-def count(present: int) -> int:
-    """How many pyramid cards are still there."""
-    return present.bit_count()
 
 
 def cover_pair_slots(present: int) -> list[tuple[int, int]]:
@@ -67,6 +62,6 @@ def cover_pair_slots(present: int) -> list[tuple[int, int]]:
     for slot in range(SLOTS - ROWS):
         if present >> slot & 1 and present & COVER_MASK[slot]:
             cover = sole_coverer(present, slot)
-            if cover is not None and not present & COVER_MASK[cover]:
+            if cover is not None and is_free(present, cover):
                 pairs.append((slot, cover))
     return pairs

@@ -23,7 +23,7 @@ from pyramide.engine.game import Game
 from pyramide.engine.messages import ALWAYS_SHOWN
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.operations import Feedback, Status, TapResult
-from pyramide.engine.pyramid import COVER_MASK, sole_coverer
+from pyramide.engine.pyramid import is_free, sole_coverer
 
 
 def feedback(code: str, **params: str) -> Feedback:
@@ -96,7 +96,7 @@ def _is_extra_partner(game: Game, selected: Card, card: Card) -> bool:
         and cover >= 0
         and bool(game.present >> slot & 1)
         and sole_coverer(game.present, slot) == cover
-        and not game.present & COVER_MASK[cover]
+        and is_free(game.present, cover)
     )
 
 

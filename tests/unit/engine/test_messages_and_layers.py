@@ -94,6 +94,31 @@ def test_the_engine_imports_nothing_but_itself_and_pure_standard_modules() -> No
                 assert name.startswith("pyramide.engine") or top in PURE_STDLIB, f"{path.name} imports {name}"
 
 
+def _rule_arithmetic(path: Path) -> list[str]:
+    """Each place ``path`` works out a partner value by hand: ``PAIR_SUM - …``, ``KING_VALUE - …`` or ``13 - …``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+            left = node.left
+            if (isinstance(left, ast.Name) and left.id in ("PAIR_SUM", "KING_VALUE")) or (
+                isinstance(left, ast.Constant) and left.value == 13
+            ):
+                found.append(f"{path.name}:{node.lineno}")
+    return found
+
+
+def test_only_the_cards_module_works_out_a_partner() -> None:
+    """Pairing has one home: ``cards.values_pair`` and ``cards.partner``; the rest of the engine calls them."""
+    assert [f for p in ENGINE.glob("*.py") if p.name != "cards.py" for f in _rule_arithmetic(p)] == []
+
+
+def test_only_the_pyramid_module_tests_freeness() -> None:
+    """Freeness has one home, ``pyramid.is_free`` (with the pyramid's own geometry beside it): no other engine
+    module reads the cover masks."""
+    users = [p.name for p in ENGINE.glob("*.py") if p.name != "pyramid.py" and "COVER_MASK" in p.read_text("utf-8")]
+    assert users == []
+
+
 def test_the_solver_imports_only_the_engine_and_pure_standard_modules() -> None:
     solver = ENGINE.parent / "solver"
     allowed = PURE_STDLIB | {"time", "heapq", "gc", "contextlib"}  # gc: a search pauses the collector, then restores it

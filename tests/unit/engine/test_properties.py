@@ -25,7 +25,7 @@ from pyramide.engine import (
     tap_card,
     tap_stock,
 )
-from pyramide.engine.cards import DECK, Card, card_value, is_king
+from pyramide.engine.cards import DECK, Card, card_value, complement, is_king, partner, values_pair
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.messages import CATALOGUE
 from pyramide.engine.moves import format_record, parse_record
@@ -101,6 +101,34 @@ def test_random_legal_play_keeps_every_invariant(code: DealCode, choices: list[i
     for move in parse_record(format_record(played)):
         replayed.play(move)
     assert replayed == game, "a game record replays to the same state"
+
+
+@given(
+    code=deal_codes,
+    first=st.sampled_from(DECK),
+    second=st.sampled_from(DECK),
+    choices=st.lists(st.integers(0, 10_000), max_size=60),
+)
+@PLAY
+def test_partner_and_values_pair_agree_under_every_rule_set(
+    code: DealCode, first: Card, second: Card, choices: list[int]
+) -> None:
+    """``partner`` (what the legal moves are listed by) and ``values_pair`` (what a removal is checked by) are one
+    rule: on any table of any rule set, two cards pair exactly when one is the other's partner, and the pairs the
+    game lists are exactly the pairs of free cards ``values_pair`` accepts."""
+    a, b = card_value(first), card_value(second)
+    assert values_pair(a, b) == (partner(a) == b) == (partner(b) == a) == (complement(first) == b)
+    game = Game(code)
+    for choice in choices:
+        legal = game.legal_moves()
+        if not legal:
+            break
+        game.play(legal[choice % len(legal)])
+    free = [c for c in game.free_cards() if not is_king(c)]
+    listed = {frozenset(m.cards) for m in game.legal_moves() if isinstance(m, RemovePair)}
+    for x, y in itertools.combinations(free, 2):
+        pairs = values_pair(card_value(x), card_value(y))
+        assert pairs == (partner(card_value(x)) == card_value(y)) == (frozenset((x, y)) in listed)
 
 
 @PLAY
