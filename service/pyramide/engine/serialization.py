@@ -3,8 +3,8 @@
 Format 3 (all integers unsigned, big-endian):
 
 ====================  ===================================================================================
-``B`` format          3 (still read: format 2, without the undo counter, and format 1, which also kept
-                      turn-overs in one byte: unlimited turn-overs overflowed it)
+``B`` format          3 (formats 1 and 2 were written only in the project's first day, before any
+                      release, and are not read)
 ``B`` rules           turn-overs 0..9 or 15 for unlimited in bits 0-3; bit 4 stock–waste pairs; bit 5
                       cover pairs; bit 6 strict win
 ``B`` flags           bit 0 error explanations on; bit 1 the waste top was just drawn; bit 2 the code is a
@@ -40,7 +40,6 @@ from pyramide.engine.pyramid import FULL, SLOTS
 from pyramide.engine.rules import Rules
 
 FORMAT = 3
-FORMATS = (1, 2, 3)  # every format this version reads
 NO_CARD = 255
 UNLIMITED = 15
 
@@ -113,7 +112,7 @@ class _Reader:
 
 def load_game(data: bytes) -> Game:
     """The game :func:`dump_game` wrote; :class:`InvalidStateError` for bytes that are not such a game."""
-    if not isinstance(data, bytes | bytearray) or not data or data[0] not in FORMATS:
+    if not isinstance(data, bytes | bytearray) or not data or data[0] != FORMAT:
         raise InvalidStateError("not a stored game of a known format")
     body, checksum = bytes(data[:-4]), data[-4:]
     if len(data) < 5 or zlib.crc32(body) != int.from_bytes(checksum, "big"):
@@ -127,7 +126,7 @@ def load_game(data: bytes) -> Game:
 
 
 def _load(reader: _Reader) -> Game:
-    version = reader.byte()
+    reader.byte()  # the format, checked by load_game
     rules = _rules_from_byte(reader.byte())
     flags = reader.byte()
     try:
@@ -146,8 +145,8 @@ def _load(reader: _Reader) -> Game:
     game.slots = slot_table(layout.pyramid)
     game.present = int.from_bytes(reader.take(4), "big")
     game.moves = int.from_bytes(reader.take(4), "big")
-    game.recycles_used = reader.byte() if version == 1 else int.from_bytes(reader.take(4), "big")
-    game.undos = int.from_bytes(reader.take(4), "big") if version >= 3 else 0
+    game.recycles_used = int.from_bytes(reader.take(4), "big")
+    game.undos = int.from_bytes(reader.take(4), "big")
     selection = reader.byte()
     game.selection = None if selection == NO_CARD else reader.card(selection)
     game._stock = reader.cards(reader.byte())

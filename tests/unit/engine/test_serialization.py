@@ -68,26 +68,6 @@ def test_unlimited_turn_overs_survive_past_255() -> None:
     assert restored == game
 
 
-# Written by format 1 (turn-overs in one byte): PY1-N-AAAAAAS, the stock drawn through, one turn-over, three draws.
-FORMAT_1_GAME = bytes.fromhex(
-    "010f0300000000120fffffff0000001b01ff1532060a12331d312000172b1a1e1f012f162d0825150309292a1b02ffff06ffff06ffff"
-    "06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff06ffff"
-    "06ffff06ffff07ffff02ffff06ffff06ffffe663a672"
-)
-
-
-def test_games_stored_in_format_1_still_load() -> None:
-    game = load_game(FORMAT_1_GAME)
-    expected = Game("PY1-N-AAAAAAS", explain_errors=True)
-    while expected.stock_count:
-        expected.play(DRAW)
-    expected.play(RECYCLE)
-    for _ in range(3):
-        expected.play(DRAW)
-    assert game == expected
-    assert (game.recycles_used, game.moves, len(game.waste), game.undo_available) == (1, 27, 3, 27)
-
-
 def test_selection_and_settings_survive() -> None:
     game = doc_game(Rules(recycles=3, cover_pairs=True), explain_errors=True)
     tap_card(game, parse_card("7C"))
@@ -114,7 +94,7 @@ def test_undo_depth_is_the_last_100_operations() -> None:
     [
         lambda b: b"",
         lambda b: b"\x04" + b[1:],  # a format not yet written
-        lambda b: b"\x01" + b[1:],  # an older format: the checksum no longer fits
+        lambda b: b"\x01" + b[1:],  # a format never released (the first day's), no longer read
         lambda b: b[:-1],
         lambda b: b + b"\x00",
         lambda b: b[:10],

@@ -1,11 +1,11 @@
 """A game as the service stores it: the engine's bytes behind a small fixed header.
 
 Header (big-endian): version ``Q``, owner ``16s``, created, first move and finished times in ms since the epoch
-``QQQ`` (0 for none), flags ``B`` (bit 0: abandoned; bit 1: the game's result is settled in the statistics; bit 2:
-counters follow, as written before the engine counted undos; bit 3: a daily challenge's game; bit 4: operation
-times follow), then with bit 2 the undos taken ``I``, with bit 3 the moment its challenge closes (ms, ``Q``) and the
+``QQQ`` (0 for none), flags ``B`` (bit 0: abandoned; bit 1: the game's result is settled in the statistics; bit 3:
+a daily challenge's game; bit 4: operation times follow; bit 2 is unused: it marked an undo counter in the header
+that only the project's first day wrote), then with bit 3 the moment its challenge closes (ms, ``Q``) and the
 challenge's id (``B`` length, then ASCII), with bit 4 how many operation times ``I`` and each ``I`` (ms after the
-first move). Then :func:`pyramide.engine.dump_game`, which holds the undo count since its format 3.
+first move). Then :func:`pyramide.engine.dump_game`.
 
 Operation times are kept for daily challenge games only (their cadence decides whether a win ranks, see
 ``stats.fairness``): 4 bytes per move or undo, on the games that need them, and nothing on any other game.
@@ -22,11 +22,10 @@ from uuid import UUID
 from pyramide.engine import Game, InvalidStateError, dump_game, load_game
 
 _HEADER = struct.Struct(">Q16sQQQB")
-_COUNTERS = struct.Struct(">I")
+_COUNT = struct.Struct(">I")
 _CHALLENGE = struct.Struct(">QB")
 ABANDONED = 1
 SETTLED = 2
-COUNTERS = 4
 CHALLENGE = 8
 TIMES = 16
 
@@ -94,7 +93,7 @@ class StoredGame:
             challenge = self.challenge.encode("ascii")
             header += _CHALLENGE.pack(self.sealed_until_ms, len(challenge)) + challenge
             if self.times:
-                header += _COUNTERS.pack(len(self.times)) + _big_endian(self.times)
+                header += _COUNT.pack(len(self.times)) + _big_endian(self.times)
         return header + dump_game(self.game)
 
     @classmethod
@@ -102,12 +101,7 @@ class StoredGame:
         if len(data) < _HEADER.size:
             raise InvalidStateError("the stored game is cut short")
         version, owner, created, first, finished, flags = _HEADER.unpack_from(data)
-        start, undos = _HEADER.size, 0
-        if flags & COUNTERS:
-            if len(data) < start + _COUNTERS.size:
-                raise InvalidStateError("the stored game is cut short")
-            (undos,) = _COUNTERS.unpack_from(data, start)
-            start += _COUNTERS.size
+        start = _HEADER.size
         challenge, sealed_until = None, 0
         if flags & CHALLENGE:
             if len(data) < start + _CHALLENGE.size:
@@ -117,14 +111,13 @@ class StoredGame:
             challenge = data[start - size : start].decode("ascii", "replace")
         times = None
         if flags & TIMES:
-            if len(data) < start + _COUNTERS.size:
+            if len(data) < start + _COUNT.size:
                 raise InvalidStateError("the stored game is cut short")
-            (count,) = _COUNTERS.unpack_from(data, start)
-            start += _COUNTERS.size
+            (count,) = _COUNT.unpack_from(data, start)
+            start += _COUNT.size
             times = _times(data[start : start + 4 * count])
             start += 4 * count
         game = load_game(data[start:])
-        game.undos = game.undos or undos
         return cls(
             id=game_id,
             owner=UUID(bytes=owner),
