@@ -1,41 +1,10 @@
-"""Shortest winning lines under every rule set.
+"""Shortest winning lines under every rule set: the fewest moves (removals, draws and turn-overs) that win.
 
-Moves count as the rules count them: removals, draws and turn-overs. A draw does nothing but move the stock forward
-(and, under stock–waste pairing, make the card drawn the fresh top), so a line is its removals plus the draws and
-turn-overs that bring each stock or waste card it uses to the top, and the fewest of those are known in advance:
-draw up to the card if it lies ahead; if it lies behind and is not on top, draw the rest, turn over (if the rules
-leave one), and draw up to it. The search is therefore A* over the positions where removals happen, each step a
-removal with the draws it needs (its cost), instead of a breadth-first search through every draw; a king outside the
-pyramid may be removed too, as taking one off the waste uncovers the card beneath it without a turn-over. Under
-stock–waste pairing a step may also pair the fresh top with the card beneath it: the top is fresh after the draws
-that brought it there (removals inside the pyramid keep it so), and a top that is not fresh can be made fresh only by
-going round the stock again (a turn-over and the draws back to it), which is a step of its own. A state is the
-pyramid, the cards left, how far drawn, the turn-overs used (under a limit) and whether the top is fresh (under
-stock–waste pairing). The estimate never overestimates, so the first win taken
-off the queue is a shortest one: every king left in the pyramid takes a removal, and in each class of values that
-make 13 (A+Q, 2+J, …) a removal takes at most two cards, both from the pyramid only if neither lies on the other
-(or, with covering-card pairs, one lies directly on the other): with ``a`` and ``b`` pyramid cards of the two
-values and at most ``m`` such pairs (a maximum matching), the class takes at least ``a + b - m`` removals (and
-all the pyramid's removals together at least the fewest that clear it in an order it allows, each card free when it
-goes, with any value left outside brought whenever it is wanted: :meth:`_Estimate._clearing`); the
-``a - m`` and ``b - m`` cards left over need stock or waste cards of the partner value on top: those the waste
-holds may be uncovered by removals, the rest must be drawn, so the stock must be drawn at least as far as the last
-of the nearest ones. A waste card other than a king leaves only with a pyramid card of the partner value (or
-under stock–waste pairing a stock card drawn onto it, or the fresh top), each once and only once uncovered, so
-where a value's cards, from the top of the waste down, outnumber the partners that can be uncovered without the
-cards beneath, one of them stays until the next turn-over, and so does every card beneath (:meth:`Bounds.blocked`):
-those are not counted as uncoverable, and when the pyramid needs more of a value than the stock and the rest of
-the waste hold, the estimate adds the whole stock, the turn-over and the draws up to the nearest such card after
-it. A waste card the pyramid needs can also be dug out: a move for each card above it that no pyramid card can
-take. Under the strict win every card left must
-go too: in each class of values a removal takes one card of each value, so the class takes at least as many
-removals as it has cards of either value, pyramid and outside together (digging a card out then costs nothing
-more), and every stock card must be drawn, and so must, after a turn-over, every card stuck in the waste. A free
-king in the pyramid, or two free cards that are each other's last partner, is removed at once without trying
-anything else (some shortest line does so). Among states of equal estimate the one furthest along is taken first.
-A state the estimate finds can no longer clear the pyramid (:data:`DEAD`: no order clears it with the values left
-outside, or too few cards left of a value it needs) is never queued; the counting bound of
-:mod:`pyramide.solver.bounds` on top of it cost more than it cut (benchmarks/shortest_lines.py).
+A* over the positions where removals happen, each step a removal with the draws and turn-overs it needs (its cost),
+instead of a breadth-first search through every draw: a draw only moves the stock forward, so the fewest needed to
+bring a card to the top are known in advance, and the searched space is the removals'. The estimate never
+overestimates, so the first win taken off the queue is a shortest one. Why it never does, what a state holds and
+which positions are cut: docs/solver.md, "Why the shortest line is shortest".
 """
 
 from __future__ import annotations
