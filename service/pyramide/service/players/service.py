@@ -331,14 +331,7 @@ class PlayerStore:
         now = time.monotonic()
         if remembered and known is not None and now - known[0] < AUTH_CACHE_S:
             return known[1]
-        keys = [player_key(player_id), *stats_keys(player_id), audit_key(player_id), auth_key(player_id)]
-        try:
-            flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
-            fields = dict(zip(flat[::2], flat[1::2], strict=True))
-        except ResponseError as error:
-            if not storage_full(error):
-                raise
-            fields = await self.redis.hgetall(keys[0])
+        fields = await self._touch(player_id)
         if not fields.get(b"token_hash"):
             return None
         player = _player(player_id, fields)
@@ -350,6 +343,18 @@ class PlayerStore:
     async def get(self, player_id: UUID) -> Player | None:
         fields = await self.redis.hgetall(player_key(player_id))
         return _player(player_id, fields) if fields else None
+
+    async def _touch(self, player_id: UUID) -> dict[bytes, bytes]:
+        """The player's hash, its idle time renewed (with the keys that follow it) in the same script; while Redis is
+        full, read only (the idle time is not renewed)."""
+        keys = [player_key(player_id), *stats_keys(player_id), audit_key(player_id), auth_key(player_id)]
+        try:
+            flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
+            return dict(zip(flat[::2], flat[1::2], strict=True))
+        except ResponseError as error:
+            if not storage_full(error):
+                raise
+            return await self.redis.hgetall(keys[0])
 
     async def authenticate(self, token: str, *, remembered: bool = False) -> Player | None:
         """The token's player, or ``None`` for a missing, malformed or wrong token (compared in constant time).
@@ -374,14 +379,7 @@ class PlayerStore:
             player_id = UUID(player_text)
         except ValueError:
             return None
-        keys = [player_key(player_id), *stats_keys(player_id), audit_key(player_id), auth_key(player_id)]
-        try:
-            flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
-            fields = dict(zip(flat[::2], flat[1::2], strict=True))
-        except ResponseError as error:
-            if not storage_full(error):
-                raise
-            fields = await self.redis.hgetall(keys[0])  # a full Redis: read only, the idle time is not renewed
+        fields = await self._touch(player_id)
         expected = fields.get(b"token_hash", b"").decode()
         if not expected or not secret or not hmac.compare_digest(expected, _hash(secret)):
             return None
