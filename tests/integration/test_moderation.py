@@ -213,15 +213,7 @@ def _stop_at_its_save(
 ) -> None:
     """Stop (SIGSTOP) ``worker`` the moment Redis receives the save of ``game``: the win is stored, its settlement
     (the board entry) not yet run."""
-    with store.monitor() as monitor:  # type: ignore[no-untyped-call]
-        watching.set()
-        for event in monitor.listen():
-            command = event["command"]
-            if _MONITOR_STOP in command:
-                return
-            if command.startswith("EVALSHA") and f"g:{game}:state" in command and not stopped.is_set():
-                os.kill(worker, signal.SIGSTOP)
-                stopped.set()
+    _stop_at(store, worker, f"g:{game}:state", watching, stopped)
 
 
 _MONITOR_STOP = "moderation-test-monitor-stop"

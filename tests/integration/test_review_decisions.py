@@ -13,10 +13,8 @@ from litestar.testing import TestClient
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import new_player
+from tests.integration.test_audit import OPERATOR, OPERATOR_KEY, _as, _bearer, _me
 from tests.integration.test_challenges import _deal, _win
-
-OPERATOR_KEY = "review-findings-operator-key-0123456789abcdef"
-OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
 
 
 def _client(settings: Settings, **changes: Any) -> Iterator[TestClient[Any]]:
@@ -35,20 +33,6 @@ def _app(client: Any, scopes: tuple[str, ...] = ("players",), name: str = "Klub"
     response = client.post("/v1/admin/apps", json={"name": name, "scopes": list(scopes), **body}, headers=OPERATOR)
     assert response.status_code == 201, response.text
     return response.json()["id"], response.json()["key"]
-
-
-def _as(key: str, external_id: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}", "Pyramide-Player": external_id}
-
-
-def _bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def _me(client: Any, headers: dict[str, str]) -> str:
-    response = client.get("/v1/players/me", headers=headers)
-    assert response.status_code == 200, response.text
-    return str(response.json()["id"])
 
 
 def _held_challenge_win(client: Any, redis_client: redis.Redis, headers: dict[str, str]) -> dict[str, Any]:
