@@ -14,7 +14,8 @@ from pyramide.engine import DealCode, Game, Rules, parse_move
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.deals.analysis import Solver
-from pyramide.service.games.schemas import MoveBody
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.schemas import CardTap, MoveBody
 from pyramide.service.games.service import move_body, move_from_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
@@ -236,6 +237,13 @@ def test_move_bodies_round_trip() -> None:
     for notation in ("KD", "10C+3S", "D", "R", "U"):
         move = parse_move(notation)
         assert move_from_body(adapter.validate_python(move_body(move))) == move
+
+
+def test_a_move_body_of_no_known_kind_is_refused_never_a_draw() -> None:
+    """Issue 43: the body-to-move mapping fell through to a draw for anything it did not recognise."""
+    with pytest.raises(DomainError) as refused:
+        move_from_body(CardTap(card="QC"))
+    assert refused.value.code is ErrorCode.VALIDATION_FAILED
 
 
 def test_hints_come_from_the_solver(client: Client, player: dict[str, str]) -> None:

@@ -50,6 +50,7 @@ from pyramide.service.games.schemas import (
     CardTap,
     ChallengeGameBody,
     CodeGameBody,
+    DrawMove,
     KingMove,
     LayoutGameBody,
     PairMove,
@@ -475,7 +476,9 @@ def _end_feedback(game: Game) -> Feedback | None:
     return None
 
 
-def move_from_body(body: PairMove | KingMove | object) -> Move:
+def move_from_body(body: PairMove | KingMove | DrawMove | RecycleMove | UndoMove | object) -> Move:
+    """The engine's move for a parsed move body; a body of no known kind is 422 ``validation_failed``, never a
+    draw (the schema's union refuses one first; this holds if a kind is ever added there and not here)."""
     if isinstance(body, PairMove):
         first, second = (parse_card(c) for c in body.cards)
         return RemovePair(first, second)
@@ -485,7 +488,9 @@ def move_from_body(body: PairMove | KingMove | object) -> Move:
         return RECYCLE
     if isinstance(body, UndoMove):
         return UNDO
-    return DRAW
+    if isinstance(body, DrawMove):
+        return DRAW
+    raise DomainError(ErrorCode.VALIDATION_FAILED)
 
 
 def move_body(move: Move) -> dict[str, object]:
