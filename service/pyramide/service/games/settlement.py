@@ -39,7 +39,7 @@ from pyramide.service.stats import (
     Reviews,
     StatsStore,
     Verdict,
-    stats_keys,
+    pending_key,
 )
 
 log = logging.getLogger("pyramide.service")
@@ -82,7 +82,7 @@ class Settlement:
             elif started:
                 await self.stats.record_start(player, game)
             else:
-                await self.redis.zrem(stats_keys(player)[4], str(game))
+                await self.redis.zrem(pending_key(player), str(game))
         except RedisError:
             log.warning("statistics of game %s left pending; settled on the player's next statistics read", game)
 
@@ -97,7 +97,7 @@ class Settlement:
 
     async def reconcile(self, player: UUID) -> int:
         """Settle every game of ``player`` pending for longer than the grace period; how many were."""
-        due = await self.redis.zrangebyscore(stats_keys(player)[4], "-inf", int(time.time() * 1000) - self.grace_ms)
+        due = await self.redis.zrangebyscore(pending_key(player), "-inf", int(time.time() * 1000) - self.grace_ms)
         for raw in due:
             game = UUID(raw.decode())
             state, result_bytes, hints = await self.games.settled(player, game)

@@ -103,7 +103,7 @@ def stats_keys(player: UUID) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def pending_key(player: UUID) -> str:
-    """The player's games awaiting settlement (``stats_keys(player)[4]``), kept for the players in play: the move
+    """The player's games awaiting settlement (the last of :func:`stats_keys`), kept for the players in play: the move
     route names it on every save."""
     return f"pyr:{{p:{player}}}:pending"
 
