@@ -100,12 +100,18 @@ def _is_extra_partner(game: Game, selected: Card, card: Card) -> bool:
     )
 
 
+def end_feedback(game: Game) -> Feedback | None:
+    """What the app shows once a change has ended the play: the win, or no move left; ``None`` while it goes on.
+    The one statement of it, for taps and for explicit moves alike."""
+    status = game.status
+    if status is Status.WON:
+        return feedback(Code.WON)
+    if status is Status.STUCK:
+        return feedback(Code.NO_MORE_MOVES)
+    return None
+
+
 def _apply(game: Game, move: Move, code: str, **params: str) -> TapResult:
     operation = game.check(move)
     game.apply(operation)
-    status = game.status
-    if status is Status.WON:
-        return TapResult(feedback(Code.WON), operation)
-    if status is Status.STUCK:
-        return TapResult(feedback(Code.NO_MORE_MOVES), operation)
-    return TapResult(feedback(code, **params), operation)
+    return TapResult(end_feedback(game) or feedback(code, **params), operation)

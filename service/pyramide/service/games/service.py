@@ -31,7 +31,6 @@ from pyramide.engine import (
     RemoveKing,
     RemovePair,
     Rules,
-    Status,
     card_code,
     parse_card,
     parse_move,
@@ -41,6 +40,7 @@ from pyramide.engine import (
 )
 from pyramide.engine.codes import Code
 from pyramide.engine.messages import Locale
+from pyramide.engine.taps import end_feedback
 from pyramide.engine.taps import feedback as make_feedback
 from pyramide.service.deals import WINNABLE_ONLY_ATTEMPTS, Solver
 from pyramide.service.deals.schemas import RulesBody
@@ -467,15 +467,6 @@ def _guard_open(stored: StoredGame) -> None:
         raise IllegalMoveError(Code.GAME_OVER)
 
 
-def _end_feedback(game: Game) -> Feedback | None:
-    status = game.status
-    if status is Status.WON:
-        return make_feedback(Code.WON)
-    if status is Status.STUCK:
-        return make_feedback(Code.NO_MORE_MOVES)
-    return None
-
-
 def move_from_body(body: PairMove | KingMove | DrawMove | RecycleMove | UndoMove | object) -> Move:
     """The engine's move for a parsed move body; a body of no known kind is 422 ``validation_failed``, never a
     draw (the schema's union refuses one first; this holds if a kind is ever added there and not here)."""
@@ -510,7 +501,7 @@ def play_action(move: Move) -> Action:
         except IllegalMoveError as refusal:
             shown = make_feedback(refusal.code).shown(stored.game.explain_errors)
             raise MoveRefusedError(refusal, shown) from None
-        return Outcome(True, move.notation(), _end_feedback(stored.game))
+        return Outcome(True, move.notation(), end_feedback(stored.game))
 
     return act
 
