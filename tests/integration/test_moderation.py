@@ -10,9 +10,11 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -208,12 +210,46 @@ def _worker_of(served: Served, http: httpx.Client) -> int:
     return found[0]
 
 
-def _stop_at_its_save(
-    store: redis.Redis, worker: int, game: str, watching: threading.Event, stopped: threading.Event
-) -> None:
-    """Stop (SIGSTOP) ``worker`` the moment Redis receives the save of ``game``: the win is stored, its settlement
-    (the board entry) not yet run."""
-    _stop_at(store, worker, f"g:{game}:state", watching, stopped)
+def _stop_at(store: redis.Redis, worker: int, mark: str, watching: threading.Event, stopped: threading.Event) -> None:
+    """Stop (SIGSTOP) ``worker`` the moment Redis receives a script call naming ``mark``."""
+    with store.monitor() as monitor:  # type: ignore[no-untyped-call]
+        watching.set()
+        for event in monitor.listen():
+            command = event["command"]
+            if _MONITOR_STOP in command:
+                return
+            if command.startswith("EVALSHA") and mark in command and not stopped.is_set():
+                os.kill(worker, signal.SIGSTOP)
+                stopped.set()
+
+
+@contextmanager
+def _stopped_at(
+    served: Served,
+    store: redis.Redis,
+    client: httpx.Client,
+    mark: str,
+    send: Callable[[], httpx.Response],
+    *,
+    within_s: float = 10,
+) -> Iterator[Future[httpx.Response]]:
+    """``send`` a request on ``client``'s connection, whose worker is stopped (SIGSTOP) the moment Redis receives
+    its script call naming ``mark``; the block runs while it is stopped, and the worker goes on (SIGCONT) after it.
+    Yields the request's answer to come."""
+    worker, watching, stopped = _worker_of(served, client), threading.Event(), threading.Event()
+    watch = threading.Thread(target=_stop_at, args=(store, worker, mark, watching, stopped), daemon=True)
+    watch.start()
+    assert watching.wait(5)
+    time.sleep(0.02)  # MONITOR answers OK before it streams: let it begin
+    with ThreadPoolExecutor(1) as pool:
+        sent = pool.submit(send)
+        try:
+            assert stopped.wait(within_s), f"no script naming {mark} reached Redis"
+            yield sent
+        finally:
+            os.kill(worker, signal.SIGCONT)
+            store.echo(_MONITOR_STOP)
+            watch.join(5)
 
 
 _MONITOR_STOP = "moderation-test-monitor-stop"
@@ -224,22 +260,11 @@ def _win_held_while_banned(served: Served, store: redis.Redis, mover: httpx.Clie
     saved the win; the ban answered on ``banner``'s worker meanwhile; then the stopped worker goes on."""
     player, auth = _player(banner, "Racer")
     game = _play(mover, auth, {"code": EASY_CODE}, WINNING[:-1])
-    worker, watching, stopped = _worker_of(served, mover), threading.Event(), threading.Event()
-    watch = threading.Thread(target=_stop_at_its_save, args=(store, worker, game, watching, stopped), daemon=True)
-    watch.start()
-    assert watching.wait(5)
-    time.sleep(0.02)  # MONITOR answers OK before it streams: let it begin
-    with ThreadPoolExecutor(1) as pool:
-        won = pool.submit(mover.post, f"/v1/games/{game}/moves", json=WINNING[-1], headers=auth)
-        try:
-            assert stopped.wait(5), "the winning move reached Redis"
-            banned = banner.post(f"/v1/admin/players/{player}/ban", json={"reason": "race"}, headers=OPERATOR)
-            assert banned.status_code == 200, banned.text
-        finally:
-            os.kill(worker, signal.SIGCONT)
-            store.echo(_MONITOR_STOP)
-            watch.join(5)
-        assert won.result().status_code == 200 and won.result().json()["status"] == "won", "saved before the ban"
+    send = partial(mover.post, f"/v1/games/{game}/moves", json=WINNING[-1], headers=auth)
+    with _stopped_at(served, store, mover, f"g:{game}:state", send, within_s=5) as won:
+        banned = banner.post(f"/v1/admin/players/{player}/ban", json={"reason": "race"}, headers=OPERATOR)
+        assert banned.status_code == 200, banned.text
+    assert won.result().status_code == 200 and won.result().json()["status"] == "won", "saved before the ban"
     return player
 
 
@@ -386,19 +411,6 @@ def test_the_audit_log_records_each_action_with_who_when_and_why(admin: TestClie
     ]
 
 
-def _stop_at(store: redis.Redis, worker: int, mark: str, watching: threading.Event, stopped: threading.Event) -> None:
-    """Stop (SIGSTOP) ``worker`` the moment Redis receives a script call naming ``mark``."""
-    with store.monitor() as monitor:  # type: ignore[no-untyped-call]
-        watching.set()
-        for event in monitor.listen():
-            command = event["command"]
-            if _MONITOR_STOP in command:
-                return
-            if command.startswith("EVALSHA") and mark in command and not stopped.is_set():
-                os.kill(worker, signal.SIGSTOP)
-                stopped.set()
-
-
 def test_an_erasure_racing_a_held_win_leaves_no_review_of_the_erased_player(tmp_path: Path) -> None:
     """The race played for real on two workers: a too-fast challenge win's worker is stopped (SIGSTOP) the moment
     Redis notes its review among the player's, before the review itself is stored; the player's erasure is
@@ -415,22 +427,10 @@ def test_an_erasure_racing_a_held_win_leaves_no_review_of_the_erased_player(tmp_
             for _ in range(3):
                 player, auth = _player(eraser, "Racer")
                 game = _play(mover, auth, {"challenge": challenge}, line[:-1])
-                worker, watching, stopped = _worker_of(served, mover), threading.Event(), threading.Event()
-                mark = f"{{p:{player}}}:reviews"
-                watch = threading.Thread(target=_stop_at, args=(store, worker, mark, watching, stopped), daemon=True)
-                watch.start()
-                assert watching.wait(5)
-                time.sleep(0.02)  # MONITOR answers OK before it streams: let it begin
-                with ThreadPoolExecutor(1) as pool:
-                    won = pool.submit(mover.post, f"/v1/games/{game}/moves", json=line[-1], headers=auth)
-                    try:
-                        assert stopped.wait(10), "the held win's note reached Redis"
-                        assert eraser.delete("/v1/players/me", headers=auth).status_code == 204
-                    finally:
-                        os.kill(worker, signal.SIGCONT)
-                        store.echo(_MONITOR_STOP)
-                        watch.join(5)
-                    assert won.result().status_code in (200, 401)  # answered before or after the erasure
+                send = partial(mover.post, f"/v1/games/{game}/moves", json=line[-1], headers=auth)
+                with _stopped_at(served, store, mover, f"{{p:{player}}}:reviews", send) as won:
+                    assert eraser.delete("/v1/players/me", headers=auth).status_code == 204
+                assert won.result().status_code in (200, 401)  # answered before or after the erasure
                 reviews = eraser.get("/v1/admin/reviews?limit=100", headers=OPERATOR).json()["entries"]
                 assert [r for r in reviews if r["player"] == player] == [], "a review of the erased player is left"
                 left = [k for k in store.scan_iter(match=f"pyr:{{p:{player}}}:*") if not k.endswith(b":erased")]
