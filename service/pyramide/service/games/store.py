@@ -249,7 +249,9 @@ _OPEN, _WON, _ABANDONED = int(Listed.OPEN), int(Listed.WON), int(Listed.ABANDONE
 def listed(stored: StoredGame) -> int:
     """The list (a :class:`Listed` value) a game belongs in besides all games."""
     status = stored.status
-    return _ABANDONED if status is GameStatus.ABANDONED else _WON if status is GameStatus.WON else _OPEN
+    if status is GameStatus.ABANDONED:
+        return _ABANDONED
+    return _WON if status is GameStatus.WON else _OPEN
 
 
 def attempt_key(player_id: UUID, challenge: str) -> str:
