@@ -10,6 +10,18 @@ let locale = chooseLocale(localStorage.getItem("pyramide:locale"));
 const api = new Api(apiBase, locale);
 const state = { game: null, etag: null, receivedAt: 0, hinted: [], catalogue: null, busy: false };
 
+// What each status the API sends means here, read in this one place: whether the game is kept for good (no hint,
+// no abandoning), whether its clock runs, and which end of play it shows (lists and challenges say "lost" for
+// "stuck").
+const STATUS = {
+  in_progress: { final: false, running: true, end: null },
+  won: { final: true, running: false, end: "won" },
+  stuck: { final: false, running: false, end: "stuck" },
+  lost: { final: false, running: false, end: "stuck" },
+  abandoned: { final: true, running: false, end: null },
+};
+const outcome = (status) => STATUS[status] || { final: false, running: false, end: null };
+
 const t = (key, ...args) => {
   const text = TEXTS[locale][key];
   return typeof text === "function" ? text(...args) : text;
@@ -90,7 +102,7 @@ function render() {
   $("code").textContent = game.code || `${game.challenge} (${t("sealed")})`;
   $("copy-code").disabled = !game.code;
   $("undo").disabled = game.undo_available === 0;
-  const over = game.status === "won" || game.status === "abandoned";
+  const over = outcome(game.status).final;
   $("hint").disabled = over || Boolean(game.challenge && !game.code);
   $("abandon").disabled = over;
   tick();
@@ -107,7 +119,7 @@ function tick() {
   const game = state.game;
   if (!game) return;
   let elapsed = game.elapsed_ms;
-  if (elapsed != null && game.status === "in_progress") elapsed += Date.now() - state.receivedAt;
+  if (elapsed != null && outcome(game.status).running) elapsed += Date.now() - state.receivedAt;
   $("time").textContent = clock(elapsed);
 }
 
@@ -126,10 +138,11 @@ function show(result) {
 
 function ending() {
   const game = state.game;
-  if (game.status !== "won" && game.status !== "stuck") return;
-  $("end-title").textContent = game.status === "won" ? t("won") : t("stuck");
+  const end = outcome(game.status).end;
+  if (!end) return;
+  $("end-title").textContent = t(end);
   $("end-summary").textContent = t("wonSummary", game.score, game.moves, clock(game.elapsed_ms));
-  $("end-undo").hidden = game.status !== "stuck";
+  $("end-undo").hidden = end !== "stuck";
   $("end-dialog").showModal();
 }
 
@@ -293,10 +306,11 @@ async function showChallenge() {
     const closes = new Date(data.closes_at).toLocaleString(locale === "hu" ? "hu-HU" : "en-GB");
     $("challenge-info").textContent = `${t("challengeOf", data.id)} · ${t("closesAt", closes)} · ${t("playersCount", data.players)}`;
     const you = data.you;
-    $("challenge-you").textContent = !you ? "" : you.rank ? t("yourRank", you.rank) : you.status === "in_progress" ? t("inProgress") : t("challengePlayed");
+    const playing = Boolean(you && you.status && outcome(you.status).running);
+    $("challenge-you").textContent = !you ? "" : you.rank ? t("yourRank", you.rank) : playing ? t("inProgress") : t("challengePlayed");
     const start = $("challenge-start");
-    start.textContent = you && you.status === "in_progress" ? t("continueChallenge") : t("startChallenge");
-    start.disabled = Boolean(you && you.status !== "in_progress");
+    start.textContent = playing ? t("continueChallenge") : t("startChallenge");
+    start.disabled = Boolean(you && !playing);
     if (!$("challenge-dialog").open) $("challenge-dialog").showModal();
   });
 }

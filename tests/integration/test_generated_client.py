@@ -71,7 +71,7 @@ def test_a_generated_client_plays_a_whole_game(generated: Any, app: Litestar) ->
             assert played.status_code == 200, played.content
             etag = played.headers["etag"]
             assert played.headers["content-language"] == "en"
-        assert played.parsed.status == models.SnapshotStatus.WON
+        assert played.parsed.status == models.GameStatus.WON
         record = get_record.sync_detailed(game, client=client)
         assert record.parsed.record == EASY_CLEARING
         stats = get_stats.sync_detailed(client=client)

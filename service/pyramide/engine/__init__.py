@@ -31,7 +31,7 @@ from pyramide.engine.moves import (
     Undo,
     parse_move,
 )
-from pyramide.engine.operations import Feedback, Operation, Status, TapResult, Undone
+from pyramide.engine.operations import Feedback, Operation, Outcome, Status, TapResult, Undone
 from pyramide.engine.rules import APP_RULES, Rules, all_rule_sets
 from pyramide.engine.serialization import dump_game, load_game
 from pyramide.engine.taps import tap_card, tap_stock
@@ -60,6 +60,7 @@ __all__ = [
     "Layout",
     "Move",
     "Operation",
+    "Outcome",
     "PyramideError",
     "Recycle",
     "RemoveKing",

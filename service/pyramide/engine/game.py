@@ -15,7 +15,15 @@ from pyramide.engine.deal_codes import DealCode
 from pyramide.engine.errors import IllegalMoveError, InvalidStateError
 from pyramide.engine.layout import Layout
 from pyramide.engine.moves import DRAW, RECYCLE, Draw, Move, Recycle, RemoveKing, RemovePair, Undo
-from pyramide.engine.operations import RECORD_SIZE, Operation, Status, Undone, pack_operation, unpack_operation
+from pyramide.engine.operations import (
+    RECORD_SIZE,
+    Operation,
+    Outcome,
+    Status,
+    Undone,
+    pack_operation,
+    unpack_operation,
+)
 from pyramide.engine.pyramid import FULL, SLOTS, cover_pair_slots, free_slots, is_free, sole_coverer
 from pyramide.engine.rules import Rules
 
@@ -36,6 +44,7 @@ class Game:
 
     __slots__ = (
         "_history",
+        "_outcome",
         "_stock",
         "_waste",
         "code",
@@ -66,6 +75,7 @@ class Game:
         self.selection: Card | None = None
         self.explain_errors = explain_errors
         self._history = bytearray()  # the undo history, packed records of RECORD_SIZE bytes, oldest first
+        self._outcome: Outcome | None = None  # decided by outcome(), forgotten by every change
 
     @classmethod
     def from_layout(cls, layout: Layout, rules: Rules, *, explain_errors: bool = False) -> Game:
@@ -135,27 +145,28 @@ class Game:
 
     @property
     def is_won(self) -> bool:
+        """The win condition: the pyramid is clear (under the strict win, the stock and waste too)."""
         if self.present:
             return False
         return not self.rules.strict_win or not (self._stock or self._waste)
 
-    @property
-    def is_over(self) -> bool:
-        """Won or stuck: the game's result is decided (a stuck game may still be undone into play, but its result
-        stands)."""
-        return self.status is not Status.IN_PROGRESS
+    def outcome(self) -> Outcome:
+        """The game's status and score, decided here and nowhere else: ``won`` when :attr:`is_won`, ``stuck``
+        when no removal, draw or turn-over is left (:meth:`_strict_dead_end` included), else ``in_progress``.
+        Kept until the next move or undo, so every reader of one state shares one decision."""
+        outcome = self._outcome
+        if outcome is None:
+            if self.is_won:
+                status = Status.WON
+            else:
+                status = Status.IN_PROGRESS if self._has_legal_move() else Status.STUCK
+            outcome = self._outcome = Outcome(status, self.score)
+        return outcome
 
     @property
     def status(self) -> Status:
-        if self.is_won:
-            return Status.WON
-        return Status.IN_PROGRESS if self._has_legal_move() else Status.STUCK
-
-    def status_given(self, legal_moves: list[Move]) -> Status:
-        """The status when :meth:`legal_moves` is already at hand (it decides ``stuck``), saving a second search."""
-        if self.is_won:
-            return Status.WON
-        return Status.IN_PROGRESS if legal_moves else Status.STUCK
+        """The status of :meth:`outcome`."""
+        return self.outcome().status
 
     def _can_draw_or_recycle(self) -> bool:
         return bool(self._stock) or (bool(self._waste) and self.recycles_left != 0)
@@ -368,6 +379,7 @@ class Game:
                 self.fresh_draw = False
         self.moves += 1
         self.selection = None
+        self._outcome = None
         self._history += pack_operation(operation)
         if len(self._history) > HISTORY_LIMIT * RECORD_SIZE:
             del self._history[:RECORD_SIZE]
@@ -393,6 +405,7 @@ class Game:
             self._waste.extend(operation.from_waste)
         self.fresh_draw = operation.fresh_before
         self.selection = None
+        self._outcome = None
         self.undos += 1
         return Undone(operation)
 

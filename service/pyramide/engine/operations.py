@@ -23,6 +23,25 @@ class Status(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Outcome:
+    """Where a game stands, as :meth:`pyramide.engine.Game.outcome` decides it: its status and its score.
+
+    ``decided``: won or stuck, the result stands (the statistics count it once). ``final``: won, nothing changes
+    it any more, not even undo; a stuck game may still be undone back into play (the rules document)."""
+
+    status: Status
+    score: int
+
+    @property
+    def decided(self) -> bool:
+        return self.status is not Status.IN_PROGRESS
+
+    @property
+    def final(self) -> bool:
+        return self.status is Status.WON
+
+
+@dataclass(frozen=True, slots=True)
 class Operation:
     """One applied move with what undo needs to take it back exactly.
 

@@ -154,6 +154,7 @@ def _load(reader: _Reader) -> Game:
     game.explain_errors, game.fresh_draw = bool(flags & 1), bool(flags & 2)
     operations = reader.byte()
     game._history = bytearray(reader.take(operations * RECORD_SIZE))
+    game._outcome = None
     if reader.pos != len(reader.data) or operations > HISTORY_LIMIT:
         raise InvalidStateError("the stored state has trailing or excess data")
     _check_consistent(game)

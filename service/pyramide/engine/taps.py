@@ -51,7 +51,7 @@ def tap_stock(game: Game) -> TapResult:
     """Touch the stock: draw, or turn the waste over when the stock is empty."""
     if game.is_won:
         raise IllegalMoveError(Code.GAME_OVER)
-    if game.status is Status.STUCK:
+    if game.outcome().status is Status.STUCK:
         return TapResult(feedback(Code.NO_MORE_MOVES))
     if game.stock:
         return _apply(game, DRAW, Code.DRAWN, card=card_code(game.stock[0]))
@@ -103,7 +103,7 @@ def _is_extra_partner(game: Game, selected: Card, card: Card) -> bool:
 def end_feedback(game: Game) -> Feedback | None:
     """What the app shows once a change has ended the play: the win, or no move left; ``None`` while it goes on.
     The one statement of it, for taps and for explicit moves alike."""
-    status = game.status
+    status = game.outcome().status
     if status is Status.WON:
         return feedback(Code.WON)
     if status is Status.STUCK:

@@ -81,3 +81,23 @@ def test_no_handler_looks_anything_up_in_the_application_state() -> None:
 def test_no_module_types_redis_as_any() -> None:
     for path in SERVICE.rglob("*.py"):
         assert "Redis = Any" not in path.read_text(encoding="utf-8"), path.relative_to(SERVICE)
+
+
+STATUS_WORDS = {"in_progress", "won", "stuck", "lost", "abandoned"}
+
+
+def _status_words(path: Path) -> list[str]:
+    """Whole string constants that are a status word (a piece of an f-string, as in a key name, is not one)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    pieces = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
+    return [
+        f"{path.relative_to(SERVICE)}:{node.lineno} {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in STATUS_WORDS and id(node) not in pieces
+    ]
+
+
+def test_a_games_status_is_spelled_only_in_the_one_enums_module() -> None:
+    """``status.GameStatus`` is the one statement of the status values; everything else names its members."""
+    found = [w for path in sorted(SERVICE.rglob("*.py")) if path != SERVICE / "status.py" for w in _status_words(path)]
+    assert not found, found

@@ -46,7 +46,7 @@ def _stored(seed: int) -> StoredGame:
     )
     if game.moves:
         stored.first_move_ms = stored.created_ms + rng.randrange(10**5)
-        if stored.finished:
+        if stored.status.final:
             stored.finished_ms = stored.first_move_ms + rng.randrange(1, 10**7)
     return stored
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import struct
+from typing import get_args
 from uuid import UUID
 
 import pytest
 
-from pyramide.engine import DRAW, UNDO, Game, InvalidStateError, dump_game
+from pyramide.engine import DRAW, UNDO, Game, InvalidStateError, Status, dump_game, parse_move
 from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.status import GameStatus, ListFilter
+from tests.unit.engine.layouts import EASY_CLEARING, dead_end_game, easy_game
 
 
 def _stored() -> StoredGame:
@@ -70,3 +73,35 @@ def test_a_challenge_game_keeps_its_operation_times_and_no_other_game_does() -> 
     assert again.times is not None and list(again.times) == [0, 180, 900]
     assert len(stored.to_bytes()) == len(without) + 4 + 3 * 4
     assert StoredGame.from_bytes(stored.id, without).times is None, "a challenge game stored before times had none"
+
+
+def _won() -> Game:
+    game = easy_game()
+    for move in EASY_CLEARING.split():
+        game.play(parse_move(move))
+    return game
+
+
+@pytest.mark.parametrize(
+    ("game", "abandoned", "expected"),
+    [
+        (Game("PY1-N-AAAAAAS"), False, (GameStatus.IN_PROGRESS, False, False, GameStatus.IN_PROGRESS)),
+        (dead_end_game(), False, (GameStatus.STUCK, False, True, GameStatus.LOST)),
+        (_won(), False, (GameStatus.WON, True, True, GameStatus.WON)),
+        (dead_end_game(), True, (GameStatus.ABANDONED, True, True, GameStatus.ABANDONED)),
+        (Game("PY1-N-AAAAAAS"), True, (GameStatus.ABANDONED, True, True, GameStatus.ABANDONED)),
+    ],
+)
+def test_the_stored_status_is_abandoned_over_the_engines_outcome(
+    game: Game, abandoned: bool, expected: tuple[GameStatus, bool, bool, GameStatus]
+) -> None:
+    """Won and abandoned games are kept for good (``final``); a stuck one's result stands but undo may still play
+    on (``decided`` only), and lists call it ``lost``."""
+    stored = StoredGame(id=UUID(int=1, version=4), owner=UUID(int=2, version=4), game=game, abandoned=abandoned)
+    status = stored.status
+    assert (status, status.final, status.decided, status.listed) == expected
+
+
+def test_every_engine_status_has_its_word_and_the_list_filter_names_the_listed_ones() -> None:
+    assert [GameStatus.of(s) for s in Status] == [GameStatus(s.value) for s in Status]
+    assert set(get_args(ListFilter)) == {"all"} | {s.listed for s in GameStatus}

@@ -9,16 +9,18 @@ from uuid import UUID
 from pydantic import BaseModel, Field
 
 from pyramide.service.deals.schemas import RulesBody
-from pyramide.service.games.schemas import ListedStatus
 from pyramide.service.http.schemas import Count
 from pyramide.service.stats.schemas import LeaderboardEntry
+from pyramide.service.status import GameStatus
 
 
 class ChallengeAttempt(BaseModel):
     """The caller's attempt at the challenge."""
 
     game_id: UUID
-    status: ListedStatus | None = Field(description="null: the game is no longer kept.")
+    status: GameStatus | None = Field(
+        description="As the game lists show it (`lost`, never `stuck`); null: the game is no longer kept."
+    )
     moves: Count | None
     elapsed_ms: Count | None
     score: Count | None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Request, Response, get, post
@@ -39,6 +39,7 @@ from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, chec
 from pyramide.service.http.params import GameIdText, game_id_of
 from pyramide.service.http.responses import problems
 from pyramide.service.players import Player
+from pyramide.service.status import ListFilter
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
 _MOVE: TypeAdapter[MoveBody] = TypeAdapter(MoveBody)
@@ -50,7 +51,6 @@ _IF_MATCH = (
 
 
 PlayerRequest = Request[Player, str, State]
-ListStatus = Literal["all", "in_progress", "won", "lost", "abandoned"]
 
 
 def _send(reply: Reply, game_id: UUID) -> Response[Snapshot]:
@@ -221,7 +221,7 @@ class MyGamesController(Controller):
         self,
         request: PlayerRequest,
         games: Injected[GameService],
-        status: Annotated[ListStatus, QueryParameter(description="Which games; default: all.")] = "all",
+        status: Annotated[ListFilter, QueryParameter(description="Which games; default: all.")] = "all",
         limit: Limit = DEFAULT_LIMIT,
         cursor: GamesCursor = None,
     ) -> GamesPage:

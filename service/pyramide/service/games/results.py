@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.players import Player
 from pyramide.service.stats import GameResult, challenge_board
+from pyramide.service.status import GameStatus
 
 
 def settle(stored: StoredGame, now_ms: int, player: Player | None = None) -> GameResult | None:
@@ -14,7 +15,8 @@ def settle(stored: StoredGame, now_ms: int, player: Player | None = None) -> Gam
     game's owner, as the request authenticated it) gives the result its name and, for an app's player, the app."""
     if stored.settled or not stored.started:
         return None
-    if not stored.over:
+    status = stored.status
+    if not status.decided:
         return None
     game = stored.game
     stored.settled = True
@@ -26,7 +28,7 @@ def settle(stored: StoredGame, now_ms: int, player: Player | None = None) -> Gam
         code=None if stored.challenge else str(game.code),
         challenge=stored.challenge,
         board=_board(stored, finished),
-        won=game.is_won and not stored.abandoned,
+        won=status is GameStatus.WON,
         elapsed_ms=max(0, finished - stored.first_move_ms),
         moves=game.moves,
         undos=game.undos,

@@ -11,6 +11,7 @@ from typing_extensions import TypedDict
 
 from pyramide.service.deals.schemas import Analysis, LayoutBody, RulesBody
 from pyramide.service.http.schemas import CardCode, ChallengeIdText, Count, DealCodeText, StrictModel
+from pyramide.service.status import GameStatus
 
 
 class RandomGameBody(StrictModel):
@@ -135,9 +136,6 @@ class Feedback(TypedDict):
     message: Annotated[str | None, Field(description="Localised; null when the game does not show it.")]
 
 
-GameStatus = Literal["in_progress", "won", "stuck", "abandoned"]
-
-
 class Snapshot(BaseModel):
     """The whole visible state of a game; every game response is one."""
 
@@ -149,7 +147,10 @@ class Snapshot(BaseModel):
     challenge: str | None = Field(None, description="The daily challenge this game is an attempt at; null: none.")
     rules: RulesBody
     version: Count = Field(description="Goes up by one with every change; also the ETag.")
-    status: GameStatus
+    status: GameStatus = Field(
+        description="`in_progress`, `won`, `stuck` (no move is left; undo may still bring it back into play) or"
+        " `abandoned`; never `lost`."
+    )
     score: Count
     moves: Count = Field(description="Removals, draws and turn-overs; never goes down.")
     elapsed_ms: Count | None = Field(description="From the first move to the win (or to now); null before it.")
@@ -184,9 +185,6 @@ class GameRecord(BaseModel):
     record: str = Field(description="The moves separated by spaces.")
 
 
-ListedStatus = Literal["in_progress", "won", "lost", "abandoned"]
-
-
 class GameSummary(BaseModel):
     """One of the player's games, as a list of games shows it."""
 
@@ -194,7 +192,10 @@ class GameSummary(BaseModel):
     code: str | None = Field(description="The deal code, as the snapshot shows it (null while sealed).")
     challenge: str | None = Field(None, description="The daily challenge this game is an attempt at; null: none.")
     rules: RulesBody
-    status: ListedStatus = Field(description="lost: no move is left (undo may still bring it back into play).")
+    status: GameStatus = Field(
+        description="`in_progress`, `won`, `lost` (no move is left; undo may still bring it back into play) or"
+        " `abandoned`; never `stuck`."
+    )
     score: Count
     moves: Count
     elapsed_ms: Count | None

@@ -66,14 +66,15 @@ from pyramide.service.games.store import GameStore, Listed, Saved, derived_id, d
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra.ratelimit import RateLimiter, player_limit_key
 from pyramide.service.players import Player
+from pyramide.service.status import GameStatus, ListFilter
 
 RETRY_BACKOFF_S = 0.001
 LISTS: Final[dict[str, Listed | None]] = {
     "all": None,
-    "in_progress": Listed.OPEN,
-    "lost": Listed.OPEN,
-    "won": Listed.WON,
-    "abandoned": Listed.ABANDONED,
+    GameStatus.IN_PROGRESS: Listed.OPEN,
+    GameStatus.LOST: Listed.OPEN,
+    GameStatus.WON: Listed.WON,
+    GameStatus.ABANDONED: Listed.ABANDONED,
 }
 """The list each status is read from; in the open list, in progress and lost are told apart by the game itself."""
 
@@ -81,7 +82,7 @@ LISTS: Final[dict[str, Listed | None]] = {
 def summary(stored: StoredGame, changed_ms: int) -> dict[str, object]:
     """A game as a list of games shows it."""
     game = stored.game
-    status = "abandoned" if stored.abandoned else {"stuck": "lost"}.get(str(game.status), str(game.status))
+    status = stored.status.listed
     now = now_ms()
     return {
         "id": stored.id,
@@ -224,7 +225,7 @@ class GameService:
         stored = await self.load(player, game_id)
         if stored.sealed(now_ms()):
             raise DomainError(ErrorCode.HINTS_NOT_ALLOWED)
-        if stored.finished:
+        if stored.status.final:
             raise IllegalMoveError(Code.GAME_OVER)
         await self.limiter.check(self.hints_limit, player_limit_key(player.id, self.hints_limit))
         result = await self.solver.for_player(player.id, stored.game)
@@ -276,7 +277,7 @@ class GameService:
         return reply_for(await self.load(player, game_id), locale, None)
 
     async def list_games(
-        self, player: Player, status: str, cursor: tuple[int, str] | None, limit: int
+        self, player: Player, status: ListFilter, cursor: tuple[int, str] | None, limit: int
     ) -> tuple[list[dict[str, object]], tuple[int, str] | None]:
         """The player's games of ``status`` (``all``, ``in_progress``, ``won``, ``lost``, ``abandoned``), newest
         change first: up to ``limit`` summaries, and where the next page starts (``None`` after the last)."""
@@ -457,7 +458,7 @@ def _advance(stored: StoredGame) -> int:
     now = now_ms()
     if stored.first_move_ms is None and stored.game.moves > 0:
         stored.first_move_ms = now
-    if stored.finished and stored.finished_ms is None:
+    if stored.finished_ms is None and stored.status.final:
         stored.finished_ms = now
     return now
 
@@ -520,7 +521,7 @@ def tap_action(body: TapBody) -> Action:
 
 
 def abandon_action(stored: StoredGame) -> Outcome:
-    if stored.finished:
+    if stored.status.final:
         raise IllegalMoveError(Code.GAME_OVER)
     stored.abandoned = True
     return Outcome(True, None, make_feedback(Code.GAME_OVER))

@@ -108,9 +108,7 @@ def _validated(
     stored: StoredGame, locale: Locale, feedback: EngineFeedback | None, slots: list[Slot], now: int
 ) -> dict[str, Any]:
     game = stored.game
-    legal = game.legal_moves()
-    status = "abandoned" if stored.abandoned else game.status_given(legal)
-    finished = stored.abandoned or status == "won"
+    status = stored.status
     top = game.waste_top
     waste = game.waste
     data = {
@@ -129,7 +127,7 @@ def _validated(
         "selected": _code(game.selection),
         "undo_available": 0 if stored.abandoned else game.undo_available,
         "recycles": {"used": game.recycles_used, "left": game.recycles_left},
-        "legal_moves": [] if finished else [m.notation() for m in legal],
+        "legal_moves": [] if status.final else [m.notation() for m in game.legal_moves()],
         "explain_errors": game.explain_errors,
         "feedback": None
         if feedback is None

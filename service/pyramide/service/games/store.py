@@ -31,6 +31,7 @@ from pyramide.service.infra.redis import RedisClient, raw, run_script
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players import BANNED, auth_key
 from pyramide.service.stats import pending_key, tombstone_key
+from pyramide.service.status import GameStatus
 
 LIST_LUA: Final = """
 local function list_game(first, game, now, kind)
@@ -239,7 +240,7 @@ def list_keys(player_id: UUID) -> tuple[str, str, str, str]:
     """The player's lists of games, each a sorted set of game ids by the moment of their last change: all, open,
     won, abandoned. Kept in the same scripts that write a game, so listing needs no scan."""
     tag = f"pyr:{{p:{player_id}}}:list:"
-    return (tag + "all", tag + "open", tag + "won", tag + "abandoned")
+    return (f"{tag}all", f"{tag}open", f"{tag}won", f"{tag}abandoned")
 
 
 _OPEN, _WON, _ABANDONED = int(Listed.OPEN), int(Listed.WON), int(Listed.ABANDONED)
@@ -247,9 +248,10 @@ _OPEN, _WON, _ABANDONED = int(Listed.OPEN), int(Listed.WON), int(Listed.ABANDONE
 
 def listed(stored: StoredGame) -> int:
     """The list (a :class:`Listed` value) a game belongs in besides all games."""
-    if stored.abandoned:
+    status = stored.status
+    if status is GameStatus.ABANDONED:
         return _ABANDONED
-    return _WON if stored.game.is_won else _OPEN
+    return _WON if status is GameStatus.WON else _OPEN
 
 
 def attempt_key(player_id: UUID, challenge: str) -> str:
@@ -318,7 +320,7 @@ class GameStore:
         self._recent[stored.id] = (state, stored)
 
     def _ttl_ms(self, stored: StoredGame) -> int:
-        return 0 if stored.finished else self.settings.unfinished_ttl_s * 1000
+        return 0 if stored.status.final else self.settings.unfinished_ttl_s * 1000
 
     async def read(self, player: UUID, game_id: UUID) -> bytes | None:
         """The stored game, for reading only (no rate limit)."""

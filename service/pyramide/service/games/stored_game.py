@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from pyramide.engine import Game, InvalidStateError, dump_game, load_game
+from pyramide.service.status import GameStatus
 
 _HEADER = struct.Struct(">Q16sQQQB")
 _COUNT = struct.Struct(">I")
@@ -63,14 +64,10 @@ class StoredGame:
         return self.challenge is not None and now_ms < self.sealed_until_ms
 
     @property
-    def finished(self) -> bool:
-        """Won or abandoned: kept for good and never changed again. A stuck game can still be undone."""
-        return self.abandoned or self.game.is_won
-
-    @property
-    def over(self) -> bool:
-        """Abandoned, or over by the engine's rules (won or stuck): its result is decided."""
-        return self.abandoned or self.game.is_over
+    def status(self) -> GameStatus:
+        """``abandoned`` over the engine's outcome: the one statement of a stored game's status (its ``final`` and
+        ``decided`` say whether it is kept for good and whether its result stands)."""
+        return GameStatus.ABANDONED if self.abandoned else GameStatus.of(self.game.outcome().status)
 
     @property
     def started(self) -> bool:

@@ -18,6 +18,7 @@ from uuid import UUID
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
 from pyramide.service.stats.results import GameResult
+from pyramide.service.status import GameStatus
 
 FOLLOW_PLAYER_LUA: Final = """
 local function follow_player(player_key, count)
@@ -149,7 +150,8 @@ class StatsStore:
         player is being erased; :data:`BANNED` for a win of a banned player (counted, or counted already). It
         leaves the pending settlements in the same step."""
         member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.game))
-        args = [str(result.game), "won" if result.won else "lost", result.elapsed_ms, result.moves, member]
+        outcome = GameStatus.WON if result.won else GameStatus.LOST
+        args: list[str | int] = [str(result.game), outcome, result.elapsed_ms, result.moves, member]
         return int(await self._record(keys=self._keys(result.player), args=[*args, json.dumps(result.entry(hints))]))
 
     async def count_hint(self, player: UUID) -> None:
@@ -160,22 +162,22 @@ class StatsStore:
         raw = await self.redis.hgetall(counters_key)
         played = await self.redis.hlen(games_key)
         counters = {k.decode(): int(v) for k, v in raw.items()}
-        won, lost = counters.get("won", 0), counters.get("lost", 0)
-        return {
-            "played": played,
-            "won": won,
-            "lost": lost,
-            "in_progress": max(0, played - won - lost),
-            "win_rate": won / played if played else 0.0,
-            "current_streak": counters.get("current_streak", 0),
-            "best_streak": counters.get("best_streak", 0),
-            "best_time_ms": counters.get("best_time_ms"),
-            "fewest_moves": counters.get("fewest_moves"),
-            "average_time_ms": round(counters["won_time_ms"] / won) if won else None,
-            "average_moves": round(counters["won_moves"] / won, 2) if won else None,
-            "hints_used": counters.get("hints", 0),
-            "since_ms": counters.get("since_ms"),
-        }
+        won, lost = counters.get(GameStatus.WON, 0), counters.get(GameStatus.LOST, 0)
+        return dict(  # noqa: C408 (the fields of stats.schemas.Statistics by name: they are no status values)
+            played=played,
+            won=won,
+            lost=lost,
+            in_progress=max(0, played - won - lost),
+            win_rate=won / played if played else 0.0,
+            current_streak=counters.get("current_streak", 0),
+            best_streak=counters.get("best_streak", 0),
+            best_time_ms=counters.get("best_time_ms"),
+            fewest_moves=counters.get("fewest_moves"),
+            average_time_ms=round(counters["won_time_ms"] / won) if won else None,
+            average_moves=round(counters["won_moves"] / won, 2) if won else None,
+            hints_used=counters.get("hints", 0),
+            since_ms=counters.get("since_ms"),
+        )
 
     async def reset(self, player: UUID) -> None:
         """Start counting afresh, at once: counters, games, wins and pending settlements go together."""
