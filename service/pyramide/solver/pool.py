@@ -8,12 +8,13 @@ import time
 from typing import Final
 
 from pyramide.engine.cards import KING_VALUE as KING
-from pyramide.engine.cards import PAIR_SUM, Card, card_value
+from pyramide.engine.cards import Card, card_value
 from pyramide.engine.moves import Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import class_bound, dead_cone_bound, outside_signature
 from pyramide.solver.paths import path_to
 from pyramide.solver.position import cards_in, masks_of_values, pyramid_only
+from pyramide.solver.twins import partner_of, won
 
 LEFT_BITS: Final = 24
 LEFT_MASK: Final = (1 << LEFT_BITS) - 1
@@ -108,7 +109,7 @@ class PoolSearch:
         if not self.strict:
             for slot in free:
                 value = values[slot]
-                need = PAIR_SUM - value
+                need = partner_of(value)
                 spare = outside[need] >= inside[value] and outside[value] >= inside[need]
                 if spare and first[need] >= 0 and not (self.relaxed and inside[need]):
                     # The pool holds a partner for every pyramid card of its value, and one for every pyramid card
@@ -125,11 +126,11 @@ class PoolSearch:
             result.append((RemoveKing(self.pool[king]), present, left & ~(1 << king)))
         if self.pool_pairs:
             for value in range(1, 7):
-                a, b = first[value], first[PAIR_SUM - value]
+                a, b = first[value], first[partner_of(value)]
                 if a >= 0 and b >= 0:
                     result.append((RemovePair(self.pool[a], self.pool[b]), present, left & ~(1 << a) & ~(1 << b)))
         for slot in free:
-            partner = first[PAIR_SUM - values[slot]]
+            partner = first[partner_of(values[slot])]
             if partner >= 0 and values[slot] != KING:
                 result.append((self._pair(slot, partner), present & ~(1 << slot), left & ~(1 << partner)))
         return result
@@ -141,9 +142,6 @@ class PoolSearch:
         if move is None:
             move = self._pairs[key] = RemovePair(self.pyramid[slot], self.pool[index])
         return move
-
-    def won(self, present: int, left: int) -> bool:
-        return present == 0 and (not self.strict or left == 0)
 
     def explore(
         self,
@@ -176,7 +174,7 @@ class PoolSearch:
         while stack:
             key = stack.pop()
             present, left = key >> LEFT_BITS, key & LEFT_MASK
-            if self.won(present, left):
+            if won(present, left, self.strict):
                 _follow(parents, key, trail)
                 return True, SLOTS, path_to(parents, key), len(parents), True
             if dominance and _has_superset(pools[present], left):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final, NamedTuple, cast
 
 from pyramide.engine import Game, Move, RemoveKing, RemovePair
-from pyramide.engine.cards import PAIR_SUM, Card
+from pyramide.engine.cards import Card
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, enough
 from pyramide.solver.collector import collector_paused
@@ -45,6 +45,7 @@ from pyramide.solver.position import (
     waste_top,
 )
 from pyramide.solver.shortest import shortest_line as a_star_shortest_line
+from pyramide.solver.twins import partner_of, won
 
 DEFAULT_BUDGET: Final = 2_000_000
 RELAXATION_BUDGET: Final = 10_000
@@ -303,7 +304,7 @@ class _Search:
             entries.take(stack)
             key = stack.pop()
             present, left = key >> PRESENT_AT, key & ORDER
-            if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
+            if won(present, left, strict):
                 self.best, self.best_at = SLOTS, key
                 return self._found(True, key, known_before, True, stuck)
             removed = SLOTS - cards_in(present)
@@ -684,7 +685,7 @@ def _outnumbered(deal: Deal, present: int, left: int) -> bool:
     card of each value of a class, so both values of a class always count alike: looking at one suffices."""
     order_masks, pyramid_masks = deal.order_masks, deal.pyramid_masks
     return any(
-        cards_in(left & order_masks[value]) > cards_in(present & pyramid_masks[PAIR_SUM - value])
+        cards_in(left & order_masks[value]) > cards_in(present & pyramid_masks[partner_of(value)])
         for value in range(1, 7)
     )
 

@@ -20,6 +20,7 @@ from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.collector import collector_paused
 from pyramide.solver.position import Deal, KeyedInside, Position, cards_in, last_partners
+from pyramide.solver.twins import pair, partner_of
 
 State = tuple[int, int, int, int, int]
 """The pyramid mask, the remaining stock and waste cards, how far drawn, turn-overs used (0 without a limit), and
@@ -186,7 +187,7 @@ class _Estimate:
             best = min(best, self._clearing(after, self._read(after, signature)))
         values = self.bounds.pyramid_values
         for slot in free_slots(present):
-            if signature >> (KING - values[slot]) & 1:
+            if signature >> partner_of(values[slot]) & 1:
                 after = present & ~(1 << slot)
                 best = min(best, self._clearing(after, self._read(after, signature)))
         best = best + 1 if best < DEAD else DEAD
@@ -216,8 +217,8 @@ class _Estimate:
             pairs = pyramid_pairs(slots_of_value, self.bounds.cover_pairs)
             total = counts_inside[KING] + counts[KING]
             for v in range(1, 7):
-                a, b = counts_inside[v], counts_inside[KING - v]
-                total += max(a + counts[v], b + counts[KING - v], a + b - pairs[v])
+                a, b = counts_inside[v], counts_inside[partner_of(v)]
+                total += max(a + counts[v], b + counts[partner_of(v)], a + b - pairs[v])
             self.strict_removals[key] = total
         total = max(total, clearing)
         waste = left & ((1 << drawn) - 1)
@@ -289,7 +290,7 @@ class _Estimate:
         move that removes no pyramid card."""
         alone = self.order_masks[KING]
         for value in range(1, KING):
-            if not counts[KING - value]:
+            if not counts[partner_of(value)]:
                 alone |= self.order_masks[value]
         return alone
 
@@ -303,11 +304,11 @@ class _Estimate:
         if known is None:
             counts, slots_of_value = self.bounds.pyramid(present)
             pairs = pyramid_pairs(slots_of_value, self.bounds.cover_pairs)
-            removals = counts[KING] + sum(counts[v] + counts[KING - v] - pairs[v] for v in range(1, 7))
+            removals = counts[KING] + sum(counts[v] + counts[partner_of(v)] - pairs[v] for v in range(1, 7))
             needed = tuple(
-                (self.order_masks[KING - v], counts[v] - pairs[min(v, KING - v)])
+                (self.order_masks[partner_of(v)], counts[v] - pairs[min(v, partner_of(v))])
                 for v in range(1, KING)
-                if counts[v] > pairs[min(v, KING - v)]
+                if counts[v] > pairs[min(v, partner_of(v))]
             )
             known = self.inside[present] = (removals, needed, _wanted(counts), self._alone(counts))
         return known
@@ -319,7 +320,7 @@ def _wanted(counts: tuple[int, ...]) -> int:
     wanted = 1
     for value in range(1, KING):
         if counts[value]:
-            wanted |= 1 << (KING - value)
+            wanted |= 1 << partner_of(value)
     return wanted
 
 
@@ -383,7 +384,7 @@ class _Shapes:
         inside = deal.keyed_inside(present)
         wanted: dict[int, list[int]] = {}
         for slot in inside[3]:
-            wanted.setdefault(KING - values[slot], []).append(slot)
+            wanted.setdefault(partner_of(values[slot]), []).append(slot)
         useful = deal.order_masks[KING]
         for value in wanted:
             useful |= deal.order_masks[value]
@@ -459,7 +460,7 @@ class _Shapes:
             low = rest & -rest
             rest ^= low
             index = low.bit_length() - 1
-            if previous >= 0 and values[previous] + values[index] == KING:
+            if previous >= 0 and pair(values[previous], values[index]):
                 found |= low
             previous = index
         self.on_beneath[left] = found
