@@ -21,6 +21,10 @@ from pyramide.solver.twins import partner_of, won
 
 
 class Position(NamedTuple):
+    """A position by named fields: the pyramid cards still there (bit ``slot``), the stock and waste cards left (bit
+    ``i`` for ``order[i]``), how far drawn (the remaining cards before it form the waste), turn-overs used, and
+    whether the waste top was just drawn. Every search keeps it as one integer, :func:`key_of`."""
+
     present: int
     left: int
     drawn: int
@@ -155,7 +159,6 @@ DRAWN_AT: Final = 24
 RECYCLES_AT: Final = 29
 FRESH_AT: Final = 33
 PRESENT_AT: Final = 34
-PYRAMID: Final = (1 << 28) - 1
 ORDER: Final = (1 << 24) - 1
 OUTSIDE: Final = (1 << PRESENT_AT) - 1
 """A key without its pyramid."""
@@ -164,10 +167,13 @@ SAME_DRAWN: Final = ~(31 << DRAWN_AT | 1 << FRESH_AT)
 
 
 def key_of(position: Position) -> int:
-    """A position as one integer: from the lowest bits, the cards left (24 bits), how far drawn (5), turn-overs
-    used (4), fresh (1), the pyramid (28). The full search keeps its positions so: an integer hashes and compares
-    in a step. The pyramid goes on top because a dict places an integer by its lowest bits, and thousands of a
-    search's positions share their pyramid (with it at the bottom they crowded the same slots)."""
+    """A position as one integer, the solver's one encoding of it: from the lowest bits, the cards left (24 bits,
+    :data:`ORDER`), how far drawn (5, at :data:`DRAWN_AT`), turn-overs used (4, :data:`RECYCLES_AT`), fresh (1,
+    :data:`FRESH_AT`), the pyramid (28, :data:`PRESENT_AT`); :func:`position_of` reads it back. Every search keeps
+    its positions so (the full one, the A* of :mod:`.shortest`, the pool search with nothing drawn): an integer
+    hashes and compares in a step. The pyramid goes on top because a dict places an integer by its lowest bits,
+    and thousands of a search's positions share their pyramid (with it at the bottom they crowded the same
+    slots)."""
     present, left, drawn, recycles, fresh = position
     return left | drawn << DRAWN_AT | recycles << RECYCLES_AT | int(fresh) << FRESH_AT | present << PRESENT_AT
 
