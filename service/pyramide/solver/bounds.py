@@ -199,13 +199,13 @@ class Bounds:
                 rest ^= low
                 slot = low.bit_length() - 1
                 value = values[slot]
-                need = partner_of(value)
                 if lying_on(present, slot) & ~kept:
                     keep = False
-                elif value == KING or signature >> need & 1:
+                elif value == KING:
                     keep = True
                 else:
-                    keep = bool(kept & masks[need] & pairable[slot])
+                    need = partner_of(value)
+                    keep = bool(signature >> need & 1 or kept & masks[need] & pairable[slot])
                 if not keep:
                     kept ^= low
                     changed = True
