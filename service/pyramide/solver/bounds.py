@@ -18,10 +18,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final
 
-from pyramide.engine import pyramid
 from pyramide.engine.cards import KING_VALUE as KING
 from pyramide.engine.pyramid import COVERERS, SLOTS
 from pyramide.solver.position import Deal, cards_in
+from pyramide.solver.twins import lying_on, pair, partner_of
 
 
 def _cone(slot: int, step: dict[int, tuple[int, ...]]) -> int:
@@ -36,8 +36,6 @@ def _cone(slot: int, step: dict[int, tuple[int, ...]]) -> int:
 
 _COVERED_BY = {s: COVERERS[s] for s in range(SLOTS)}
 _COVERS = {s: tuple(t for t in range(SLOTS) if s in COVERERS[t]) for s in range(SLOTS)}
-COVER_MASK: Final = pyramid.COVER_MASK
-"""The engine's, held here as a constant of this compiled module (an imported name is looked up at each use)."""
 ON_TOP: Final[tuple[int, ...]] = tuple(_cone(s, _COVERED_BY) for s in range(SLOTS))
 """For each slot, every slot lying on it, directly or not."""
 BENEATH: Final[tuple[int, ...]] = tuple(_cone(s, _COVERS) for s in range(SLOTS))
@@ -55,7 +53,7 @@ inside the pyramid (neither lies on the other; under the variant, also directly 
 FIELD: Final[tuple[int, ...]] = (0, *(1 << 5 * (value - 1) for value in range(1, KING)), 0)
 """For each value, a one in its five-bit field of a packed count (values 1-12; kings, which need no partner,
 count nowhere): :meth:`Bounds.unusable` compares counts of every value at once."""
-PARTNER_FIELD: Final[tuple[int, ...]] = (0, *(1 << 5 * (KING - value - 1) for value in range(1, KING)), 0)
+PARTNER_FIELD: Final[tuple[int, ...]] = (0, *(1 << 5 * (partner_of(value) - 1) for value in range(1, KING)), 0)
 """For each value, a one in its partner value's field."""
 MUST: Final = KING + 1
 """Where :meth:`Bounds._facts` holds the packed counts of the pyramid cards that must go first."""
@@ -133,11 +131,12 @@ class Bounds:
             if value != KING and depth >= spared:
                 seen += 1 << 4 * value
                 count = seen >> 4 * value & 15
-                if count > partners[KING - value]:  # the stock's partners are counted only then
-                    extra = cards_in(stock & masks[KING - value]) if drawn_onto else 0
-                    if count > partners[KING - value] + extra and partners_for != signature:
+                need = partner_of(value)
+                if count > partners[need]:  # the stock's partners are counted only then
+                    extra = cards_in(stock & masks[need]) if drawn_onto else 0
+                    if count > partners[need] + extra and partners_for != signature:
                         partners_for, partners = signature, self._uncoverable(present, signature)
-                    if count > partners[KING - value] + extra:
+                    if count > partners[need] + extra:
                         return rest
             signature |= 1 << value
             rest ^= 1 << index
@@ -154,7 +153,7 @@ class Bounds:
         """Whether the top of ``waste`` and the card directly beneath it make 13."""
         top = waste.bit_length() - 1
         beneath = (waste ^ 1 << top).bit_length() - 1
-        return beneath >= 0 and self.order_values[top] + self.order_values[beneath] == KING
+        return beneath >= 0 and pair(self.order_values[top], self.order_values[beneath])
 
     def _uncoverable(self, present: int, signature: int) -> tuple[int, ...]:
         """For each value, how many pyramid cards of it can be uncovered when the cards outside the pyramid that can
@@ -170,7 +169,7 @@ class Bounds:
                 low = rest & -rest
                 rest ^= low
                 slot = low.bit_length() - 1
-                if not present & COVER_MASK[slot] & ~reach:
+                if not lying_on(present, slot) & ~reach:
                     counts[self.pyramid_values[slot]] += 1
             known = self._uncoverable_known[key] = tuple(counts)
         return known
@@ -200,12 +199,13 @@ class Bounds:
                 rest ^= low
                 slot = low.bit_length() - 1
                 value = values[slot]
-                if present & COVER_MASK[slot] & ~kept:
+                if lying_on(present, slot) & ~kept:
                     keep = False
-                elif value == KING or signature >> (KING - value) & 1:
+                elif value == KING:
                     keep = True
                 else:
-                    keep = bool(kept & masks[KING - value] & pairable[slot])
+                    need = partner_of(value)
+                    keep = bool(signature >> need & 1 or kept & masks[need] & pairable[slot])
                 if not keep:
                     kept ^= low
                     changed = True
@@ -246,7 +246,7 @@ class Bounds:
             reach = self.reach(present, signature)
             known = 0
             for value in range(1, KING):
-                partner = KING - value
+                partner = partner_of(value)
                 if reach & self.pyramid_masks[partner]:
                     continue
                 if not (self.stock_waste_pairs and signature >> partner & 1):
@@ -296,7 +296,7 @@ class Bounds:
         """Whether a waste card of ``value`` may leave (:meth:`unusable`), as it is or after drawing some of the
         cards of ``stock`` in order: ``above`` holds the packed counts, partners and values of it and the waste
         cards on it, and the pyramid's partners; ``facts``, :meth:`_facts` for those values."""
-        values, need = self.order_values, KING - value
+        values, need = self.order_values, partner_of(value)
         window, partners, wanted, pyramid_partners = above
         asked, uncovered = wanted, bool(facts[need])
         while enough(pyramid_partners, window):  # more cards of a value than pyramid partners: drawing never helps
@@ -333,7 +333,7 @@ class Bounds:
             forced = [0] * (KING + 1)
             partners = 0
             for value in range(1, KING):
-                candidates = present & self.pyramid_masks[KING - value]
+                candidates = present & self.pyramid_masks[partner_of(value)]
                 partners += cards_in(candidates) * FIELD[value]
                 if not candidates:
                     continue
@@ -446,7 +446,8 @@ def class_bound(
     ``matched`` (:func:`pyramid_pairs`), when given, the most pairs each class can make inside it at once."""
     total = SLOTS - cards_in(present) + inside[KING]
     for value in range(1, 7):
-        a, b, p, q = inside[value], inside[KING - value], outside[value], outside[KING - value]
+        need = partner_of(value)
+        a, b, p, q = inside[value], inside[need], outside[value], outside[need]
         pairs = a if a < b else b  # pairs inside first: each takes two pyramid cards, one outside partner only one
         if matched is not None and matched[value] < pairs:
             pairs = matched[value]
@@ -460,7 +461,7 @@ def pyramid_pairs(slots_of_value: list[int], cover_pairs: bool) -> tuple[int, ..
     between the slots of the two values, a pair allowed only when neither card lies on the other (or, under the
     covering-card variant, when one lies directly on the other)."""
     return tuple(
-        _class_pairs(slots_of_value[value], slots_of_value[KING - value], cover_pairs) if value else 0
+        _class_pairs(slots_of_value[value], slots_of_value[partner_of(value)], cover_pairs) if value else 0
         for value in range(7)
     )
 
@@ -473,14 +474,14 @@ def _class_pairs(ones: int, others: int, cover_pairs: bool) -> int:
     first, second = _slots_of(ones), _slots_of(others)
     pairable = PAIRABLE[cover_pairs]
     allowed = [[j for j, b in enumerate(second) if pairable[a] >> b & 1] for a in first]
-    partner_of: dict[int, int] = {}
+    matched_to: dict[int, int] = {}
 
     def augment(i: int, seen: set[int]) -> bool:
         for j in allowed[i]:
             if j not in seen:
                 seen.add(j)
-                if j not in partner_of or augment(partner_of[j], seen):
-                    partner_of[j] = i
+                if j not in matched_to or augment(matched_to[j], seen):
+                    matched_to[j] = i
                     return True
         return False
 
@@ -506,9 +507,9 @@ def dead_cone_bound(present: int, outside: int, slots_of_value: list[int], cover
     slots holding each value."""
     stuck = 0
     for value in range(1, KING):
-        if outside >> (KING - value) & 1:
+        if outside >> partner_of(value) & 1:
             continue  # a partner is still outside the pyramid
-        slots, partners = slots_of_value[value], slots_of_value[KING - value]
+        slots, partners = slots_of_value[value], slots_of_value[partner_of(value)]
         while slots:
             low = slots & -slots
             slot = low.bit_length() - 1

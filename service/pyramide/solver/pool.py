@@ -1,23 +1,20 @@
 """The fast path for unlimited turn-overs without stock–waste pairing (the app's rules among them): the stock and
-waste are an unordered pool, so a position is two bitmasks packed in one integer and the search is a tight loop.
+waste are an unordered pool, so a position is its pyramid and the cards left, kept as the key
+:func:`.position.key_of` makes of it with nothing drawn, and the search is a tight loop.
 Same answers as the general search (the tests compare both with brute force), for a fraction of its work."""
 
 from __future__ import annotations
 
 import time
-from typing import Final
 
 from pyramide.engine.cards import KING_VALUE as KING
-from pyramide.engine.cards import PAIR_SUM, Card, card_value
+from pyramide.engine.cards import Card, card_value
 from pyramide.engine.moves import Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import class_bound, dead_cone_bound, outside_signature
 from pyramide.solver.paths import path_to
-from pyramide.solver.position import cards_in, masks_of_values, pyramid_only
-
-LEFT_BITS: Final = 24
-LEFT_MASK: Final = (1 << LEFT_BITS) - 1
-
+from pyramide.solver.position import ORDER, PRESENT_AT, cards_in, masks_of_values, pyramid_only
+from pyramide.solver.twins import partner_of, won
 
 Inside = tuple[tuple[int, ...], tuple[tuple[Move, int], ...], tuple[int, ...], list[int]]
 
@@ -108,7 +105,7 @@ class PoolSearch:
         if not self.strict:
             for slot in free:
                 value = values[slot]
-                need = PAIR_SUM - value
+                need = partner_of(value)
                 spare = outside[need] >= inside[value] and outside[value] >= inside[need]
                 if spare and first[need] >= 0 and not (self.relaxed and inside[need]):
                     # The pool holds a partner for every pyramid card of its value, and one for every pyramid card
@@ -125,11 +122,11 @@ class PoolSearch:
             result.append((RemoveKing(self.pool[king]), present, left & ~(1 << king)))
         if self.pool_pairs:
             for value in range(1, 7):
-                a, b = first[value], first[PAIR_SUM - value]
+                a, b = first[value], first[partner_of(value)]
                 if a >= 0 and b >= 0:
                     result.append((RemovePair(self.pool[a], self.pool[b]), present, left & ~(1 << a) & ~(1 << b)))
         for slot in free:
-            partner = first[PAIR_SUM - values[slot]]
+            partner = first[partner_of(values[slot])]
             if partner >= 0 and values[slot] != KING:
                 result.append((self._pair(slot, partner), present & ~(1 << slot), left & ~(1 << partner)))
         return result
@@ -141,9 +138,6 @@ class PoolSearch:
         if move is None:
             move = self._pairs[key] = RemovePair(self.pyramid[slot], self.pool[index])
         return move
-
-    def won(self, present: int, left: int) -> bool:
-        return present == 0 and (not self.strict or left == 0)
 
     def explore(
         self,
@@ -160,14 +154,14 @@ class PoolSearch:
         """(won, best removed, line to the best, positions, exhausted), as :func:`search._explore`: positions that
         cannot beat the best found, nor ``floor``, are cut; ``prune=False`` visits every reachable position (the
         tests' check on the bound); reaching ``cap`` ends the search as if exhausted. ``trail``, when given, gets
-        the positions (``present << LEFT_BITS | left``) of the line that won or reached the cap, each of which
-        can therefore remove as many.
+        the positions (by keys, :func:`.position.key_of`) of the line that won or reached the cap, each of which can
+        therefore remove as many.
 
         Unless the win needs the pool emptied too, a position is also cut when another with the same pyramid and
         more of the pool left (a superset: equal values are used lowest index first, so more cards of a value
         always include fewer) is known: a spare pool card never hurts, so it does at least as well. Taking pairs
         inside the pyramid first reaches the positions that keep more of the pool first."""
-        start = present << LEFT_BITS | left
+        start = present << PRESENT_AT | left
         parents: dict[int, tuple[int, Move] | None] = {start: None}
         best, best_at = SLOTS - cards_in(present), start
         stack = [start]
@@ -175,8 +169,8 @@ class PoolSearch:
         pools: dict[int, list[int]] = {present: [left]}  # for each pyramid, the pools known with it
         while stack:
             key = stack.pop()
-            present, left = key >> LEFT_BITS, key & LEFT_MASK
-            if self.won(present, left):
+            present, left = key >> PRESENT_AT, key & ORDER
+            if won(present, left, self.strict):
                 _follow(parents, key, trail)
                 return True, SLOTS, path_to(parents, key), len(parents), True
             if dominance and _has_superset(pools[present], left):
@@ -192,7 +186,7 @@ class PoolSearch:
             if len(parents) >= budget or (not len(parents) % 1024 and time.perf_counter() > deadline):
                 return None, best, path_to(parents, best_at), len(parents), False
             for move, after_present, after_left in reversed(self.children(present, left)):
-                after = after_present << LEFT_BITS | after_left
+                after = after_present << PRESENT_AT | after_left
                 if after in parents:
                     continue
                 if dominance:

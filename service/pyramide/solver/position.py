@@ -14,12 +14,17 @@ from functools import lru_cache
 from typing import Final, NamedTuple
 
 from pyramide.engine import Game, Rules
-from pyramide.engine.cards import KING_VALUE, PAIR_SUM, Card, card_value, is_king, values_pair
+from pyramide.engine.cards import KING_VALUE, Card, card_value, is_king, values_pair
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import cover_pair_slots, free_slots
+from pyramide.solver.twins import partner_of, won
 
 
 class Position(NamedTuple):
+    """A position by named fields: the pyramid cards still there (bit ``slot``), the stock and waste cards left (bit
+    ``i`` for ``order[i]``), how far drawn (the remaining cards before it form the waste), turn-overs used, and
+    whether the waste top was just drawn. Every search keeps it as one integer, :func:`key_of`."""
+
     present: int
     left: int
     drawn: int
@@ -154,7 +159,6 @@ DRAWN_AT: Final = 24
 RECYCLES_AT: Final = 29
 FRESH_AT: Final = 33
 PRESENT_AT: Final = 34
-PYRAMID: Final = (1 << 28) - 1
 ORDER: Final = (1 << 24) - 1
 OUTSIDE: Final = (1 << PRESENT_AT) - 1
 """A key without its pyramid."""
@@ -163,10 +167,13 @@ SAME_DRAWN: Final = ~(31 << DRAWN_AT | 1 << FRESH_AT)
 
 
 def key_of(position: Position) -> int:
-    """A position as one integer: from the lowest bits, the cards left (24 bits), how far drawn (5), turn-overs
-    used (4), fresh (1), the pyramid (28). The full search keeps its positions so: an integer hashes and compares
-    in a step. The pyramid goes on top because a dict places an integer by its lowest bits, and thousands of a
-    search's positions share their pyramid (with it at the bottom they crowded the same slots)."""
+    """A position as one integer, the solver's one encoding of it: from the lowest bits, the cards left (24 bits,
+    :data:`ORDER`), how far drawn (5, at :data:`DRAWN_AT`), turn-overs used (4, :data:`RECYCLES_AT`), fresh (1,
+    :data:`FRESH_AT`), the pyramid (28, :data:`PRESENT_AT`); :func:`position_of` reads it back. Every search keeps
+    its positions so (the full one, the A* of :mod:`.shortest`, the pool search with nothing drawn): an integer
+    hashes and compares in a step. The pyramid goes on top because a dict places an integer by its lowest bits,
+    and thousands of a search's positions share their pyramid (with it at the bottom they crowded the same
+    slots)."""
     present, left, drawn, recycles, fresh = position
     return left | drawn << DRAWN_AT | recycles << RECYCLES_AT | int(fresh) << FRESH_AT | present << PRESENT_AT
 
@@ -234,7 +241,7 @@ def successors(deal: Deal, key: int) -> list[int]:
     if deal.pool:
         return [search_key(deal, after) for _, after in moves(deal, position_of(key))]
     present, left = key >> PRESENT_AT, key & ORDER
-    if not present and (not deal.strict or not left):
+    if won(present, left, deal.strict):
         return []
     king, pairs, afters, free = deal.keyed_inside(present)
     outside = key & OUTSIDE
@@ -247,7 +254,7 @@ def successors(deal: Deal, key: int) -> list[int]:
         top = waste.bit_length() - 1
         taken = present << PRESENT_AT | left ^ 1 << top | (waste ^ 1 << top).bit_length() << DRAWN_AT
         taken = _settled(deal, taken | recycles << RECYCLES_AT)
-        need = PAIR_SUM - deal.order_values[top]
+        need = partner_of(deal.order_values[top])
         if not need:
             return [taken]  # a king on top of the waste: removing it now never loses anything
     for i, value in pairs:
@@ -296,10 +303,6 @@ def _first_of_value(order: tuple[Card, ...], left: int) -> dict[int, int]:
     return first
 
 
-def is_won(deal: Deal, position: Position) -> bool:
-    return position.present == 0 and (not deal.rules.strict_win or position.left == 0)
-
-
 def waste_top(position: Position) -> tuple[int, int]:
     """Indices of the waste top and the card beneath it (-1 where there is none)."""
     below = position.left & ((1 << position.drawn) - 1)
@@ -312,7 +315,7 @@ def waste_top(position: Position) -> tuple[int, int]:
 
 def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     """Every legal move and the position it leads to; removals first (kings, then pairs), then draw, turn-over."""
-    if is_won(deal, position):
+    if won(position.present, position.left, deal.strict):
         return []
     present, left = position.present, position.left
     inside = deal.inside(present)
@@ -337,7 +340,7 @@ def moves(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
 def every_move(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
     """Every legal move, without the shortcuts of :func:`moves` (which are safe for winning, not for counting
     moves: a king on the waste need not be removed at all on the shortest way)."""
-    if is_won(deal, position):
+    if won(position.present, position.left, deal.strict):
         return []
     free = free_slots(position.present)
     result = pyramid_removals(deal, position)
@@ -352,7 +355,7 @@ def every_move(deal: Deal, position: Position) -> list[tuple[Move, Position]]:
 def last_partners(deal: Deal, present: int, left: int, value: int) -> bool:
     """Whether the only cards left of ``value`` and its partner value are one of each in the pyramid: two such
     free cards can only ever go together, so removing them now never loses anything."""
-    low, high = value, PAIR_SUM - value
+    low, high = value, partner_of(value)
     count = cards_in(present & (deal.pyramid_masks[low] | deal.pyramid_masks[high]))
     return count == 2 and not left & (deal.order_masks[low] | deal.order_masks[high])
 
@@ -373,7 +376,7 @@ def pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) -> 
         (RemoveKing(pyramid[slot]), present & ~(1 << slot)) for slot in free if is_king(pyramid[slot])
     ]
     for i, a in enumerate(free):
-        need = PAIR_SUM - card_value(pyramid[a])
+        need = partner_of(card_value(pyramid[a]))
         for b in free[i + 1 :]:
             if card_value(pyramid[b]) == need:
                 result.append((RemovePair(pyramid[a], pyramid[b]), present & ~(1 << a) & ~(1 << b)))
@@ -393,7 +396,7 @@ def waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> lis
         drawn, recycles = position.drawn, position.recycles
         taken = _new(Position, (present, left & ~(1 << top), drawn, recycles, False))
         top_card = order[top]
-        need = PAIR_SUM - deal.order_values[top]
+        need = partner_of(deal.order_values[top])
         if not need:
             result.append((RemoveKing(top_card), taken))
         else:
@@ -430,7 +433,7 @@ def _pool_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> lis
         after_king = Position(present, left & ~(1 << king), position.drawn, position.recycles, position.fresh)
         result.append((RemoveKing(order[king]), after_king))
     for slot in free:
-        partner = first_of_value.get(PAIR_SUM - card_value(pyramid[slot]))
+        partner = first_of_value.get(partner_of(card_value(pyramid[slot])))
         if partner is not None and partner != king:
             after = Position(
                 present & ~(1 << slot), left & ~(1 << partner), position.drawn, position.recycles, position.fresh

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Final, NamedTuple, cast
 
 from pyramide.engine import Game, Move, RemoveKing, RemovePair
-from pyramide.engine.cards import PAIR_SUM, Card
+from pyramide.engine.cards import Card
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, enough
 from pyramide.solver.collector import collector_paused
-from pyramide.solver.pool import LEFT_BITS, LEFT_MASK, PoolSearch
+from pyramide.solver.pool import PoolSearch
 from pyramide.solver.position import (
     DRAWN_AT,
     FRESH_AT,
@@ -45,6 +45,7 @@ from pyramide.solver.position import (
     waste_top,
 )
 from pyramide.solver.shortest import shortest_line as a_star_shortest_line
+from pyramide.solver.twins import partner_of, won
 
 DEFAULT_BUDGET: Final = 2_000_000
 RELAXATION_BUDGET: Final = 10_000
@@ -114,8 +115,8 @@ class RelaxedBound:
         :meth:`Bounds.outside` packs them): the most the pool model can remove, as far as known, and the most it was
         seen to reach. Kings left are not counted: the pool model's answer does not depend on them."""
         self._known: dict[int, list[int]] = {}
-        """The same lists by pyramid and cards left (``present << LEFT_BITS | left``): one look-up for a position
-        seen before, as most are, where the counts would take two."""
+        """The same lists by pyramid and cards left (the position's key with nothing drawn, :func:`.position.key_of`):
+        one look-up for a position seen before, as most are, where the counts would take two."""
         self._searched: dict[int, list[tuple[int, list[int]]]] = {}
         """For each pyramid, the packed counts it was searched with and what that proved (the same lists)."""
 
@@ -124,7 +125,7 @@ class RelaxedBound:
         as far as it takes to tell whether that is more than ``threshold``: the pool search is asked just that (it
         cuts at the threshold, which is far quicker than finding its most). What each answer proves is kept: a
         most it cannot beat, a count it reached. ``start``: the position starts the last pass."""
-        key = present << LEFT_BITS | left
+        key = present << PRESENT_AT | left
         known = self._known.get(key)
         if known is None:
             known = self._known[key] = self._answer(present, left)
@@ -175,7 +176,7 @@ class RelaxedBound:
         if won or best > threshold:
             reached = SLOTS if won else best
             for step in trail:  # every position on the way reaches as far
-                on_way = self._answer(step >> LEFT_BITS, step & LEFT_MASK)
+                on_way = self._answer(step >> PRESENT_AT, step & ORDER)
                 on_way[1] = max(on_way[1], reached)
             return known[0]
         if exhausted:  # nothing above the threshold anywhere: that is the most now known
@@ -303,7 +304,7 @@ class _Search:
             entries.take(stack)
             key = stack.pop()
             present, left = key >> PRESENT_AT, key & ORDER
-            if not present and (not strict or not left):  # won (:func:`is_won`, inlined: hot)
+            if won(present, left, strict):
                 self.best, self.best_at = SLOTS, key
                 return self._found(True, key, known_before, True, stuck)
             removed = SLOTS - cards_in(present)
@@ -684,7 +685,7 @@ def _outnumbered(deal: Deal, present: int, left: int) -> bool:
     card of each value of a class, so both values of a class always count alike: looking at one suffices."""
     order_masks, pyramid_masks = deal.order_masks, deal.pyramid_masks
     return any(
-        cards_in(left & order_masks[value]) > cards_in(present & pyramid_masks[PAIR_SUM - value])
+        cards_in(left & order_masks[value]) > cards_in(present & pyramid_masks[partner_of(value)])
         for value in range(1, 7)
     )
 

@@ -19,11 +19,22 @@ from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import SLOTS, free_slots
 from pyramide.solver.bounds import Bounds, pyramid_pairs
 from pyramide.solver.collector import collector_paused
-from pyramide.solver.position import Deal, KeyedInside, Position, cards_in, last_partners
-
-State = tuple[int, int, int, int, int]
-"""The pyramid mask, the remaining stock and waste cards, how far drawn, turn-overs used (0 without a limit), and
-whether the waste top was just drawn (0 without stock–waste pairing)."""
+from pyramide.solver.position import (
+    DRAWN_AT,
+    FRESH_AT,
+    ORDER,
+    OUTSIDE,
+    PRESENT_AT,
+    RECYCLES_AT,
+    Deal,
+    KeyedInside,
+    Position,
+    cards_in,
+    key_of,
+    last_partners,
+    position_of,
+)
+from pyramide.solver.twins import pair, partner_of, won
 
 
 def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
@@ -34,13 +45,13 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
 
 
 def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
-    """The search. A state is kept as one integer (:func:`_key`), and so are the steps from it
+    """The search. A state is kept as one integer (:func:`.position.key_of`), and so are the steps from it
     (:meth:`_Shapes.steps`). Each state keeps the fewest moves known to reach it and the state before, in one number
     (:data:`SPENT_BITS`); the line is worked out again from those at the end."""
     bounds = Bounds(deal)
     estimate = _Estimate(deal, bounds).of_key  # a bound method: calling the instance itself costs more
     steps = _Shapes(deal).steps
-    first_key = _key(start_state(deal, start))
+    first_key = key_of(start_state(deal, start))
     reached: dict[int, int] = {first_key: first_key << SPENT_BITS}  # the start is its own state before
     queue = _Queue()
     queue.push(estimate(first_key), 0, first_key)
@@ -49,8 +60,7 @@ def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[M
         spent, key = queue.pop()
         if spent > reached[key] & SPENT_MASK:
             continue
-        present, left = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF
-        if present == 0 and (not strict or left == 0):
+        if won(key >> PRESENT_AT, key & ORDER, strict):
             return _line(deal, steps, reached, key)
         if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
             return None
@@ -110,23 +120,13 @@ class _Queue:
             self.lowest += 1
 
 
-def _key(state: State) -> int:
-    """A state as one integer: the pyramid (28 bits), the cards left (24), how far drawn (5), turn-overs used (4),
-    fresh (1)."""
-    return state[0] | state[1] << 28 | state[2] << 52 | state[3] << 57 | state[4] << 61
-
-
-def _state(key: int) -> State:
-    return (key & 0xFFFFFFF, key >> 28 & 0xFFFFFF, key >> 52 & 31, key >> 57 & 15, key >> 61)
-
-
-def start_state(deal: Deal, start: Position) -> State:
+def start_state(deal: Deal, start: Position) -> Position:
     """The search's state for a position: the turn-overs used count only under a limit, freshness only under
-    stock–waste pairing."""
+    stock–waste pairing. Kept by its key (:func:`.position.key_of`)."""
     rules = deal.rules
     used = 0 if rules.recycles is None else start.recycles
-    fresh = int(start.fresh) if rules.stock_waste_pairs else 0
-    return (start.present, start.left, start.drawn, used, fresh)
+    fresh = start.fresh and rules.stock_waste_pairs
+    return Position(start.present, start.left, start.drawn, used, fresh)
 
 
 _Pyramid = tuple[int, tuple[tuple[int, int], ...], int, int]
@@ -150,17 +150,18 @@ class _Estimate:
         self.strict = rules.strict_win
         self.strict_removals: dict[int, int] = {}
 
-    def of(self, state: State) -> int:
-        return self.of_key(_key(state))
+    def of(self, state: Position) -> int:
+        return self.of_key(key_of(state))
 
     def of_key(self, key: int) -> int:
-        """:meth:`of` the state of that key (:func:`_key`)."""
-        present, left, drawn = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF, key >> 52 & 31
+        """:meth:`of` the state of that key (:func:`.position.key_of`)."""
+        present, left, drawn = key >> PRESENT_AT, key & ORDER, key >> DRAWN_AT & 31
         removals, needed, wanted, alone = self.inside.get(present) or self._inside(present)
         clearing = self._clearing(present, self.bounds.signature(left) & wanted)
         if clearing >= DEAD:
             return DEAD
-        flags = key >> 61 | (LAST_PASS if self.limit is not None and key >> 57 & 15 >= self.limit else 0)
+        used = key >> RECYCLES_AT & 15
+        flags = key >> FRESH_AT & 1 | (LAST_PASS if self.limit is not None and used >= self.limit else 0)
         if self.strict:
             return self._strict(present, left, drawn, needed, flags, clearing)
         removals = max(removals, clearing)
@@ -186,7 +187,7 @@ class _Estimate:
             best = min(best, self._clearing(after, self._read(after, signature)))
         values = self.bounds.pyramid_values
         for slot in free_slots(present):
-            if signature >> (KING - values[slot]) & 1:
+            if signature >> partner_of(values[slot]) & 1:
                 after = present & ~(1 << slot)
                 best = min(best, self._clearing(after, self._read(after, signature)))
         best = best + 1 if best < DEAD else DEAD
@@ -209,15 +210,15 @@ class _Estimate:
         card drawn, and if some waste cards stay there until the next turn-over (:meth:`_stuck`), that turn-over
         and the draws back through them."""
         counts, _, kind, _ = self.bounds.outside(left)
-        key = kind << 28 | present
+        key = kind << SLOTS | present
         total = self.strict_removals.get(key)
         if total is None:
             counts_inside, slots_of_value = self.bounds.pyramid(present)
             pairs = pyramid_pairs(slots_of_value, self.bounds.cover_pairs)
             total = counts_inside[KING] + counts[KING]
             for v in range(1, 7):
-                a, b = counts_inside[v], counts_inside[KING - v]
-                total += max(a + counts[v], b + counts[KING - v], a + b - pairs[v])
+                a, b = counts_inside[v], counts_inside[partner_of(v)]
+                total += max(a + counts[v], b + counts[partner_of(v)], a + b - pairs[v])
             self.strict_removals[key] = total
         total = max(total, clearing)
         waste = left & ((1 << drawn) - 1)
@@ -289,7 +290,7 @@ class _Estimate:
         move that removes no pyramid card."""
         alone = self.order_masks[KING]
         for value in range(1, KING):
-            if not counts[KING - value]:
+            if not counts[partner_of(value)]:
                 alone |= self.order_masks[value]
         return alone
 
@@ -303,11 +304,11 @@ class _Estimate:
         if known is None:
             counts, slots_of_value = self.bounds.pyramid(present)
             pairs = pyramid_pairs(slots_of_value, self.bounds.cover_pairs)
-            removals = counts[KING] + sum(counts[v] + counts[KING - v] - pairs[v] for v in range(1, 7))
+            removals = counts[KING] + sum(counts[v] + counts[partner_of(v)] - pairs[v] for v in range(1, 7))
             needed = tuple(
-                (self.order_masks[KING - v], counts[v] - pairs[min(v, KING - v)])
+                (self.order_masks[partner_of(v)], counts[v] - pairs[min(v, partner_of(v))])
                 for v in range(1, KING)
-                if counts[v] > pairs[min(v, KING - v)]
+                if counts[v] > pairs[min(v, partner_of(v))]
             )
             known = self.inside[present] = (removals, needed, _wanted(counts), self._alone(counts))
         return known
@@ -319,7 +320,7 @@ def _wanted(counts: tuple[int, ...]) -> int:
     wanted = 1
     for value in range(1, KING):
         if counts[value]:
-            wanted |= 1 << (KING - value)
+            wanted |= 1 << partner_of(value)
     return wanted
 
 
@@ -332,11 +333,11 @@ def _drop_lowest(cards: int, count: int) -> int:
 
 STEP_SIZE: Final = 3
 """A step (a removal) is three integers in the list :meth:`_Shapes.steps` returns: the moves it takes (the draws
-and turn-overs it needs first, and itself), the key of the state it leads to (:func:`_key`), and how it is made
-(``how``, read only for the line found): ``INSIDE | i`` for the pyramid's ``i``-th removal (:meth:`Deal.inside`);
-else the pyramid slot the stock or waste card pairs with plus 2 (1: none, a king; 0, :data:`WITH_BENEATH`: the waste
-card beneath it), the card's stock or waste index ``<< 6``, and ``AROUND`` when the card is brought to the top by
-going round the stock although it is on top already (to draw it fresh)."""
+and turn-overs it needs first, and itself), the key of the state it leads to (:func:`.position.key_of`), and how it
+is made (``how``, read only for the line found): ``INSIDE | i`` for the pyramid's ``i``-th removal
+(:meth:`Deal.inside`); else the pyramid slot the stock or waste card pairs with plus 2 (1: none, a king; 0,
+:data:`WITH_BENEATH`: the waste card beneath it), the card's stock or waste index ``<< 6``, and ``AROUND`` when the
+card is brought to the top by going round the stock although it is on top already (to draw it fresh)."""
 INSIDE: Final = 1 << 12
 AROUND: Final = 1 << 11
 
@@ -383,33 +384,33 @@ class _Shapes:
         inside = deal.keyed_inside(present)
         wanted: dict[int, list[int]] = {}
         for slot in inside[3]:
-            wanted.setdefault(KING - values[slot], []).append(slot)
+            wanted.setdefault(partner_of(values[slot]), []).append(slot)
         useful = deal.order_masks[KING]
         for value in wanted:
             useful |= deal.order_masks[value]
         return _Shape(inside, {v: tuple(s) for v, s in wanted.items()}, useful)
 
     def steps(self, key: int) -> list[int]:
-        """Every removal from the state ``key`` (:func:`_key`), as :data:`STEP_SIZE` integers each: inside the
-        pyramid; a stock or waste card brought to the top with a free pyramid card, alone if a king (taking one off
+        """Every removal from the state ``key`` (:func:`.position.key_of`), as :data:`STEP_SIZE` integers each: inside
+        the pyramid; a stock or waste card brought to the top with a free pyramid card, alone if a king (taking one off
         the waste uncovers the card beneath without a turn-over), or under stock–waste pairing, fresh, with the card
         beneath it. Integers, not tuples of moves and states: this runs for every state taken."""
-        present, left = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF
+        present, left = key >> PRESENT_AT, key & ORDER
         shape = self.shape(present)
-        outside = key ^ present  # the key without the pyramid
+        outside = key & OUTSIDE
         forced = self._forced(shape, present, left)
         if forced >= 0:
-            return [1, outside | shape.inside[2][forced], INSIDE | forced]
+            return [1, outside | shape.inside[2][forced] << PRESENT_AT, INSIDE | forced]
         result: list[int] = []
         for i, after in enumerate(shape.inside[2]):
-            _add_step(result, 1, outside | after, INSIDE | i)
+            _add_step(result, 1, outside | after << PRESENT_AT, INSIDE | i)
         self._with_outside(key, shape, result)
         return result
 
     def _with_outside(self, key: int, shape: _Shape, result: list[int]) -> None:
         """The steps of :meth:`steps` with a stock or waste card, added to ``result``."""
-        present, left = key & 0xFFFFFFF, key >> 28 & 0xFFFFFF
-        drawn, used, fresh = key >> 52 & 31, key >> 57 & 15, key >> 61
+        pyramid, left = key >> PRESENT_AT << PRESENT_AT, key & ORDER
+        drawn, used, fresh = key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15, key >> FRESH_AT & 1
         values, wanted, limit, waste_pairs = self.deal.order_values, shape.wanted, self.limit, self.waste_pairs
         below = (1 << drawn) - 1
         top = (left & below).bit_length() - 1
@@ -435,12 +436,12 @@ class _Shapes:
                 continue  # behind, and no turn-over left to reach it
             remaining = left ^ low
             after_drawn = (remaining & upto).bit_length()  # one name for one waste
-            taken = present | remaining << 28 | after_drawn << 52 | now_used << 57  # not fresh after a removal
+            taken = pyramid | remaining | after_drawn << DRAWN_AT | now_used << RECYCLES_AT  # not fresh after a removal
             value = values[index]
             if value == KING:
                 _add_step(result, cost, taken, 1 | index << 6)
             for slot in wanted.get(value, ()):
-                _add_step(result, cost, taken ^ 1 << slot, slot + 2 | index << 6)
+                _add_step(result, cost, taken ^ 1 << PRESENT_AT + slot, slot + 2 | index << 6)
             if low & on_beneath:
                 around = not now_fresh
                 if around:  # a top not drawn fresh: round the stock to draw it again, if a turn-over is left
@@ -448,7 +449,7 @@ class _Shapes:
                         continue
                     cost, now_used = to_turn_over + cards_in(left & upto) + 1, turned
                 rest_after = remaining ^ (1 << (left & (low - 1)).bit_length() - 1)
-                after = present | rest_after << 28 | (rest_after & upto).bit_length() << 52 | now_used << 57
+                after = pyramid | rest_after | (rest_after & upto).bit_length() << DRAWN_AT | now_used << RECYCLES_AT
                 _add_step(result, cost, after, index << 6 | (AROUND if around else 0))
 
     def _on_beneath(self, left: int) -> int:
@@ -459,7 +460,7 @@ class _Shapes:
             low = rest & -rest
             rest ^= low
             index = low.bit_length() - 1
-            if previous >= 0 and values[previous] + values[index] == KING:
+            if previous >= 0 and pair(values[previous], values[index]):
                 found |= low
             previous = index
         self.on_beneath[left] = found
@@ -506,19 +507,19 @@ def _line(deal: Deal, steps: Callable[[int], list[int]], reached: dict[int, int]
     line: list[Move] = []
     while reached[key] >> SPENT_BITS != key:
         previous = reached[key] >> SPENT_BITS
-        state = _state(previous)
+        state = position_of(previous)
         cost = (reached[key] & SPENT_MASK) - (reached[previous] & SPENT_MASK)
         found = steps(previous)
         how = next(found[at + 2] for at in range(0, len(found), STEP_SIZE) if found[at : at + 2] == [cost, key])
         if how & INSIDE:
-            line[:0] = (deal.inside(state[0])[how & ~INSIDE][0],)
+            line[:0] = (deal.inside(state.present)[how & ~INSIDE][0],)
         else:
             slot, index, around = (how & 63) - 2, how >> 6 & 31, bool(how & AROUND)
             card = deal.order[index]
             if slot == WITH_BENEATH:
-                move: Move = RemovePair(deal.order[(state[1] & ((1 << index) - 1)).bit_length() - 1], card)
+                move: Move = RemovePair(deal.order[(state.left & ((1 << index) - 1)).bit_length() - 1], card)
             else:
                 move = RemoveKing(card) if slot < 0 else RemovePair(deal.pyramid[slot], card)
-            line[:0] = (*_bring_to_top(state[1], state[2], index, around), move)
+            line[:0] = (*_bring_to_top(state.left, state.drawn, index, around), move)
         key = previous
     return line

@@ -94,22 +94,62 @@ def test_the_engine_imports_nothing_but_itself_and_pure_standard_modules() -> No
                 assert name.startswith("pyramide.engine") or top in PURE_STDLIB, f"{path.name} imports {name}"
 
 
+SOLVER = ENGINE.parent / "solver"
+TWINS = "twins.py"
+"""The solver's one module that restates the engine's rules, each twin proven equal to the engine's function
+(tests/unit/solver/test_twins.py)."""
+
+
+def _thirteens(tree: ast.AST) -> set[str]:
+    """The names a module gives the number 13: ``PAIR_SUM`` and ``KING_VALUE``, under whatever alias it imports."""
+    names = {"PAIR_SUM", "KING_VALUE"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names |= {alias.asname for alias in node.names if alias.name in names and alias.asname}
+    return names
+
+
+def _is_thirteen(node: ast.expr, names: set[str]) -> bool:
+    return (isinstance(node, ast.Name) and node.id in names) or (isinstance(node, ast.Constant) and node.value == 13)
+
+
 def _rule_arithmetic(path: Path) -> list[str]:
-    """Each place ``path`` works out a partner value by hand: ``PAIR_SUM - …``, ``KING_VALUE - …`` or ``13 - …``."""
+    """Each place ``path`` works out pairing by hand: a partner value as ``PAIR_SUM - …``, ``KING_VALUE - …`` or
+    ``13 - …`` (under any alias), or a pair as a sum compared with 13."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = _thirteens(tree)
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
-            left = node.left
-            if (isinstance(left, ast.Name) and left.id in ("PAIR_SUM", "KING_VALUE")) or (
-                isinstance(left, ast.Constant) and left.value == 13
-            ):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _is_thirteen(node.left, names):
+            found.append(f"{path.name}:{node.lineno}")
+        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            sides = (node.left, node.comparators[0])
+            summed = any(isinstance(side, ast.BinOp) and isinstance(side.op, ast.Add) for side in sides)
+            if summed and any(_is_thirteen(side, names) for side in sides):
                 found.append(f"{path.name}:{node.lineno}")
+    return found
+
+
+def solver_rule_breaches(solver: Path) -> list[str]:
+    """Each place a solver module other than :data:`TWINS` restates pairing (:func:`_rule_arithmetic`) or reads the
+    cover masks that freeness is made of."""
+    found = []
+    for path in sorted(solver.glob("*.py")):
+        if path.name != TWINS:
+            found += _rule_arithmetic(path)
+            found += [f"{path.name}: COVER_MASK"] * ("COVER_MASK" in path.read_text("utf-8"))
     return found
 
 
 def test_only_the_cards_module_works_out_a_partner() -> None:
     """Pairing has one home: ``cards.values_pair`` and ``cards.partner``; the rest of the engine calls them."""
     assert [f for p in ENGINE.glob("*.py") if p.name != "cards.py" for f in _rule_arithmetic(p)] == []
+
+
+def test_only_the_solver_twins_restate_pairing_and_freeness() -> None:
+    """The solver states each rule of the engine's once, in its twins module, proven equal to the engine's; every
+    other solver module calls the twin (or the engine)."""
+    assert solver_rule_breaches(SOLVER) == []
 
 
 def test_only_the_pyramid_module_tests_freeness() -> None:
@@ -120,7 +160,7 @@ def test_only_the_pyramid_module_tests_freeness() -> None:
 
 
 def test_the_solver_imports_only_the_engine_and_pure_standard_modules() -> None:
-    solver = ENGINE.parent / "solver"
+    solver = SOLVER
     allowed = PURE_STDLIB | {"time", "heapq", "gc", "contextlib"}  # gc: a search pauses the collector, then restores it
     for path in solver.glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))

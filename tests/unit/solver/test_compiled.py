@@ -14,7 +14,7 @@ from types import FunctionType
 import pytest
 
 SOLVER = Path(__file__).resolve().parents[3] / "service" / "pyramide" / "solver"
-COMPILED = ("bounds", "pool", "position", "search", "shortest")
+COMPILED = ("bounds", "pool", "position", "search", "shortest", "twins")
 """The modules ``pyproject.toml`` has hatch-mypyc compile."""
 
 
