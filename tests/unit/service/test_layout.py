@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Final
 
 import pytest
 
+import pyramide
+import pyramide.engine.messages
 import pyramide.service
 
 SERVICE = Path(pyramide.service.__file__).parent
@@ -81,3 +85,15 @@ def test_no_handler_looks_anything_up_in_the_application_state() -> None:
 def test_no_module_types_redis_as_any() -> None:
     for path in SERVICE.rglob("*.py"):
         assert "Redis = Any" not in path.read_text(encoding="utf-8"), path.relative_to(SERVICE)
+
+
+HUNGARIAN: Final = re.compile(r"[áéíóöőúüűÁÉÍÓÖŐÚÜŰ]")
+"""Letters of Hungarian that English has not: a text of a player's written in code rather than in the catalogue."""
+
+
+def test_no_message_text_outside_the_catalogue() -> None:
+    """Every text a player reads is in the message catalogue (``web/messages.json``): no Hungarian in the
+    service's or the page's code."""
+    web = Path(pyramide.engine.messages.CATALOGUE_FILE).parent
+    code = [*Path(pyramide.__file__).parent.rglob("*.py"), *web.glob("*.js")]
+    assert [p.name for p in code if HUNGARIAN.search(p.read_text(encoding="utf-8"))] == []
