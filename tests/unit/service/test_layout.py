@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,3 +98,13 @@ def test_no_message_text_outside_the_catalogue() -> None:
     web = Path(pyramide.engine.messages.CATALOGUE_FILE).parent
     code = [*Path(pyramide.__file__).parent.rglob("*.py"), *web.glob("*.js")]
     assert [p.name for p in code if HUNGARIAN.search(p.read_text(encoding="utf-8"))] == []
+
+
+def test_the_openapi_document_names_no_operation() -> None:
+    """Headers, security and links come from each handler's own metadata (its decorator), never from a list of
+    operation ids kept in ``http/openapi.py``."""
+    document = json.loads((SERVICE.parents[2] / "openapi" / "openapi.json").read_text(encoding="utf-8"))
+    operations = {o["operationId"] for path in document["paths"].values() for o in path.values()}
+    tree = ast.parse((SERVICE / "http" / "openapi.py").read_text(encoding="utf-8"))
+    named = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in operations}
+    assert named == set()
