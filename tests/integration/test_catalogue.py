@@ -8,7 +8,10 @@ from typing import Any
 
 import httpx
 
+from pyramide.engine.codes import Code
 from pyramide.engine.messages import CATALOGUE_FILE, LOCALES
+from pyramide.service.errors import ErrorCode
+from pyramide.service.http.problems import DOMAIN_STATUS, HttpCode
 from pyramide.service.http.web import WEB_DIR
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -45,3 +48,11 @@ def test_the_page_and_the_service_read_the_same_catalogue(live_url: str) -> None
             assert problem["code"] == "unauthorized" and problem["title"] == on_file[locale]["problems"]["unauthorized"]
             rules = http.get("/v1/rules", headers={"Accept-Language": locale}).json()
             assert rules["presets"][0]["name"] == on_file[locale]["presets"][rules["presets"][0]["segment"]]["name"]
+
+
+def test_every_code_has_its_text_and_every_domain_code_its_status() -> None:
+    """A code the service can answer with and no text for it would be a 500; a text no code uses is dead."""
+    catalogue = json.loads(CATALOGUE_FILE.read_text(encoding="utf-8"))["hu"]
+    assert set(catalogue["engine"]) == set(Code)
+    assert set(catalogue["problems"]) == set(ErrorCode) | set(HttpCode)
+    assert set(DOMAIN_STATUS) == set(ErrorCode)  # a domain code without a status would be a 500

@@ -84,6 +84,7 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.GAME_NOT_FOUND: 404,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.PRECONDITION_FAILED: 412,
+    ErrorCode.VALIDATION_FAILED: 422,
     ErrorCode.VERSION_CONFLICT: 409,
     ErrorCode.IDEMPOTENCY_KEY_REUSED: 409,
     ErrorCode.WINNABLE_DEAL_NOT_FOUND: 409,
