@@ -1,7 +1,7 @@
 // The reference front end: renders the API's snapshots and sends the player's taps; every rule is the service's.
 
 import { Api, ApiError } from "./api.js";
-import { TEXTS, cardName, cardParts, chooseLocale, clock } from "./i18n.js";
+import { cardName, cardParts, chooseLocale, clock, text } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -22,10 +22,7 @@ const STATUS = {
 };
 const outcome = (status) => STATUS[status] || { final: false, running: false, end: null };
 
-const t = (key, ...args) => {
-  const text = TEXTS[locale][key];
-  return typeof text === "function" ? text(...args) : text;
-};
+const t = (key, ...args) => text(locale, key, ...args);
 
 function applyTexts() {
   document.documentElement.lang = locale;

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import ast
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Final
 
 import pytest
 
+import pyramide
+import pyramide.engine.messages
 import pyramide.service
 
 SERVICE = Path(pyramide.service.__file__).parent
@@ -101,3 +106,25 @@ def test_a_games_status_is_spelled_only_in_the_one_enums_module() -> None:
     """``status.GameStatus`` is the one statement of the status values; everything else names its members."""
     found = [w for path in sorted(SERVICE.rglob("*.py")) if path != SERVICE / "status.py" for w in _status_words(path)]
     assert not found, found
+
+
+HUNGARIAN: Final = re.compile(r"[áéíóöőúüűÁÉÍÓÖŐÚÜŰ]")
+"""Letters of Hungarian that English has not: a text of a player's written in code rather than in the catalogue."""
+
+
+def test_no_message_text_outside_the_catalogue() -> None:
+    """Every text a player reads is in the message catalogue (``web/messages.json``): no Hungarian in the
+    service's or the page's code."""
+    web = Path(pyramide.engine.messages.CATALOGUE_FILE).parent
+    code = [*Path(pyramide.__file__).parent.rglob("*.py"), *web.glob("*.js")]
+    assert [p.name for p in code if HUNGARIAN.search(p.read_text(encoding="utf-8"))] == []
+
+
+def test_the_openapi_document_names_no_operation() -> None:
+    """Headers, security and links come from each handler's own metadata (its decorator), never from a list of
+    operation ids kept in ``http/openapi.py``."""
+    document = json.loads((SERVICE.parents[2] / "openapi" / "openapi.json").read_text(encoding="utf-8"))
+    operations = {o["operationId"] for path in document["paths"].values() for o in path.values()}
+    tree = ast.parse((SERVICE / "http" / "openapi.py").read_text(encoding="utf-8"))
+    named = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in operations}
+    assert named == set()

@@ -99,6 +99,7 @@ class AppController(Controller):
     @post(
         "/players/{external_id:str}/sessions",
         operation_id="createSession",
+        client_ip=True,
         summary="Issue a session for one of the app's users (app key, scope `players`)",
         description="A bearer token for that user's player (created on first use), for the app's front end, valid"
         " for `PYRAMIDE_SESSION_TTL_S`; up to 10 may be valid at once (issuing an 11th ends the oldest). Each"

@@ -41,6 +41,8 @@ class ChallengeController(Controller):
     @get(
         "/current",
         operation_id="getCurrentChallenge",
+        app_player=True,
+        security=[{}, {"bearerAuth": []}],
         summary="Today's daily challenge under a rule preset",
         description="One deal per preset per UTC day, the same for everyone, proven winnable; play it once with"
         ' `POST /v1/games {"challenge": id}`. With a bearer token, `you` is the caller\'s attempt.',
@@ -63,6 +65,7 @@ class ChallengeController(Controller):
     @get(
         "/{challenge_id:str}",
         operation_id="getChallenge",
+        app_player=True,
         summary="A daily challenge: its deal code once it has closed",
         description="Only today's and earlier challenges that were played exist.",
         responses=problems(400, 403, 404, 503),

@@ -65,6 +65,8 @@ class DealController(Controller):
     @get(
         "/rules",
         operation_id="listRules",
+        localised=True,
+        security=[{}, {"bearerAuth": []}],
         summary="Rule presets and variants, described in your language",
         description="Public; with a bearer token, in the player's language when Accept-Language names none.",
         exclude_from_auth=True,

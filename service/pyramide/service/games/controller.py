@@ -80,6 +80,8 @@ class GameController(Controller):
     @post(
         "/",
         operation_id="createGame",
+        snapshot=True,
+        location=True,
         store_checks_token=True,
         request_body=CreateGameBody,
         summary="Deal a new game",
@@ -102,7 +104,13 @@ class GameController(Controller):
             game_id, reply = await games.create(player, body, locale_of(request, player.locale), key, fp)
         return _send(reply, game_id)
 
-    @get("/{game_id:str}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 403, 404))
+    @get(
+        "/{game_id:str}",
+        operation_id="getGame",
+        snapshot=True,
+        summary="A game's snapshot",
+        responses=problems(401, 403, 404),
+    )
     async def read(
         self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]
     ) -> Response[Snapshot]:
@@ -112,6 +120,8 @@ class GameController(Controller):
     @post(
         "/{game_id:str}/moves",
         operation_id="playMove",
+        snapshot=True,
+        if_match=True,
         store_checks_token=True,
         request_body=MoveBody,
         summary="Play an explicit move",
@@ -125,6 +135,8 @@ class GameController(Controller):
     @post(
         "/{game_id:str}/taps",
         operation_id="tap",
+        snapshot=True,
+        if_match=True,
         store_checks_token=True,
         request_body=TapBody,
         summary="Tap a card or the stock, as in the app",
@@ -138,6 +150,8 @@ class GameController(Controller):
     @post(
         "/{game_id:str}/abandon",
         operation_id="abandonGame",
+        snapshot=True,
+        if_match=True,
         store_checks_token=True,
         summary="Give a game up",
         description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,

@@ -25,6 +25,7 @@ from pyramide.service.apps import (
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.headers import AnyConnection, header_value
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
+from pyramide.service.http.problems import HttpCode, ProblemError
 from pyramide.service.players import Player, PlayerStore
 
 PUBLIC_PATHS = ["^/schema(/|$)", "^/metrics$"]
@@ -103,7 +104,7 @@ def app_client_address(connection: AnyConnection, app: App) -> None:
     try:
         address = ipaddress.ip_address(named.strip())
     except ValueError:
-        raise DomainError(ErrorCode.INVALID_CLIENT_IP) from None
+        raise ProblemError(400, HttpCode.INVALID_CLIENT_IP) from None
     connection.scope["client"] = (str(address), 0)
 
 

@@ -13,7 +13,7 @@ from pydantic import TypeAdapter, ValidationError
 from pyramide.engine.codes import Code
 from pyramide.service.errors import ErrorCode
 from pyramide.service.http.headers import header_value
-from pyramide.service.http.problems import Entries, ProblemError
+from pyramide.service.http.problems import Entries, HttpCode, ProblemError
 from pyramide.service.http.validation import body_errors
 
 T = TypeVar("T")
@@ -36,13 +36,13 @@ async def read_body(request: AnyRequest) -> bytes:
 
 def _too_large() -> ProblemError:
     """413 with ``Connection: close``: the server stops reading there, so the rest is never received."""
-    return ProblemError(413, ErrorCode.BODY_TOO_LARGE, headers={"Connection": "close"}, limit=str(MAX_BODY_BYTES))
+    return ProblemError(413, HttpCode.BODY_TOO_LARGE, headers={"Connection": "close"}, limit=str(MAX_BODY_BYTES))
 
 
 async def _receive_body(request: AnyRequest) -> bytes:
     declared = header_value(request, b"content-length")
     if declared is not None and (not declared.isascii() or not declared.isdigit() or len(declared) > 12):
-        raise ProblemError(400, ErrorCode.BAD_REQUEST, headers={"Connection": "close"})
+        raise ProblemError(400, HttpCode.BAD_REQUEST, headers={"Connection": "close"})
     if declared is not None and int(declared) > MAX_BODY_BYTES:
         raise _too_large()
     chunks: list[bytes] = []
@@ -50,7 +50,7 @@ async def _receive_body(request: AnyRequest) -> bytes:
     while True:
         message = await request.receive()
         if message["type"] != "http.request":
-            raise ProblemError(400, ErrorCode.BAD_REQUEST)  # the client went away mid-body
+            raise ProblemError(400, HttpCode.BAD_REQUEST)  # the client went away mid-body
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY_BYTES:
@@ -67,7 +67,7 @@ async def parse_body(request: AnyRequest, adapter: TypeAdapter[T]) -> T:
         return adapter.validate_json(raw or b"{}", strict=True)
     except ValidationError as error:
         if any(e["type"] == "json_invalid" for e in error.errors()):
-            raise ProblemError(400, ErrorCode.BAD_REQUEST) from None
+            raise ProblemError(400, HttpCode.BAD_REQUEST) from None
         entries: Entries = functools.partial(body_errors, error, raw)
         raise ProblemError(422, _code_of(entries("hu")), errors=entries) from None
 

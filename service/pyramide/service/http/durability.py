@@ -22,8 +22,8 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from redis.exceptions import RedisError
 
-from pyramide.service.errors import ErrorCode
-from pyramide.service.http.problems import RETRY_AFTER_S, STORAGE_FULL, problem_response
+from pyramide.service.http.problems import RETRY_AFTER_S, HttpCode, problem_response
+from pyramide.service.infra.metrics import STORAGE_FULL
 from pyramide.service.infra.redis import RedisClient
 
 log = logging.getLogger("pyramide.service")
@@ -72,5 +72,5 @@ class ConfirmWrites:
         STORAGE_FULL.inc()
         request: Request = Request(scope, receive)  # type: ignore[type-arg]
         headers = {"Retry-After": str(RETRY_AFTER_S)}
-        response = problem_response(request, 503, ErrorCode.STORAGE_UNCONFIRMED, headers=headers)
+        response = problem_response(request, 503, HttpCode.STORAGE_UNCONFIRMED, headers=headers)
         await response.to_asgi_response(None, request)(scope, receive, send)

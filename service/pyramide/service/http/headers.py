@@ -14,8 +14,8 @@ from typing import Any
 from litestar.connection import ASGIConnection
 
 from pyramide.engine.messages import Locale
-from pyramide.service.errors import ErrorCode
-from pyramide.service.http.problems import ProblemError, localised, negotiate_locale
+from pyramide.service.http.locale import negotiate_locale
+from pyramide.service.http.problems import HttpCode, ProblemError, localised
 from pyramide.service.http.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN
 
 AnyConnection = ASGIConnection[Any, Any, Any, Any]
@@ -23,7 +23,7 @@ _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 _SECRET_KEY = re.compile(CREATE_PLAYER_KEY_PATTERN)
 
 
-def _bad_header(name: str, code: ErrorCode) -> ProblemError:
+def _bad_header(name: str, code: HttpCode) -> ProblemError:
     """400 ``code``, with the header named in ``errors``."""
     return ProblemError(
         400,
@@ -51,7 +51,7 @@ def idempotency_key(connection: AnyConnection) -> str | None:
     module's docstring). The schema documents it on every POST (see ``openapi``)."""
     key = header_value(connection, b"idempotency-key")
     if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
-        raise _bad_header("Idempotency-Key", ErrorCode.INVALID_IDEMPOTENCY_KEY)
+        raise _bad_header("Idempotency-Key", HttpCode.INVALID_IDEMPOTENCY_KEY)
     return key
 
 
@@ -60,7 +60,7 @@ def secret_idempotency_key(connection: AnyConnection) -> str | None:
     ``weak_idempotency_key`` when it is shorter than 32 characters."""
     key = idempotency_key(connection)
     if key is not None and not _SECRET_KEY.fullmatch(key):
-        raise _bad_header("Idempotency-Key", ErrorCode.WEAK_IDEMPOTENCY_KEY)
+        raise _bad_header("Idempotency-Key", HttpCode.WEAK_IDEMPOTENCY_KEY)
     return key
 
 
@@ -84,13 +84,13 @@ def parse_if_match(header: str | None) -> tuple[int, ...] | None:
     if _VERSION.fullmatch(text):
         return (int(text),)
     if not text:
-        raise _bad_header("If-Match", ErrorCode.INVALID_IF_MATCH)
+        raise _bad_header("If-Match", HttpCode.INVALID_IF_MATCH)
     versions: list[int] = []
     position = 0
     while position < len(text):
         match = _ENTITY_TAG.match(text, position)
         if match is None or match.end() == position:
-            raise _bad_header("If-Match", ErrorCode.INVALID_IF_MATCH)
+            raise _bad_header("If-Match", HttpCode.INVALID_IF_MATCH)
         weak, tag = match.groups()
         if not weak and _VERSION.fullmatch(tag):
             versions.append(int(tag))

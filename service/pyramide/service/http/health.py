@@ -6,9 +6,8 @@ from typing import Protocol
 
 from litestar import Controller, get
 
-from pyramide.service.errors import ErrorCode
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.problems import ProblemError
+from pyramide.service.http.problems import HttpCode, ProblemError
 from pyramide.service.http.responses import problems
 from pyramide.service.http.schemas import Health
 from pyramide.service.infra.redis import RedisClient
@@ -39,7 +38,7 @@ class HealthController(Controller):
     )
     async def live(self, settings: Injected[Settings]) -> Health:
         if SupervisorState.read(settings.supervisor_state).failed:
-            raise ProblemError(503, ErrorCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
+            raise ProblemError(503, HttpCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
         return Health(status="ok")
 
     @get(
@@ -54,5 +53,5 @@ class HealthController(Controller):
     async def ready(self, redis: Injected[RedisClient], solver: Injected[SolverHealth]) -> Health:
         await redis.ping()
         if not solver.ready():
-            raise ProblemError(503, ErrorCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
+            raise ProblemError(503, HttpCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
         return Health(status="ok")

@@ -89,28 +89,17 @@ CLIENT_IP_HEADER: Final = {
     "schema": {"type": "string"},
 }
 APP_PLAYER_PATHS: Final = ("/v1/players/me", "/v1/games")
-"""The player routes an app may call for its users (``Pyramide-Player``)."""
-APP_PLAYER_OPERATIONS: Final = frozenset({"getCurrentChallenge", "getChallenge"})
-NO_APP_PLAYER: Final = frozenset({"rotatePlayerToken"})
+"""The player routes an app may call for its users (``Pyramide-Player``); a handler's ``app_player`` says
+otherwise for itself."""
 
 
-def _app_headers(route: str, operation_id: str, operations: dict[str, HTTPRouteHandler]) -> list[dict[str, Any]]:
+def _app_headers(route: str, handler: HTTPRouteHandler) -> list[dict[str, Any]]:
     """``Pyramide-Player`` where an app may act for its user; ``Pyramide-Client-IP`` where the app's key is
-    authenticated before the handler's limits (not on the public routes)."""
-    if operation_id == "createSession":
-        return [CLIENT_IP_HEADER]
-    if operation_id in NO_APP_PLAYER or not (
-        route.startswith(APP_PLAYER_PATHS) or operation_id in APP_PLAYER_OPERATIONS
-    ):
-        return []
-    handler = operations.get(operation_id)
-    public = handler is not None and bool(handler.opt.get("exclude_from_auth"))
-    return [PLAYER_HEADER] if public else [PLAYER_HEADER, CLIENT_IP_HEADER]
-
-
-IF_MATCH_OPERATIONS: Final = frozenset({"playMove", "tap", "abandonGame"})
-SECRET_RESPONSES: Final = frozenset({"createPlayer", "rotatePlayerToken"})
-"""Operations whose answer holds a token: their Idempotency-Key is what proves a retry is the caller's."""
+    authenticated before the handler's limits (not on the public routes), or where the handler says it reads it
+    (``client_ip``)."""
+    if not handler.opt.get("app_player", route.startswith(APP_PLAYER_PATHS)):
+        return [CLIENT_IP_HEADER] if handler.opt.get("client_ip") else []
+    return [PLAYER_HEADER] if handler.opt.get("exclude_from_auth") else [PLAYER_HEADER, CLIENT_IP_HEADER]
 
 
 def _header(description: str, *, required: bool = True, pattern: str | None = None) -> dict[str, Any]:
@@ -130,19 +119,19 @@ RATE_LIMIT_POLICY: Final = _header(
 RATE_LIMIT: Final = _header(
     "What is left of that limit and when it resets (IETF RateLimit), when a rate limit refused it.", required=False
 )
-SNAPSHOT_OPERATIONS: Final = frozenset({"createGame", "getGame", "playMove", "tap", "abandonGame"})
-CREATED_OPERATIONS: Final = frozenset({"createGame", "createPlayer"})
-LOCALISED_OPERATIONS: Final = SNAPSHOT_OPERATIONS | {"listRules"}
 
 
-def _response_headers(operation_id: str, status: int) -> dict[str, Any]:
-    """The headers a response of ``operation_id`` with ``status`` carries."""
+def _response_headers(handler: HTTPRouteHandler, status: int) -> dict[str, Any]:
+    """The headers a response of ``handler`` with ``status`` carries: what every answer carries, and what the
+    handler declares (``snapshot``: a game's snapshot, with its ETag, in the caller's language; ``localised``:
+    texts in the caller's language; ``location``: a created resource)."""
+    opt = handler.opt
     headers: dict[str, Any] = {"X-Request-ID": REQUEST_ID}
-    if status >= 400 or operation_id in LOCALISED_OPERATIONS:
+    if status >= 400 or opt.get("snapshot") or opt.get("localised"):
         headers["Content-Language"] = CONTENT_LANGUAGE
-    if status < 300 and operation_id in SNAPSHOT_OPERATIONS:
+    if status < 300 and opt.get("snapshot"):
         headers["ETag"] = ETAG
-    if status == 201 and operation_id in CREATED_OPERATIONS:
+    if status == 201 and opt.get("location"):
         headers["Location"] = LOCATION
     if status in (429, 503):
         headers["Retry-After"] = RETRY_AFTER
@@ -202,26 +191,19 @@ def build_document(app: Litestar) -> dict[str, Any]:
     components["schemas"] = dict(sorted({**components.get("schemas", {}), **definitions}.items()))
     for route, path in document["paths"].items():
         for method, operation in path.items():
-            operation_id = operation.get("operationId")
-            if operation_id in operations and operations[operation_id].opt.get("exclude_from_auth"):
-                operation["security"] = []
+            handler = operations[operation["operationId"]]
+            if handler.opt.get("exclude_from_auth") and not handler.security:
+                operation["security"] = []  # public, and no token is read
             for status, response in operation.get("responses", {}).items():
                 if int(status) >= 400:  # every error is problem+json, also the 400 Litestar adds by itself
                     response["content"] = {PROBLEM_JSON: {"schema": {"$ref": _REF.format(model="Problem")}}}
-                response["headers"] = _response_headers(operation_id, int(status))
+                response["headers"] = _response_headers(handler, int(status))
                 if status == "204":
                     response.pop("content", None)  # no body
-            parameters = operation.setdefault("parameters", [])
-            if method == "post":  # every POST takes one; handlers read it with `headers.idempotency_key`
-                secret = operation_id in SECRET_RESPONSES
-                parameters.append(SECRET_IDEMPOTENCY_KEY_HEADER if secret else IDEMPOTENCY_KEY_HEADER)
-            if operation_id in IF_MATCH_OPERATIONS:
-                parameters.append(IF_MATCH_HEADER)
-            parameters += _app_headers(route, operation_id, operations)
-            parameters += [ACCEPT_LANGUAGE_HEADER, REQUEST_ID_HEADER]
-            body = bodies.get(operation_id)
+            operation["parameters"] = [*operation.get("parameters", []), *_request_headers(route, method, handler)]
+            body = bodies.get(operation["operationId"])
             if body is not None:
-                required = not _optional(operations[operation_id].opt["request_body"])
+                required = not _optional(handler.opt["request_body"])
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
     _add_links(document)
     used = json.dumps(document)
@@ -229,18 +211,31 @@ def build_document(app: Litestar) -> dict[str, Any]:
     return document
 
 
-GAME_OPERATIONS: Final = ("getGame", "playMove", "tap", "getHint", "getGameRecord", "abandonGame")
+def _request_headers(route: str, method: str, handler: HTTPRouteHandler) -> list[dict[str, Any]]:
+    """The headers a request may carry: an Idempotency-Key on every POST (a stronger one where the answer holds a
+    secret, ``secret_idempotency_key``), If-Match where the handler acts on a version (``if_match``), an app's
+    headers, the language and the request id."""
+    headers: list[dict[str, Any]] = []
+    if method == "post":  # every POST takes one; handlers read it with `headers.idempotency_key`
+        secret = handler.opt.get("secret_idempotency_key")
+        headers.append(SECRET_IDEMPOTENCY_KEY_HEADER if secret else IDEMPOTENCY_KEY_HEADER)
+    if handler.opt.get("if_match"):
+        headers.append(IF_MATCH_HEADER)
+    return [*headers, *_app_headers(route, handler), ACCEPT_LANGUAGE_HEADER, REQUEST_ID_HEADER]
 
 
 def _add_links(document: dict[str, Any]) -> None:
-    """A created game links to everything done with it: clients and stateful fuzzing follow the id."""
+    """A created game links to everything done with it (every operation on ``/v1/games/{game_id}``): clients and
+    stateful fuzzing follow the id."""
     created = document["paths"]["/v1/games"]["post"]["responses"]["201"]
     created["links"] = {
-        operation[0].upper() + operation[1:]: {
-            "operationId": operation,
+        operation["operationId"][0].upper() + operation["operationId"][1:]: {
+            "operationId": operation["operationId"],
             "parameters": {"game_id": "$response.body#/id"},
         }
-        for operation in GAME_OPERATIONS
+        for route, path in document["paths"].items()
+        if route.startswith("/v1/games/{game_id}")
+        for operation in path.values()
     }
 
 

@@ -22,8 +22,8 @@ from litestar import Litestar
 from litestar.routes import HTTPRoute
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from pyramide.service.errors import ErrorCode
-from pyramide.service.http.problems import PROBLEM_JSON, allow_with_head, localised, negotiate_locale
+from pyramide.service.http.locale import negotiate_locale
+from pyramide.service.http.problems import PROBLEM_JSON, HttpCode, allow_with_head, localised
 
 
 def methods_by_path(app: Litestar) -> dict[str, str]:
@@ -90,7 +90,7 @@ class MethodAnswers:
 async def _refuse(send: Send, accept_language: bytes | None) -> None:
     """403 ``cors_origin_not_allowed`` as problem+json, in place of Litestar's plain-text answer."""
     locale = negotiate_locale(accept_language.decode("latin-1") if accept_language else None)
-    code = ErrorCode.CORS_ORIGIN_NOT_ALLOWED
+    code = HttpCode.CORS_ORIGIN_NOT_ALLOWED
     text = localised(code, locale, {})
     body = json.dumps(
         {"type": f"urn:pyramide:problem:{code}", "title": text, "status": 403, "detail": text, "code": code},

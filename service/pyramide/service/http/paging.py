@@ -6,9 +6,8 @@ from typing import Annotated, Literal
 
 from litestar.params import QueryParameter
 
-from pyramide.service.errors import ErrorCode
 from pyramide.service.http.body import AnyRequest
-from pyramide.service.http.problems import ProblemError
+from pyramide.service.http.problems import HttpCode, ProblemError
 from pyramide.service.http.schemas import (
     BOARD_CURSOR_PATTERN,
     CURSOR_PATTERN,
@@ -71,5 +70,5 @@ def check_paging_query(request: AnyRequest, *also: str) -> None:
     if unknown:
         names = sorted(unknown)[:MAX_ERRORS]
         raise ProblemError(
-            400, ErrorCode.BAD_REQUEST, errors=lambda locale: [unknown_parameter("query", n, locale) for n in names]
+            400, HttpCode.BAD_REQUEST, errors=lambda locale: [unknown_parameter("query", n, locale) for n in names]
         )

@@ -8,206 +8,70 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from enum import StrEnum
 from typing import Final
 
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
-from prometheus_client import Counter
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from pyramide.engine import InvalidInputError, PyramideError
 from pyramide.engine.codes import Code
-from pyramide.engine.messages import CATALOGUE, DEFAULT_LOCALE, Locale, render
+from pyramide.engine.messages import CATALOGUE, Locale, render, section
 from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
+from pyramide.service.http.locale import locale_for
 from pyramide.service.http.validation import parameter_error, summary
+from pyramide.service.infra.metrics import STORAGE_FULL
 from pyramide.service.infra.ratelimit import RateLimitedError
 from pyramide.service.infra.redis import storage_full
 
 PROBLEM_JSON: Final = "application/problem+json"
 RETRY_AFTER_S: Final = 1
 log = logging.getLogger("pyramide.service")
-STORAGE_FULL: Final = Counter(
-    "pyramide_storage_full_total", "Writes refused because Redis's memory (maxmemory) or its disk is full"
-)
 
-SERVICE_MESSAGES: Final[dict[str, dict[Locale, str]]] = {
-    ErrorCode.UNAUTHORIZED: {
-        "hu": "Hiányzó vagy érvénytelen hozzáférési token",
-        "en": "Missing or invalid access token",
-    },
-    ErrorCode.GAME_NOT_FOUND: {"hu": "Nincs ilyen játszma", "en": "No such game"},
-    ErrorCode.NOT_FOUND: {"hu": "Nincs ilyen erőforrás", "en": "No such resource"},
-    ErrorCode.METHOD_NOT_ALLOWED: {"hu": "Ez a metódus itt nem használható", "en": "Method not allowed here"},
-    ErrorCode.BAD_REQUEST: {"hu": "Hibás kérés", "en": "Malformed request"},
-    ErrorCode.VALIDATION_FAILED: {"hu": "A kérés adatai érvénytelenek", "en": "The request data is invalid"},
-    ErrorCode.PRECONDITION_FAILED: {
-        "hu": "A játszma közben megváltozott; a jelenlegi verzió: {version}",
-        "en": "The game has changed meanwhile; its current version is {version}",
-    },
-    ErrorCode.VERSION_CONFLICT: {
-        "hu": "A játszmát közben más is módosította, próbáld újra",
-        "en": "The game was changed by another request meanwhile; try again",
-    },
-    ErrorCode.IDEMPOTENCY_KEY_REUSED: {
-        "hu": "Ezt az Idempotency-Key kulcsot már egy másik kéréshez használták",
-        "en": "This Idempotency-Key was already used for a different request",
-    },
-    ErrorCode.INVALID_IDEMPOTENCY_KEY: {
-        "hu": "Az Idempotency-Key fejléc 1–200 látható ASCII karakter lehet",
-        "en": "The Idempotency-Key header must be 1 to 200 visible ASCII characters",
-    },
-    ErrorCode.BODY_TOO_LARGE: {
-        "hu": "A kérés törzse hosszabb a megengedettnél; a határ bájtban: {limit}",
-        "en": "The request body is longer than allowed; the limit in bytes: {limit}",
-    },
-    ErrorCode.SERVICE_UNAVAILABLE: {
-        "hu": "A szolgáltatás átmenetileg nem érhető el, próbáld újra később",
-        "en": "The service is temporarily unavailable; try again later",
-    },
-    ErrorCode.INTERNAL_ERROR: {"hu": "Váratlan belső hiba", "en": "Unexpected internal error"},
-    ErrorCode.INVALID_IF_MATCH: {
-        "hu": 'Az If-Match fejléc nem ETag-ek listája (például "7")',
-        "en": 'The If-Match header is not a list of entity tags (such as "7")',
-    },
-    ErrorCode.WEAK_IDEMPOTENCY_KEY: {
-        "hu": "Játékos létrehozásakor az Idempotency-Key legalább 32 karakter legyen (például egy UUID)",
-        "en": "When creating a player, the Idempotency-Key must be at least 32 characters (a UUID, say)",
-    },
-    ErrorCode.RATE_LIMITED: {
-        "hu": "Túl sok kérés érkezett; próbáld újra ennyi másodperc múlva: {seconds}",
-        "en": "Too many requests; try again in this many seconds: {seconds}",
-    },
-    ErrorCode.QUOTA_EXCEEDED: {
-        "hu": "Erről a címről elfogyott a napi keret (legfeljebb {limit});"
-        " próbáld újra ennyi másodperc múlva: {seconds}",
-        "en": "This address has used up its daily quota (at most {limit}); try again in this many seconds: {seconds}",
-    },
-    ErrorCode.TOO_MANY_UNFINISHED_GAMES: {
-        "hu": "Túl sok befejezetlen játszmád van (legfeljebb {limit}); fejezz be vagy adj fel egyet,"
-        " mielőtt újat kezdesz",
-        "en": "You have too many unfinished games (at most {limit}); finish or abandon one before starting another",
-    },
-    ErrorCode.GAME_TOO_LONG: {
-        "hu": "Ez a játszma elérte a lépések felső határát ({limit}); add fel, és kezdj újat",
-        "en": "This game has reached its limit of operations ({limit}); abandon it and start another",
-    },
-    ErrorCode.SOLVER_BUSY: {
-        "hu": "A megoldó most túlterhelt; próbáld újra kicsit később",
-        "en": "The solver is at capacity right now; try again a little later",
-    },
-    ErrorCode.SOLVER_IN_PROGRESS: {
-        "hu": "Egy korábbi megoldókérésed még fut; várd meg a válaszát",
-        "en": "An earlier solver request of yours is still running; wait for its answer",
-    },
-    ErrorCode.REQUEST_TIMEOUT: {
-        "hu": "A kérés fejlécei nem érkeztek meg időben; a kapcsolat lezárul",
-        "en": "The request headers did not arrive in time; the connection is closed",
-    },
-    ErrorCode.BODY_TIMEOUT: {
-        "hu": "A kérés törzse nem érkezett meg időben; a kapcsolat lezárul",
-        "en": "The request body did not arrive in time; the connection is closed",
-    },
-    ErrorCode.HEADERS_TOO_LARGE: {
-        "hu": "A kérés fejlécei hosszabbak a megengedettnél; a kapcsolat lezárul",
-        "en": "The request headers are longer than allowed; the connection is closed",
-    },
-    ErrorCode.STORAGE_FULL: {
-        "hu": "A tárhely megtelt, a változtatás nem menthető; semmi sem módosult",
-        "en": "The storage is full and the change cannot be saved; nothing was changed",
-    },
-    ErrorCode.STORAGE_UNCONFIRMED: {
-        "hu": "A tárhely megtelt: lehet, hogy ez a változtatás nem marad meg; töltsd újra, mielőtt folytatod",
-        "en": "The storage is full: this change may not be kept; reload before going on",
-    },
-    ErrorCode.CORS_ORIGIN_NOT_ALLOWED: {
-        "hu": "Erről az eredetről (origin) böngészőből nem hívható a szolgáltatás",
-        "en": "Pages from this origin may not call the service from a browser",
-    },
-    ErrorCode.WINNABLE_DEAL_NOT_FOUND: {
-        "hu": "A megoldó nem talált időben bizonyítottan nyerhető leosztást ezekkel a szabályokkal; próbáld újra",
-        "en": "The solver proved no deal winnable under these rules in time; try again",
-    },
-    ErrorCode.CHALLENGE_NOT_FOUND: {
-        "hu": "Nincs ilyen napi kihívás (csak a mai és a korábbiak léteznek)",
-        "en": "No such daily challenge (only today's and earlier ones exist)",
-    },
-    ErrorCode.CHALLENGE_ALREADY_PLAYED: {
-        "hu": "Ezt a napi kihívást már elkezdted; egy játékos egyszer játszhatja",
-        "en": "You have already started this daily challenge; each player plays it once",
-    },
-    ErrorCode.CHALLENGE_CLOSED: {
-        "hu": "Ez a napi kihívás már lezárult; a leosztás kódjával rangsor nélkül játszható",
-        "en": "This daily challenge has closed; its deal code plays it unranked",
-    },
-    ErrorCode.CHALLENGE_NOT_READY: {
-        "hu": "A napi kihívás leosztását még keresi a megoldó; próbáld újra kicsit később",
-        "en": "The solver is still choosing the daily challenge's deal; try again a little later",
-    },
-    ErrorCode.HINTS_NOT_ALLOWED: {
-        "hu": "A napi kihívásban a zárásig nincs tipp és elemzés",
-        "en": "A daily challenge allows no hints or analysis until it closes",
-    },
-    ErrorCode.REVIEW_NOT_FOUND: {
-        "hu": "Nincs ilyen felülvizsgálandó győzelem",
-        "en": "No such review",
-    },
-    ErrorCode.REVIEW_ALREADY_DECIDED: {
-        "hu": "Erről a győzelemről egy moderátor már másként döntött",
-        "en": "A moderator has already decided this review the other way",
-    },
-    ErrorCode.FORBIDDEN: {
-        "hu": "Ehhez a kulcsodnak nincs joga",
-        "en": "Your key is not allowed to do this",
-    },
-    ErrorCode.PLAYER_BANNED: {
-        "hu": "Ezt a játékost egy moderátor kitiltotta; csak az adatai kikérése és törlése érhető el",
-        "en": "A moderator has banned this player; only exporting and erasing its data remain open",
-    },
-    ErrorCode.INVALID_PLAYER_HEADER: {
-        "hu": "A Pyramide-Player fejléc 1–128 látható ASCII karakter lehet, perjel (/) nélkül",
-        "en": "The Pyramide-Player header must be 1 to 128 visible ASCII characters other than /",
-    },
-    ErrorCode.PLAYER_HEADER_NOT_ALLOWED: {
-        "hu": "A Pyramide-Player fejléc csak egy alkalmazás kulcsával küldhető",
-        "en": "The Pyramide-Player header may only be sent with an app's key",
-    },
-    ErrorCode.INVALID_CLIENT_IP: {
-        "hu": "A Pyramide-Client-IP fejléc nem IP-cím",
-        "en": "The Pyramide-Client-IP header is not an IP address",
-    },
-}
-MESSAGES: Final = {**CATALOGUE, **SERVICE_MESSAGES}
-TITLES: Final[dict[str, dict[Locale, str]]] = {
-    ErrorCode.PRECONDITION_FAILED: {"hu": "A játszma közben megváltozott", "en": "The game has changed meanwhile"},
-    ErrorCode.BODY_TOO_LARGE: {"hu": "A kérés törzse túl hosszú", "en": "The request body is too long"},
-    ErrorCode.RATE_LIMITED: {"hu": "Túl sok kérés érkezett", "en": "Too many requests"},
-    ErrorCode.QUOTA_EXCEEDED: {"hu": "Elfogyott a napi keret", "en": "The daily quota is used up"},
-    ErrorCode.TOO_MANY_UNFINISHED_GAMES: {
-        "hu": "Túl sok a befejezetlen játszmád",
-        "en": "You have too many unfinished games",
-    },
-}
+
+class HttpCode(StrEnum):
+    """The codes of refusals that only HTTP knows: a request that cannot be read, a connection or storage
+    failure, a framework error; the domain's are :class:`ErrorCode`."""
+
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    BAD_REQUEST = "bad_request"
+    INVALID_IDEMPOTENCY_KEY = "invalid_idempotency_key"
+    BODY_TOO_LARGE = "body_too_large"
+    INTERNAL_ERROR = "internal_error"
+    INVALID_IF_MATCH = "invalid_if_match"
+    WEAK_IDEMPOTENCY_KEY = "weak_idempotency_key"
+    REQUEST_TIMEOUT = "request_timeout"
+    BODY_TIMEOUT = "body_timeout"
+    HEADERS_TOO_LARGE = "headers_too_large"
+    STORAGE_FULL = "storage_full"
+    STORAGE_UNCONFIRMED = "storage_unconfirmed"
+    CORS_ORIGIN_NOT_ALLOWED = "cors_origin_not_allowed"
+    INVALID_CLIENT_IP = "invalid_client_ip"
+    SERVICE_UNAVAILABLE = "service_unavailable"
+
+
+MESSAGES: Final = {**CATALOGUE, **section("problems")}
+"""Every code's text: the engine's and the service's."""
+TITLES: Final = section("titles")
 """Titles of the codes whose message ends in a value that only the detail carries: a title is a whole sentence."""
-MOVE_NOT_EXPLAINED: Final[dict[Locale, str]] = {
-    "hu": "Ez a lépés most nem szabályos",
-    "en": "This move is not allowed now",
-}
+MOVE_NOT_EXPLAINED: Final = section("words")["move_not_explained"]
 """What a refused move says when the game's error explanations are off (the ``code`` still says why)."""
 
 _STATUS_CODES: Final = {
-    400: ErrorCode.BAD_REQUEST,
+    400: HttpCode.BAD_REQUEST,
     401: ErrorCode.UNAUTHORIZED,
     404: ErrorCode.NOT_FOUND,
-    405: ErrorCode.METHOD_NOT_ALLOWED,
+    405: HttpCode.METHOD_NOT_ALLOWED,
     412: ErrorCode.PRECONDITION_FAILED,
-    413: ErrorCode.BODY_TOO_LARGE,
+    413: HttpCode.BODY_TOO_LARGE,
     422: ErrorCode.VALIDATION_FAILED,
     429: ErrorCode.RATE_LIMITED,
-    503: ErrorCode.SERVICE_UNAVAILABLE,
-    507: ErrorCode.STORAGE_FULL,
+    503: HttpCode.SERVICE_UNAVAILABLE,
+    507: HttpCode.STORAGE_FULL,
 }
 """The code of a framework error (routing, Litestar's own validation) by its status."""
 
@@ -217,10 +81,10 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.INVALID_PLAYER_HEADER: 400,
     ErrorCode.PLAYER_HEADER_NOT_ALLOWED: 403,
-    ErrorCode.INVALID_CLIENT_IP: 400,
     ErrorCode.GAME_NOT_FOUND: 404,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.PRECONDITION_FAILED: 412,
+    ErrorCode.VALIDATION_FAILED: 422,
     ErrorCode.VERSION_CONFLICT: 409,
     ErrorCode.IDEMPOTENCY_KEY_REUSED: 409,
     ErrorCode.WINNABLE_DEAL_NOT_FOUND: 409,
@@ -237,7 +101,6 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.GAME_TOO_LONG: 409,
     ErrorCode.SOLVER_IN_PROGRESS: 429,
     ErrorCode.SOLVER_BUSY: 503,
-    ErrorCode.SERVICE_UNAVAILABLE: 503,
 }
 """The status of each domain error: the one place where the domain's refusals become HTTP."""
 AUTHENTICATE: Final = {"WWW-Authenticate": 'Bearer realm="pyramide"'}
@@ -254,7 +117,7 @@ class ProblemError(HTTPException):
     def __init__(
         self,
         status_code: int,
-        code: ErrorCode | Code,
+        code: ErrorCode | HttpCode | Code,
         *,
         headers: dict[str, str] | None = None,
         errors: Entries | None = None,
@@ -266,27 +129,6 @@ class ProblemError(HTTPException):
         self.errors = errors
 
 
-def negotiate_locale(header: str | None, fallback: Locale = DEFAULT_LOCALE) -> Locale:
-    """The best of ``hu``/``en`` for an ``Accept-Language`` header (q-values honoured), else ``fallback``."""
-    best: tuple[float, Locale] | None = None
-    for part in (header or "").split(","):
-        tag, _, params = part.strip().partition(";")
-        language = tag.strip().lower().split("-")[0]
-        if language not in ("hu", "en"):
-            continue
-        quality = 1.0
-        for param in params.split(";"):
-            name, _, value = param.strip().partition("=")
-            if name == "q":
-                try:
-                    quality = float(value)
-                except ValueError:
-                    quality = 0.0
-        if quality > 0 and (best is None or quality > best[0]):
-            best = (quality, "hu" if language == "hu" else "en")
-    return fallback if best is None else best[1]
-
-
 def localised(code: str, locale: str, params: dict[str, str]) -> str:
     return render(MESSAGES[code], locale, params)
 
@@ -294,13 +136,6 @@ def localised(code: str, locale: str, params: dict[str, str]) -> str:
 def title(code: str, locale: str) -> str:
     """The title of ``code``: a whole sentence, with no value in it."""
     return render(TITLES.get(code, MESSAGES[code]), locale, {})
-
-
-def locale_for(request: Request) -> Locale:  # type: ignore[type-arg]
-    """The language of a response: ``Accept-Language``, else the authenticated player's setting, else Hungarian."""
-    player = request.scope.get("user")
-    preferred: Locale = "en" if getattr(player, "locale", "hu") == "en" else "hu"
-    return negotiate_locale(request.headers.get("accept-language"), preferred)
 
 
 def problem_response(
@@ -362,7 +197,7 @@ def handle_engine_error(request: Request, error: PyramideError) -> Response[dict
     the engine cannot read is the service's fault: 500, logged."""
     if isinstance(error, InvalidInputError) and error.code == "invalid_state":
         log.error("stored game is damaged: %s", error.detail)
-        return problem_response(request, 500, ErrorCode.INTERNAL_ERROR)
+        return problem_response(request, 500, HttpCode.INTERNAL_ERROR)
     return problem_response(request, 409, error.code, params=dict(error.params))
 
 
@@ -377,7 +212,7 @@ def handle_http_error(request: Request, error: HTTPException) -> Response[dict[s
             errors=error.errors,
         )
     status = error.status_code
-    code = _STATUS_CODES.get(status, ErrorCode.BAD_REQUEST if status < 500 else ErrorCode.INTERNAL_ERROR)
+    code = _STATUS_CODES.get(status, HttpCode.BAD_REQUEST if status < 500 else HttpCode.INTERNAL_ERROR)
     entries = _framework_entries(error) if isinstance(error, ValidationException) else None
     headers = dict(error.headers or {})
     if status == 405 and "allow" in headers:  # HEAD is answered wherever GET is (``options.MethodAnswers``)
@@ -410,7 +245,7 @@ def _source(source: object) -> str:
 
 def handle_redis_down(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
     log.warning("redis unavailable: %s", error)
-    return problem_response(request, 503, ErrorCode.SERVICE_UNAVAILABLE, headers={"Retry-After": str(RETRY_AFTER_S)})
+    return problem_response(request, 503, HttpCode.SERVICE_UNAVAILABLE, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
 def handle_redis_error(request: Request, error: ResponseError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
@@ -421,12 +256,12 @@ def handle_redis_error(request: Request, error: ResponseError) -> Response[dict[
         return handle_unexpected(request, error)
     STORAGE_FULL.inc()
     log.error("redis storage is full: a write was refused (%s %s): %s", request.method, request.url.path, error)
-    return problem_response(request, 507, ErrorCode.STORAGE_FULL)
+    return problem_response(request, 507, HttpCode.STORAGE_FULL)
 
 
 def handle_unexpected(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
     log.exception("unexpected error", exc_info=error)
-    return problem_response(request, HTTP_500_INTERNAL_SERVER_ERROR, ErrorCode.INTERNAL_ERROR)
+    return problem_response(request, HTTP_500_INTERNAL_SERVER_ERROR, HttpCode.INTERNAL_ERROR)
 
 
 EXCEPTION_HANDLERS: Final = {

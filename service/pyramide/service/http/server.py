@@ -38,8 +38,8 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from pyramide.engine.messages import DEFAULT_LOCALE
-from pyramide.service.errors import ErrorCode
-from pyramide.service.http.problems import PROBLEM_JSON, localised, negotiate_locale
+from pyramide.service.http.locale import negotiate_locale
+from pyramide.service.http.problems import PROBLEM_JSON, HttpCode, localised
 from pyramide.service.infra.logs import request_id
 from pyramide.service.infra.settings import Settings
 
@@ -134,7 +134,7 @@ def problem_bytes(
 class _RefusedError(Exception):
     """Raised inside a parser callback to stop the parser on a request that is refused."""
 
-    def __init__(self, status: int, code: ErrorCode) -> None:
+    def __init__(self, status: int, code: HttpCode) -> None:
         super().__init__(code)
         self.status, self.code = status, code
 
@@ -182,10 +182,10 @@ class GuardedProtocol(HttpToolsProtocol):
             if refused is not None:
                 self._refuse(refused.status, refused.code, linger=True)
             else:
-                self._refuse(400, ErrorCode.BAD_REQUEST, linger=True)
+                self._refuse(400, HttpCode.BAD_REQUEST, linger=True)
             return
         if self._head_bytes > self.max_head and self._in_head:
-            self._refuse(431, ErrorCode.HEADERS_TOO_LARGE, linger=True)
+            self._refuse(431, HttpCode.HEADERS_TOO_LARGE, linger=True)
         elif self._in_body and not self._body_armed:
             self._disarm()
             self._arm(self.limits.body_timeout_s)
@@ -207,7 +207,7 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         if self._head_bytes > self.max_head and self._head_size() > self.max_head:
-            raise _RefusedError(431, ErrorCode.HEADERS_TOO_LARGE)
+            raise _RefusedError(431, HttpCode.HEADERS_TOO_LARGE)
         self._in_head = False
         self._in_body = True
         self._head_bytes = 0
@@ -254,9 +254,9 @@ class GuardedProtocol(HttpToolsProtocol):
         if self._in_body and self.pipeline:  # waiting for an earlier request's answer: not the client's doing
             self._arm(self.limits.body_timeout_s)
             return
-        self._refuse(408, ErrorCode.BODY_TIMEOUT if self._in_body else ErrorCode.REQUEST_TIMEOUT)
+        self._refuse(408, HttpCode.BODY_TIMEOUT if self._in_body else HttpCode.REQUEST_TIMEOUT)
 
-    def _refuse(self, status: int, code: ErrorCode, retry_after_s: int | None = None, linger: bool = False) -> None:
+    def _refuse(self, status: int, code: HttpCode, retry_after_s: int | None = None, linger: bool = False) -> None:
         """Answer ``status`` (unless another answer is already on its way) and close the connection; a request
         being read is told its client is gone, so whatever the app answers later is dropped."""
         if self.transport.is_closing():
@@ -298,11 +298,11 @@ class GuardedProtocol(HttpToolsProtocol):
         idle = [c for c in others if c._deadline is None and (c.cycle is None or c.cycle.response_complete)]
         excess = max(0, len(self.connections) - keep)
         for victim in waiting[:excess]:
-            victim._refuse(503, ErrorCode.SERVICE_UNAVAILABLE, retry_after_s=1)
+            victim._refuse(503, HttpCode.SERVICE_UNAVAILABLE, retry_after_s=1)
         for victim in idle[: max(0, excess - len(waiting))]:
             victim.transport.close()
         if len(self.connections) - min(excess, len(waiting) + len(idle)) > self.max_open:
-            self._refuse(503, ErrorCode.SERVICE_UNAVAILABLE, retry_after_s=1)
+            self._refuse(503, HttpCode.SERVICE_UNAVAILABLE, retry_after_s=1)
 
 
 def _deadline_of(connection: GuardedProtocol) -> float:

@@ -13,7 +13,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from pyramide.engine.messages import Locale, render
+from pyramide.engine.messages import Locale, render, section
 
 MAX_ERRORS: Final = 10
 
@@ -37,52 +37,11 @@ CODES: Final[dict[str, str]] = {
 """Pydantic's error types as the stable codes of ``errors`` entries; every type ending in ``_type`` (and
 ``*_parsing``) is ``wrong_type``; anything else is ``invalid_value``."""
 
-MESSAGES: Final[dict[str, dict[Locale, str]]] = {
-    "required": {"hu": "Ez a mező kötelező", "en": "This field is required"},
-    "unknown_field": {"hu": "Ilyen mező nincs", "en": "There is no such field"},
-    "wrong_type": {"hu": "A mező típusa nem jó; ez kellene: {expected}", "en": "Wrong type; expected: {expected}"},
-    "invalid_format": {"hu": "Nem megfelelő formátum", "en": "Not in the expected format"},
-    "too_short": {
-        "hu": "Túl rövid; legalább ennyi karakter: {limit}",
-        "en": "Too short; at least this many characters: {limit}",
-    },
-    "too_long": {
-        "hu": "Túl hosszú; legfeljebb ennyi karakter: {limit}",
-        "en": "Too long; at most this many characters: {limit}",
-    },
-    "too_few": {"hu": "Túl kevés elem; legalább: {limit}", "en": "Too few items; at least: {limit}"},
-    "too_many": {"hu": "Túl sok elem; legfeljebb: {limit}", "en": "Too many items; at most: {limit}"},
-    "too_small": {"hu": "Túl kicsi; legalább: {limit}", "en": "Too small; at least: {limit}"},
-    "too_large": {"hu": "Túl nagy; legfeljebb: {limit}", "en": "Too large; at most: {limit}"},
-    "not_allowed": {
-        "hu": "Nem megengedett érték; ezek lehetnek: {allowed}",
-        "en": "Not an allowed value; allowed: {allowed}",
-    },
-    "unknown_type": {"hu": "Ismeretlen típus; ezek lehetnek: {allowed}", "en": "Unknown type; allowed: {allowed}"},
-    "invalid_value": {"hu": "Érvénytelen érték", "en": "Invalid value"},
-    "unknown_parameter": {"hu": "Ilyen paraméter nincs", "en": "There is no such parameter"},
-}
-
-FORMATS: Final[dict[str, dict[Locale, str]]] = {
-    "card": {"hu": "Nem lapkód (például 10H vagy QS)", "en": "Not a card code (such as 10H or QS)"},
-    "code": {"hu": "Nem játszmakód (például PY1-N-AAAAAAS)", "en": "Not a deal code (such as PY1-N-AAAAAAS)"},
-    "name": {
-        "hu": "A név csak betűket, számokat, írásjeleket, szimbólumokat és szóközt tartalmazhat (1–24 karakter)",
-        "en": "A name may hold only letters, digits, punctuation, symbols and spaces (1 to 24 characters)",
-    },
-    "cursor": {"hu": "Nem egy korábbi oldal next_cursor értéke", "en": "Not the next_cursor of an earlier page"},
-}
+MESSAGES: Final = section("entries")
+FORMATS: Final = section("formats")
 """The format a pattern asks for, by the field it constrains (a card anywhere in a layout or move is ``card``)."""
 
-TYPES: Final[dict[str, dict[Locale, str]]] = {
-    "string": {"hu": "szöveg", "en": "a string"},
-    "int": {"hu": "egész szám", "en": "a whole number"},
-    "bool": {"hu": "true vagy false", "en": "true or false"},
-    "list": {"hu": "lista", "en": "a list"},
-    "tuple": {"hu": "lista", "en": "a list"},
-    "dict": {"hu": "objektum", "en": "an object"},
-    "model": {"hu": "objektum", "en": "an object"},
-}
+TYPES: Final = section("types")
 
 
 def body_errors(error: ValidationError, raw: bytes, locale: Locale) -> list[dict[str, str]]:
@@ -111,10 +70,7 @@ def unknown_parameter(where: str, name: str, locale: Locale) -> dict[str, str]:
     return {where: name, "code": "unknown_parameter", "message": render(MESSAGES["unknown_parameter"], locale, {})}
 
 
-_LIMIT: Final[dict[Locale, str]] = {
-    "hu": "1 és 100 közötti egész szám legyen",
-    "en": "Must be a whole number from 1 to 100",
-}
+_LIMIT: Final = section("words")["limit_range"]
 
 
 def summary(entries: Sequence[Mapping[str, str]], locale: Locale) -> str:
@@ -122,7 +78,7 @@ def summary(entries: Sequence[Mapping[str, str]], locale: Locale) -> str:
     return "; ".join(f"{_where(e, locale)}: {e['message']}" for e in entries)
 
 
-_BODY: Final[dict[Locale, str]] = {"hu": "a kérés törzse", "en": "the request body"}
+_BODY: Final = section("words")["request_body"]
 
 
 def _where(entry: Mapping[str, str], locale: Locale) -> str:

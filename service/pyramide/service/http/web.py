@@ -22,6 +22,7 @@ MEDIA_TYPES: Final = {
     ".css": "text/css; charset=utf-8",
     ".png": "image/png",
     ".svg": "image/svg+xml",
+    ".json": "application/json",
 }
 SECURITY_HEADERS: Final = {**PAGE_SECURITY_HEADERS, "Cache-Control": "no-cache"}
 

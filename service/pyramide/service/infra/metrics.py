@@ -23,6 +23,10 @@ from prometheus_client.registry import REGISTRY
 
 from pyramide.service.infra.supervisor import SupervisorState
 
+STORAGE_FULL: Final = Counter(
+    "pyramide_storage_full_total", "Writes refused because Redis's memory (maxmemory) or its disk is full"
+)
+
 PREFIX: Final = "litestar"
 LABELS: Final = ("method", "path", "status_code", "app_name")
 CLIENT_CLOSED: Final = 499

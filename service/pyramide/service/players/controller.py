@@ -35,6 +35,8 @@ class PlayerController(Controller):
     @post(
         "/",
         operation_id="createPlayer",
+        secret_idempotency_key=True,
+        location=True,
         request_body=CreatePlayerBody,
         summary="Create an anonymous player",
         description="Returns the player's bearer token once; the service keeps only its hash. 429 `rate_limited`"
@@ -58,6 +60,9 @@ class PlayerController(Controller):
     @post(
         "/me/token",
         operation_id="rotatePlayerToken",
+        secret_idempotency_key=True,
+        app_player=False,
+        security=[{"bearerAuth": []}],
         summary="Replace the caller's token (when it leaked)",
         description="The bearer token sent stops working at once, in every process; the answer holds the new one."
         " A retry after a lost answer, with the same (old) token and the same Idempotency-Key of at least 32"
@@ -94,6 +99,7 @@ class PlayerController(Controller):
     @delete(
         "/me",
         operation_id="erasePlayer",
+        security=[{"bearerAuth": []}],
         summary="Erase the caller and everything kept about them",
         description="Settings, token, games, records, results, statistics, kept responses and leaderboard entries"
         " (the boards re-rank). The token stops working; a retry with it answers 204 again. An app erases its"
