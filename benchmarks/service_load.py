@@ -37,8 +37,8 @@ from litestar.params import FromPath
 from pyramide.engine import parse_move
 from pyramide.service.app import create_app
 from pyramide.service.games.service import move_body
-from pyramide.service.games.store import game_key
 from pyramide.service.http.server import server_config
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.redis import RedisClient
@@ -147,7 +147,7 @@ def _full_history_memory(url: str, redis_url: str) -> int:
             body = {"type": "draw"} if "D" in snapshot["legal_moves"] else {"type": "recycle"}
             snapshot = client.post(f"/v1/games/{snapshot['id']}/moves", json=body, headers=headers).json()
     assert snapshot["undo_available"] == 100
-    usage = redis.Redis.from_url(redis_url).memory_usage(game_key(player["id"], snapshot["id"]))
+    usage = redis.Redis.from_url(redis_url).memory_usage(keyspace.game_state(player["id"], snapshot["id"]))
     return -1 if usage is None else int(usage)
 
 

@@ -18,9 +18,10 @@ from litestar.testing import TestClient
 from pyramide.engine import DRAW, UNDO, DealCode, Game, card_code
 from pyramide.engine.cards import Card
 from pyramide.service.challenges.calendar import ChallengeId
-from pyramide.service.challenges.deals import ChallengeDeals, deal_key
+from pyramide.service.challenges.deals import ChallengeDeals
 from pyramide.service.deals import DealSecret, Solver
 from pyramide.service.games.service import move_body
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
@@ -290,7 +291,7 @@ def test_today_s_challenge_starts_choosing_tomorrow_s(client: TestClient[Any], r
     today = client.get("/v1/challenges/current").json()["id"]
     tomorrow = str(ChallengeId.parse(today).next_day())  # type: ignore[union-attr]
     deadline = time.monotonic() + 30
-    while redis_client.get(deal_key(ChallengeId.parse(tomorrow))) is None:  # type: ignore[arg-type]
+    while redis_client.get(keyspace.challenge_deal(str(ChallengeId.parse(tomorrow)))) is None:
         assert time.monotonic() < deadline, "tomorrow's challenge was not chosen in the background"
         time.sleep(0.1)
     assert client.get(f"/v1/challenges/{tomorrow}").status_code == 404, "chosen, but not open before its day"

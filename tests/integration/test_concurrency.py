@@ -14,7 +14,7 @@ from pyramide.engine import UNDO, DealCode, Game, card_code, dump_game
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.service import move_body
-from pyramide.service.games.store import game_key
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import client_commands, metric_values, new_player
@@ -191,14 +191,14 @@ def test_stored_games_are_small_and_expire_only_while_unfinished(
         snapshot = client.post(url, json=body, headers=player).json()
     assert snapshot["undo_available"] == 100
     owner = client.get("/v1/players/me", headers=player).json()["id"]
-    key = game_key(owner, game["id"])
+    key = keyspace.game_state(owner, game["id"])
     usage = redis_client.memory_usage(key)
     assert usage is not None and usage <= 1024
     assert 0 < redis_client.ttl(key) <= 30 * 24 * 3600
     won = client.post("/v1/games", json={"layout": easy_game().code.to_json()}, headers=player).json()
     for move in parse_record(EASY_CLEARING):
         client.post(f"/v1/games/{won['id']}/moves", json=move_body(move), headers=player)
-    assert redis_client.ttl(game_key(owner, won["id"])) == -1, "a won game is kept"
+    assert redis_client.ttl(keyspace.game_state(owner, won["id"])) == -1, "a won game is kept"
     assert len(dump_game(easy_game())) < 1024
 
 

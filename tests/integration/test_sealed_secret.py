@@ -6,7 +6,8 @@ import asyncio
 
 import redis
 
-from pyramide.service.deals.sealed import SECRET_KEY, DealSecret
+from pyramide.service.deals.sealed import DealSecret
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 
@@ -26,7 +27,7 @@ def test_every_process_deals_the_same_sealed_cards(settings: Settings, redis_cli
     first, second, configured = asyncio.run(deals())
     assert first == second, "the second process found the first one's secret"
     assert configured != first, "a configured secret is used instead"
-    assert len(redis_client.get(SECRET_KEY) or b"") == 64
+    assert len(redis_client.get(keyspace.DEAL_SECRET) or b"") == 64
 
 
 def test_the_secret_is_never_in_the_settings_repr() -> None:

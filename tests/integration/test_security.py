@@ -22,8 +22,9 @@ from pyramide.engine import DealCode, Rules
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.service import move_body
-from pyramide.service.games.store import derived_id, game_idempotency_key
+from pyramide.service.games.store import derived_id
 from pyramide.service.http.body import MAX_BODY_BYTES
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings, no_limits
 from tests.integration.conftest import TEST_LIMITS, client_commands, metric_values, new_player, serve_in_thread
 from tests.integration.test_robustness import _pyramide, serving
@@ -458,7 +459,7 @@ def test_a_kept_response_costs_at_most_a_kibibyte(client: Client, redis_client: 
     time.sleep(0.01)
     again = client.post(f"/v1/games/{game['id']}/moves", json={"type": "undo"}, headers=headers)
     assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
-    assert game_idempotency_key(uuid.UUID(created["id"]), uuid.UUID(game["id"]), "x").startswith("pyr:{p:")
+    assert keyspace.game_idempotency(uuid.UUID(created["id"]), uuid.UUID(game["id"]), "x").startswith("pyr:{p:")
 
 
 def test_idle_players_expire_unless_they_finished_a_game(settings: Settings, redis_client: redis.Redis) -> None:

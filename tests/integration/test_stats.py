@@ -20,8 +20,9 @@ from pyramide.service.app import create_app
 from pyramide.service.games import service as games_module
 from pyramide.service.games.service import move_body
 from pyramide.service.games.settlement import Settlement
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
-from pyramide.service.stats.statistics import StatsStore, stats_keys
+from pyramide.service.stats.statistics import StatsStore
 from tests.integration.conftest import new_player, serve_in_thread
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game
 
@@ -142,7 +143,7 @@ def test_a_game_counts_once_a_move_is_made(client: Client, player: dict[str, str
 
 
 def test_streaks_across_wins_and_losses(client: Client, player: dict[str, str], redis_client: redis.Redis) -> None:
-    pending = stats_keys(UUID(client.get("/v1/players/me", headers=player).json()["id"]))[4]
+    pending = keyspace.statistics(UUID(client.get("/v1/players/me", headers=player).json()["id"])).pending
     seen = []
     for step in ("win", "win", "abandon", "win", "win", "win", "stuck", "win"):
         if step == "win":

@@ -128,3 +128,34 @@ def test_the_openapi_document_names_no_operation() -> None:
     tree = ast.parse((SERVICE / "http" / "openapi.py").read_text(encoding="utf-8"))
     named = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in operations}
     assert named == set()
+
+
+def _key_literals(path: Path) -> Iterator[str]:
+    """Every string in ``path`` that begins a Redis key name (``pyr:``): a literal, or an f-string's first part."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        first = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else node
+        if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("pyr:"):
+            yield first.value
+
+
+def test_every_key_name_is_built_in_the_keyspace_module() -> None:
+    """``infra/keyspace.py`` names every Redis key (hash tags, prefixes, patterns); nothing else spells one out."""
+    home = SERVICE / "infra" / "keyspace.py"
+    for path in SERVICE.rglob("*.py"):
+        if path != home:
+            assert not list(_key_literals(path)), f"{path.relative_to(SERVICE)} spells out a key: name it in keyspace"
+
+
+def test_lua_lives_only_in_lua_files_beside_the_loader() -> None:
+    """Every script is a file of ``infra/lua`` run through ``infra/scripts.py``: no Lua in a Python string, no
+    script registered or evaluated around the loader."""
+    lua = SERVICE / "infra" / "lua"
+    assert sorted(p.parent for p in SERVICE.rglob("*.lua")) == [lua] * len(list(lua.glob("*.lua")))
+    loader, client = SERVICE / "infra" / "scripts.py", SERVICE / "infra" / "redis.py"
+    for path in SERVICE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for lua_call in ("redis.call(", "redis.pcall(", *(() if path == loader else ("KEYS[", "ARGV["))):
+            assert lua_call not in text, f"{path.relative_to(SERVICE)} holds Lua ({lua_call})"
+        if path not in (loader, client):
+            for direct in ("register_script", "evalsha(", "script_load(", ".eval("):
+                assert direct not in text, f"{path.relative_to(SERVICE)} runs a script ({direct}): use Script"

@@ -31,14 +31,15 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Final
+from typing import Final, NamedTuple
 from uuid import UUID
 
-from pyramide.service.apps.store import App, app_key, checked, key_app_id
+from pyramide.service.apps.store import App, checked, key_app_id
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.infra.redis import RedisClient, raw, run_script
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.scripts import NoKeys, Result, Script
 from pyramide.service.players import Player, PlayerStore
-from pyramide.service.stats import player_key
 
 SESSION_PREFIX: Final = "pyrses_"
 EXTERNAL_ID: Final = re.compile(r"^[\x21-\x2e\x30-\x7e]{1,128}$")
@@ -51,67 +52,90 @@ _SESSION: Final = re.compile(r"^pyrses_([0-9a-f]{32})_([A-Za-z0-9_-]{40,64})$")
 _BIND_TRIES: Final = 3
 Creating = Callable[[App], Awaitable[None]]
 
-_RESOLVE: Final = """
-return {redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2])}
-"""
+
+class ResolveKeys(NamedTuple):
+    app: str
+    binding: str
+
+
+_NO_ARGS: Final = NoKeys()
+RESOLVE: Final = Script("app_resolve", ResolveKeys, NoKeys)
 """The app's hash and the player bound to an external id, in one round trip (both in the app's slot)."""
-_BIND: Final = """
-local bound = redis.call('GET', KEYS[1])
-if (bound or '') ~= ARGV[1] then return bound end
-redis.call('SET', KEYS[1], ARGV[2])
-return ARGV[2]
-"""
-"""Binds the new player ``ARGV[2]`` only if the binding still holds what this request saw (``ARGV[1]``, empty for
-none); answers the player bound now."""
-_UNBIND: Final = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 0
-"""
-_ISSUE: Final = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local now, live = tonumber(ARGV[4]), {}
-local flat = redis.call('HGETALL', KEYS[2])
-for i = 1, #flat, 2 do
-  local expires = tonumber(string.match(flat[i + 1], ' (%d+)$'))
-  if expires <= now then redis.call('HDEL', KEYS[2], flat[i]) else live[#live + 1] = {expires, flat[i]} end
-end
-table.sort(live, function(a, b) return a[1] < b[1] end)
-for i = 1, #live - tonumber(ARGV[5]) + 1 do redis.call('HDEL', KEYS[2], live[i][2]) end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
-redis.call('PEXPIREAT', KEYS[2], ARGV[3])
-return 1
-"""
-"""A session only for a player that still exists (not one erased meanwhile): expired ones go, and the oldest
-while the player would have more than ``ARGV[5]``; the hash lives as long as its newest session."""
-_KEEP_BAN: Final = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('SET', KEYS[2], ARGV[3])
-return 1
-"""
+
+
+class BindingKeys(NamedTuple):
+    binding: str
+
+
+class BindArgs(NamedTuple):
+    seen: str
+    """What the binding held when the request read it ('' for nothing)."""
+    player: str
+
+
+BIND: Final = Script("app_bind", BindingKeys, BindArgs)
+"""Binds the new player only if the binding still holds what this request saw; answers the player bound now."""
+
+
+class PlayerArgs(NamedTuple):
+    player: str
+
+
+UNBIND: Final = Script("app_unbind", BindingKeys, PlayerArgs)
+
+
+class SessionKeys(NamedTuple):
+    player: str
+    sessions: str
+
+
+class IssueArgs(NamedTuple):
+    session: str
+    """The SHA-256 of the session's secret."""
+    app: str
+    expires_ms: int
+    now_ms: int
+    most: int
+
+
+ISSUE: Final = Script("app_issue_session", SessionKeys, IssueArgs)
+"""A session only for a player that still exists (else :attr:`Result.MISSING`): expired ones go, and the oldest
+while the player would have more than ``most``; the hash lives as long as its newest session."""
+
+
+class BanKeys(NamedTuple):
+    binding: str
+    note: str
+    """The erased ban, under the hash of the player's id."""
+
+
+class KeepBanArgs(NamedTuple):
+    player: str
+    banned: str
+    digest: str
+    """The binding's digest of the external id."""
+
+
+KEEP_BAN: Final = Script("app_keep_ban", BanKeys, KeepBanArgs)
 """A banned player's erasure: its binding (if it still names it) keeps only the ban, and the erased ban is noted
 under the player id's hash so that its unban finds the binding."""
-_LIFT: Final = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
-redis.call('DEL', KEYS[1])
-return 1
-"""
+
+
+class LiftArgs(NamedTuple):
+    digest: str
+    banned: str
+
+
+LIFT: Final = Script("app_lift_erased_ban", BanKeys, LiftArgs)
 """Lifts an erased player's ban: the binding goes (the user gets a fresh player next time) and so does the note."""
 
 
 def binding_key(app_id: UUID, external_id: str) -> str:
-    digest = hashlib.sha256(external_id.encode()).hexdigest()
-    return f"pyr:{{app:{app_id}}}:player:{digest}"
-
-
-def sessions_key(player_id: UUID) -> str:
-    return f"pyr:{{p:{player_id}}}:sessions"
+    return keyspace.app_binding(app_id, hashlib.sha256(external_id.encode()).hexdigest())
 
 
 def erased_ban_key(app_id: UUID, player_id: UUID) -> str:
-    digest = hashlib.sha256(str(player_id).encode()).hexdigest()
-    return f"pyr:{{app:{app_id}}}:erased-ban:{digest}"
+    return keyspace.app_erased_ban(app_id, hashlib.sha256(str(player_id).encode()).hexdigest())
 
 
 def _digest(secret: str) -> str:
@@ -132,12 +156,12 @@ class AppPlayers:
         self.redis = redis
         self.players = players
         self.session_ttl_ms = session_ttl_s * 1000
-        self._resolve = redis.register_script(_RESOLVE)
-        self._bind = redis.register_script(_BIND)
-        self._unbind = redis.register_script(_UNBIND)
-        self._issue = redis.register_script(_ISSUE)
-        self._keep_ban = redis.register_script(_KEEP_BAN)
-        self._lift = redis.register_script(_LIFT)
+        self._resolve = RESOLVE.load(redis)
+        self._bind = BIND.load(redis)
+        self._unbind = UNBIND.load(redis)
+        self._issue = ISSUE.load(redis)
+        self._keep_ban = KEEP_BAN.load(redis)
+        self._lift = LIFT.load(redis)
 
     async def bound_player(self, key: str, external_id: str) -> Player | None:
         """The player bound to the app's user ``external_id`` if there is one (none is created); the key is checked
@@ -161,7 +185,7 @@ class AppPlayers:
         if app_id is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
         binding = binding_key(app_id, external_id)
-        flat, bound = await run_script(self.redis, self._resolve, [app_key(app_id), binding], [])
+        flat, bound = await self._resolve(ResolveKeys(app=keyspace.app(app_id), binding=binding), _NO_ARGS)
         app = checked(key, app_id, dict(zip(flat[::2], flat[1::2], strict=True)))
         if app is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
@@ -185,7 +209,8 @@ class AppPlayers:
             if creating is not None:
                 await creating(app)
             fresh = await self.players.insert_bound(app.id, app.name, external_id)
-            now = (raw(await self._bind(keys=[binding], args=[bound, str(fresh.id)])) or b"").decode()
+            now = await self._bind(BindingKeys(binding=binding), BindArgs(seen=bound, player=str(fresh.id)))
+            now = (raw(now) or b"").decode()
             if now == str(fresh.id):
                 return fresh
             await self.players.discard(fresh.id)  # another request bound its player first
@@ -199,11 +224,11 @@ class AppPlayers:
             return
         binding = binding_key(player.app_id, player.external_id)
         if not player.banned:
-            await self._unbind(keys=[binding], args=[str(player.id)])
+            await self._unbind(BindingKeys(binding=binding), PlayerArgs(player=str(player.id)))
             return
         digest = binding.rsplit(":", 1)[1]
-        keys = [binding, erased_ban_key(player.app_id, player.id)]
-        await self._keep_ban(keys=keys, args=[str(player.id), BANNED_BINDING, digest])
+        keys = BanKeys(binding=binding, note=erased_ban_key(player.app_id, player.id))
+        await self._keep_ban(keys, KeepBanArgs(player=str(player.id), banned=BANNED_BINDING, digest=digest))
 
     async def lift_erased_ban(self, app_id: UUID, player_id: UUID) -> bool:
         """Lift the ban an erased player of ``app_id`` left on its binding; whether there was one."""
@@ -211,8 +236,8 @@ class AppPlayers:
         digest = (raw(await self.redis.get(note)) or b"").decode()
         if not digest:
             return False
-        binding = f"pyr:{{app:{app_id}}}:player:{digest}"
-        return bool(await self._lift(keys=[note, binding], args=[digest, BANNED_BINDING]))
+        keys = BanKeys(binding=keyspace.app_binding(app_id, digest), note=note)
+        return bool(await self._lift(keys, LiftArgs(digest=digest, banned=BANNED_BINDING)) == Result.OK)
 
     async def issue_session(self, app: App, external_id: str, creating: Creating | None = None) -> tuple[str, datetime]:
         """A session token for the app's user ``external_id`` (its player created on first use, as
@@ -222,10 +247,15 @@ class AppPlayers:
         player = await self._player(app, external_id, bound, False, creating)
         secret = secrets.token_urlsafe(32)
         expires_ms = int(time.time() * 1000) + self.session_ttl_ms
-        keys = [player_key(player.id), sessions_key(player.id)]
-        args: list[str | int] = [_digest(secret), str(app.id), expires_ms]
-        args += [expires_ms - self.session_ttl_ms, SESSIONS_PER_PLAYER]
-        if not await self._issue(keys=keys, args=args):
+        keys = SessionKeys(player=keyspace.player(player.id), sessions=keyspace.sessions(player.id))
+        args = IssueArgs(
+            session=_digest(secret),
+            app=str(app.id),
+            expires_ms=expires_ms,
+            now_ms=expires_ms - self.session_ttl_ms,
+            most=SESSIONS_PER_PLAYER,
+        )
+        if await self._issue(keys, args) != Result.OK:
             raise DomainError(ErrorCode.VERSION_CONFLICT)  # erased while the session was being issued
         return f"{SESSION_PREFIX}{player.id.hex}_{secret}", datetime.fromtimestamp(expires_ms / 1000, UTC)
 
@@ -236,9 +266,9 @@ class AppPlayers:
         if match is None:
             return None
         player_id = UUID(hex=match.group(1))
-        kept = (raw(await self.redis.hget(sessions_key(player_id), _digest(match.group(2)))) or b"").decode()
+        kept = (raw(await self.redis.hget(keyspace.sessions(player_id), _digest(match.group(2)))) or b"").decode()
         app, _, expires = kept.partition(" ")
-        if not app or int(expires) <= time.time() * 1000 or not await self.redis.exists(app_key(UUID(app))):
+        if not app or int(expires) <= time.time() * 1000 or not await self.redis.exists(keyspace.app(UUID(app))):
             return None
         player = await self.players.load(player_id)
         if player is None or player.app_id is None or not hmac.compare_digest(str(player.app_id), app):

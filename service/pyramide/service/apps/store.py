@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Final
 from uuid import UUID, uuid4
 
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient, raw
 
 APP_KEY_PREFIX: Final = "pyrapp_"
@@ -24,11 +25,6 @@ SCOPES: Final = ("players", "moderation")
 """``players``: act for the app's own users (``Pyramide-Player``) and issue them sessions; ``moderation``: ban,
 unban and annul the entries of the app's own players."""
 _KEY: Final = re.compile(r"^pyrapp_([0-9a-f]{32})_([A-Za-z0-9_-]{40,64})$")
-APPS_KEY: Final = "pyr:apps"
-
-
-def app_key(app_id: UUID) -> str:
-    return f"pyr:{{app:{app_id}}}:app"
 
 
 def is_app_key(token: str) -> bool:
@@ -77,24 +73,24 @@ class AppStore:
             "key_hash": _hash(secret),
             **{f"limit:{name}": str(value) for name, value in app.limits.items()},
         }
-        await self.redis.hset(app_key(app.id), mapping=fields)
-        await self.redis.zadd(APPS_KEY, {str(app.id): app.created_ms})
+        await self.redis.hset(keyspace.app(app.id), mapping=fields)
+        await self.redis.zadd(keyspace.APPS, {str(app.id): app.created_ms})
         return app, f"{APP_KEY_PREFIX}{app.id.hex}_{secret}"
 
     async def get(self, app_id: UUID) -> App | None:
-        fields = await self.redis.hgetall(app_key(app_id))
+        fields = await self.redis.hgetall(keyspace.app(app_id))
         return _app(app_id, fields) if fields else None
 
     async def list(self) -> list[App]:
         """Every app, the oldest first (an operator creates a handful; there is no paging)."""
-        ids = [UUID((raw(m) or b"").decode()) for m in await self.redis.zrange(APPS_KEY, 0, -1)]
+        ids = [UUID((raw(m) or b"").decode()) for m in await self.redis.zrange(keyspace.APPS, 0, -1)]
         found = [await self.get(app_id) for app_id in ids]
         return [app for app in found if app is not None]
 
     async def revoke(self, app_id: UUID) -> bool:
         """Delete the app's key: from the next request on, every process refuses it. ``False``: no such app."""
-        deleted = await self.redis.delete(app_key(app_id))
-        await self.redis.zrem(APPS_KEY, str(app_id))
+        deleted = await self.redis.delete(keyspace.app(app_id))
+        await self.redis.zrem(keyspace.APPS, str(app_id))
         return bool(deleted)
 
     async def authenticate(self, key: str) -> App | None:
@@ -102,7 +98,7 @@ class AppStore:
         app_id = key_app_id(key)
         if app_id is None:
             return None
-        return checked(key, app_id, await self.redis.hgetall(app_key(app_id)))
+        return checked(key, app_id, await self.redis.hgetall(keyspace.app(app_id)))
 
 
 def key_app_id(key: str) -> UUID | None:

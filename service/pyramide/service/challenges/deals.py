@@ -24,19 +24,11 @@ from pyramide.service.challenges.calendar import ChallengeId, day_of, now_ms
 from pyramide.service.deals import DealSecret, Solver
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games import SealedDeal
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient, raw
 
 log = logging.getLogger("pyramide.service")
 RETRY_AFTER_S: Final = 5
-
-
-def deal_key(challenge: ChallengeId) -> str:
-    return f"pyr:{{c:{challenge}}}:deal"
-
-
-def games_key(challenge: ChallengeId) -> str:
-    """The games started at the challenge (their ids): how many took part."""
-    return f"pyr:{{c:{challenge}}}:games"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +102,7 @@ class ChallengeDeals:
             raise DomainError(ErrorCode.CHALLENGE_NOT_READY, retry_after_s=RETRY_AFTER_S) from None
 
     async def kept(self, challenge: ChallengeId) -> Chosen | None:
-        data = raw(await self.redis.get(deal_key(challenge)))
+        data = raw(await self.redis.get(keyspace.challenge_deal(str(challenge))))
         return None if data is None else Chosen.from_json(challenge, data)
 
     def prepare(self, challenge: ChallengeId) -> asyncio.Task[Chosen]:
@@ -136,7 +128,7 @@ class ChallengeDeals:
         if kept is not None:
             return kept
         chosen = await self.choose(challenge)
-        await self.redis.set(deal_key(challenge), chosen.to_json(), nx=True)
+        await self.redis.set(keyspace.challenge_deal(str(challenge)), chosen.to_json(), nx=True)
         kept = await self.kept(challenge)
         if kept is None:
             raise RuntimeError(f"the deal of challenge {challenge} vanished from Redis")
@@ -167,10 +159,10 @@ class ChallengeDeals:
     async def joined(self, challenge: str, game: UUID) -> None:
         named = ChallengeId.parse(challenge)
         if named is not None:
-            await self.redis.sadd(games_key(named), str(game))
+            await self.redis.sadd(keyspace.challenge_games(str(named)), str(game))
 
     async def players(self, challenge: ChallengeId) -> int:
-        return int(await self.redis.scard(games_key(challenge)))
+        return int(await self.redis.scard(keyspace.challenge_games(str(challenge))))
 
     async def close(self) -> None:
         """Stop every choice in progress (the app is stopping)."""

@@ -35,6 +35,7 @@ from uuid import UUID
 
 from pyramide.engine import DealCode, Game, dump_game
 from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.redis import RedisClient
 from pyramide.solver.worker import analyse_state, started
@@ -232,7 +233,7 @@ class Solver:
         """A search for a player: one at a time per player across every process (429 ``solver_in_progress``)."""
         if self.redis is None:
             return await self.analyse(game, budget)
-        key = f"pyr:{{p:{player}}}:solving"
+        key = keyspace.solving(player)
         ttl_ms = int((self.time_limit_s + WORKER_GRACE_S) * 1000)
         if not await self.redis.set(key, "1", nx=True, px=ttl_ms):
             raise DomainError(ErrorCode.SOLVER_IN_PROGRESS, retry_after_s=1)
@@ -247,7 +248,7 @@ class Solver:
         """A fresh deal's analysis (with ``shortest``, a shortest winning line too), from the cache when it was
         analysed before the same way with this budget and time limit."""
         kind = ":shortest" if shortest else ""
-        key = f"pyr:{{analysis:{code}}}:{HINT_BUDGET}:{round(self.time_limit_s * 1000)}{kind}"
+        key = keyspace.analysis(str(code), HINT_BUDGET, round(self.time_limit_s * 1000), kind)
         cached = await redis.get(key)
         if cached is not None:
             result: dict[str, Any] = json.loads(cached)

@@ -62,9 +62,11 @@ from pyramide.service.games.schemas import (
 from pyramide.service.games.sealed import SealedDeal, SealedDeals
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, shown_code, snapshot_json
-from pyramide.service.games.store import GameStore, Listed, Saved, derived_id, digest
+from pyramide.service.games.store import GameStore, Listed, derived_id, digest
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.infra.ratelimit import RateLimiter, player_limit_key
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.ratelimit import RateLimiter
+from pyramide.service.infra.scripts import Result
 from pyramide.service.players import Player
 from pyramide.service.status import GameStatus, ListFilter
 
@@ -227,7 +229,7 @@ class GameService:
             raise DomainError(ErrorCode.HINTS_NOT_ALLOWED)
         if stored.status.final:
             raise IllegalMoveError(Code.GAME_OVER)
-        await self.limiter.check(self.hints_limit, player_limit_key(player.id, self.hints_limit))
+        await self.limiter.check(self.hints_limit, keyspace.player_limit(player.id, self.hints_limit.name))
         result = await self.solver.for_player(player.id, stored.game)
         await self.store.count_hint(player.id, game_id)
         await self.settlement.stats.count_hint(player.id)
@@ -427,13 +429,13 @@ class GameService:
             token=player.token_hash,
             pending_since=int(time.time() * 1000) if started or result is not None else "",
         )
-        if saved.saved is Saved.OK:
+        if saved.saved is Result.OK:
             if started or result is not None:
                 await self.settlement.record(player.id, stored.id, started, result, saved.hints)
             return replace(reply, kept_more=True) if saved.kept_more else reply
-        if saved.saved is Saved.KEPT:
+        if saved.saved is Result.KEPT:
             return Reply.from_kept(saved.kept, fingerprint, stored.id)
-        if saved.saved is Saved.MISSING:
+        if saved.saved is Result.MISSING:
             raise DomainError(ErrorCode.GAME_NOT_FOUND)
         return saved.current
 

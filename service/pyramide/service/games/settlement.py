@@ -29,18 +29,10 @@ from redis.exceptions import RedisError
 
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.stats import (
-    BANNED,
-    ERASED,
-    FairPlay,
-    GameResult,
-    Leaderboards,
-    Reviews,
-    StatsStore,
-    Verdict,
-    pending_key,
-)
+from pyramide.service.infra.scripts import Result
+from pyramide.service.stats import FairPlay, GameResult, Leaderboards, Reviews, StatsStore, Verdict
 
 log = logging.getLogger("pyramide.service")
 
@@ -73,16 +65,16 @@ class Settlement:
                 if result.won:
                     await self._rank(result, hints)
                 recorded = await self.stats.record_result(result, hints)
-                if recorded == ERASED and result.won:
+                if recorded is Result.ERASED and result.won:
                     await self.boards.withdraw(result)  # the player was erased meanwhile
                     if self.reviews is not None:
                         await self.reviews.forget(player)
-                elif recorded == BANNED and result.board is not None:
+                elif recorded is Result.BANNED and result.board is not None:
                     await self.boards.set_aside(result.player, [result.board])  # banned meanwhile: kept with the ban
             elif started:
                 await self.stats.record_start(player, game)
             else:
-                await self.redis.zrem(pending_key(player), str(game))
+                await self.redis.zrem(keyspace.pending(player), str(game))
         except RedisError:
             log.warning("statistics of game %s left pending; settled on the player's next statistics read", game)
 
@@ -97,7 +89,7 @@ class Settlement:
 
     async def reconcile(self, player: UUID) -> int:
         """Settle every game of ``player`` pending for longer than the grace period; how many were."""
-        due = await self.redis.zrangebyscore(pending_key(player), "-inf", int(time.time() * 1000) - self.grace_ms)
+        due = await self.redis.zrangebyscore(keyspace.pending(player), "-inf", int(time.time() * 1000) - self.grace_ms)
         for raw in due:
             game = UUID(raw.decode())
             state, result_bytes, hints = await self.games.settled(player, game)

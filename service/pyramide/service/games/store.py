@@ -19,148 +19,111 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final
+from typing import Final, NamedTuple
 from uuid import UUID
-
-from redis.commands.core import AsyncScript
 
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.infra.ratelimit import GCRA_LUA, Limit, RateLimitedError, player_limit_key
-from pyramide.service.infra.redis import RedisClient, raw, run_script
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.ratelimit import Limit, RateLimitedError
+from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.infra.settings import Settings
-from pyramide.service.players import BANNED, auth_key
-from pyramide.service.stats import pending_key, tombstone_key
+from pyramide.service.players import BANNED
 from pyramide.service.status import GameStatus
 
-LIST_LUA: Final = """
-local function list_game(first, game, now, kind)
-  redis.call('ZADD', KEYS[first], now, game)
-  for i = first + 1, first + 3 do
-    if i - first == tonumber(kind) then
-      redis.call('ZADD', KEYS[i], now, game)
-    else
-      redis.call('ZREM', KEYS[i], game)
-    end
-  end
-end
-"""
-"""Keeps a game in its owner's lists (``KEYS[first]``: all games; the next three: open, won, abandoned) under the
-moment of its last change, in the same script that writes the change."""
 
-_SAVE: Final = (
-    GCRA_LUA
-    + LIST_LUA
-    + """
-if redis.call('GET', KEYS[11]) ~= ARGV[10] then return {4, ''} end
-local current = redis.call('GET', KEYS[1])
-if not current then return {0, ''} end
-if ARGV[5] ~= '' then
-  local kept = redis.call('GET', KEYS[3])
-  if kept then return {2, kept} end
-end
-if current ~= ARGV[1] then return {-1, current} end
-if ARGV[3] ~= '' and LONGEST > 0 and redis.call('LLEN', KEYS[2]) >= LONGEST then return {7, ''} end
-local wait = gcra(KEYS[6], INTERVAL, BURST)
-if wait > 0 then return {3, wait} end
-local ttl = tonumber(ARGV[4])
-if ARGV[11] ~= '' then redis.call('ZADD', KEYS[12], ARGV[11], ARGV[7]) end
-if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[3]) end
-if ARGV[6] ~= '' then redis.call('SET', KEYS[4], ARGV[6], 'NX') end
-if ttl > 0 then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
-  redis.call('PEXPIRE', KEYS[2], ttl)
-  redis.call('PEXPIRE', KEYS[4], ttl)
-  redis.call('PEXPIRE', KEYS[5], ttl)
-else
-  redis.call('SET', KEYS[1], ARGV[2])
-  redis.call('PERSIST', KEYS[2])
-  redis.call('PERSIST', KEYS[4])
-  redis.call('PERSIST', KEYS[5])
-end
-local grew = 0
-if ARGV[5] ~= '' then
-  redis.call('SET', KEYS[3], ARGV[5] .. ARGV[2], 'PX', KEPT_MS)
-  local prefix = string.sub(KEYS[13], 1, -5) .. 'idem:'
-  if redis.call('LLEN', KEYS[13]) < KEPT then grew = 1 end
-  redis.call('LPUSH', KEYS[13], string.sub(KEYS[3], #prefix + 1))
-  for _, old in ipairs(redis.call('LRANGE', KEYS[13], KEPT, -1)) do redis.call('DEL', prefix .. old) end
-  redis.call('LTRIM', KEYS[13], 0, KEPT - 1)
-  redis.call('PEXPIRE', KEYS[13], KEPT_MS)
-end
-list_game(7, ARGV[7], ARGV[8], ARGV[9])
-return {1, tonumber(redis.call('GET', KEYS[5]) or '0'), grew}
-"""
-)
+class SaveKeys(NamedTuple):
+    """The keys of the save script (``lua/game_save.lua``)."""
+
+    state: str
+    record: str
+    result: str
+    hints: str
+    limit: str
+    """The player's cell of the ``moves`` limit."""
+    all: str
+    open: str
+    won: str
+    abandoned: str
+    auth: str
+    pending: str
+    kept: str
+    idempotency: str
+    """The response kept for the request's Idempotency-Key (``-`` for none)."""
+
+
+class SaveArgs(NamedTuple):
+    basis: bytes
+    """The state the change was made to (written only if Redis still holds it)."""
+    state: bytes
+    notation: str
+    """The operation for the record ('' for none)."""
+    ttl_ms: int
+    """How long the game is kept (0: for good)."""
+    response: bytes
+    """The head of the response to keep for the Idempotency-Key (b'' for none)."""
+    result: bytes
+    game: str
+    changed_ms: int
+    listed: int
+    token: str
+    pending_since: int | str
+
+
+SAVE: Final = Script("game_save", SaveKeys, SaveArgs, constants=("INTERVAL", "BURST", "KEPT_MS", "KEPT", "LONGEST"))
 """Saves a changed game (see :meth:`GameStore.save`). The settings it needs on every call (the moves limit, how
-long and how many responses are kept, the longest record) are not arguments but constants of each store's copy
-(:func:`save_script`): every argument is encoded again on every move."""
+long and how many responses are kept, the longest record) are constants of each store's copy, not arguments:
+every argument is encoded again on every move."""
 
 
-def save_script(settings: Settings) -> str:
-    """The save script with ``settings``' constants set in its text."""
-    interval, burst = settings.limits.limit("moves").args()
-    constants = (
-        f"local INTERVAL, BURST, KEPT_MS = {interval}, {burst}, {settings.idempotency_ttl_s * 1000}\n"
-        f"local KEPT, LONGEST = {settings.kept_responses_per_game}, {settings.max_game_operations}\n"
-    )
-    return constants + _SAVE
+class CreateKeys(NamedTuple):
+    state: str
+    idempotency: str
+    limit: str
+    """The player's cell of the ``games`` limit."""
+    all: str
+    open: str
+    won: str
+    abandoned: str
+    auth: str
+    attempt: str
 
 
-_CREATE: Final = (
-    GCRA_LUA
-    + LIST_LUA
-    + """
-if redis.call('GET', KEYS[8]) ~= ARGV[9] then return {4, ''} end
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return {0, redis.call('GET', KEYS[2]) or ''}
-end
-if ARGV[10] ~= '' and redis.call('EXISTS', KEYS[9]) == 1 then return {5, ''} end
-if tonumber(ARGV[11]) > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[12])
-  if redis.call('ZCARD', KEYS[5]) >= tonumber(ARGV[11]) then return {6, ''} end
-end
-local wait = gcra(KEYS[3], tonumber(ARGV[5]), tonumber(ARGV[6]))
-if wait > 0 then return {3, wait} end
-if ARGV[10] ~= '' then redis.call('SET', KEYS[9], ARGV[7], 'PX', ARGV[10]) end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3] .. ARGV[1], 'PX', ARGV[4]) end
-list_game(4, ARGV[7], ARGV[8], 1)
-return {1, ''}
-"""
-)
-
-_COUNT_HINT: Final = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('INCR', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1
-"""
-"""One more hint in a game, unless its player is being erased (``KEYS[2]``, the tombstone)."""
+class CreateArgs(NamedTuple):
+    state: bytes
+    ttl_ms: int
+    response: bytes
+    kept_ms: int
+    interval: int
+    burst: int
+    game: str
+    created_ms: int
+    token: str
+    attempt_ttl_ms: int | str
+    max_unfinished: int
+    expired_before_ms: int
 
 
-class Saved(enum.Enum):
-    OK = 1
-    CONFLICT = -1
-    """Redis holds another state than the one acted on (in ``SaveResult.current``): nothing was written."""
-    MISSING = 0
-    KEPT = 2
-    """A request with the same Idempotency-Key was applied before: its response is in ``SaveResult.kept``."""
-    LIMITED = 3
-    """The player is over the rate limit: nothing was written (raised as ``RateLimitedError``)."""
-    UNAUTHORIZED = 4
-    """The token the request came with is no longer the player's: nothing was written (401)."""
-    ATTEMPTED = 5
-    """The player has an attempt at this daily challenge already: nothing was written (409)."""
-    TOO_MANY_UNFINISHED = 6
-    """The player has ``max_unfinished_games`` unfinished games already: nothing was written (409)."""
-    TOO_LONG = 7
-    """The game's record holds ``max_game_operations`` already: nothing was written (409)."""
+CREATE: Final = Script("game_create", CreateKeys, CreateArgs)
+
+
+class HintKeys(NamedTuple):
+    hints: str
+    tombstone: str
+
+
+class HintArgs(NamedTuple):
+    ttl_ms: int
+
+
+COUNT_HINT: Final = Script("game_count_hint", HintKeys, HintArgs)
+"""One more hint in a game, unless its player is being erased."""
 
 
 @dataclass(frozen=True, slots=True)
 class SaveResult:
-    saved: Saved
+    saved: Result
     hints: int = 0
     """How many hints the game has used (``OK``)."""
     current: bytes = b""
@@ -185,37 +148,6 @@ def derived_id(*parts: str) -> UUID:
     return UUID(bytes=hashlib.sha256("\x1f".join(("pyramide-id", *parts)).encode()).digest()[:16], version=4)
 
 
-def game_tag_text(player_id: UUID, game_id: str) -> str:
-    """The prefix of every key of one game, for a game id as text (as the player's lists hold it)."""
-    return f"pyr:{{p:{player_id}}}:g:{game_id}:"
-
-
-@lru_cache(maxsize=RECENT_GAMES)
-def game_tag(player_id: UUID, game_id: UUID) -> str:
-    """The prefix of every key of one game: the owner's hash tag puts them in the owner's cluster slot, with the
-    player's statistics and rate limits, so one script can check and write them together. A game is found only
-    under its owner's tag: another player's request finds nothing. Kept for the games in play, as every request
-    names a game's keys several times (``str(UUID)`` is not cheap)."""
-    return game_tag_text(player_id, str(game_id))
-
-
-def game_key(player_id: UUID, game_id: UUID) -> str:
-    return game_tag(player_id, game_id) + "state"
-
-
-def record_key(player_id: UUID, game_id: UUID) -> str:
-    return game_tag(player_id, game_id) + "record"
-
-
-def result_key(player_id: UUID, game_id: UUID) -> str:
-    """The game's result for the statistics, written with the state that ends it (see ``results``)."""
-    return game_tag(player_id, game_id) + "result"
-
-
-def hints_key(player_id: UUID, game_id: UUID) -> str:
-    return game_tag(player_id, game_id) + "hints"
-
-
 LIST_TIES: Final = 64
 """Entries read beyond a page, for games changed in the same millisecond as the previous page's last one."""
 
@@ -227,20 +159,13 @@ def id_text(game_id: UUID) -> str:
 
 
 class Listed(enum.IntEnum):
-    """The list a game is in besides all games: the position of its key after the all-games list."""
+    """The list a game is in besides all games: its position in the lists the save script keeps (open, won,
+    abandoned)."""
 
     OPEN = 1
     """In progress, or stuck (which undo may still turn back into play)."""
     WON = 2
     ABANDONED = 3
-
-
-@lru_cache(maxsize=RECENT_GAMES)
-def list_keys(player_id: UUID) -> tuple[str, str, str, str]:
-    """The player's lists of games, each a sorted set of game ids by the moment of their last change: all, open,
-    won, abandoned. Kept in the same scripts that write a game, so listing needs no scan."""
-    tag = f"pyr:{{p:{player_id}}}:list:"
-    return (f"{tag}all", f"{tag}open", f"{tag}won", f"{tag}abandoned")
 
 
 _OPEN, _WON, _ABANDONED = int(Listed.OPEN), int(Listed.WON), int(Listed.ABANDONED)
@@ -254,43 +179,31 @@ def listed(stored: StoredGame) -> int:
     return _WON if status is GameStatus.WON else _OPEN
 
 
-def attempt_key(player_id: UUID, challenge: str) -> str:
-    """The player's one game at a daily challenge (its id), in the player's slot: written in the script that
-    creates the game, only if there is none yet."""
-    return f"pyr:{{p:{player_id}}}:challenge:{challenge}"
-
-
 ATTEMPT_KEPT_MS: Final = 40 * 24 * 3600 * 1000
 """How long after its challenge closes an attempt stays noted (the challenge shows it as the player's)."""
 
 
-def game_idempotency_key(player_id: UUID, game_id: UUID, key_digest: str) -> str:
-    return game_tag(player_id, game_id) + "idem:" + key_digest
-
-
-def kept_keys_key(player_id: UUID, game_id: UUID) -> str:
-    """The digests of the game's kept responses, newest first (the save script takes them from the keys, which it
-    finds beside this one): only the latest ``kept_responses_per_game`` are kept, so what Idempotency-Keys keep of
-    one game is bounded however fast it is played."""
-    return game_tag(player_id, game_id) + "kept"
-
-
-def save_keys(moves: Limit) -> Callable[[UUID, UUID], tuple[str, ...]]:
-    """The keys the save script takes but the Idempotency-Key's (third), for a store whose moves limit is
-    ``moves``: cached for the games in play, one lookup where a dozen would each hash both ids again."""
+def save_keys(moves: Limit) -> Callable[[UUID, UUID], SaveKeys]:
+    """The save script's keys for a game with no Idempotency-Key, for a store whose moves limit is ``moves``: cached
+    for the games in play, one lookup where a dozen would each hash both ids again."""
 
     @lru_cache(maxsize=RECENT_GAMES)
-    def keys(player_id: UUID, game_id: UUID) -> tuple[str, ...]:
-        return (
-            game_key(player_id, game_id),
-            record_key(player_id, game_id),
-            result_key(player_id, game_id),
-            hints_key(player_id, game_id),
-            player_limit_key(player_id, moves),
-            *list_keys(player_id),
-            auth_key(player_id),
-            pending_key(player_id),
-            kept_keys_key(player_id, game_id),
+    def keys(player: UUID, game: UUID) -> SaveKeys:
+        lists = keyspace.game_lists(player)
+        return SaveKeys(
+            state=keyspace.game_state(player, game),
+            record=keyspace.game_record(player, game),
+            result=keyspace.game_result(player, game),
+            hints=keyspace.game_hints(player, game),
+            limit=keyspace.player_limit(player, moves.name),
+            all=lists.all,
+            open=lists.open,
+            won=lists.won,
+            abandoned=lists.abandoned,
+            auth=keyspace.auth(player),
+            pending=keyspace.pending(player),
+            kept=keyspace.game_kept(player, game),
+            idempotency=keyspace.game_idempotency(player, game, "-"),
         )
 
     return keys
@@ -300,11 +213,19 @@ class GameStore:
     def __init__(self, redis: RedisClient, settings: Settings) -> None:
         self.redis = redis
         self.settings = settings
-        self._save = redis.register_script(save_script(settings))
-        self._create = redis.register_script(_CREATE)
-        self._count_hint = redis.register_script(_COUNT_HINT)
-        self._recent: dict[UUID, tuple[bytes, StoredGame]] = {}
         self._moves = settings.limits.limit("moves")
+        interval, burst = self._moves.args()
+        self._save = SAVE.load(
+            redis,
+            INTERVAL=interval,
+            BURST=burst,
+            KEPT_MS=settings.idempotency_ttl_s * 1000,
+            KEPT=settings.kept_responses_per_game,
+            LONGEST=settings.max_game_operations,
+        )
+        self._create = CREATE.load(redis)
+        self._count_hint = COUNT_HINT.load(redis)
+        self._recent: dict[UUID, tuple[bytes, StoredGame]] = {}
         self._games = settings.limits.limit("games")
         self._save_keys = save_keys(self._moves)
 
@@ -324,7 +245,7 @@ class GameStore:
 
     async def read(self, player: UUID, game_id: UUID) -> bytes | None:
         """The stored game, for reading only (no rate limit)."""
-        return raw(await self.redis.get(game_key(player, game_id)))
+        return raw(await self.redis.get(keyspace.game_state(player, game_id)))
 
     async def load(
         self, player: UUID, game_id: UUID, idempotency: str | None = None, token: str = ""
@@ -335,10 +256,10 @@ class GameStore:
         current token hash: a request whose ``token`` is no longer it is 401."""
         state, kept, cell, current = await self.redis.mget(
             [
-                game_key(player, game_id),
-                game_idempotency_key(player, game_id, idempotency or "-"),
-                player_limit_key(player, self._moves),
-                auth_key(player),
+                keyspace.game_state(player, game_id),
+                keyspace.game_idempotency(player, game_id, idempotency or "-"),
+                keyspace.player_limit(player, self._moves.name),
+                keyspace.auth(player),
             ]
         )
         if raw(current) != token.encode():
@@ -359,39 +280,45 @@ class GameStore:
         owner, state = stored.owner, stored.to_bytes()
         challenge = stored.challenge
         attempt_ttl = "" if challenge is None else max(1, stored.sealed_until_ms - stored.created_ms) + ATTEMPT_KEPT_MS
-        created, kept = await self._run(
-            self._create,
-            [
-                game_key(owner, stored.id),
-                game_idempotency_key(owner, stored.id, idempotency or "-"),
-                player_limit_key(owner, self._games),
-                *list_keys(owner),
-                auth_key(owner),
-                attempt_key(owner, challenge or "-"),
-            ],
-            [
-                state,
-                self._ttl_ms(stored),
-                response if idempotency else b"",
-                self.settings.idempotency_ttl_s * 1000,
-                *self._games.args(),
-                id_text(stored.id),
-                stored.created_ms,
-                token,
-                attempt_ttl,
-                self.settings.max_unfinished_games,
-                stored.created_ms - self.settings.unfinished_ttl_s * 1000,
-            ],
+        lists = keyspace.game_lists(owner)
+        interval, burst = self._games.args()
+        created, kept = await self._create(
+            CreateKeys(
+                state=keyspace.game_state(owner, stored.id),
+                idempotency=keyspace.game_idempotency(owner, stored.id, idempotency or "-"),
+                limit=keyspace.player_limit(owner, self._games.name),
+                all=lists.all,
+                open=lists.open,
+                won=lists.won,
+                abandoned=lists.abandoned,
+                auth=keyspace.auth(owner),
+                attempt=keyspace.attempt(owner, challenge or "-"),
+            ),
+            CreateArgs(
+                state=state,
+                ttl_ms=self._ttl_ms(stored),
+                response=response if idempotency else b"",
+                kept_ms=self.settings.idempotency_ttl_s * 1000,
+                interval=interval,
+                burst=burst,
+                game=id_text(stored.id),
+                created_ms=stored.created_ms,
+                token=token,
+                attempt_ttl_ms=attempt_ttl,
+                max_unfinished=self.settings.max_unfinished_games,
+                expired_before_ms=stored.created_ms - self.settings.unfinished_ttl_s * 1000,
+            ),
         )
-        if int(created) == Saved.UNAUTHORIZED.value:
+        outcome = Result(int(created))
+        if outcome is Result.UNAUTHORIZED:
             raise await self._refused(owner)
-        if int(created) == Saved.ATTEMPTED.value:
+        if outcome is Result.ATTEMPTED:
             raise DomainError(ErrorCode.CHALLENGE_ALREADY_PLAYED)
-        if int(created) == Saved.LIMITED.value:
+        if outcome is Result.LIMITED:
             raise RateLimitedError(self._games, int(kept))
-        if int(created) == Saved.TOO_MANY_UNFINISHED.value:
+        if outcome is Result.TOO_MANY_UNFINISHED:
             raise DomainError(ErrorCode.TOO_MANY_UNFINISHED_GAMES, limit=str(self.settings.max_unfinished_games))
-        if created != 1:
+        if outcome is not Result.OK:
             return kept or b""
         self._remember(stored, state)
         return None
@@ -422,67 +349,69 @@ class GameStore:
         must not change it any more."""
         game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
         keys = self._save_keys(owner, game_id)
-        answer = await self._run(
-            self._save,
-            [*keys[:2], game_idempotency_key(owner, game_id, idempotency or "-"), *keys[2:]],
-            [
-                basis,
-                state,
-                notation or "",
-                self._ttl_ms(stored),
-                response if idempotency else b"",
-                result,
-                id_text(game_id),
-                changed_ms,
-                listed(stored),
-                token,
-                pending_since,
-            ],
+        if idempotency:
+            keys = keys._replace(idempotency=keyspace.game_idempotency(owner, game_id, idempotency))
+        answer = await self._save(
+            keys,
+            SaveArgs(
+                basis=basis,
+                state=state,
+                notation=notation or "",
+                ttl_ms=self._ttl_ms(stored),
+                response=response if idempotency else b"",
+                result=result,
+                game=id_text(game_id),
+                changed_ms=changed_ms,
+                listed=listed(stored),
+                token=token,
+                pending_since=pending_since,
+            ),
         )
-        outcome, payload = Saved(int(answer[0])), answer[1]
-        if outcome is Saved.OK:
+        outcome, payload = Result(int(answer[0])), answer[1]
+        if outcome is Result.OK:
             self._remember(stored, state)
             return SaveResult(outcome, hints=int(payload), kept_more=bool(answer[2]))
-        if outcome is Saved.CONFLICT:
+        if outcome is Result.CONFLICT:
             return SaveResult(outcome, current=payload)
-        if outcome is Saved.LIMITED:
+        if outcome is Result.LIMITED:
             raise RateLimitedError(self._moves, int(payload))
-        if outcome is Saved.UNAUTHORIZED:
+        if outcome is Result.UNAUTHORIZED:
             raise await self._refused(owner)
-        if outcome is Saved.TOO_LONG:
+        if outcome is Result.TOO_LONG:
             raise DomainError(ErrorCode.GAME_TOO_LONG, limit=str(self.settings.max_game_operations))
         return SaveResult(outcome, kept=payload or b"")
 
     async def _refused(self, player: UUID) -> DomainError:
         """Why a script refused the request's token: the player is banned (403), or the token is not the player's
         any more (401). Asked only then, so the move route pays nothing for bans."""
-        banned = raw(await self.redis.get(auth_key(player))) == BANNED
+        banned = raw(await self.redis.get(keyspace.auth(player))) == BANNED
         return DomainError(ErrorCode.PLAYER_BANNED if banned else ErrorCode.UNAUTHORIZED)
-
-    async def _run(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
-        return await run_script(self.redis, script, keys, args)
 
     async def attempt(self, player: UUID, challenge: str) -> UUID | None:
         """The player's game at ``challenge``, if the player took part."""
-        game = raw(await self.redis.get(attempt_key(player, challenge)))
+        game = raw(await self.redis.get(keyspace.attempt(player, challenge)))
         return None if game is None else UUID(game.decode())
 
     async def count_hint(self, player: UUID, game_id: UUID) -> None:
         """One more hint used in this game; it expires with an unfinished game (the save script keeps it in step)."""
-        keys = [hints_key(player, game_id), tombstone_key(player)]
-        await self._count_hint(keys=keys, args=[self.settings.unfinished_ttl_s * 1000])
+        keys = HintKeys(hints=keyspace.game_hints(player, game_id), tombstone=keyspace.tombstone(player))
+        await self._count_hint(keys, HintArgs(ttl_ms=self.settings.unfinished_ttl_s * 1000))
 
     async def settled(self, player: UUID, game_id: UUID) -> tuple[bytes | None, bytes | None, int]:
         """The stored game, its result and its hints, read together (one slot)."""
         state, result, hints = await self.redis.mget(
-            [game_key(player, game_id), result_key(player, game_id), hints_key(player, game_id)]
+            [
+                keyspace.game_state(player, game_id),
+                keyspace.game_result(player, game_id),
+                keyspace.game_hints(player, game_id),
+            ]
         )
         return raw(state), raw(result), int(hints or 0)
 
     async def record(self, player: UUID, game_id: UUID) -> list[str]:
         return [
             m.decode() if isinstance(m, bytes) else m
-            for m in await self.redis.lrange(record_key(player, game_id), 0, -1)
+            for m in await self.redis.lrange(keyspace.game_record(player, game_id), 0, -1)
         ]
 
     async def listed(
@@ -490,7 +419,8 @@ class GameStore:
     ) -> list[tuple[str, int]]:
         """Up to ``count`` of the player's game ids with the moment of their last change, newest first, in the list
         ``kind`` (``None``: all games), after ``before`` (the last entry of the previous page)."""
-        key = list_keys(player)[0 if kind is None else kind.value]
+        lists = keyspace.game_lists(player)
+        key = {None: lists.all, Listed.OPEN: lists.open, Listed.WON: lists.won, Listed.ABANDONED: lists.abandoned}[kind]
         high: float | str = "+inf" if before is None else before[0]
         rows = await self.redis.zrevrangebyscore(key, high, "-inf", start=0, num=count + LIST_TIES, withscores=True)
         found: list[tuple[str, int]] = []
@@ -505,9 +435,9 @@ class GameStore:
         """The stored games named, ``None`` for each that has expired."""
         if not games:
             return []
-        return [raw(s) for s in await self.redis.mget([game_tag_text(player, g) + "state" for g in games])]
+        return [raw(s) for s in await self.redis.mget([keyspace.game_state_text(player, g) for g in games])]
 
     async def unlist(self, player: UUID, games: list[str]) -> None:
         """Take expired games out of the player's lists."""
-        for key in list_keys(player):
+        for key in keyspace.game_lists(player):
             await self.redis.zrem(key, *games)

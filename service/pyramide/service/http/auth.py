@@ -39,7 +39,7 @@ never starting with ``p``)."""
 PLAYER_HEADER = b"pyramide-player"
 STORE_CHECKS_TOKEN = "store_checks_token"
 """A route's opt: its store checks the token on every access, so the player this process authenticated a moment
-ago may be taken as it was (the move route's saving; see ``players.service.auth_key``). Every other route reads
+ago may be taken as it was (the move route's saving; see ``keyspace.auth``). Every other route reads
 the player and its token from Redis on each request."""
 OPEN_TO_BANNED = "open_to_banned"
 """A route's opt: a banned player may still use it (its data's export: the right of access outlasts a ban). Every

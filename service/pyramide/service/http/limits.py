@@ -11,8 +11,9 @@ from redis.exceptions import RedisError
 
 from pyramide.service.apps import App
 from pyramide.service.http.headers import AnyConnection, client_address
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.address_moves import AddressMoves
-from pyramide.service.infra.ratelimit import Limit, Quota, RateLimiter, address_key, client_bucket, quota_key
+from pyramide.service.infra.ratelimit import Limit, Quota, RateLimiter
 from pyramide.service.infra.settings import APP_LIMIT_NAMES, QUOTA_NAMES, Settings
 
 
@@ -62,17 +63,19 @@ class AddressLimits:
         for address in self._subjects(connection):
             limit = self._limit(connection, address, name)
             if name not in QUOTA_NAMES or not with_quota:
-                await self.limiter.check(limit, address_key(limit, address))
+                await self.limiter.check(limit, keyspace.address_limit(address, limit.name))
                 continue
             quota = self._quota(connection, address, name)
-            await self.limiter.check_with_quota(limit, address_key(limit, address), quota, quota_key(quota, address))
+            await self.limiter.check_with_quota(
+                limit, keyspace.address_limit(address, limit.name), quota, keyspace.address_quota(address, quota.name)
+            )
 
     async def take_quota(self, connection: AnyConnection, name: str) -> None:
         """Count one against the address's daily quota ``name`` (and the app's, as :meth:`check`), without its
         rate limit: :class:`QuotaExceededError` (429) when it is used up."""
         for address in self._subjects(connection):
             quota = self._quota(connection, address, name)
-            await self.limiter.take(quota, quota_key(quota, address))
+            await self.limiter.take(quota, keyspace.address_quota(address, quota.name))
 
     @asynccontextmanager
     async def quota(self, connection: AnyConnection, name: str, limit: str | None = None) -> AsyncIterator[None]:
@@ -85,12 +88,14 @@ class AddressLimits:
         try:
             for address in self._subjects(connection):
                 quota = self._quota(connection, address, name)
-                counter = quota_key(quota, address)
+                counter = keyspace.address_quota(address, quota.name)
                 if limit is None:
                     await self.limiter.take(quota, counter)
                 else:
                     rate = self._limit(connection, address, limit)
-                    await self.limiter.check_with_quota(rate, address_key(rate, address), quota, counter)
+                    await self.limiter.check_with_quota(
+                        rate, keyspace.address_limit(address, rate.name), quota, counter
+                    )
                 taken.append((quota, counter))
             yield
         except BaseException:
@@ -121,7 +126,7 @@ class MoveAllowance:
         """The buckets the move counts against: the client's address (and, for an app's request that named its
         user's address, the app's own bucket too); :class:`RateLimitedError` (429) when one used up the minute's
         moves, or, for a move with an Idempotency-Key (``keyed``), the minute's keyed moves."""
-        bucket = client_bucket(client_address(connection, self._header, self._proxies))
+        bucket = keyspace.client_bucket(client_address(connection, self._header, self._proxies))
         app = connection.scope.get("auth")
         buckets = (bucket,) if app is None or app.bucket == bucket else (bucket, app.bucket)
         for one in buckets:

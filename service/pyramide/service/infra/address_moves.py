@@ -26,27 +26,33 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Final
+from typing import Final, NamedTuple
 
 from redis.exceptions import RedisError, ResponseError
 
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.ratelimit import Limit, RateLimitedError
 from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.scripts import Script
 
 log = logging.getLogger("pyramide.service")
 FLUSH_INTERVAL_S: Final = 1.0
 WINDOW_S: Final = 60
 
-_ADD: Final = """
-local total = redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return total
-"""
+
+class WindowKeys(NamedTuple):
+    window: str
+    """The address bucket's counter of one allowance for one minute window."""
 
 
-def window_key(bucket: str, name: str, window: int) -> str:
-    """The address's counter of the allowance ``name`` for one minute window, in its rate-limit slot."""
-    return f"pyr:{{rl:{bucket}}}:{name}:{window}"
+class AddArgs(NamedTuple):
+    moves: int
+    """The moves this process served the address since its last flush."""
+    expire_ms: int
+
+
+ADD: Final = Script("address_moves_add", WindowKeys, AddArgs)
+"""Adds one process's count to the window's counter and answers the total."""
 
 
 OWN_ALLOWANCES = 1024
@@ -65,7 +71,7 @@ class AddressMoves:
         self._counts: dict[str, int] = {}
         self._totals: dict[str, int] = {}
         self._window = int(time.time()) // WINDOW_S
-        self._add = redis.register_script(_ADD)
+        self._add = ADD.load(redis)
 
     def allow(self, bucket: str, per_minute: int) -> None:
         """Give ``bucket`` (an app's) an allowance of its own, ``per_minute`` (0: none)."""
@@ -102,11 +108,14 @@ class AddressMoves:
         buckets = list(counts)
         for bucket in buckets:  # counted as taken while the totals are on their way
             self._totals[bucket] = self._totals.get(bucket, 0) + counts[bucket]
-        expire_ms = str(2 * WINDOW_S * 1000)
+        expire_ms = 2 * WINDOW_S * 1000
         try:
             totals = await asyncio.gather(
                 *(
-                    self._add(keys=[window_key(b, self.limit.name, window)], args=[counts[b], expire_ms])
+                    self._add(
+                        WindowKeys(window=keyspace.address_window(b, self.limit.name, window)),
+                        AddArgs(moves=counts[b], expire_ms=expire_ms),
+                    )
                     for b in buckets
                 )
             )

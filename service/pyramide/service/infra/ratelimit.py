@@ -2,89 +2,69 @@
 client and limit.
 
 A limit of ``limit`` requests per ``window_s`` lets a client spend ``limit`` at once and then one every
-``window_s / limit`` seconds. The check is a Lua function, :data:`GCRA_LUA`, that other scripts include: on the move
+``window_s / limit`` seconds. The check is a Lua function, ``lua/gcra.lua``, that other scripts include: on the move
 route it runs inside the compare-and-set save (no extra round trip), elsewhere as a script of its own. The clock is
 Redis's own (``TIME``), so every process agrees on it.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import math
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
-from typing import Final
+from functools import cached_property
+from typing import Final, NamedTuple
 
 from redis.exceptions import ResponseError
 
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra.redis import RedisClient, storage_full
+from pyramide.service.infra.scripts import NoKeys, Result, Script
 
-GCRA_LUA: Final = """
-local function gcra(key, interval, burst)
-  if interval <= 0 then return 0 end
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local tat = tonumber(redis.call('GET', key) or '0')
-  if tat < now then tat = now end
-  local new = tat + interval
-  local wait = new - burst - now
-  if wait > 0 then return wait end
-  redis.call('SET', key, new, 'PX', new - now)
-  return 0
-end
-"""
 
-_CHECK: Final = (
-    GCRA_LUA
-    + """
-return gcra(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
-"""
-)
+class CellKeys(NamedTuple):
+    cell: str
+    """The client's cell of the limit (GCRA's theoretical arrival time)."""
 
-QUOTA_LUA: Final = """
-local function quota_wait(key, quota, window)
-  if quota <= 0 then return 0 end
-  if tonumber(redis.call('GET', key) or '0') < quota then return 0 end
-  local ttl = redis.call('PTTL', key)
-  if ttl < 0 then redis.call('PEXPIRE', key, window) ttl = window end
-  return ttl
-end
-local function quota_count(key, quota, window)
-  if quota > 0 and redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, window) end
-end
-"""
-"""A quota: at most ``quota`` counted in a window of ``window`` ms that starts with the first one counted
-(``quota_wait`` answers the ms until the window ends once the quota is used up, 0 while some is left)."""
 
-_CHECK_WITH_QUOTA: Final = (
-    GCRA_LUA
-    + QUOTA_LUA
-    + """
-local quota, window = tonumber(ARGV[3]), tonumber(ARGV[4])
-local over = quota_wait(KEYS[2], quota, window)
-if over > 0 then return {2, over} end
-local wait = gcra(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
-if wait > 0 then return {1, wait} end
-quota_count(KEYS[2], quota, window)
-return {0, 0}
-"""
-)
+class LimitArgs(NamedTuple):
+    interval: int
+    """The limit's emission interval, in ms."""
+    burst: int
+    """The limit's burst, in ms."""
+
+
+CHECK: Final = Script("rate_check", CellKeys, LimitArgs)
+
+
+class CellAndCounterKeys(NamedTuple):
+    cell: str
+    counter: str
+    """The client's count against the quota, in the cell's slot."""
+
+
+class LimitAndQuotaArgs(NamedTuple):
+    interval: int
+    burst: int
+    quota: int
+    window: int
+    """The quota's window, in ms."""
+
+
+CHECK_WITH_QUOTA: Final = Script("rate_check_with_quota", CellAndCounterKeys, LimitAndQuotaArgs)
 """A rate limit and a quota of one client, in one step: a request refused by either counts against neither."""
 
-_TAKE: Final = (
-    QUOTA_LUA
-    + """
-local over = quota_wait(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
-if over > 0 then return over end
-quota_count(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]))
-return 0
-"""
-)
-_GIVE_BACK: Final = """
-if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
-return 0
-"""
+
+class CounterKeys(NamedTuple):
+    counter: str
+
+
+class QuotaArgs(NamedTuple):
+    quota: int
+    window: int
+
+
+TAKE: Final = Script("quota_take", CounterKeys, QuotaArgs)
+GIVE_BACK: Final = Script("quota_give_back", CounterKeys, NoKeys)
 
 
 @dataclass(frozen=True)
@@ -103,17 +83,17 @@ class Limit:
     def burst_ms(self) -> int:
         return self.interval_ms * self.limit
 
-    def args(self) -> tuple[int, int]:
+    def args(self) -> LimitArgs:
         """The script arguments for this limit: emission interval and burst, in ms."""
         return self._args
 
     @cached_property
-    def _args(self) -> tuple[int, int]:
-        return (self.interval_ms, self.burst_ms)
+    def _args(self) -> LimitArgs:
+        return LimitArgs(interval=self.interval_ms, burst=self.burst_ms)
 
     def wait_ms(self, cell: int, now_ms: int) -> int:
         """How long a client whose cell (GCRA's theoretical arrival time) holds ``cell`` must wait before one more
-        request passes, read without counting one: what :data:`GCRA_LUA` would answer at ``now_ms``."""
+        request passes, read without counting one: what ``gcra`` (``lua/gcra.lua``) would answer at ``now_ms``."""
         if self.limit <= 0:
             return 0
         return max(cell, now_ms) + self.interval_ms - self.burst_ms - now_ms
@@ -147,9 +127,9 @@ class Quota:
     limit: int
     window_s: int = 24 * 3600
 
-    def args(self) -> tuple[int, int]:
+    def args(self) -> QuotaArgs:
         """The script arguments: the quota and its window in ms."""
-        return (self.limit, self.window_s * 1000)
+        return QuotaArgs(quota=self.limit, window=self.window_s * 1000)
 
 
 class QuotaExceededError(DomainError):
@@ -163,54 +143,22 @@ class QuotaExceededError(DomainError):
         self.quota = quota
 
 
-@lru_cache(maxsize=4096)
-def client_bucket(address: str) -> str:
-    """The bucket a client address counts in: the address itself for IPv4, its /64 network for IPv6 (one host
-    commonly holds a whole /64). Kept for the addresses in play: parsing one is not cheap, and the move route asks
-    on every move."""
-    try:
-        parsed = ipaddress.ip_address(address.strip())
-    except ValueError:
-        return address.strip()[:64] or "unknown"
-    if isinstance(parsed, ipaddress.IPv6Address):
-        if parsed.ipv4_mapped is not None:
-            return str(parsed.ipv4_mapped)
-        return str(ipaddress.IPv6Network((parsed, 64), strict=False).network_address) + "/64"
-    return str(parsed)
-
-
-def address_key(limit: Limit, address: str) -> str:
-    return f"pyr:{{rl:{client_bucket(address)}}}:{limit.name}"
-
-
-def quota_key(quota: Quota, address: str) -> str:
-    """In the client's slot, beside its rate-limit cells, so that one script checks both."""
-    return f"pyr:{{rl:{client_bucket(address)}}}:quota:{quota.name}"
-
-
-@lru_cache(maxsize=4096)
-def player_limit_key(player: object, limit: Limit) -> str:
-    """In the player's slot, so that scripts on the player's games can check it in the same step. Kept for the
-    players in play: a move names it every time (``str(UUID)`` is not cheap)."""
-    return f"pyr:{{p:{player}}}:rl:{limit.name}"
-
-
 class RateLimiter:
     """Checks a limit with a script of its own (one round trip), for the routes where none is folded in."""
 
     def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
-        self._check = redis.register_script(_CHECK)
-        self._check_with_quota = redis.register_script(_CHECK_WITH_QUOTA)
-        self._take = redis.register_script(_TAKE)
-        self._give_back = redis.register_script(_GIVE_BACK)
+        self._check = CHECK.load(redis)
+        self._check_with_quota = CHECK_WITH_QUOTA.load(redis)
+        self._take = TAKE.load(redis)
+        self._give_back = GIVE_BACK.load(redis)
 
     async def check(self, limit: Limit, key: str) -> None:
         """Count one request against ``limit`` under ``key``; :class:`RateLimitedError` when over it."""
         if limit.limit <= 0:
             return
         try:
-            wait = int(await self._check(keys=[key], args=list(limit.args())))
+            wait = int(await self._check(CellKeys(cell=key), limit.args()))
         except ResponseError as error:
             if not storage_full(error):
                 raise
@@ -224,10 +172,15 @@ class RateLimiter:
         neither counts it."""
         if quota.limit <= 0:
             return await self.check(limit, key)
-        kind, wait = await self._check_with_quota(keys=[key, counter], args=[*limit.args(), *quota.args()])
-        if int(kind) == 2:
+        interval, burst = limit.args()
+        quota_limit, window = quota.args()
+        kind, wait = await self._check_with_quota(
+            CellAndCounterKeys(cell=key, counter=counter),
+            LimitAndQuotaArgs(interval=interval, burst=burst, quota=quota_limit, window=window),
+        )
+        if int(kind) == Result.OVER_QUOTA:
             raise QuotaExceededError(quota, int(wait))
-        if int(kind) == 1:
+        if int(kind) == Result.LIMITED:
             raise RateLimitedError(limit, int(wait))
         return None
 
@@ -235,11 +188,11 @@ class RateLimiter:
         """Count one against ``quota`` under ``counter``; :class:`QuotaExceededError` when it is used up."""
         if quota.limit <= 0:
             return
-        wait = int(await self._take(keys=[counter], args=list(quota.args())))
+        wait = int(await self._take(CounterKeys(counter=counter), quota.args()))
         if wait > 0:
             raise QuotaExceededError(quota, wait)
 
     async def give_back(self, quota: Quota, counter: str) -> None:
         """Return one taken with :meth:`take` for a request that in the end stored nothing."""
         if quota.limit > 0:
-            await self._give_back(keys=[counter], args=[])
+            await self._give_back(CounterKeys(counter=counter), NoKeys())

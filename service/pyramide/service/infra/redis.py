@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import AsyncIterator, Awaitable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
-from redis.commands.core import AsyncScript
 from redis.connection import HiredisRespSerializer
-from redis.exceptions import NoScriptError, OutOfMemoryError, ResponseError
+from redis.exceptions import OutOfMemoryError, ResponseError
 
 if TYPE_CHECKING:  # settings name the rate limits, whose limiter takes a client of this module's type
     from pyramide.service.infra.settings import Settings
@@ -59,20 +58,8 @@ class RedisClient(Protocol):
     ) -> Awaitable[list[Any]]: ...
     def evalsha(self, sha: str, numkeys: int, /, *keys_and_args: str | bytes | int) -> Awaitable[Any]: ...
     def script_load(self, script: str | bytes, /) -> Awaitable[str]: ...
-    def register_script(self, script: str, /) -> AsyncScript: ...
     def ping(self) -> Awaitable[bool]: ...
     async def aclose(self) -> None: ...
-
-
-async def run_script(redis: RedisClient, script: AsyncScript, keys: list[str], args: list[Any]) -> Any:
-    """EVALSHA straight through the client: redis-py's ``Script.__call__`` does an import and a Protocol check on
-    every call, which the move routes (an anonymous player's save, an app player's look-up) run every time. Loads
-    the script again if the server lost it (a restart, a failover)."""
-    try:
-        return await redis.evalsha(script.sha, len(keys), *keys, *args)
-    except NoScriptError:
-        script.sha = await redis.script_load(cast("str", script.script))
-        return await redis.evalsha(script.sha, len(keys), *keys, *args)
 
 
 def raw(value: bytes | str | None) -> bytes | None:

@@ -3,8 +3,8 @@
 One Redis stream, ``pyr:audit``, holds every action, newest last, capped near ``MAX_ENTRIES``; an app's actions are
 also kept in a stream of the app's own, in its slot (``pyr:{app:<id>}:audit``, capped near ``MAX_APP_ENTRIES``), so
 that an app reads its own page without walking everyone's. An action on a player is also kept in the player's slot
-(``players.audit_key``): the player's export shows what was done to them. That list is written only while the
-player exists, lives as long as the player (``stats.FOLLOW_PLAYER_LUA``), and holds the streams' ids of each of its
+(``keyspace.audit``): the player's export shows what was done to them. That list is written only while the
+player exists, lives as long as the player (``lua/follow_player.lua``), and holds the streams' ids of each of its
 entries: the player's erasure deletes them from both streams (:meth:`AuditLog.forget`), so nothing of an erased
 player stays in the log. It keeps the latest ``MAX_PLAYER_ENTRIES`` actions on the player; an older one leaves the
 streams as it leaves the list, so every entry about a player in the streams is named by its list. An entry names the
@@ -16,15 +16,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 from uuid import UUID
 
 from pyramide.service.apps import Principal
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient, raw
-from pyramide.service.players import audit_key
-from pyramide.service.stats import FOLLOW_PLAYER_LUA, player_key, tombstone_key
+from pyramide.service.infra.scripts import Result, Script
 
-AUDIT_KEY: Final = "pyr:audit"
 MAX_ENTRIES: Final = 100_000
 """About how many actions the log keeps (Redis trims the oldest, in whole blocks)."""
 MAX_APP_ENTRIES: Final = 10_000
@@ -34,24 +33,23 @@ MAX_PLAYER_ENTRIES: Final = 200
 PLAYER_PREFIX: Final = "player:"
 APP_PREFIX: Final = "app:"
 
-_NOTE: Final = (
-    FOLLOW_PLAYER_LUA
-    + """
-if redis.call('EXISTS', KEYS[2]) == 0 or redis.call('EXISTS', KEYS[3]) == 1 then return {0} end
-redis.call('LPUSH', KEYS[1], ARGV[1])
-local over = redis.call('LRANGE', KEYS[1], tonumber(ARGV[2]), -1)
-redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
-follow_player(KEYS[2], 1)
-return {1, unpack(over)}
-"""
-)
-"""Notes an action in the player's list (KEYS[1]) while the player (KEYS[2]) exists and is not being erased
-(tombstone KEYS[3]), with the player's time to live; answers {0} when it is gone, else {1, the entries pushed out}."""
+
+class NoteKeys(NamedTuple):
+    audit: str
+    """The player's list of actions on it."""
+    player: str
+    tombstone: str
 
 
-def app_audit_key(app_id: UUID) -> str:
-    """The app's own actions, in its slot."""
-    return f"pyr:{{app:{app_id}}}:audit"
+class NoteArgs(NamedTuple):
+    entry: str
+    most: int
+    """How many entries the list keeps."""
+
+
+NOTE: Final = Script("audit_note", NoteKeys, NoteArgs)
+"""Notes an action in the player's list while the player exists and is not being erased, with the player's time
+to live; answers ``{MISSING}`` when it is gone, else ``{OK, the entries pushed out}``."""
 
 
 def player_target(player_id: UUID) -> str:
@@ -74,7 +72,7 @@ def _at_start(cursor: str) -> bool:
 class AuditLog:
     def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
-        self._note_script = redis.register_script(_NOTE)
+        self._note_script = NOTE.load(redis)
 
     async def record(
         self,
@@ -96,10 +94,10 @@ class AuditLog:
             "detail": dict(detail or {}),
         }
         text = json.dumps(entry)
-        stream_id = _text(await self.redis.xadd(AUDIT_KEY, {"entry": text}, maxlen=MAX_ENTRIES))
+        stream_id = _text(await self.redis.xadd(keyspace.AUDIT, {"entry": text}, maxlen=MAX_ENTRIES))
         app_entry = ""
         if actor.app_id is not None:
-            app_key = app_audit_key(actor.app_id)
+            app_key = keyspace.app_audit(actor.app_id)
             app_entry = _text(await self.redis.xadd(app_key, {"entry": text}, maxlen=MAX_APP_ENTRIES))
         if target.startswith(PLAYER_PREFIX):
             kept = json.dumps({"id": stream_id, "app_entry": app_entry, **entry})
@@ -108,9 +106,11 @@ class AuditLog:
     async def _note(self, player_id: UUID, kept: str) -> None:
         """Keep the entry in the player's list; when the player is gone, or entries fall off the list, those
         entries leave the streams too."""
-        keys = [audit_key(player_id), player_key(player_id), tombstone_key(player_id)]
-        answer = await self._note_script(keys=keys, args=[kept, MAX_PLAYER_ENTRIES])
-        if int(answer[0]) == 0:
+        keys = NoteKeys(
+            audit=keyspace.audit(player_id), player=keyspace.player(player_id), tombstone=keyspace.tombstone(player_id)
+        )
+        answer = await self._note_script(keys, NoteArgs(entry=kept, most=MAX_PLAYER_ENTRIES))
+        if int(answer[0]) == Result.MISSING:
             await self._drop([kept])
         elif len(answer) > 1:
             await self._drop(_text(item) for item in answer[1:])
@@ -120,15 +120,15 @@ class AuditLog:
         for item in kept:
             entry = json.loads(item)
             if entry.get("id"):
-                await self.redis.xdel(AUDIT_KEY, entry["id"])
+                await self.redis.xdel(keyspace.AUDIT, entry["id"])
             actor = str(entry.get("actor", ""))
             if entry.get("app_entry") and actor.startswith(APP_PREFIX):
-                await self.redis.xdel(app_audit_key(UUID(actor.removeprefix(APP_PREFIX))), entry["app_entry"])
+                await self.redis.xdel(keyspace.app_audit(UUID(actor.removeprefix(APP_PREFIX))), entry["app_entry"])
 
     async def forget(self, player_id: UUID) -> None:
         """Delete every entry about the player from the streams (its erasure; the list goes with the player's
         keys). Call once nothing can note a new one: after the player's tombstone is set."""
-        await self._drop(_text(item) for item in await self.redis.lrange(audit_key(player_id), 0, -1))
+        await self._drop(_text(item) for item in await self.redis.lrange(keyspace.audit(player_id), 0, -1))
 
     async def page(
         self, cursor: str | None, limit: int, app_id: UUID | None = None
@@ -138,7 +138,7 @@ class AuditLog:
         the end."""
         if cursor is not None and _at_start(cursor):
             return [], ""
-        key = AUDIT_KEY if app_id is None else app_audit_key(app_id)
+        key = keyspace.AUDIT if app_id is None else keyspace.app_audit(app_id)
         top = f"({cursor}" if cursor else "+"
         batch = await self.redis.xrevrange(key, max=top, min="-", count=limit + 1)
         entries = [{"id": _text(stream_id), **_decoded(fields)} for stream_id, fields in batch[:limit]]
@@ -146,7 +146,7 @@ class AuditLog:
 
     async def of_player(self, player_id: UUID) -> list[dict[str, Any]]:
         """What was done to the player, newest first (the latest ``MAX_PLAYER_ENTRIES``)."""
-        kept = [json.loads(_text(item) or "{}") for item in await self.redis.lrange(audit_key(player_id), 0, -1)]
+        kept = [json.loads(_text(item) or "{}") for item in await self.redis.lrange(keyspace.audit(player_id), 0, -1)]
         return [{k: v for k, v in entry.items() if k != "app_entry"} for entry in kept]
 
 

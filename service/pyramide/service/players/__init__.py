@@ -1,5 +1,5 @@
 """Players: anonymous accounts, their bearer tokens and settings."""
 
-from pyramide.service.players.service import BANNED, Player, PlayerStore, audit_key, auth_key
+from pyramide.service.players.service import BANNED, Player, PlayerStore
 
-__all__ = ["BANNED", "Player", "PlayerStore", "audit_key", "auth_key"]
+__all__ = ["BANNED", "Player", "PlayerStore"]

@@ -22,8 +22,7 @@ import secrets
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 from uuid import UUID, uuid4
 
 from cryptography.exceptions import InvalidTag
@@ -34,83 +33,122 @@ from redis.exceptions import ResponseError
 
 from pyramide.engine.messages import Locale
 from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
+from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.infra.settings import Settings
-from pyramide.service.stats import FOLLOW_PLAYER_LUA, player_key, stats_keys, tombstone_key
 
-_AUTHENTICATE: Final = (
-    FOLLOW_PLAYER_LUA
-    + """
-local fields = redis.call('HGETALL', KEYS[1])
-local hash = redis.call('HGET', KEYS[1], 'token_hash')
-if hash and redis.call('EXISTS', KEYS[#KEYS]) == 0 then redis.call('SET', KEYS[#KEYS], hash) end
-if #fields > 0 and redis.call('PTTL', KEYS[1]) > 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  follow_player(KEYS[1], #KEYS)
-elseif #fields > 0 and redis.call('PTTL', KEYS[#KEYS - 1]) > 0 then
-  redis.call('PERSIST', KEYS[#KEYS - 1])
-end
-return fields
-"""
-)
-_INSERT: Final = """
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[1])
-return 1
-"""
-_ROTATE: Final = """
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[2], 'KEEPTTL')
-redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
-if ARGV[3] ~= '' then
-  local previous = redis.call('HGET', KEYS[1], 'rotate_record')
-  if previous and previous ~= KEYS[3] then redis.call('DEL', previous) end
-  redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
-  redis.call('HSET', KEYS[1], 'rotate_record', KEYS[3])
-end
-return 1
-"""
-"""Replaces the token's hash only if it is still the one the request authenticated with: of two rotations at once,
-one wins and the other is refused. Keeps the sealed answer of the latest rotation only (``rotate_record``, in the
-player's slot): an earlier one's retry holds a token that no longer works, and its answer a token replaced since, so
-keeping it would serve no one, and rotating with fresh keys in a loop would fill Redis for 24 hours."""
-_CHANGE: Final = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1
-"""
-"""Changes fields of a player that still exists: a change racing the player's erasure (or expiry) must not bring
-back a hash, without a time to live, that names the erased player."""
-_BAN: Final = """
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
-if ARGV[4] == '1' or redis.call('HEXISTS', KEYS[1], 'banned_ms') == 0 then
-  redis.call('HSET', KEYS[1], 'banned_by', ARGV[3])
-end
-redis.call('HSET', KEYS[1], 'banned_ms', ARGV[1])
-redis.call('SET', KEYS[2], ARGV[2], 'KEEPTTL')
-return redis.call('HGET', KEYS[1], 'banned_by') or 'operator'
-"""
+
+class AuthenticateKeys(NamedTuple):
+    """The player's hash and every key that lives as long as the player."""
+
+    player: str
+    counters: str
+    games: str
+    wins: str
+    win: str
+    pending: str
+    audit: str
+    auth: str
+
+
+class IdleArgs(NamedTuple):
+    idle_ms: int
+    """How long an idle player that never finished a game is kept."""
+
+
+AUTHENTICATE: Final = Script("player_authenticate", AuthenticateKeys, IdleArgs)
+"""The player's hash, its idle time renewed (with the keys that follow it) in the same step."""
+
+
+class PlayerKeys(NamedTuple):
+    player: str
+    auth: str
+
+
+class InsertArgs(NamedTuple):
+    idle_ms: int
+    token_hash: str
+    fields: str
+    """The player's hash (a JSON object of text)."""
+
+
+INSERT: Final = Script("player_insert", PlayerKeys, InsertArgs)
+
+
+class RotateKeys(NamedTuple):
+    player: str
+    auth: str
+    sealed: str
+    """Where the sealed answer is kept (in the player's slot)."""
+
+
+class RotateArgs(NamedTuple):
+    old_hash: str
+    new_hash: str
+    record: bytes
+    """The sealed answer (b'' for none)."""
+    kept_ms: int
+
+
+ROTATE: Final = Script("player_rotate", RotateKeys, RotateArgs)
+"""Replaces the token's hash only if it is still the one the request authenticated with (else
+:attr:`Result.CONFLICT`): of two rotations at once, one wins and the other is refused. Keeps the sealed answer of
+the latest rotation only (``rotate_record``, in the player's slot): an earlier one's retry holds a token that no
+longer works, and its answer a token replaced since, so keeping it would serve no one, and rotating with fresh keys
+in a loop would fill Redis for 24 hours."""
+
+
+class ChangeKeys(NamedTuple):
+    player: str
+
+
+class FieldsArgs(NamedTuple):
+    fields: str
+    """A JSON object of text."""
+
+
+CHANGE: Final = Script("player_change", ChangeKeys, FieldsArgs)
+"""Changes fields of a player that still exists (else :attr:`Result.MISSING`)."""
+
+
+class BanKeys(NamedTuple):
+    player: str
+    auth: str
+    tombstone: str
+
+
+class BanArgs(NamedTuple):
+    at_ms: int
+    mark: bytes
+    """:data:`BANNED`, in place of the token hash."""
+    actor: str
+    by_operator: str
+
+
+BAN: Final = Script("player_ban", BanKeys, BanArgs)
 """Bans a player that exists and is not being erased: the flag in its settings (read by every route that reads
 the player from Redis) and :data:`BANNED` in place of its token hash (compared by every game script, so the move
 route refuses at once in every process, at no extra cost). The ban remembers who imposed it (``banned_by``): the
-first banner, unless the operator bans again, who then owns it. Answers who owns the ban now (0: no such player)."""
-_UNBAN: Final = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local was = redis.call('HEXISTS', KEYS[1], 'banned_ms')
-if was == 1 and ARGV[2] ~= '1' and redis.call('HGET', KEYS[1], 'banned_by') ~= ARGV[1] then return 3 end
-redis.call('HDEL', KEYS[1], 'banned_ms', 'banned_by')
-local hash = redis.call('HGET', KEYS[1], 'token_hash')
-if hash then redis.call('SET', KEYS[2], hash, 'KEEPTTL') end
-return 1 + was
-"""
+first banner, unless the operator bans again, who then owns it. Answers who owns the ban now
+(:attr:`Result.MISSING`: no such player)."""
+
+
+class UnbanArgs(NamedTuple):
+    actor: str
+    by_operator: str
+
+
+UNBAN: Final = Script("player_unban", PlayerKeys, UnbanArgs)
 """Lifts a ban, when the caller may: the operator any ban, an app only one it imposed itself (a ban with no
 ``banned_by``, from before it was kept, is the operator's). The flag goes and the player's current token hash is
-back where the game scripts compare it. 0: no such player; 1: it was not banned; 2: lifted; 3: not the caller's
-ban to lift."""
+back where the game scripts compare it: :attr:`Result.OK`; :attr:`Result.UNCHANGED` when it was not banned;
+:attr:`Result.MISSING`; :attr:`Result.FORBIDDEN` when it is not the caller's ban to lift."""
+
+
 _NONCE_BYTES: Final = 12
 BANNED: Final = b"banned"
-"""What :func:`auth_key` holds while the player is banned: never the hash of a token (64 hex digits)."""
+"""What ``keyspace.auth`` holds while the player is banned: never the hash of a token (64 hex digits)."""
 
 
 def _hash(secret: str) -> str:
@@ -122,19 +160,6 @@ def token_hash(token: str) -> str:
     return _hash(token.partition(".")[2])
 
 
-@lru_cache(maxsize=4096)
-def audit_key(player_id: UUID) -> str:
-    """What moderators did to the player (``moderation.AuditLog``), in its slot: it lives as long as the player
-    (renewed with it by every authentication) and goes with its erasure."""
-    return f"pyr:{{p:{player_id}}}:audit"
-
-
-def auth_key(player_id: UUID) -> str:
-    """The hash of the player's current token, beside its settings: the game scripts check it on every change, so
-    a replaced token stops working at once in every process, whatever a process remembers of its player."""
-    return f"pyr:{{p:{player_id}}}:auth"
-
-
 @dataclass(frozen=True, slots=True)
 class Player:
     id: UUID
@@ -144,7 +169,7 @@ class Player:
     name: str | None = None
     """Shown beside the player's wins on leaderboards; ``None``: none chosen."""
     token_hash: str = ""
-    """The hash of the token this request authenticated with (see :func:`auth_key`)."""
+    """The hash of the token this request authenticated with (see ``keyspace.auth``)."""
     create_record: str | None = None
     """Where createPlayer's sealed answer for a retry is kept, when it was created with an Idempotency-Key."""
     app_id: UUID | None = None
@@ -210,10 +235,10 @@ def _app_binding(fields: dict[bytes, bytes]) -> tuple[UUID | None, str | None, s
 class SealedCreate:
     """The kept response of one ``createPlayer`` Idempotency-Key: where it is kept and how it is sealed."""
 
-    def __init__(self, idempotency_key: str, purpose: bytes = b"create-player", place: str = "ip") -> None:
+    def __init__(self, idempotency_key: str, purpose: bytes = b"create-player", player: str | None = None) -> None:
         secret = idempotency_key.encode()
         lookup = hashlib.sha256(b"pyramide:" + purpose + b"\x1f" + secret).hexdigest()
-        self.key = f"pyr:{{{place}:{lookup}}}" if place == "ip" else f"pyr:{{{place}}}:sealed:{lookup}"
+        self.key = keyspace.sealed_create(lookup) if player is None else keyspace.player_sealed(player, lookup)
         self._aad = lookup.encode()
         derive = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"pyramide", info=purpose + b" response")
         self._aead = AESGCM(derive.derive(secret))
@@ -225,7 +250,7 @@ class SealedCreate:
         player = old_token.partition(".")[0]
         with contextlib.suppress(ValueError):
             player = str(UUID(player))  # the player's slot, however the token spells its id
-        return cls(f"{old_token}\x1f{idempotency_key}", b"rotate-token", f"p:{player}")
+        return cls(f"{old_token}\x1f{idempotency_key}", b"rotate-token", player)
 
     def seal(self, fingerprint: str, player: Player, token: str) -> bytes:
         plain = json.dumps({"fp": fingerprint, "id": str(player.id), "token": token, **player.fields()}).encode()
@@ -258,12 +283,12 @@ class PlayerStore:
     def __init__(self, redis: RedisClient, settings: Settings) -> None:
         self.redis = redis
         self.settings = settings
-        self._authenticate_script = redis.register_script(_AUTHENTICATE)
-        self._insert_script = redis.register_script(_INSERT)
-        self._rotate_script = redis.register_script(_ROTATE)
-        self._change_script = redis.register_script(_CHANGE)
-        self._ban_script = redis.register_script(_BAN)
-        self._unban_script = redis.register_script(_UNBAN)
+        self._authenticate_script = AUTHENTICATE.load(redis)
+        self._insert_script = INSERT.load(redis)
+        self._rotate_script = ROTATE.load(redis)
+        self._change_script = CHANGE.load(redis)
+        self._ban_script = BAN.load(redis)
+        self._unban_script = UNBAN.load(redis)
         self._known: dict[str, tuple[float, Player]] = {}
 
     async def create(
@@ -291,7 +316,7 @@ class PlayerStore:
         if await self.redis.set(sealed.key, sealed.seal(fingerprint, player, token), nx=True, px=ttl_ms):
             await self._change(player.id, {"create_record": sealed.key})
             return player, token
-        await self.redis.delete(player_key(player.id), auth_key(player.id))
+        await self.redis.delete(keyspace.player(player.id), keyspace.auth(player.id))
         kept = raw(await self.redis.get(sealed.key))
         if kept is None:  # kept and expired in between: not seen in practice, but never answer a deleted player
             raise DomainError(ErrorCode.VERSION_CONFLICT)
@@ -300,18 +325,16 @@ class PlayerStore:
     async def _insert(self, player: Player) -> str:
         """Store ``player`` with a fresh token's hash; the token."""
         token = f"{player.id}.{secrets.token_urlsafe(32)}"
-        fields = {"token_hash": token_hash(token), **player.fields()}
-        args = [
-            str(self.settings.player_idle_ttl_s * 1000),
-            fields["token_hash"],
-            *(str(item) for pair in fields.items() for item in pair),
-        ]
-        await self._insert_script(keys=[player_key(player.id), auth_key(player.id)], args=args)
+        fields = {"token_hash": token_hash(token), **{k: str(v) for k, v in player.fields().items()}}
+        args = InsertArgs(
+            idle_ms=self.settings.player_idle_ttl_s * 1000, token_hash=fields["token_hash"], fields=json.dumps(fields)
+        )
+        await self._insert_script(PlayerKeys(player=keyspace.player(player.id), auth=keyspace.auth(player.id)), args)
         return token
 
     async def insert_bound(self, app_id: UUID, app_name: str, external_id: str) -> Player:
         """A new player bound to an app's user, with createPlayer's defaults and a random token no one is given:
-        its hash sits at :func:`auth_key`, which the game scripts compare with the request's on every change, and
+        its hash sits at ``keyspace.auth``, which the game scripts compare with the request's on every change, and
         the app's requests carry it as :attr:`Player.token_hash` (so erasure, and a ban that replaces it, work as
         for any player)."""
         player = Player(uuid4(), "hu", False, int(time.time() * 1000), None, "", None, app_id, app_name, external_id)
@@ -320,7 +343,7 @@ class PlayerStore:
 
     async def discard(self, player_id: UUID) -> None:
         """Delete a player no one was given (an app player that lost the race to be bound first)."""
-        await self.redis.delete(player_key(player_id), auth_key(player_id))
+        await self.redis.delete(keyspace.player(player_id), keyspace.auth(player_id))
 
     async def load(self, player_id: UUID, *, remembered: bool = False) -> Player | None:
         """The player ``player_id`` for a request authenticated otherwise (an app's key, a session), with the hash
@@ -341,25 +364,35 @@ class PlayerStore:
         return player
 
     async def get(self, player_id: UUID) -> Player | None:
-        fields = await self.redis.hgetall(player_key(player_id))
+        fields = await self.redis.hgetall(keyspace.player(player_id))
         return _player(player_id, fields) if fields else None
 
     async def _touch(self, player_id: UUID) -> dict[bytes, bytes]:
         """The player's hash, its idle time renewed (with the keys that follow it) in the same script; while Redis is
         full, read only (the idle time is not renewed)."""
-        keys = [player_key(player_id), *stats_keys(player_id), audit_key(player_id), auth_key(player_id)]
+        stats = keyspace.statistics(player_id)
+        keys = AuthenticateKeys(
+            player=keyspace.player(player_id),
+            counters=stats.counters,
+            games=stats.games,
+            wins=stats.wins,
+            win=stats.win,
+            pending=stats.pending,
+            audit=keyspace.audit(player_id),
+            auth=keyspace.auth(player_id),
+        )
         try:
-            flat = await self._authenticate_script(keys=keys, args=[self.settings.player_idle_ttl_s * 1000])
+            flat = await self._authenticate_script(keys, IdleArgs(idle_ms=self.settings.player_idle_ttl_s * 1000))
             return dict(zip(flat[::2], flat[1::2], strict=True))
         except ResponseError as error:
             if not storage_full(error):
                 raise
-            return await self.redis.hgetall(keys[0])
+            return await self.redis.hgetall(keys.player)
 
     async def authenticate(self, token: str, *, remembered: bool = False) -> Player | None:
         """The token's player, or ``None`` for a missing, malformed or wrong token (compared in constant time).
         With ``remembered``, a player this process authenticated in the last ``AUTH_CACHE_S`` seconds is taken as
-        it was: only for routes whose store checks the token itself on every access (see :func:`auth_key`)."""
+        it was: only for routes whose store checks the token itself on every access (see ``keyspace.auth``)."""
         cache_key = _hash(token)
         known = self._known.get(cache_key)
         now = time.monotonic()
@@ -401,15 +434,19 @@ class PlayerStore:
             raise DomainError(ErrorCode.PLAYER_BANNED)
         token = f"{player.id}.{secrets.token_urlsafe(32)}"
         record = b"" if sealed is None else sealed.seal(fingerprint, player, token)
-        unused = f"pyr:{{p:{player.id}}}:sealed:-"  # no record to keep, but a key in the player's slot
-        keys = [player_key(player.id), auth_key(player.id), unused if sealed is None else sealed.key]
-        args: list[str | bytes | int] = [
-            token_hash(old_token),
-            token_hash(token),
-            record,
-            self.settings.idempotency_ttl_s * 1000,
-        ]
-        if not await self._rotate_script(keys=keys, args=args):
+        unused = keyspace.player_sealed(player.id, "-")  # no record to keep, but a key in the player's slot
+        keys = RotateKeys(
+            player=keyspace.player(player.id),
+            auth=keyspace.auth(player.id),
+            sealed=unused if sealed is None else sealed.key,
+        )
+        args = RotateArgs(
+            old_hash=token_hash(old_token),
+            new_hash=token_hash(token),
+            record=record,
+            kept_ms=self.settings.idempotency_ttl_s * 1000,
+        )
+        if await self._rotate_script(keys, args) != Result.OK:
             kept = None if sealed is None else raw(await self.redis.get(sealed.key))
             if kept is None or sealed is None:
                 raise DomainError(ErrorCode.UNAUTHORIZED)  # another rotation replaced this token first
@@ -419,29 +456,34 @@ class PlayerStore:
 
     async def _change(self, player_id: UUID, fields: dict[str, str]) -> bool:
         """Set ``fields`` of the player's hash if it still exists; whether it did."""
-        args = [item for pair in fields.items() for item in pair]
-        return bool(await self._change_script(keys=[player_key(player_id)], args=args))
+        changed = await self._change_script(
+            ChangeKeys(player=keyspace.player(player_id)), FieldsArgs(json.dumps(fields))
+        )
+        return bool(changed == Result.OK)
 
     async def ban(self, player_id: UUID, at_ms: int, actor: str, *, by_operator: bool) -> str | None:
         """Ban the player in every process at once (see :data:`BANNED`) on behalf of ``actor`` (``operator`` or
         ``app:<id>``); who owns the ban now, ``None`` when there is no such player (or it is being erased). Banning
         again changes nothing but the moment (and the owner, when the operator bans)."""
-        keys = [player_key(player_id), auth_key(player_id), tombstone_key(player_id)]
-        args: list[str | bytes | int] = [at_ms, BANNED, actor, "1" if by_operator else "0"]
-        owner = await self._ban_script(keys=keys, args=args)
+        keys = BanKeys(
+            player=keyspace.player(player_id), auth=keyspace.auth(player_id), tombstone=keyspace.tombstone(player_id)
+        )
+        args = BanArgs(at_ms=at_ms, mark=BANNED, actor=actor, by_operator="1" if by_operator else "0")
+        owner = await self._ban_script(keys, args)
         self.forget(player_id)
-        return None if owner == 0 else (raw(owner) or b"operator").decode()
+        return None if owner == Result.MISSING else (raw(owner) or b"operator").decode()
 
     async def unban(self, player_id: UUID, actor: str, *, by_operator: bool) -> bool | None:
         """Lift the player's ban: true when it was banned, false when it was not, ``None`` when there is no such
         player; 403 ``forbidden`` when ``actor`` is an app that did not impose it. Its current token works again at
         once in every process."""
-        keys = [player_key(player_id), auth_key(player_id)]
-        answer = int(await self._unban_script(keys=keys, args=[actor, "1" if by_operator else "0"]))
+        keys = PlayerKeys(player=keyspace.player(player_id), auth=keyspace.auth(player_id))
+        args = UnbanArgs(actor=actor, by_operator="1" if by_operator else "0")
+        answer = Result(int(await self._unban_script(keys, args)))
         self.forget(player_id)
-        if answer == 3:
+        if answer is Result.FORBIDDEN:
             raise DomainError(ErrorCode.FORBIDDEN)
-        return None if answer == 0 else answer == 2
+        return None if answer is Result.MISSING else answer is Result.OK
 
     def forget(self, player_id: UUID) -> None:
         """Drop what this process remembers of the player (its settings changed, or it is gone)."""

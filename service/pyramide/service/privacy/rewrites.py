@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Final
+from typing import Final, NamedTuple
 
 from redis.exceptions import RedisError, ResponseError
 
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.scripts import Result, Script
 
 log = logging.getLogger("pyramide.service")
 
-REWRITTEN: Final = "pyr:erasure:rewritten"
-TOMBSTONES: Final = "pyr:{p:*}:erased"
 SCAN_COUNT: Final = 1000
 EXPIRED_AFTER_MS: Final = 1000
 """How long after a tombstone's time is up it is taken for expired: Redis takes a key for expired only once its
@@ -38,21 +38,21 @@ would still find it alive and write it to the new file (seen in the test). A sec
 BUSY_TRIES: Final = 60
 """How often a rewrite refused because another is running is asked for again, a second apart."""
 
-_CLAIM: Final = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local due = tonumber(ARGV[1])
-if now < due then return {1, due - now} end
-local last = tonumber(redis.call('GET', KEYS[1]) or '0')
-if last >= due then return {2, last} end
-local next = last + tonumber(ARGV[2])
-if now < next then return {1, next - now} end
-redis.call('SET', KEYS[1], now)
-return {0, now}
-"""
-"""For the earliest erasure due (``ARGV[1]``, Redis's time when its tombstone is gone): ``{1, ms}`` wait that
-long; ``{2, at}`` a rewrite asked for at ``at`` covers every erasure due by then; ``{0, now}`` this process asks for
-the rewrite, which covers every erasure due by ``now``."""
+
+class ClaimKeys(NamedTuple):
+    rewritten: str
+    """When the last rewrite was asked for."""
+
+
+class ClaimArgs(NamedTuple):
+    due_ms: int
+    interval_ms: int
+
+
+CLAIM: Final = Script("erasure_claim", ClaimKeys, ClaimArgs)
+"""For the earliest erasure due (Redis's time when its tombstone is gone): ``{LIMITED, ms}`` wait that long;
+``{UNCHANGED, at}`` a rewrite asked for at ``at`` covers every erasure due by then; ``{OK, now}`` this process asks
+for the rewrite, which covers every erasure due by ``now``."""
 
 
 class Rewrites:
@@ -61,7 +61,7 @@ class Rewrites:
     def __init__(self, redis: RedisClient, interval_s: float) -> None:
         self.redis = redis
         self.interval_ms = int(interval_s * 1000)
-        self._claim = redis.register_script(_CLAIM)
+        self._claim = CLAIM.load(redis)
         self._due: list[int] = []
         self._task: asyncio.Task[None] | None = None
 
@@ -79,21 +79,22 @@ class Rewrites:
         while self._due:
             due = min(self._due)
             try:
-                kind, value = await self._claim(keys=[REWRITTEN], args=[due, self.interval_ms])
-                if int(kind) == 0:
+                keys = ClaimKeys(rewritten=keyspace.ERASURE_REWRITTEN)
+                kind, value = await self._claim(keys, ClaimArgs(due_ms=due, interval_ms=self.interval_ms))
+                if int(kind) == Result.OK:
                     await self._rewrite()
             except RedisError as error:
                 log.warning("erased data not yet rewritten out of Redis's files: %s", error)
                 await asyncio.sleep(1)
                 continue
-            if int(kind) == 1:
+            if int(kind) == Result.LIMITED:
                 await asyncio.sleep(int(value) / 1000)
                 continue
             self._due = [d for d in self._due if d > int(value)]
 
     async def _rewrite(self) -> None:
         """Expire the tombstones that are due (see the module), then rewrite the append-only file."""
-        async for _ in self.redis.scan_iter(match=TOMBSTONES, count=SCAN_COUNT):
+        async for _ in self.redis.scan_iter(match=keyspace.TOMBSTONE_PATTERN, count=SCAN_COUNT):
             pass
         for _ in range(BUSY_TRIES):
             try:

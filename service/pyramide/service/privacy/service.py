@@ -5,7 +5,7 @@ results, lists, kept responses, rate limits), except its entries on the deal lea
 ``boards`` set names.
 
 Erasure is final, however requests of the player race it on any process. Its first step, one script in the
-player's slot, deletes the player's settings and token hash and sets the player's tombstone (``stats.tombstone_key``)
+player's slot, deletes the player's settings and token hash and sets the player's tombstone (``keyspace.tombstone``)
 for ``erasure_guard_s``: from then on no write brings a key of the player back, because every script that writes
 one refuses first, either on the tombstone (statistics, leaderboard notes, hints, settings) or on
 the missing token hash (game saves, which also note the games pending settlement, game creations, token rotation:
@@ -21,42 +21,43 @@ at the next rewrite, which ``rewrites`` asks for.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 from uuid import UUID
 
 from redis.exceptions import ResponseError
 
 from pyramide.service.games import GameService
-from pyramide.service.infra.ratelimit import Limit, RateLimiter, player_limit_key
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.ratelimit import Limit, RateLimiter
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
+from pyramide.service.infra.scripts import Script
 from pyramide.service.moderation import AuditLog
-from pyramide.service.players import Player, PlayerStore, auth_key
+from pyramide.service.players import Player, PlayerStore
 from pyramide.service.privacy.rewrites import Rewrites
-from pyramide.service.stats import Leaderboards, Reviews, StatsStore, boards_key, player_key, tombstone_key
+from pyramide.service.stats import Leaderboards, Reviews, StatsStore
 
 SCAN_COUNT: Final = 1000
 PAGE: Final = 100
 log = logging.getLogger("pyramide.service")
 
-_ERASE: Final = """
-redis.call('DEL', KEYS[1], KEYS[2])
-local boards = redis.call('SMEMBERS', KEYS[3])
-redis.call('SET', KEYS[4], '1', 'PX', ARGV[1])
-local t = redis.call('TIME')
-return {boards, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)}
-"""
+
+class EraseKeys(NamedTuple):
+    player: str
+    auth: str
+    boards: str
+    tombstone: str
+
+
+class EraseArgs(NamedTuple):
+    guard_ms: int
+    """How long the tombstone stays: longer than any request may still be in flight."""
+
+
+ERASE: Final = Script("privacy_erase", EraseKeys, EraseArgs)
 """The erasure's first step: settings and token hash go, the tombstone is set, and the boards noted and Redis's
-clock are answered. It begins with a deletion: past ``maxmemory``, Redis refuses a script's first write only when
-that write could grow memory, so the tombstone is written even when Redis is full."""
-
-
-def erased_key(token: str) -> str:
-    """Where a just-erased player's token is remembered, so that a retried erasure answers the same: named by the
-    token's hash, never by the player."""
-    return "pyr:erased:" + hashlib.sha256(token.encode()).hexdigest()
+clock are answered (written so that it works even when Redis is full)."""
 
 
 class PlayerData:
@@ -88,13 +89,13 @@ class PlayerData:
         self.guard_ms = max(1, int(guard_s * 1000))
         self.rewrites = rewrites
         self.audit = audit
-        self._erase_script = redis.register_script(_ERASE)
+        self._erase_script = ERASE.load(redis)
 
     async def export(self, player: Player) -> dict[str, Any]:
         """Everything kept about ``player``: settings, statistics, every game with its record and result, the won
         games as ranked, the leaderboard entries, and what moderators did to the player (the audit log's entries).
         Counted against the player's ``exports`` limit: it reads every game."""
-        await self.limiter.check(self.exports_limit, player_limit_key(player.id, self.exports_limit))
+        await self.limiter.check(self.exports_limit, keyspace.player_limit(player.id, self.exports_limit.name))
         return {
             "player": {
                 "id": str(player.id),
@@ -147,8 +148,13 @@ class PlayerData:
     async def erase(self, player: Player, token: str | None) -> None:
         """Delete everything kept about ``player``, for good (see the module); its token stops working, and a retry
         with it answers the same (``token`` ``None``: erased by the operator, no retry to recognise)."""
-        keys = [player_key(player.id), auth_key(player.id), boards_key(player.id), tombstone_key(player.id)]
-        boards, erased_ms = await self._erase_script(keys=keys, args=[self.guard_ms])
+        keys = EraseKeys(
+            player=keyspace.player(player.id),
+            auth=keyspace.auth(player.id),
+            boards=keyspace.boards(player.id),
+            tombstone=keyspace.tombstone(player.id),
+        )
+        boards, erased_ms = await self._erase_script(keys, EraseArgs(guard_ms=self.guard_ms))
         self.players.forget(player.id)
         await self.boards.remove(player.id, [(raw(c) or b"").decode() for c in boards])
         if self.reviews is not None:
@@ -160,7 +166,7 @@ class PlayerData:
             await self.redis.unlink(player.create_record)  # createPlayer's sealed answer, in a slot of its own
         try:
             if token is not None:
-                await self.redis.set(erased_key(token), "1", ex=self.retry_window_s)
+                await self.redis.set(keyspace.erased_token(token), "1", ex=self.retry_window_s)
         except ResponseError as error:  # erased all the same; a retry with the token is 401 instead of 204
             if not storage_full(error):
                 raise
@@ -171,12 +177,12 @@ class PlayerData:
     async def _delete_tagged(self, player: Player) -> None:
         """Every key under the player's tag but the tombstone, which expires by itself: nothing writes new ones any
         more, so one scan finds them all."""
-        tombstone = tombstone_key(player.id)
-        pattern = f"pyr:{{p:{player.id}}}:*"
+        tombstone = keyspace.tombstone(player.id)
+        pattern = keyspace.player_pattern(player.id)
         keys = [(raw(k) or b"").decode() async for k in self.redis.scan_iter(match=pattern, count=SCAN_COUNT)]
         keys = [k for k in keys if k != tombstone]
         for start in range(0, len(keys), SCAN_COUNT):  # all in the player's slot
             await self.redis.unlink(*keys[start : start + SCAN_COUNT])
 
     async def was_erased(self, token: str) -> bool:
-        return raw(await self.redis.get(erased_key(token))) is not None
+        return raw(await self.redis.get(keyspace.erased_token(token))) is not None

@@ -2,24 +2,12 @@
 daily challenge."""
 
 from pyramide.service.stats.fairness import Cadence, FairPlay, Verdict
-from pyramide.service.stats.leaderboards import Leaderboards, boards_key
+from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.results import GameResult, challenge_board
 from pyramide.service.stats.reviews import Reviews
-from pyramide.service.stats.statistics import (
-    BANNED,
-    ERASED,
-    FOLLOW_PLAYER_LUA,
-    StatsStore,
-    pending_key,
-    player_key,
-    stats_keys,
-    tombstone_key,
-)
+from pyramide.service.stats.statistics import StatsStore
 
 __all__ = [
-    "BANNED",
-    "ERASED",
-    "FOLLOW_PLAYER_LUA",
     "Cadence",
     "FairPlay",
     "GameResult",
@@ -27,10 +15,5 @@ __all__ = [
     "Reviews",
     "StatsStore",
     "Verdict",
-    "boards_key",
     "challenge_board",
-    "pending_key",
-    "player_key",
-    "stats_keys",
-    "tombstone_key",
 ]

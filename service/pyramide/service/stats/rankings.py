@@ -12,20 +12,26 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.scripts import Script
 
-_PAGE: Final = """
-local start = '-'
-if ARGV[1] ~= '' then start = '(' .. ARGV[1] end
-local members = redis.call('ZRANGEBYLEX', KEYS[1], start, '+', 'LIMIT', 0, tonumber(ARGV[2]) + 1)
-local rank = 0
-if #members > 0 then rank = redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. members[1]) + 1 end
-local details = {}
-for i, member in ipairs(members) do details[i] = redis.call('HGET', KEYS[2], string.sub(member, -36)) or '{}' end
-return {rank, members, details}
-"""
+
+class PageKeys(NamedTuple):
+    ranking: str
+    details: str
+    """The entries' details (a hash by the id that ends each member)."""
+
+
+class PageArgs(NamedTuple):
+    after: str
+    """The cursor: the last member of the previous page ('' for the first page)."""
+    limit: int
+
+
+PAGE: Final = Script("ranked_page", PageKeys, PageArgs)
+"""A page: the first entry's rank, one member more than ``limit`` (there is a next page), and their details."""
 
 
 def rank_member(elapsed_ms: int, moves: int, finished_ms: int, entry_id: str) -> str:
@@ -44,10 +50,11 @@ class Page:
 
 class RankedLists:
     def __init__(self, redis: RedisClient) -> None:
-        self._page = redis.register_script(_PAGE)
+        self._page = PAGE.load(redis)
 
     async def page(self, ranking_key: str, details_key: str, cursor: str | None, limit: int) -> Page:
-        rank, members, details = await self._page(keys=[ranking_key, details_key], args=[cursor or "", limit])
+        keys = PageKeys(ranking=ranking_key, details=details_key)
+        rank, members, details = await self._page(keys, PageArgs(after=cursor or "", limit=limit))
         entries = [{**json.loads(d), "rank": int(rank) + i} for i, d in enumerate(details[:limit])]
         next_cursor = members[limit - 1].decode() if len(members) > limit else None
         return Page(entries, next_cursor)

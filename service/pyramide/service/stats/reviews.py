@@ -16,15 +16,16 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 from uuid import UUID
 
 from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.stats.fairness import Cadence
 from pyramide.service.stats.rankings import Page, RankedLists
 from pyramide.service.stats.results import GameResult
-from pyramide.service.stats.statistics import tombstone_key
 
 log = logging.getLogger("pyramide.service")
 REVIEWS_PER_CHALLENGE: Final = 1000
@@ -33,67 +34,67 @@ KEPT_OPERATIONS: Final = 500
 record up to ``max_game_operations``, and a review must stay small however long the game it holds was."""
 PENDING, DECIDED = "0", "1"
 _FAR: Final = 10**15
-QUEUE, ITEMS, ORDER = "pyr:{reviews}:queue", "pyr:{reviews}:items", "pyr:{reviews}:order"
-
-_HOLD: Final = """
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
-if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[4]) then
-  local room = false
-  for _, old in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
-    local member = redis.call('HGET', KEYS[3], old)
-    if not member or string.sub(member, 1, 1) == '1' then
-      if member then redis.call('ZREM', KEYS[1], member) end
-      redis.call('HDEL', KEYS[2], old)
-      redis.call('HDEL', KEYS[3], old)
-      redis.call('ZREM', KEYS[4], old)
-      room = true
-      break
-    end
-  end
-  if not room then return -1 end
-end
-redis.call('ZADD', KEYS[1], 0, ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
-return 1
-"""
-
-_DECIDE: Final = """
-local member = redis.call('HGET', KEYS[3], ARGV[1])
-if not member then return -1 end
-if string.sub(member, 1, 1) ~= '0' then return 0 end
-redis.call('ZREM', KEYS[1], member)
-redis.call('ZADD', KEYS[1], 0, ARGV[2])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-return 1
-"""
-
-_FORGET: Final = """
-local member = redis.call('HGET', KEYS[3], ARGV[1])
-if member then redis.call('ZREM', KEYS[1], member) end
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[3], ARGV[1])
-redis.call('ZREM', KEYS[4], ARGV[1])
-"""
-
-_NOTE: Final = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('SADD', KEYS[1], ARGV[1])
-return 1
-"""
-"""Notes a review among the player's, unless the player is being erased (then nothing is held)."""
 
 
-def challenge_reviews_key(challenge: str) -> str:
-    """A challenge's reviews (ids by the moment held), to keep it within ``REVIEWS_PER_CHALLENGE``."""
-    return "pyr:{reviews}:c:" + challenge
+class ReviewKeys(NamedTuple):
+    queue: str
+    """Every review's member, pending first (a sorted set)."""
+    items: str
+    """Each review by id (a hash)."""
+    order: str
+    """Each review's member by id (a hash)."""
+    challenge: str
+    """The challenge's reviews by the moment held (a sorted set), to keep it within ``REVIEWS_PER_CHALLENGE``."""
 
 
-def player_reviews_key(player: UUID) -> str:
-    """The player's reviews, ``<challenge> <id>``, in the player's slot: for erasure."""
-    return f"pyr:{{p:{player}}}:reviews"
+def _keys(challenge: str) -> ReviewKeys:
+    queue = keyspace.REVIEWS
+    return ReviewKeys(queue.queue, queue.items, queue.order, keyspace.challenge_reviews(challenge))
+
+
+class HoldArgs(NamedTuple):
+    review: str
+    member: str
+    item: str
+    per_challenge: int
+    held_ms: int
+
+
+HOLD: Final = Script("review_hold", ReviewKeys, HoldArgs)
+"""Holds a win: :attr:`Result.OK`; :attr:`Result.UNCHANGED` when held before; :attr:`Result.FULL` when the
+challenge's list is full of pending reviews."""
+
+
+class DecideArgs(NamedTuple):
+    review: str
+    member: str
+    item: str
+
+
+DECIDE: Final = Script("review_decide", keyspace.ReviewQueue, DecideArgs)
+"""Decides a pending review: :attr:`Result.OK`; :attr:`Result.MISSING`; :attr:`Result.CONFLICT` when decided
+meanwhile."""
+
+
+class ReviewArgs(NamedTuple):
+    review: str
+
+
+FORGET: Final = Script("review_forget", ReviewKeys, ReviewArgs)
+
+
+class NoteKeys(NamedTuple):
+    reviews: str
+    tombstone: str
+
+
+class NoteArgs(NamedTuple):
+    entry: str
+    """``<challenge> <review id>``."""
+
+
+NOTE: Final = Script("review_note", NoteKeys, NoteArgs)
+"""Notes a review among the player's, unless the player is being erased (:attr:`Result.ERASED`)."""
 
 
 def queue_member(status: str, moment_ms: int, review: str) -> str:
@@ -116,10 +117,10 @@ class Reviews:
     def __init__(self, redis: RedisClient, min_move_ms: int) -> None:
         self.redis = redis
         self.min_move_ms = min_move_ms
-        self._hold = redis.register_script(_HOLD)
-        self._decide = redis.register_script(_DECIDE)
-        self._forget = redis.register_script(_FORGET)
-        self._note = redis.register_script(_NOTE)
+        self._hold = HOLD.load(redis)
+        self._decide = DECIDE.load(redis)
+        self._forget = FORGET.load(redis)
+        self._note = NOTE.load(redis)
         self._lists = RankedLists(redis)
 
     async def hold(self, result: GameResult, hints: int, record: list[str], now_ms: int) -> bool:
@@ -127,9 +128,8 @@ class Reviews:
         held before, the challenge's list is full of pending reviews, or the player is being erased)."""
         assert result.challenge is not None
         review = str(result.game)
-        note = [player_reviews_key(result.player), tombstone_key(result.player)]
-        noted = await self._note(keys=note, args=[f"{result.challenge} {review}"])
-        if not noted:
+        note = NoteKeys(reviews=keyspace.player_reviews(result.player), tombstone=keyspace.tombstone(result.player))
+        if await self._note(note, NoteArgs(entry=f"{result.challenge} {review}")) != Result.OK:
             return False
         cadence = Cadence.of(result)
         item = {
@@ -153,20 +153,25 @@ class Reviews:
             "record": record[:KEPT_OPERATIONS],
             "result": json.loads(replace(result, times=(result.times or [])[:KEPT_OPERATIONS]).to_bytes()),
         }
-        keys = [QUEUE, ITEMS, ORDER, challenge_reviews_key(result.challenge)]
-        member = queue_member("pending", now_ms, review)
-        args: list[str | int] = [review, member, json.dumps(item), REVIEWS_PER_CHALLENGE, now_ms]
-        held = int(await self._hold(keys=keys, args=args))
-        if held == 1 and await self.redis.exists(tombstone_key(result.player)):
-            await self._forget(keys=keys, args=[review])  # erased since the note: its forget found nothing yet
+        keys = _keys(result.challenge)
+        args = HoldArgs(
+            review=review,
+            member=queue_member("pending", now_ms, review),
+            item=json.dumps(item),
+            per_challenge=REVIEWS_PER_CHALLENGE,
+            held_ms=now_ms,
+        )
+        held = Result(int(await self._hold(keys, args)))
+        if held is Result.OK and await self.redis.exists(keyspace.tombstone(result.player)):
+            await self._forget(keys, ReviewArgs(review=review))  # erased since the note: its forget found nothing yet
             return False
-        if held < 0:
+        if held is Result.FULL:
             log.warning("challenge %s: review list full of pending reviews; win %s not held", result.challenge, review)
-        return held == 1
+        return held is Result.OK
 
     async def get(self, review: UUID) -> dict[str, Any]:
         """One review; 404 ``review_not_found``."""
-        item = raw(await self.redis.hget(ITEMS, str(review)))
+        item = raw(await self.redis.hget(keyspace.REVIEWS.items, str(review)))
         if item is None:
             raise DomainError(ErrorCode.REVIEW_NOT_FOUND)
         found: dict[str, Any] = json.loads(item)
@@ -174,7 +179,7 @@ class Reviews:
 
     async def page(self, cursor: str | None, limit: int) -> Page:
         """Reviews pending first (oldest first), then decided ones (latest first)."""
-        page = await self._lists.page(QUEUE, ITEMS, cursor, limit)
+        page = await self._lists.page(keyspace.REVIEWS.queue, keyspace.REVIEWS.items, cursor, limit)
         for entry in page.entries:
             entry.pop("rank", None)
         return page
@@ -189,10 +194,11 @@ class Reviews:
             raise DomainError(ErrorCode.REVIEW_ALREADY_DECIDED)
         item |= {"status": status, "decided_ms": now_ms, "decided_by": actor, "reason": reason}
         member = queue_member(status, now_ms, str(review))
-        done = int(await self._decide(keys=[QUEUE, ITEMS, ORDER], args=[str(review), member, json.dumps(item)]))
-        if done < 0:
+        args = DecideArgs(review=str(review), member=member, item=json.dumps(item))
+        done = Result(int(await self._decide(keyspace.REVIEWS, args)))
+        if done is Result.MISSING:
             raise DomainError(ErrorCode.REVIEW_NOT_FOUND)
-        if done == 0:  # decided by another moderator in between
+        if done is Result.CONFLICT:  # decided by another moderator in between
             return await self.decide(review, status, actor, reason, now_ms)
         return Decided(item, changed=True)
 
@@ -203,9 +209,9 @@ class Reviews:
 
     async def forget(self, player: UUID) -> int:
         """Take away every review of the player (it is being erased); how many there were."""
-        noted = await self.redis.smembers(player_reviews_key(player))
+        noted = await self.redis.smembers(keyspace.player_reviews(player))
         for entry in noted:
             challenge, _, review = (raw(entry) or b"").decode().partition(" ")
-            await self._forget(keys=[QUEUE, ITEMS, ORDER, challenge_reviews_key(challenge)], args=[review])
-        await self.redis.delete(player_reviews_key(player))
+            await self._forget(_keys(challenge), ReviewArgs(review=review))
+        await self.redis.delete(keyspace.player_reviews(player))
         return len(noted)

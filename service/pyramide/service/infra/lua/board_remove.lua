@@ -1,0 +1,11 @@
+-- Takes a player's entry off a deal's board and its rankings: OK, or MISSING when it had none.
+local member = redis.call('HGET', KEYS.best, ARGV.player)
+if member then
+  redis.call('ZREM', KEYS.ranked, member)
+  redis.call('ZREM', KEYS.apps, member)
+  redis.call('ZREM', KEYS.anonymous, member)
+end
+redis.call('HDEL', KEYS.best, ARGV.player)
+redis.call('HDEL', KEYS.entries, ARGV.player)
+if member then return RESULT.OK end
+return RESULT.MISSING

@@ -1,0 +1,438 @@
+"""Every Lua script run directly against the embedded Redis: its named keys and arguments, what it writes, and each
+:class:`Result` it answers. (The routes that run them are tested through HTTP elsewhere; the cluster test runs them
+on a real cluster.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+from uuid import UUID, uuid4
+
+import pytest
+import redis
+
+from pyramide.service.apps import players as app_players
+from pyramide.service.games import store
+from pyramide.service.infra import address_moves, keyspace, ratelimit
+from pyramide.service.infra.redis import connect
+from pyramide.service.infra.scripts import LUA, NoKeys, Result, Script
+from pyramide.service.infra.settings import Settings
+from pyramide.service.moderation import audit
+from pyramide.service.players import service as players
+from pyramide.service.privacy import rewrites
+from pyramide.service.privacy import service as privacy
+from pyramide.service.stats import leaderboards, rankings, reviews, statistics
+
+NONE = NoKeys()
+SAVE_CONSTANTS = {"INTERVAL": 0, "BURST": 0, "KEPT_MS": 60_000, "KEPT": 2, "LONGEST": 0}
+
+
+def run(settings: Settings, script: Script[Any, Any], keys: Any, args: Any, **constants: int) -> Any:
+    """One call of ``script`` through the service's own client and loader."""
+
+    async def call() -> Any:
+        client = connect(settings)
+        try:
+            return await script.load(client, **constants)(keys, args)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(call())
+
+
+def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
+    scripts = {
+        s.name
+        for module in (store, ratelimit, address_moves, statistics, leaderboards, rankings, reviews, players)
+        for s in vars(module).values()
+        if isinstance(s, Script)
+    }
+    scripts |= {
+        s.name for m in (audit, app_players, privacy, rewrites) for s in vars(m).values() if isinstance(s, Script)
+    }
+    pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields"}
+    assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
+    assert len(scripts) == 37
+
+
+# -- games --------------------------------------------------------------------------------------------------------
+
+
+def _save_keys(player: UUID, game: UUID, idempotency: str = "-") -> store.SaveKeys:
+    keys = store.save_keys(ratelimit.Limit("moves", 0))(player, game)
+    return keys._replace(idempotency=keyspace.game_idempotency(player, game, idempotency))
+
+
+def _save_args(basis: bytes, state: bytes, **changes: Any) -> store.SaveArgs:
+    args = store.SaveArgs(
+        basis=basis, state=state, notation="D", ttl_ms=60_000, response=b"", result=b"", game="g1",
+        changed_ms=5, listed=1, token="t", pending_since="",
+    )  # fmt: skip
+    return args._replace(**changes)
+
+
+def test_game_save(settings: Settings, redis_client: redis.Redis) -> None:
+    player, game = uuid4(), uuid4()
+    keys = _save_keys(player, game)
+
+    def save(args: store.SaveArgs, **constants: int) -> Any:
+        return run(settings, store.SAVE, keys, args, **(SAVE_CONSTANTS | constants))
+
+    assert save(_save_args(b"s0", b"s1")) == [Result.UNAUTHORIZED, b""]
+    redis_client.set(keys.auth, "t")
+    assert save(_save_args(b"s0", b"s1")) == [Result.MISSING, b""]
+    redis_client.set(keys.state, "s0")
+    assert save(_save_args(b"other", b"s1")) == [Result.CONFLICT, b"s0"], "Redis's state comes back"
+    redis_client.set(keys.hints, 2)
+    assert save(_save_args(b"s0", b"s1", result=b"won", pending_since=7)) == [Result.OK, 2, 0]
+    assert redis_client.get(keys.state) == b"s1" and redis_client.lrange(keys.record, 0, -1) == [b"D"]
+    assert redis_client.get(keys.result) == b"won" and redis_client.zscore(keys.pending, "g1") == 7
+    assert redis_client.zscore(keys.all, "g1") == 5 and redis_client.zscore(keys.open, "g1") == 5
+    assert 0 < redis_client.pttl(keys.state) <= 60_000 and 0 < redis_client.pttl(keys.hints) <= 60_000
+    assert save(_save_args(b"s1", b"s2", ttl_ms=0, listed=2)) == [Result.OK, 2, 0]
+    assert redis_client.ttl(keys.state) == -1 and redis_client.ttl(keys.record) == -1, "a finished game is kept"
+    assert redis_client.zscore(keys.won, "g1") == 5 and redis_client.zscore(keys.open, "g1") is None
+    assert save(_save_args(b"s2", b"s3"), LONGEST=2) == [Result.TOO_LONG, b""]
+    assert save(_save_args(b"s2", b"s3", notation=""), LONGEST=2)[0] == Result.OK, "abandoning is still allowed"
+    redis_client.set(keys.limit, 10**15)
+    assert save(_save_args(b"s3", b"s4"), INTERVAL=1000, BURST=1000)[0] == Result.LIMITED
+    assert redis_client.get(keys.state) == b"s3", "nothing written past the limit"
+
+
+def test_game_save_keeps_the_latest_responses_for_idempotency_keys(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    player, game = uuid4(), uuid4()
+    redis_client.set(keyspace.auth(player), "t")
+    redis_client.set(keyspace.game_state(player, game), "s0")
+    answers = []
+    for n in range(3):
+        keys = _save_keys(player, game, f"k{n}")
+        answers.append(run(settings, store.SAVE, keys, _save_args(f"s{n}".encode(), f"s{n + 1}".encode(),
+                                                                   response=b"head|"), **SAVE_CONSTANTS))  # fmt: skip
+    assert [a[2] for a in answers] == [1, 1, 0], "the third replaces the oldest (KEPT 2): Redis does not grow"
+    assert redis_client.get(keyspace.game_idempotency(player, game, "k0")) is None
+    assert redis_client.lrange(keyspace.game_kept(player, game), 0, -1) == [b"k2", b"k1"]
+    again = run(settings, store.SAVE, _save_keys(player, game, "k2"), _save_args(b"s0", b"x", response=b"h|"),
+                **SAVE_CONSTANTS)  # fmt: skip
+    assert again == [Result.KEPT, b"head|s3"], "the kept response comes back, nothing written"
+
+
+def _create(player: UUID, game: UUID, **changes: Any) -> tuple[store.CreateKeys, store.CreateArgs]:
+    lists = keyspace.game_lists(player)
+    keys = store.CreateKeys(
+        state=keyspace.game_state(player, game), idempotency=keyspace.game_idempotency(player, game, "k"),
+        limit=keyspace.player_limit(player, "games"), all=lists.all, open=lists.open, won=lists.won,
+        abandoned=lists.abandoned, auth=keyspace.auth(player), attempt=keyspace.attempt(player, "2026-12-05"),
+    )  # fmt: skip
+    args = store.CreateArgs(
+        state=b"s", ttl_ms=60_000, response=b"head|", kept_ms=60_000, interval=0, burst=0, game=str(game),
+        created_ms=100, token="t", attempt_ttl_ms="", max_unfinished=0, expired_before_ms=0,
+    )  # fmt: skip
+    return keys, args._replace(**changes)
+
+
+def test_game_create(settings: Settings, redis_client: redis.Redis) -> None:
+    player, game = uuid4(), uuid4()
+    keys, args = _create(player, game)
+    assert run(settings, store.CREATE, keys, args) == [Result.UNAUTHORIZED, b""]
+    redis_client.set(keys.auth, "t")
+    assert run(settings, store.CREATE, keys, args) == [Result.OK, b""]
+    assert redis_client.get(keys.state) == b"s" and redis_client.get(keys.idempotency) == b"head|s"
+    assert redis_client.zscore(keys.open, str(game)) == 100 and redis_client.zscore(keys.all, str(game)) == 100
+    assert run(settings, store.CREATE, keys, args) == [Result.KEPT, b"head|s"], "a retried create"
+    other_keys, other = _create(player, uuid4(), max_unfinished=1, expired_before_ms=50)
+    assert run(settings, store.CREATE, other_keys, other) == [Result.TOO_MANY_UNFINISHED, b""]
+    assert run(settings, store.CREATE, other_keys, other._replace(expired_before_ms=101))[0] == Result.OK, (
+        "a game expired since its last change leaves the open list"
+    )
+    redis_client.set(keys.attempt, "earlier")
+    third_keys, third = _create(player, uuid4(), attempt_ttl_ms=5000)
+    assert run(settings, store.CREATE, third_keys, third) == [Result.ATTEMPTED, b""]
+    redis_client.delete(keys.attempt)
+    assert run(settings, store.CREATE, third_keys, third)[0] == Result.OK
+    assert redis_client.get(keys.attempt) == third.game.encode()
+    fourth_keys, fourth = _create(player, uuid4(), interval=10**6, burst=1)
+    assert run(settings, store.CREATE, fourth_keys, fourth)[0] == Result.LIMITED
+
+
+def test_game_count_hint(settings: Settings, redis_client: redis.Redis) -> None:
+    player = uuid4()
+    keys = store.HintKeys(hints=keyspace.game_hints(player, uuid4()), tombstone=keyspace.tombstone(player))
+    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(ttl_ms=60_000)) == Result.OK
+    assert redis_client.get(keys.hints) == b"1" and 0 < redis_client.pttl(keys.hints) <= 60_000
+    redis_client.set(keys.tombstone, 1)
+    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(ttl_ms=60_000)) == Result.ERASED
+    assert redis_client.get(keys.hints) == b"1"
+
+
+# -- rate limits --------------------------------------------------------------------------------------------------
+
+
+def test_rate_limits_and_quotas(settings: Settings, redis_client: redis.Redis) -> None:
+    cell = keyspace.address_limit("127.0.0.1", "games")
+    limit = ratelimit.Limit("games", 2, 60)
+    check = [run(settings, ratelimit.CHECK, ratelimit.CellKeys(cell=cell), limit.args()) for _ in range(3)]
+    assert check[:2] == [0, 0] and 0 < check[2] <= 30_000, "the third of two a minute waits"
+    counter = keyspace.address_quota("127.0.0.1", "games")
+    both = ratelimit.CellAndCounterKeys(cell=keyspace.address_limit("127.0.0.2", "games"), counter=counter)
+    args = ratelimit.LimitAndQuotaArgs(interval=1, burst=1000, quota=1, window=60_000)
+    assert run(settings, ratelimit.CHECK_WITH_QUOTA, both, args) == [Result.OK, 0]
+    over, wait = run(settings, ratelimit.CHECK_WITH_QUOTA, both, args)
+    assert over == Result.OVER_QUOTA and 0 < wait <= 60_000
+    limited = ratelimit.LimitAndQuotaArgs(interval=10**6, burst=0, quota=5, window=60_000)
+    assert run(settings, ratelimit.CHECK_WITH_QUOTA, both, limited)[0] == Result.LIMITED
+    assert redis_client.get(counter) == b"1", "a refused request counts against neither"
+    quota = ratelimit.QuotaArgs(quota=2, window=60_000)
+    keys = ratelimit.CounterKeys(counter=counter)
+    assert run(settings, ratelimit.TAKE, keys, quota) == 0
+    assert 0 < run(settings, ratelimit.TAKE, keys, quota) <= 60_000
+    assert run(settings, ratelimit.GIVE_BACK, keys, NONE) == 0 and redis_client.get(counter) == b"1"
+
+
+def test_address_moves_add(settings: Settings, redis_client: redis.Redis) -> None:
+    keys = address_moves.WindowKeys(window=keyspace.address_window("127.0.0.1", "address_moves", 7))
+    assert run(settings, address_moves.ADD, keys, address_moves.AddArgs(moves=3, expire_ms=120_000)) == 3
+    assert run(settings, address_moves.ADD, keys, address_moves.AddArgs(moves=0, expire_ms=120_000)) == 3
+    assert 0 < redis_client.pttl(keys.window) <= 120_000
+
+
+# -- statistics, boards, reviews -----------------------------------------------------------------------------------
+
+
+def test_statistics_record_reset_and_hints(settings: Settings, redis_client: redis.Redis) -> None:
+    player = uuid4()
+    keys = statistics.StatsStore._keys(player)
+    redis_client.hset(keys.player, "name", "x")
+    redis_client.pexpire(keys.player, 60_000)
+    redis_client.zadd(keys.pending, {"g": 1})
+    start = statistics.RecordArgs(game="g", outcome="start", elapsed_ms=0, moves=0, member="", entry="")
+    assert run(settings, statistics.RECORD, keys, start) == Result.OK
+    assert run(settings, statistics.RECORD, keys, start) == Result.UNCHANGED
+    assert redis_client.zcard(keys.pending) == 0 and 0 < redis_client.pttl(keys.games) <= 60_000
+    won = start._replace(outcome="won", elapsed_ms=9000, moves=40, member="m", entry="{}")
+    assert run(settings, statistics.RECORD, keys, won) == Result.OK
+    assert run(settings, statistics.RECORD, keys, won) == Result.UNCHANGED, "counted once"
+    counters = redis_client.hgetall(keys.counters)
+    assert counters[b"won"] == b"1" and counters[b"best_time_ms"] == b"9000" and counters[b"fewest_moves"] == b"40"
+    assert redis_client.ttl(keys.player) == -1 and redis_client.ttl(keys.counters) == -1, "a winner is kept"
+    redis_client.hset(keys.player, "banned_ms", 1)
+    assert run(settings, statistics.RECORD, keys, won._replace(game="h")) == Result.BANNED
+    hint = statistics.HintKeys(counters=keys.counters, player=keys.player, tombstone=keys.tombstone)
+    assert run(settings, statistics.COUNT_HINT, hint, NONE) == Result.OK
+    assert redis_client.hget(keys.counters, "hints") == b"1"
+    assert run(settings, statistics.RESET, keys, statistics.ResetArgs(since_ms=77)) == Result.OK
+    assert redis_client.hgetall(keys.counters) == {b"since_ms": b"77"} and not redis_client.exists(keys.games)
+    redis_client.set(keys.tombstone, 1)
+    assert run(settings, statistics.RECORD, keys, won._replace(game="i")) == Result.ERASED
+    assert run(settings, statistics.RESET, keys, statistics.ResetArgs(since_ms=78)) == Result.ERASED
+    assert run(settings, statistics.COUNT_HINT, hint, NONE) == Result.ERASED
+    assert redis_client.hgetall(keys.counters) == {b"since_ms": b"77"}
+
+
+def test_leaderboard_scripts(settings: Settings, redis_client: redis.Redis) -> None:
+    player = uuid4()
+    board = keyspace.boards_of_deal("PY1-N-CODE")
+    who = str(player)
+    enter = leaderboards.EnterArgs(player=who, member="0002", entry='{"n": 2}', identity="app")
+    assert run(settings, leaderboards.ENTER, board, enter) == Result.OK
+    assert run(settings, leaderboards.ENTER, board, enter._replace(member="0003")) == Result.UNCHANGED
+    assert run(settings, leaderboards.ENTER, board, enter._replace(member="0001", identity="anonymous")) == Result.OK
+    assert redis_client.zrange(board.ranked, 0, -1) == [b"0001"] and redis_client.zrange(board.apps, 0, -1) == []
+    assert redis_client.zrange(board.anonymous, 0, -1) == [b"0001"]
+    read = leaderboards.ReadKeys(best=board.best, entries=board.entries)
+    assert run(settings, leaderboards.READ, read, leaderboards.PlayerArgs(player=who)) == [b"0001", b'{"n": 2}']
+    assert run(settings, leaderboards.READ, read, leaderboards.PlayerArgs(player="nobody")) is None
+    kept = leaderboards.KeepKeys(kept=keyspace.ban_kept(player), player=keyspace.player(player))
+    keep = leaderboards.KeepArgs(board="PY1-N-CODE", member="0001", entry="{}")
+    assert run(settings, leaderboards.KEEP, kept, keep) == Result.MISSING, "not banned: nothing kept"
+    redis_client.hset(kept.player, "banned_ms", 1)
+    assert run(settings, leaderboards.KEEP, kept, keep) == Result.OK
+    assert redis_client.hget(kept.kept, "PY1-N-CODE") == b"0001\n{}"
+    remove_if = leaderboards.RemoveIfArgs(player=who, member="0009")
+    assert run(settings, leaderboards.REMOVE_IF, board, remove_if) == Result.UNCHANGED, "a better one stays"
+    assert run(settings, leaderboards.REMOVE_IF, board, remove_if._replace(member="0001")) == Result.OK
+    assert run(settings, leaderboards.REMOVE, board, leaderboards.PlayerArgs(player=who)) == Result.MISSING
+    run(settings, leaderboards.ENTER, board, enter)
+    assert run(settings, leaderboards.REMOVE, board, leaderboards.PlayerArgs(player=who)) == Result.OK
+    assert not redis_client.exists(board.ranked, board.best, board.entries, board.apps)
+    note = leaderboards.NoteKeys(boards=keyspace.boards(player), tombstone=keyspace.tombstone(player))
+    assert run(settings, leaderboards.NOTE, note, leaderboards.NoteArgs(board="B")) == Result.OK
+    redis_client.set(note.tombstone, 1)
+    assert run(settings, leaderboards.NOTE, note, leaderboards.NoteArgs(board="C")) == Result.ERASED
+    assert redis_client.smembers(note.boards) == {b"B"}
+
+
+def test_ranked_page(settings: Settings, redis_client: redis.Redis) -> None:
+    ids = [str(uuid4()) for _ in range(3)]
+    members = [rankings.rank_member(1000 * (i + 1), 10, 5, ids[i]) for i in range(3)]
+    redis_client.zadd("pyr:{d:x}:board", dict.fromkeys(members, 0))
+    redis_client.hset("pyr:{d:x}:entries", mapping={ids[i]: json.dumps({"i": i}) for i in range(3)})
+    keys = rankings.PageKeys(ranking="pyr:{d:x}:board", details="pyr:{d:x}:entries")
+    rank, page, details = run(settings, rankings.PAGE, keys, rankings.PageArgs(after=members[0], limit=1))
+    assert rank == 2 and page == [m.encode() for m in members[1:]] and details == [b'{"i": 1}', b'{"i": 2}']
+    assert run(settings, rankings.PAGE, keys, rankings.PageArgs(after=members[2], limit=1)) == [0, [], []]
+
+
+def test_review_scripts(settings: Settings, redis_client: redis.Redis) -> None:
+    keys = reviews._keys("2026-12-05")
+    hold = reviews.HoldArgs(review="r1", member="0:1:r1", item="{}", per_challenge=1, held_ms=1)
+    assert run(settings, reviews.HOLD, keys, hold) == Result.OK
+    assert run(settings, reviews.HOLD, keys, hold) == Result.UNCHANGED
+    second = hold._replace(review="r2", member="0:2:r2")
+    assert run(settings, reviews.HOLD, keys, second) == Result.FULL, "every review of the challenge is pending"
+    decide = reviews.DecideArgs(review="r1", member="1:9:r1", item='{"status": "accepted"}')
+    assert run(settings, reviews.DECIDE, keyspace.REVIEWS, decide) == Result.OK
+    assert run(settings, reviews.DECIDE, keyspace.REVIEWS, decide) == Result.CONFLICT
+    assert run(settings, reviews.DECIDE, keyspace.REVIEWS, decide._replace(review="r9")) == Result.MISSING
+    assert run(settings, reviews.HOLD, keys, second) == Result.OK, "the decided one makes room"
+    assert redis_client.zrange(keys.queue, 0, -1) == [b"0:2:r2"] and not redis_client.hexists(keys.items, "r1")
+    assert run(settings, reviews.FORGET, keys, reviews.ReviewArgs(review="r2")) == Result.OK
+    assert not redis_client.exists(keys.queue, keys.items, keys.order, keys.challenge)
+    player = uuid4()
+    note = reviews.NoteKeys(reviews=keyspace.player_reviews(player), tombstone=keyspace.tombstone(player))
+    assert run(settings, reviews.NOTE, note, reviews.NoteArgs(entry="c r")) == Result.OK
+    redis_client.set(note.tombstone, 1)
+    assert run(settings, reviews.NOTE, note, reviews.NoteArgs(entry="c s")) == Result.ERASED
+    assert redis_client.smembers(note.reviews) == {b"c r"}
+
+
+# -- players, audit, apps, privacy --------------------------------------------------------------------------------
+
+
+def test_player_scripts(settings: Settings, redis_client: redis.Redis) -> None:
+    player = uuid4()
+    keys = players.PlayerKeys(player=keyspace.player(player), auth=keyspace.auth(player))
+    fields = json.dumps({"token_hash": "h1", "name": "Ágnes"})
+    assert run(settings, players.INSERT, keys, players.InsertArgs(idle_ms=60_000, token_hash="h1", fields=fields)) == 1
+    assert redis_client.hget(keys.player, "name") == "Ágnes".encode() and redis_client.get(keys.auth) == b"h1"
+    stats = keyspace.statistics(player)
+    touch = players.AuthenticateKeys(keys.player, *stats, audit=keyspace.audit(player), auth=keys.auth)
+    redis_client.delete(keys.auth)
+    flat = run(settings, players.AUTHENTICATE, touch, players.IdleArgs(idle_ms=90_000))
+    assert dict(zip(flat[::2], flat[1::2], strict=True))[b"token_hash"] == b"h1"
+    assert redis_client.get(keys.auth) == b"h1", "the token hash is put back where the game scripts compare it"
+    assert 60_000 < redis_client.pttl(keys.player) <= 90_000 and 60_000 < redis_client.pttl(keys.auth) <= 90_000
+    change = players.ChangeKeys(player=keys.player)
+    assert run(settings, players.CHANGE, change, players.FieldsArgs(fields='{"locale": "en"}')) == Result.OK
+    assert redis_client.hget(keys.player, "locale") == b"en"
+    assert run(settings, players.CHANGE, players.ChangeKeys(player="pyr:{p:x}:player"),
+               players.FieldsArgs(fields='{"locale": "en"}')) == Result.MISSING  # fmt: skip
+    sealed = keyspace.player_sealed(player, "s1")
+    rotate = players.RotateKeys(player=keys.player, auth=keys.auth, sealed=sealed)
+    args = players.RotateArgs(old_hash="h0", new_hash="h2", record=b"sealed", kept_ms=60_000)
+    assert run(settings, players.ROTATE, rotate, args) == Result.CONFLICT, "not the token the request holds"
+    assert run(settings, players.ROTATE, rotate, args._replace(old_hash="h1")) == Result.OK
+    assert redis_client.get(keys.auth) == b"h2" and redis_client.get(sealed) == b"sealed"
+    ban = players.BanKeys(player=keys.player, auth=keys.auth, tombstone=keyspace.tombstone(player))
+    by_app = players.BanArgs(at_ms=5, mark=players.BANNED, actor="app:1", by_operator="0")
+    assert run(settings, players.BAN, ban, by_app) == b"app:1"
+    assert redis_client.get(keys.auth) == players.BANNED
+    unban = players.UnbanArgs(actor="app:2", by_operator="0")
+    assert run(settings, players.UNBAN, keys, unban) == Result.FORBIDDEN, "not the app's ban"
+    assert run(settings, players.UNBAN, keys, unban._replace(actor="app:1")) == Result.OK
+    assert redis_client.get(keys.auth) == b"h2", "the current token works again"
+    assert run(settings, players.UNBAN, keys, unban._replace(actor="app:1")) == Result.UNCHANGED
+    redis_client.set(ban.tombstone, 1)
+    assert run(settings, players.BAN, ban, by_app) == Result.MISSING, "being erased"
+    gone = players.PlayerKeys(player="pyr:{p:y}:player", auth="pyr:{p:y}:auth")
+    assert run(settings, players.UNBAN, gone, unban) == Result.MISSING
+
+
+def test_audit_note(settings: Settings, redis_client: redis.Redis) -> None:
+    player = uuid4()
+    keys = audit.NoteKeys(
+        audit=keyspace.audit(player), player=keyspace.player(player), tombstone=keyspace.tombstone(player)
+    )
+    assert run(settings, audit.NOTE, keys, audit.NoteArgs(entry="a", most=2)) == [Result.MISSING]
+    redis_client.hset(keys.player, "name", "x")
+    assert run(settings, audit.NOTE, keys, audit.NoteArgs(entry="a", most=2)) == [Result.OK]
+    assert run(settings, audit.NOTE, keys, audit.NoteArgs(entry="b", most=2)) == [Result.OK]
+    assert run(settings, audit.NOTE, keys, audit.NoteArgs(entry="c", most=2)) == [Result.OK, b"a"], "pushed out"
+    redis_client.set(keys.tombstone, 1)
+    assert run(settings, audit.NOTE, keys, audit.NoteArgs(entry="d", most=2)) == [Result.MISSING]
+
+
+def test_app_scripts(settings: Settings, redis_client: redis.Redis) -> None:
+    app, player = uuid4(), uuid4()
+    binding = app_players.binding_key(app, "user-1")
+    redis_client.hset(keyspace.app(app), "name", "A")
+    resolve = app_players.ResolveKeys(app=keyspace.app(app), binding=binding)
+    assert run(settings, app_players.RESOLVE, resolve, NONE) == [[b"name", b"A"], None]
+    bind = app_players.BindingKeys(binding=binding)
+    assert run(settings, app_players.BIND, bind, app_players.BindArgs(seen="", player="p1")) == b"p1"
+    assert run(settings, app_players.BIND, bind, app_players.BindArgs(seen="", player="p2")) == b"p1", "bound first"
+    assert run(settings, app_players.UNBIND, bind, app_players.PlayerArgs(player="p2")) == Result.OK
+    assert redis_client.get(binding) == b"p1", "another player's binding stays"
+    run(settings, app_players.UNBIND, bind, app_players.PlayerArgs(player="p1"))
+    assert not redis_client.exists(binding)
+    sessions = app_players.SessionKeys(player=keyspace.player(player), sessions=keyspace.sessions(player))
+    issue = app_players.IssueArgs(session="s1", app=str(app), expires_ms=10**13, now_ms=1000, most=2)
+    assert run(settings, app_players.ISSUE, sessions, issue) == Result.MISSING, "an erased player gets none"
+    redis_client.hset(sessions.player, "name", "x")
+    redis_client.hset(sessions.sessions, "old", f"{app} 999")
+    for n in range(3):
+        session = issue._replace(session=f"s{n}", expires_ms=10**13 + n)
+        assert run(settings, app_players.ISSUE, sessions, session) == Result.OK
+    assert set(redis_client.hkeys(sessions.sessions)) == {b"s1", b"s2"}, "expired and oldest gone"
+    note = app_players.erased_ban_key(app, player)
+    ban = app_players.BanKeys(binding=binding, note=note)
+    redis_client.set(binding, str(player))
+    keep = app_players.KeepBanArgs(player="other", banned="banned", digest="d")
+    assert run(settings, app_players.KEEP_BAN, ban, keep) == Result.CONFLICT
+    assert run(settings, app_players.KEEP_BAN, ban, keep._replace(player=str(player))) == Result.OK
+    assert redis_client.get(binding) == b"banned" and redis_client.get(note) == b"d"
+    lift = app_players.LiftArgs(digest="other", banned="banned")
+    assert run(settings, app_players.LIFT, ban, lift) == Result.CONFLICT
+    assert run(settings, app_players.LIFT, ban, lift._replace(digest="d")) == Result.OK
+    assert not redis_client.exists(binding, note)
+
+
+def test_erasure_scripts(settings: Settings, redis_client: redis.Redis) -> None:
+    player = uuid4()
+    keys = privacy.EraseKeys(
+        player=keyspace.player(player), auth=keyspace.auth(player), boards=keyspace.boards(player),
+        tombstone=keyspace.tombstone(player),
+    )  # fmt: skip
+    redis_client.hset(keys.player, "name", "x")
+    redis_client.set(keys.auth, "h")
+    redis_client.sadd(keys.boards, "B")
+    boards, now_ms = run(settings, privacy.ERASE, keys, privacy.EraseArgs(guard_ms=60_000))
+    assert boards == [b"B"] and now_ms > 1_700_000_000_000
+    assert not redis_client.exists(keys.player, keys.auth) and 0 < redis_client.pttl(keys.tombstone) <= 60_000
+    claim = rewrites.ClaimKeys(rewritten=keyspace.ERASURE_REWRITTEN)
+    later = rewrites.ClaimArgs(due_ms=now_ms + 10**6, interval_ms=0)
+    kind, wait = run(settings, rewrites.CLAIM, claim, later)
+    assert kind == Result.LIMITED and 0 < wait <= 10**6
+    kind, at = run(settings, rewrites.CLAIM, claim, later._replace(due_ms=now_ms))
+    assert kind == Result.OK and redis_client.get(claim.rewritten) == str(at).encode()
+    assert run(settings, rewrites.CLAIM, claim, later._replace(due_ms=now_ms)) == [Result.UNCHANGED, at]
+
+
+# -- the loader ---------------------------------------------------------------------------------------------------
+
+
+def test_a_script_the_server_lost_is_loaded_again(settings: Settings, redis_client: redis.Redis) -> None:
+    keys = address_moves.WindowKeys(window="pyr:{rl:x}:w:1")
+
+    async def twice() -> list[Any]:
+        client = connect(settings)
+        try:
+            add = address_moves.ADD.load(client)
+            first = await add(keys, address_moves.AddArgs(moves=1, expire_ms=1000))
+            redis_client.script_flush()
+            return [first, await add(keys, address_moves.AddArgs(moves=1, expire_ms=1000))]
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(twice()) == [1, 2]
+
+
+def test_the_save_script_bakes_its_validated_constants() -> None:
+    text = store.SAVE.text(**SAVE_CONSTANTS | {"INTERVAL": 1234})
+    assert "gcra(KEYS[5], 1234, 0)" in text and "CONST." not in text and "KEYS." not in text
+    with pytest.raises(ValueError, match="takes the constants"):
+        store.SAVE.text(INTERVAL=1)
+    with pytest.raises(ValueError, match="must be an int"):
+        store.SAVE.text(**SAVE_CONSTANTS | {"KEPT": "2; redis.call('FLUSHALL')"})  # type: ignore[arg-type]
