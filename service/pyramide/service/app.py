@@ -85,7 +85,7 @@ def create_app(
         route_handlers=[
             PlayerController,
             StatsController,
-            bind_games(GameController, services.games, services.move_allowance),
+            bind_games(GameController, services.play, services.move_allowance),
             MyGamesController,
             PrivacyController,
             LeaderboardController,

@@ -1,6 +1,6 @@
 """The service's objects, built once per app start over one Redis client, and the dependencies handlers ask for.
 
-Handlers name what they need (``games: GameService``); Litestar's dependency injection hands it over from here, so
+Handlers name what they need (``games: GameReading``); Litestar's dependency injection hands it over from here, so
 no handler looks anything up in the application state."""
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.sealed import DealSecret
-from pyramide.service.games.service import GameService
+from pyramide.service.games.creation import GameCreation
+from pyramide.service.games.hints import GameHints
+from pyramide.service.games.play import GamePlay
+from pyramide.service.games.reading import GameReading
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
@@ -44,7 +47,10 @@ class Running:
     leaderboards: Leaderboards
     reviews: Reviews
     settlement: Settlement
-    games: GameService
+    games: GameReading
+    creation: GameCreation
+    play: GamePlay
+    hints: GameHints
     address_limits: AddressLimits
     move_allowance: MoveAllowance
     privacy: PlayerData
@@ -72,7 +78,7 @@ class Running:
         players = PlayerStore(redis, settings)
         secret = DealSecret(redis, settings.deal_secret)
         deals = ChallengeDeals(redis, secret, solver, settings.challenge_presets, settings.challenge_candidates)
-        games = GameService(store, settings.conflict_retries, solver, settlement, limiter, sealed_deals=deals)
+        games = GameReading(store)
         audit = AuditLog(redis)
         apps = AppStore(redis)
         app_players = AppPlayers(redis, players, settings.session_ttl_s)
@@ -85,6 +91,9 @@ class Running:
             reviews=reviews,
             settlement=settlement,
             games=games,
+            creation=GameCreation(store, solver, sealed_deals=deals),
+            play=GamePlay(store, settings.conflict_retries, settlement),
+            hints=GameHints(games, solver, settlement, limiter),
             address_limits=AddressLimits(limiter, settings),
             move_allowance=MoveAllowance(
                 AddressMoves(redis, settings.limits.limit("address_moves")),
@@ -157,8 +166,8 @@ class Services:
     def players(self) -> PlayerStore:
         return self.running.players
 
-    def games(self) -> GameService:
-        return self.running.games
+    def play(self) -> GamePlay:
+        return self.running.play
 
     def move_allowance(self) -> MoveAllowance:
         return self.running.move_allowance
@@ -199,6 +208,9 @@ class Services:
             "reviews",
             "settlement",
             "games",
+            "creation",
+            "play",
+            "hints",
             "address_limits",
             "privacy",
             "challenges",

@@ -12,6 +12,12 @@ from pydantic import TypeAdapter
 
 from pyramide.engine.moves import format_record
 from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.games.bodies import move_from_body
+from pyramide.service.games.creation import GameCreation
+from pyramide.service.games.hints import GameHints
+from pyramide.service.games.play import GamePlay, abandon_action, play_action, tap_action
+from pyramide.service.games.reading import GameReading
+from pyramide.service.games.replies import Reply
 from pyramide.service.games.schemas import (
     CreateGameBody,
     GameRecord,
@@ -21,14 +27,6 @@ from pyramide.service.games.schemas import (
     MoveBody,
     Snapshot,
     TapBody,
-)
-from pyramide.service.games.service import (
-    GameService,
-    Reply,
-    abandon_action,
-    move_from_body,
-    play_action,
-    tap_action,
 )
 from pyramide.service.games.snapshots import now_ms, shown_code
 from pyramide.service.http.body import fingerprint, parse_body
@@ -70,7 +68,7 @@ class GameController(Controller):
     tags = ["games"]
 
     @staticmethod
-    def games() -> GameService:
+    def games() -> GamePlay:
         raise NotImplementedError("served only as bound by hot_path.bind_games")
 
     @staticmethod
@@ -92,19 +90,19 @@ class GameController(Controller):
         responses=problems(400, 401, 403, 404, 409, 413, 422, 429, 503),
     )
     async def create(
-        self, request: PlayerRequest, games: Injected[GameService], address_limits: Injected[AddressLimits]
+        self, request: PlayerRequest, creation: Injected[GameCreation], address_limits: Injected[AddressLimits]
     ) -> Response[Snapshot]:
         player = request.user
         key = idempotency_key(request)
         body = await parse_body(request, _CREATE)
         fp = await fingerprint(request) if key else ""
         async with address_limits.quota(request, "games", limit="address_games"):
-            game_id, reply = await games.create(player, body, locale_of(request, player.locale), key, fp)
+            game_id, reply = await creation.create(player, body, locale_of(request, player.locale), key, fp)
         return _send(reply, game_id)
 
     @get("/{game_id:str}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 403, 404))
     async def read(
-        self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]
+        self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]
     ) -> Response[Snapshot]:
         game = game_id_of(game_id)
         return _send(await games.read(request.user, game, locale_of(request, request.user.locale)), game)
@@ -154,8 +152,8 @@ class GameController(Controller):
         description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out.",
         responses=problems(401, 403, 404, 409, 429),
     )
-    async def hint(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]) -> Hint:
-        return Hint.model_validate(await games.hint(request.user, game_id_of(game_id)))
+    async def hint(self, request: PlayerRequest, game_id: GameIdText, hints: Injected[GameHints]) -> Hint:
+        return Hint.model_validate(await hints.hint(request.user, game_id_of(game_id)))
 
     @get(
         "/{game_id:str}/record",
@@ -163,7 +161,7 @@ class GameController(Controller):
         summary="Every operation in order, in move notation",
         responses=problems(401, 403, 404),
     )
-    async def record(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]) -> GameRecord:
+    async def record(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]) -> GameRecord:
         stored, moves = await games.record(request.user, game_id_of(game_id))
         return GameRecord(
             id=stored.id,
@@ -176,7 +174,7 @@ class GameController(Controller):
 
 
 async def _act(
-    request: PlayerRequest, game_id: UUID, games: GameService, allowance: MoveAllowance, kind: str
+    request: PlayerRequest, game_id: UUID, games: GamePlay, allowance: MoveAllowance, kind: str
 ) -> Response[Snapshot]:
     """Act on the game; the client's address is refused (429) past its allowance of moves (or of keyed moves, for
     one with an Idempotency-Key), and counted when the act succeeded (what was refused stored nothing); a keyed move
@@ -220,7 +218,7 @@ class MyGamesController(Controller):
     async def games(
         self,
         request: PlayerRequest,
-        games: Injected[GameService],
+        games: Injected[GameReading],
         status: Annotated[ListStatus, QueryParameter(description="Which games; default: all.")] = "all",
         limit: Limit = DEFAULT_LIMIT,
         cursor: GamesCursor = None,

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from pyramide.service.games.service import GameService
+from pyramide.service.games.play import GamePlay
 
 C = TypeVar("C", bound=type)
 
 
-def bind_games(controller: C, games: Callable[[], GameService], allowance: Callable[[], object]) -> C:
+def bind_games(controller: C, games: Callable[[], GamePlay], allowance: Callable[[], object]) -> C:
     """A subclass of ``controller`` whose ``games()`` is the running app's game service and ``allowance()`` its
     per-address allowance of moves (typed by the controller: this module speaks no HTTP)."""
     methods = {"games": staticmethod(games), "allowance": staticmethod(allowance)}

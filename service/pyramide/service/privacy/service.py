@@ -29,7 +29,7 @@ from uuid import UUID
 
 from redis.exceptions import ResponseError
 
-from pyramide.service.games import GameService
+from pyramide.service.games import GameReading
 from pyramide.service.infra.ratelimit import Limit, RateLimiter, player_limit_key
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.moderation import AuditLog
@@ -65,7 +65,7 @@ class PlayerData:
         *,
         redis: RedisClient,
         players: PlayerStore,
-        games: GameService,
+        games: GameReading,
         stats: StatsStore,
         boards: Leaderboards,
         retry_window_s: int,

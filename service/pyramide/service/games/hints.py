@@ -1,0 +1,39 @@
+"""Hints: the next move of the best line from where a game stands, from the solver."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from pyramide.engine import IllegalMoveError
+from pyramide.engine.codes import Code
+from pyramide.service.deals import Solver
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.reading import GameReading
+from pyramide.service.games.settlement import Settlement
+from pyramide.service.games.snapshots import now_ms
+from pyramide.service.infra.ratelimit import RateLimiter, player_limit_key
+from pyramide.service.players import Player
+
+
+class GameHints:
+    def __init__(self, reading: GameReading, solver: Solver, settlement: Settlement, limiter: RateLimiter) -> None:
+        self.reading = reading
+        self.store = reading.store
+        self.limiter = limiter
+        self.solver = solver
+        self.settlement = settlement
+        self.hints_limit = reading.store.settings.limits.limit("hints")
+
+    async def hint(self, player: Player, game_id: UUID) -> dict[str, object]:
+        """The next move of the best line from here, and whether the game can still be won."""
+        stored = await self.reading.load(player, game_id)
+        if stored.sealed(now_ms()):
+            raise DomainError(ErrorCode.HINTS_NOT_ALLOWED)
+        if stored.finished:
+            raise IllegalMoveError(Code.GAME_OVER)
+        await self.limiter.check(self.hints_limit, player_limit_key(player.id, self.hints_limit))
+        result = await self.solver.for_player(player.id, stored.game)
+        await self.store.count_hint(player.id, game_id)
+        await self.settlement.stats.count_hint(player.id)
+        line = result["line"]
+        return {**result, "move": line[0] if line else None}

@@ -1,0 +1,224 @@
+"""Playing through the store: take the game, let the engine act, save it back with an optimistic compare-and-set.
+
+The game acted on is read from Redis, or is the copy this process kept of what it saved last, which the
+compare-and-set confirms (it writes only over exactly the state acted on). Concurrency policy: a request with
+``If-Match`` acts only on that version and gets 412 if the game has moved on; a request without it that loses a race
+is tried again on the fresh state (the engine re-checks the move there), up to ``Settings.conflict_retries`` times,
+then answered 409 ``version_conflict``. Exactly one write succeeds per version, so no update is ever lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from uuid import UUID
+
+from pyramide.engine import Feedback, IllegalMoveError, Move, parse_card, tap_card, tap_stock
+from pyramide.engine.codes import Code
+from pyramide.engine.messages import Locale
+from pyramide.engine.taps import end_feedback
+from pyramide.engine.taps import feedback as make_feedback
+from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
+from pyramide.service.games.reading import owned
+from pyramide.service.games.replies import Reply, reply_for
+from pyramide.service.games.results import settle
+from pyramide.service.games.schemas import CardTap, TapBody
+from pyramide.service.games.settlement import Settlement
+from pyramide.service.games.snapshots import now_ms
+from pyramide.service.games.store import GameStore, Saved, digest
+from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.players import Player
+
+RETRY_BACKOFF_S = 0.001
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What an action did: whether the game changed, the record entry and the feedback to show."""
+
+    changed: bool
+    notation: str | None = None
+    feedback: Feedback | None = None
+
+
+Action = Callable[[StoredGame], Outcome]
+
+
+class GamePlay:
+    def __init__(self, store: GameStore, conflict_retries: int, settlement: Settlement) -> None:
+        self.store = store
+        self.conflict_retries = conflict_retries
+        self.settlement = settlement
+
+    async def act(
+        self,
+        *,
+        player: Player,
+        game_id: UUID,
+        action: Action,
+        locale: Locale,
+        if_match: tuple[int, ...] | None,
+        idempotency_key: str | None,
+        fingerprint: str,
+    ) -> Reply:
+        """Act on the game and save it with compare-and-set; a lost race is tried again unless ``if_match`` pins
+        the version. The first try acts on the game as this process saved it last, when it has it: the save then
+        confirms that Redis still holds exactly that state, so a move costs one round trip, not two. Anything
+        else (a refusal, a tap that changes nothing, another owner, another version) is answered only from the
+        state read from Redis."""
+        key = digest(str(player.id), idempotency_key) if idempotency_key else None
+        recent = self.store.take_recent(game_id)
+        basis = None if recent is None else _Basis(*recent, confirmed=False)
+        races = 0
+        while True:
+            if basis is None:
+                state, kept = await self.store.load(player.id, game_id, key, player.token_hash)
+                stored = owned(player, game_id, state)
+                if kept:
+                    return Reply.from_kept(kept, fingerprint, game_id)
+                basis = _Basis(state or b"", stored, confirmed=True)
+            tried = await self._try(
+                basis,
+                player=player,
+                action=action,
+                locale=locale,
+                if_match=if_match,
+                key=key,
+                fingerprint=fingerprint,
+            )
+            if isinstance(tried, Reply):
+                return tried
+            if tried is None:  # the kept copy would not do: read the game
+                basis = None
+            elif not basis.confirmed:  # the kept copy was out of date: act on the state Redis answered with
+                basis = _Basis(tried, StoredGame.from_bytes(game_id, tried), confirmed=True)
+            else:
+                races += 1
+                if if_match is not None:
+                    raise DomainError(
+                        ErrorCode.PRECONDITION_FAILED, version=str(StoredGame.from_bytes(game_id, tried).version)
+                    )
+                if races > self.conflict_retries:
+                    raise DomainError(ErrorCode.VERSION_CONFLICT)
+                await asyncio.sleep(random.uniform(0, RETRY_BACKOFF_S * 2**races))  # let the winner finish
+                basis = None
+
+    async def _try(
+        self,
+        basis: _Basis,
+        *,
+        player: Player,
+        action: Action,
+        locale: Locale,
+        if_match: tuple[int, ...] | None,
+        key: str | None,
+        fingerprint: str,
+    ) -> Reply | bytes | None:
+        """One try: the reply, or the state Redis holds when it is not ``basis.state``, or ``None`` when ``basis``
+        is an unconfirmed copy that cannot answer by itself."""
+        stored = basis.stored
+        if not basis.confirmed and (stored.owner != player.id or not _matches(if_match, stored.version)):
+            return None
+        if not _matches(if_match, stored.version):
+            raise DomainError(ErrorCode.PRECONDITION_FAILED, version=str(stored.version))
+        was_started = stored.started
+        try:
+            outcome = action(stored)
+        except (IllegalMoveError, MoveRefusedError):
+            if basis.confirmed:
+                raise
+            return None
+        if not outcome.changed:
+            return reply_for(stored, locale, outcome.feedback) if basis.confirmed else None
+        now = _advance(stored)
+        if stored.challenge is not None and outcome.notation is not None:
+            stored.note_operation(now)
+        result = settle(stored, now, player)
+        started = stored.started and not was_started
+        reply = reply_for(stored, locale, outcome.feedback)
+        saved = await self.store.save(
+            stored,
+            basis.state,
+            outcome.notation,
+            idempotency=key,
+            response=reply.kept(fingerprint) if key else b"",
+            result=b"" if result is None else result.to_bytes(),
+            changed_ms=now,
+            token=player.token_hash,
+            pending_since=int(time.time() * 1000) if started or result is not None else "",
+        )
+        if saved.saved is Saved.OK:
+            if started or result is not None:
+                await self.settlement.record(player.id, stored.id, started, result, saved.hints)
+            return replace(reply, kept_more=True) if saved.kept_more else reply
+        if saved.saved is Saved.KEPT:
+            return Reply.from_kept(saved.kept, fingerprint, stored.id)
+        if saved.saved is Saved.MISSING:
+            raise DomainError(ErrorCode.GAME_NOT_FOUND)
+        return saved.current
+
+
+def _matches(if_match: tuple[int, ...] | None, version: int) -> bool:
+    return if_match is None or version in if_match
+
+
+@dataclass(frozen=True, slots=True)
+class _Basis:
+    """The state a request acts on, as bytes and decoded: read from Redis for this request (``confirmed``), or the
+    copy this process saved last, which only the save confirms."""
+
+    state: bytes
+    stored: StoredGame
+    confirmed: bool
+
+
+def _advance(stored: StoredGame) -> int:
+    """A change: a new version, and the clock's start at the first move and its end at the finish. Returns now."""
+    stored.version += 1
+    now = now_ms()
+    if stored.first_move_ms is None and stored.game.moves > 0:
+        stored.first_move_ms = now
+    if stored.finished and stored.finished_ms is None:
+        stored.finished_ms = now
+    return now
+
+
+def _guard_open(stored: StoredGame) -> None:
+    if stored.abandoned:
+        raise IllegalMoveError(Code.GAME_OVER)
+
+
+def play_action(move: Move) -> Action:
+    def act(stored: StoredGame) -> Outcome:
+        _guard_open(stored)
+        try:
+            stored.game.play(move)
+        except IllegalMoveError as refusal:
+            shown = make_feedback(refusal.code).shown(stored.game.explain_errors)
+            raise MoveRefusedError(refusal, shown) from None
+        return Outcome(True, move.notation(), end_feedback(stored.game))
+
+    return act
+
+
+def tap_action(body: TapBody) -> Action:
+    def act(stored: StoredGame) -> Outcome:
+        _guard_open(stored)
+        game = stored.game
+        before = game.selection
+        result = tap_card(game, parse_card(body.card)) if isinstance(body, CardTap) else tap_stock(game)
+        operation = result.operation
+        changed = operation is not None or game.selection != before
+        return Outcome(changed, None if operation is None else operation.move.notation(), result.feedback)
+
+    return act
+
+
+def abandon_action(stored: StoredGame) -> Outcome:
+    if stored.finished:
+        raise IllegalMoveError(Code.GAME_OVER)
+    stored.abandoned = True
+    return Outcome(True, None, make_feedback(Code.GAME_OVER))
