@@ -20,7 +20,7 @@ from pyramide.engine.cards import Card
 from pyramide.service.challenges.calendar import ChallengeId
 from pyramide.service.challenges.deals import ChallengeDeals, deal_key
 from pyramide.service.deals import DealSecret, Solver
-from pyramide.service.games.bodies import move_body
+from pyramide.service.games.controller import move_body
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve

@@ -1,15 +1,21 @@
 """The service's objects, built once per app start over one Redis client, and the dependencies handlers ask for.
 
-Handlers name what they need (``games: GameReading``); Litestar's dependency injection hands it over from here, so
-no handler looks anything up in the application state."""
+Handlers name what they need (``games: Injected[GameReading]``); :class:`ServicesPlugin` registers the providers for
+every route and starts and stops the services with the app, so no handler looks anything up in the application
+state and every route gets its services the same way."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from litestar import Litestar
+from litestar.config.app import AppConfig
 from litestar.di import Provide
+from litestar.plugins import InitPluginProtocol
 
 from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
@@ -166,9 +172,6 @@ class Services:
     def players(self) -> PlayerStore:
         return self.running.players
 
-    def play(self) -> GamePlay:
-        return self.running.play
-
     def move_allowance(self) -> MoveAllowance:
         return self.running.move_allowance
 
@@ -211,6 +214,7 @@ class Services:
             "creation",
             "play",
             "hints",
+            "move_allowance",
             "address_limits",
             "privacy",
             "challenges",
@@ -224,6 +228,27 @@ class Services:
         return {name: provide(name) for name in fields} | {
             "settings": Provide(lambda: settings, sync_to_thread=False, use_cache=True)
         }
+
+
+class ServicesPlugin(InitPluginProtocol):
+    """The one way handlers get services: registers every provider of :meth:`Services.dependencies` on the app (so
+    every controller and route may name them) and runs the services for the app's lifetime."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    def on_app_init(self, app_config: AppConfig) -> AppConfig:
+        app_config.dependencies.update(self.services.dependencies())
+        app_config.lifespan.append(self._running)
+        return app_config
+
+    @asynccontextmanager
+    async def _running(self, _: Litestar) -> AsyncIterator[None]:
+        self.services.start()
+        try:
+            yield
+        finally:
+            await self.services.stop()
 
 
 def confirms_writes(settings: Settings) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 import pyramide.service
 
 SERVICE = Path(pyramide.service.__file__).parent
+OPENAPI = SERVICE.parents[2] / "openapi" / "openapi.json"
 DOMAINS = ("games", "players", "stats", "deals", "privacy", "challenges", "apps", "moderation")
 
 
@@ -50,6 +52,39 @@ def test_domain_services_know_nothing_of_http(domain: str) -> None:
         for name in _imports(path):
             http = name.startswith("pyramide.service.http") and name != "pyramide.service.http.schemas"
             assert not http and not name.startswith("litestar"), f"{domain}/{path.name} imports {name}"
+
+
+def _request_models() -> set[str]:
+    """The models of every request body in the API document: each body's schema and the variants of its union."""
+    document = json.loads(OPENAPI.read_text(encoding="utf-8"))
+    components = document["components"]["schemas"]
+
+    def named(schema: dict[str, object]) -> Iterator[str]:
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            name = ref.rsplit("/", 1)[-1]
+            yield name
+            yield from named(components[name])
+        for variants in (schema.get("oneOf"), schema.get("anyOf")):
+            for variant in variants if isinstance(variants, list) else ():
+                yield from named(variant)
+
+    bodies = (op["requestBody"] for ops in document["paths"].values() for op in ops.values() if "requestBody" in op)
+    return {name for body in bodies for content in body["content"].values() for name in named(content["schema"])}
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_domain_services_take_domain_values_not_request_bodies(domain: str) -> None:
+    """Controllers turn a request body into a domain value (a command such as ``games.commands.Move``, a
+    ``games.creation.NewGame``); services, stores and serialisers never see the body's model."""
+    models = _request_models()
+    assert {"PairMove", "CardTap", "CodeGameBody", "CreatePlayerBody"} <= models
+    for path in _modules(domain):
+        if "controller" in path.stem or path.stem == "schemas":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        assert not imported & models, f"{domain}/{path.name} takes request bodies {sorted(imported & models)}"
 
 
 def test_infrastructure_imports_no_domain_and_no_http() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
@@ -10,23 +11,35 @@ from litestar.datastructures import State
 from litestar.params import QueryParameter
 from pydantic import TypeAdapter
 
+from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
 from pyramide.engine.moves import format_record
 from pyramide.service.deals.schemas import RulesBody
-from pyramide.service.games.bodies import move_from_body
-from pyramide.service.games.creation import GameCreation
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.commands import Abandon, Command, Tap, Versions
+from pyramide.service.games.commands import Move as MoveCommand
+from pyramide.service.games.creation import GameCreation, NewGame
 from pyramide.service.games.hints import GameHints
-from pyramide.service.games.play import GamePlay, abandon_action, play_action, tap_action
+from pyramide.service.games.play import GamePlay
 from pyramide.service.games.reading import GameReading
 from pyramide.service.games.replies import Reply
 from pyramide.service.games.schemas import (
+    CardTap,
+    ChallengeGameBody,
+    CodeGameBody,
     CreateGameBody,
+    DrawMove,
     GameRecord,
     GamesPage,
     GameSummary,
     Hint,
+    KingMove,
+    LayoutGameBody,
     MoveBody,
+    PairMove,
+    RecycleMove,
     Snapshot,
     TapBody,
+    UndoMove,
 )
 from pyramide.service.games.snapshots import now_ms, shown_code
 from pyramide.service.http.body import fingerprint, parse_body
@@ -62,18 +75,10 @@ def _send(reply: Reply, game_id: UUID) -> Response[Snapshot]:
 
 
 class GameController(Controller):
-    """The game routes; the app serves a subclass bound to its game service (see ``hot_path``)."""
+    """The game routes."""
 
     path = "/v1/games"
     tags = ["games"]
-
-    @staticmethod
-    def games() -> GamePlay:
-        raise NotImplementedError("served only as bound by hot_path.bind_games")
-
-    @staticmethod
-    def allowance() -> MoveAllowance:
-        raise NotImplementedError("served only as bound by hot_path.bind_games")
 
     @post(
         "/",
@@ -97,7 +102,8 @@ class GameController(Controller):
         body = await parse_body(request, _CREATE)
         fp = await fingerprint(request) if key else ""
         async with address_limits.quota(request, "games", limit="address_games"):
-            game_id, reply = await creation.create(player, body, locale_of(request, player.locale), key, fp)
+            new = new_game(body)
+            game_id, reply = await creation.create(player, new, locale_of(request, player.locale), key, fp)
         return _send(reply, game_id)
 
     @get("/{game_id:str}", operation_id="getGame", summary="A game's snapshot", responses=problems(401, 403, 404))
@@ -117,8 +123,14 @@ class GameController(Controller):
         responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
-    async def move(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), self.games(), self.allowance(), "move")
+    async def move(
+        self,
+        request: PlayerRequest,
+        game_id: GameIdText,
+        play: Injected[GamePlay],
+        move_allowance: Injected[MoveAllowance],
+    ) -> Response[Snapshot]:
+        return await _act(request, game_id_of(game_id), play, move_allowance, _move_command)
 
     @post(
         "/{game_id:str}/taps",
@@ -130,8 +142,14 @@ class GameController(Controller):
         responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
-    async def tap(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), self.games(), self.allowance(), "tap")
+    async def tap(
+        self,
+        request: PlayerRequest,
+        game_id: GameIdText,
+        play: Injected[GamePlay],
+        move_allowance: Injected[MoveAllowance],
+    ) -> Response[Snapshot]:
+        return await _act(request, game_id_of(game_id), play, move_allowance, _tap_command)
 
     @post(
         "/{game_id:str}/abandon",
@@ -142,8 +160,14 @@ class GameController(Controller):
         responses=problems(400, 401, 403, 404, 409, 412, 413, 429),
         status_code=200,
     )
-    async def abandon(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), self.games(), self.allowance(), "abandon")
+    async def abandon(
+        self,
+        request: PlayerRequest,
+        game_id: GameIdText,
+        play: Injected[GamePlay],
+        move_allowance: Injected[MoveAllowance],
+    ) -> Response[Snapshot]:
+        return await _act(request, game_id_of(game_id), play, move_allowance, _abandon_command)
 
     @get(
         "/{game_id:str}/hint",
@@ -174,32 +198,89 @@ class GameController(Controller):
 
 
 async def _act(
-    request: PlayerRequest, game_id: UUID, games: GamePlay, allowance: MoveAllowance, kind: str
+    request: PlayerRequest,
+    game_id: UUID,
+    play: GamePlay,
+    allowance: MoveAllowance,
+    command_of: Callable[[PlayerRequest], Awaitable[Command]],
 ) -> Response[Snapshot]:
-    """Act on the game; the client's address is refused (429) past its allowance of moves (or of keyed moves, for
-    one with an Idempotency-Key), and counted when the act succeeded (what was refused stored nothing); a keyed move
-    counts as one only when it kept one response more for its game (what grows Redis)."""
+    """Carry out the request's command; the client's address is refused (429) past its allowance of moves (or of
+    keyed moves, for one with an Idempotency-Key), and counted when the command succeeded (what was refused stored
+    nothing); a keyed move counts as one only when it kept one response more for its game (what grows Redis)."""
     key = idempotency_key(request)
     address = allowance.admit(request, key is not None)
     player = request.user
-    if kind == "move":
-        move: MoveBody = await parse_body(request, _MOVE)
-        action = play_action(move_from_body(move))
-    elif kind == "tap":
-        action = tap_action(await parse_body(request, _TAP))
-    else:
-        action = abandon_action
-    reply = await games.act(
+    command = await command_of(request)
+    reply = await play.act(
         player=player,
         game_id=game_id,
-        action=action,
+        command=command,
         locale=locale_of(request, player.locale),
-        if_match=if_match(request),
         idempotency_key=key,
         fingerprint=await fingerprint(request) if key else "",
     )
     allowance.count(address, reply.kept_more)
     return _send(reply, game_id)
+
+
+async def _move_command(request: PlayerRequest) -> Command:
+    body: MoveBody = await parse_body(request, _MOVE)
+    move = move_from_body(body)
+    return MoveCommand(move, _expected(request))
+
+
+async def _tap_command(request: PlayerRequest) -> Command:
+    body = await parse_body(request, _TAP)
+    return Tap(parse_card(body.card) if isinstance(body, CardTap) else None, _expected(request))
+
+
+async def _abandon_command(request: PlayerRequest) -> Command:
+    return Abandon(_expected(request))
+
+
+def _expected(request: PlayerRequest) -> Versions:
+    """The versions the request's ``If-Match`` accepts."""
+    versions = if_match(request)
+    return None if versions is None else frozenset(versions)
+
+
+def new_game(body: CreateGameBody) -> NewGame:
+    """What a create request asks to deal."""
+    if isinstance(body, ChallengeGameBody):
+        return NewGame(challenge=body.challenge, explain_errors=body.explain_errors)
+    if isinstance(body, CodeGameBody):
+        return NewGame(DealCode.parse(body.code), explain_errors=body.explain_errors)
+    if isinstance(body, LayoutGameBody):
+        deal = DealCode.from_json(body.layout.model_dump(exclude_none=True))
+        return NewGame(deal, explain_errors=body.explain_errors)
+    rules = Rules() if body.rules is None else Rules.from_json(body.rules.model_dump())
+    return NewGame(rules=rules, winnable_only=body.winnable_only, explain_errors=body.explain_errors)
+
+
+def move_from_body(body: PairMove | KingMove | DrawMove | RecycleMove | UndoMove | object) -> Move:
+    """The engine's move for a parsed move body; a body of no known kind is 422 ``validation_failed``, never a
+    draw (the schema's union refuses one first; this holds if a kind is ever added there and not here)."""
+    if isinstance(body, PairMove):
+        first, second = (parse_card(c) for c in body.cards)
+        return RemovePair(first, second)
+    if isinstance(body, KingMove):
+        return RemoveKing(parse_card(body.card))
+    if isinstance(body, RecycleMove):
+        return RECYCLE
+    if isinstance(body, UndoMove):
+        return UNDO
+    if isinstance(body, DrawMove):
+        return DRAW
+    raise DomainError(ErrorCode.VALIDATION_FAILED)
+
+
+def move_body(move: Move) -> dict[str, object]:
+    """The request body for ``move``: the inverse of :func:`move_from_body`, for clients replaying a record."""
+    if isinstance(move, RemovePair):
+        return {"type": "pair", "cards": [card_code(c) for c in move.cards]}
+    if isinstance(move, RemoveKing):
+        return {"type": "king", "card": card_code(move.card)}
+    return {"type": {DRAW: "draw", RECYCLE: "recycle", UNDO: "undo"}[move]}
 
 
 class MyGamesController(Controller):

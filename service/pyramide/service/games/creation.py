@@ -3,36 +3,32 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from uuid import UUID, uuid4
 
 from pyramide.engine import DealCode, Game, Rules, random_deal_code
 from pyramide.engine.messages import Locale
 from pyramide.service.deals import WINNABLE_ONLY_ATTEMPTS, Solver
-from pyramide.service.deals.schemas import RulesBody
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.replies import Reply, reply_for
-from pyramide.service.games.schemas import ChallengeGameBody, CodeGameBody, LayoutGameBody, RandomGameBody
 from pyramide.service.games.sealed import SealedDeal, SealedDeals
 from pyramide.service.games.snapshots import now_ms
 from pyramide.service.games.store import GameStore, derived_id, digest
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.players import Player
 
-CreateBody = CodeGameBody | LayoutGameBody | ChallengeGameBody | RandomGameBody
 
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """What to deal: ``deal`` when one is chosen (a pasted code, a layout), else ``challenge``'s sealed deal, else a
+    random deal under ``rules`` (with ``winnable_only``, one the solver proves winnable). ``explain_errors``, when
+    given, overrides the player's setting for this game."""
 
-def _rules(body: RulesBody | None) -> Rules:
-    return Rules() if body is None else Rules.from_json(body.model_dump())
-
-
-def deal_for(body: CreateBody) -> DealCode:
-    if isinstance(body, ChallengeGameBody):
-        raise TypeError("a challenge's deal is sealed: see GameService.create")
-    if isinstance(body, CodeGameBody):
-        return DealCode.parse(body.code)
-    if isinstance(body, LayoutGameBody):
-        return DealCode.from_json(body.layout.model_dump(exclude_none=True))
-    return random_deal_code(_rules(body.rules))
+    deal: DealCode | None = None
+    rules: Rules = field(default_factory=Rules)
+    winnable_only: bool = False
+    challenge: str | None = None
+    explain_errors: bool | None = None
 
 
 class GameCreation:
@@ -41,15 +37,17 @@ class GameCreation:
         self.sealed_deals = sealed_deals
         self.solver = solver
 
-    async def _deal(self, body: CreateBody) -> DealCode:
+    async def _deal(self, new: NewGame) -> DealCode:
         """The deal to play; for ``winnable_only`` the first random deal the solver proves winnable, trying for up to
         the solver's time limit counted from its first answer (starting a cold worker process is not solving, and
         must not use up the time the deals are tried in)."""
-        if not (isinstance(body, RandomGameBody) and body.winnable_only):
-            return deal_for(body)
+        if new.deal is not None:
+            return new.deal
+        if not new.winnable_only:
+            return random_deal_code(new.rules)
         deadline: float | None = None
         for _ in range(WINNABLE_ONLY_ATTEMPTS):
-            code = deal_for(body)
+            code = random_deal_code(new.rules)
             if (await self.solver.analyse(Game(code)))["winnable"]:
                 return code
             if deadline is None:
@@ -58,24 +56,24 @@ class GameCreation:
                 break
         raise DomainError(ErrorCode.WINNABLE_DEAL_NOT_FOUND)
 
-    async def _sealed(self, body: ChallengeGameBody) -> SealedDeal:
+    async def _sealed(self, challenge: str) -> SealedDeal:
         if self.sealed_deals is None:
             raise DomainError(ErrorCode.CHALLENGE_NOT_FOUND)
-        return await self.sealed_deals.open_deal(body.challenge)
+        return await self.sealed_deals.open_deal(challenge)
 
     async def create(
         self,
         player: Player,
-        body: CreateBody,
+        new: NewGame,
         locale: Locale,
         idempotency_key: str | None,
         fingerprint: str,
     ) -> tuple[UUID, Reply]:
         """Deal a game for ``player``: its id and the reply (a retry with the same key gets the first reply). A
         challenge's game is the player's one attempt at it (409 ``challenge_already_played`` for a second)."""
-        sealed = await self._sealed(body) if isinstance(body, ChallengeGameBody) else None
-        code = sealed.code if sealed is not None else await self._deal(body)
-        explain = player.explain_errors if body.explain_errors is None else body.explain_errors
+        sealed = None if new.challenge is None else await self._sealed(new.challenge)
+        code = sealed.code if sealed is not None else await self._deal(new)
+        explain = player.explain_errors if new.explain_errors is None else new.explain_errors
         game_id = derived_id("game", str(player.id), idempotency_key) if idempotency_key else None
         stored = StoredGame(
             id=game_id or uuid4(),

@@ -1,10 +1,12 @@
-"""Playing through the store: take the game, let the engine act, save it back with an optimistic compare-and-set.
+"""Playing a command (:mod:`~pyramide.service.games.commands`) through the store: take the game, let the engine act,
+save it back with an optimistic compare-and-set.
 
-The game acted on is read from Redis, or is the copy this process kept of what it saved last, which the
-compare-and-set confirms (it writes only over exactly the state acted on). Concurrency policy: a request with
-``If-Match`` acts only on that version and gets 412 if the game has moved on; a request without it that loses a race
-is tried again on the fresh state (the engine re-checks the move there), up to ``Settings.conflict_retries`` times,
-then answered 409 ``version_conflict``. Exactly one write succeeds per version, so no update is ever lost.
+The game acted on is read from Redis, or is the copy this process kept of what it saved last, which the compare-and-set
+confirms (it writes only over exactly the state acted on). Concurrency policy: a command that expects given
+versions (the request's ``If-Match``) acts only on those and is refused ``precondition_failed`` if the game has moved
+on; one that expects none and loses a race is tried again on the fresh state (the engine re-checks the move there),
+up to ``Settings.conflict_retries`` times, then refused ``version_conflict``. Exactly one write succeeds per version,
+so no update is ever lost.
 """
 
 from __future__ import annotations
@@ -12,20 +14,16 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from uuid import UUID
 
-from pyramide.engine import Feedback, IllegalMoveError, Move, parse_card, tap_card, tap_stock
-from pyramide.engine.codes import Code
+from pyramide.engine import IllegalMoveError
 from pyramide.engine.messages import Locale
-from pyramide.engine.taps import end_feedback
-from pyramide.engine.taps import feedback as make_feedback
 from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
+from pyramide.service.games.commands import Command, Versions
 from pyramide.service.games.reading import owned
 from pyramide.service.games.replies import Reply, reply_for
 from pyramide.service.games.results import settle
-from pyramide.service.games.schemas import CardTap, TapBody
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.snapshots import now_ms
 from pyramide.service.games.store import GameStore, Saved, digest
@@ -33,18 +31,6 @@ from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.players import Player
 
 RETRY_BACKOFF_S = 0.001
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What an action did: whether the game changed, the record entry and the feedback to show."""
-
-    changed: bool
-    notation: str | None = None
-    feedback: Feedback | None = None
-
-
-Action = Callable[[StoredGame], Outcome]
 
 
 class GamePlay:
@@ -58,17 +44,16 @@ class GamePlay:
         *,
         player: Player,
         game_id: UUID,
-        action: Action,
+        command: Command,
         locale: Locale,
-        if_match: tuple[int, ...] | None,
         idempotency_key: str | None,
         fingerprint: str,
     ) -> Reply:
-        """Act on the game and save it with compare-and-set; a lost race is tried again unless ``if_match`` pins
-        the version. The first try acts on the game as this process saved it last, when it has it: the save then
-        confirms that Redis still holds exactly that state, so a move costs one round trip, not two. Anything
-        else (a refusal, a tap that changes nothing, another owner, another version) is answered only from the
-        state read from Redis."""
+        """Carry out ``command`` and save the game with compare-and-set; a lost race is tried again unless the
+        command expects given versions. The first try acts on the game as this process saved it last, when it has
+        it: the save then confirms that Redis still holds exactly that state, so a move costs one round trip, not
+        two. Anything else (a refusal, a tap that changes nothing, another owner, another version) is answered only
+        from the state read from Redis."""
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
         recent = self.store.take_recent(game_id)
         basis = None if recent is None else _Basis(*recent, confirmed=False)
@@ -83,9 +68,8 @@ class GamePlay:
             tried = await self._try(
                 basis,
                 player=player,
-                action=action,
+                command=command,
                 locale=locale,
-                if_match=if_match,
                 key=key,
                 fingerprint=fingerprint,
             )
@@ -97,7 +81,7 @@ class GamePlay:
                 basis = _Basis(tried, StoredGame.from_bytes(game_id, tried), confirmed=True)
             else:
                 races += 1
-                if if_match is not None:
+                if command.expected is not None:
                     raise DomainError(
                         ErrorCode.PRECONDITION_FAILED, version=str(StoredGame.from_bytes(game_id, tried).version)
                     )
@@ -111,22 +95,22 @@ class GamePlay:
         basis: _Basis,
         *,
         player: Player,
-        action: Action,
+        command: Command,
         locale: Locale,
-        if_match: tuple[int, ...] | None,
         key: str | None,
         fingerprint: str,
     ) -> Reply | bytes | None:
         """One try: the reply, or the state Redis holds when it is not ``basis.state``, or ``None`` when ``basis``
         is an unconfirmed copy that cannot answer by itself."""
         stored = basis.stored
-        if not basis.confirmed and (stored.owner != player.id or not _matches(if_match, stored.version)):
+        expected = command.expected
+        if not basis.confirmed and (stored.owner != player.id or not _matches(expected, stored.version)):
             return None
-        if not _matches(if_match, stored.version):
+        if not _matches(expected, stored.version):
             raise DomainError(ErrorCode.PRECONDITION_FAILED, version=str(stored.version))
         was_started = stored.started
         try:
-            outcome = action(stored)
+            outcome = command.apply(stored)
         except (IllegalMoveError, MoveRefusedError):
             if basis.confirmed:
                 raise
@@ -161,8 +145,8 @@ class GamePlay:
         return saved.current
 
 
-def _matches(if_match: tuple[int, ...] | None, version: int) -> bool:
-    return if_match is None or version in if_match
+def _matches(expected: Versions, version: int) -> bool:
+    return expected is None or version in expected
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,41 +168,3 @@ def _advance(stored: StoredGame) -> int:
     if stored.finished and stored.finished_ms is None:
         stored.finished_ms = now
     return now
-
-
-def _guard_open(stored: StoredGame) -> None:
-    if stored.abandoned:
-        raise IllegalMoveError(Code.GAME_OVER)
-
-
-def play_action(move: Move) -> Action:
-    def act(stored: StoredGame) -> Outcome:
-        _guard_open(stored)
-        try:
-            stored.game.play(move)
-        except IllegalMoveError as refusal:
-            shown = make_feedback(refusal.code).shown(stored.game.explain_errors)
-            raise MoveRefusedError(refusal, shown) from None
-        return Outcome(True, move.notation(), end_feedback(stored.game))
-
-    return act
-
-
-def tap_action(body: TapBody) -> Action:
-    def act(stored: StoredGame) -> Outcome:
-        _guard_open(stored)
-        game = stored.game
-        before = game.selection
-        result = tap_card(game, parse_card(body.card)) if isinstance(body, CardTap) else tap_stock(game)
-        operation = result.operation
-        changed = operation is not None or game.selection != before
-        return Outcome(changed, None if operation is None else operation.move.notation(), result.feedback)
-
-    return act
-
-
-def abandon_action(stored: StoredGame) -> Outcome:
-    if stored.finished:
-        raise IllegalMoveError(Code.GAME_OVER)
-    stored.abandoned = True
-    return Outcome(True, None, make_feedback(Code.GAME_OVER))
