@@ -177,7 +177,8 @@ class GameController(Controller):
         responses=problems(401, 403, 404, 409, 429),
     )
     async def hint(self, request: PlayerRequest, game_id: GameIdText, hints: Injected[GameHints]) -> Hint:
-        return Hint.model_validate(await hints.hint(request.user, game_id_of(game_id)))
+        analysis = await hints.hint(request.user, game_id_of(game_id))
+        return Hint(**analysis.model_dump(), move=analysis.line[0] if analysis.line else None)
 
     @get(
         "/{game_id:str}/record",

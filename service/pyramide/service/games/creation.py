@@ -48,7 +48,7 @@ class GameCreation:
         deadline: float | None = None
         for _ in range(WINNABLE_ONLY_ATTEMPTS):
             code = random_deal_code(new.rules)
-            if (await self.solver.analyse(Game(code)))["winnable"]:
+            if (await self.solver.analyse(Game(code))).winnable:
                 return code
             if deadline is None:
                 deadline = time.monotonic() + self.solver.time_limit_s

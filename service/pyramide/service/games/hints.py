@@ -7,6 +7,7 @@ from uuid import UUID
 from pyramide.engine import IllegalMoveError
 from pyramide.engine.codes import Code
 from pyramide.service.deals import Solver
+from pyramide.service.deals.schemas import Analysis
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.reading import GameReading
 from pyramide.service.games.settlement import Settlement
@@ -24,16 +25,15 @@ class GameHints:
         self.settlement = settlement
         self.hints_limit = reading.store.settings.limits.limit("hints")
 
-    async def hint(self, player: Player, game_id: UUID) -> dict[str, object]:
-        """The next move of the best line from here, and whether the game can still be won."""
+    async def hint(self, player: Player, game_id: UUID) -> Analysis:
+        """The best line from here, and whether the game can still be won."""
         stored = await self.reading.load(player, game_id)
         if stored.sealed(now_ms()):
             raise DomainError(ErrorCode.HINTS_NOT_ALLOWED)
         if stored.finished:
             raise IllegalMoveError(Code.GAME_OVER)
         await self.limiter.check(self.hints_limit, player_limit_key(player.id, self.hints_limit))
-        result = await self.solver.for_player(player.id, stored.game)
+        analysis = await self.solver.for_player(player.id, stored.game)
         await self.store.count_hint(player.id, game_id)
         await self.settlement.stats.count_hint(player.id)
-        line = result["line"]
-        return {**result, "move": line[0] if line else None}
+        return analysis
