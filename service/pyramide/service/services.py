@@ -21,6 +21,7 @@ from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.sealed import DealSecret
+from pyramide.service.games.controller import GameWrites
 from pyramide.service.games.creation import GameCreation
 from pyramide.service.games.hints import GameHints
 from pyramide.service.games.play import GamePlay
@@ -55,10 +56,10 @@ class Running:
     settlement: Settlement
     games: GameReading
     creation: GameCreation
-    play: GamePlay
     hints: GameHints
     address_limits: AddressLimits
     move_allowance: MoveAllowance
+    game_writes: GameWrites
     privacy: PlayerData
     challenges: ChallengeService
     apps: AppStore
@@ -88,6 +89,11 @@ class Running:
         audit = AuditLog(redis)
         apps = AppStore(redis)
         app_players = AppPlayers(redis, players, settings.session_ttl_s)
+        move_allowance = MoveAllowance(
+            AddressMoves(redis, settings.limits.limit("address_moves")),
+            AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
+            settings,
+        )
         return cls(
             redis=redis,
             players=players,
@@ -98,14 +104,10 @@ class Running:
             settlement=settlement,
             games=games,
             creation=GameCreation(store, solver, sealed_deals=deals),
-            play=GamePlay(store, settings.conflict_retries, settlement),
             hints=GameHints(games, solver, settlement, limiter),
             address_limits=AddressLimits(limiter, settings),
-            move_allowance=MoveAllowance(
-                AddressMoves(redis, settings.limits.limit("address_moves")),
-                AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
-                settings,
-            ),
+            move_allowance=move_allowance,
+            game_writes=GameWrites(GamePlay(store, settings.conflict_retries, settlement), move_allowance),
             privacy=PlayerData(
                 redis=redis,
                 players=players,
@@ -212,9 +214,8 @@ class Services:
             "settlement",
             "games",
             "creation",
-            "play",
             "hints",
-            "move_allowance",
+            "game_writes",
             "address_limits",
             "privacy",
             "challenges",
