@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 import pyramide.service
+from pyramide.service.app import create_app
+from pyramide.service.infra.settings import Settings
 
 SERVICE = Path(pyramide.service.__file__).parent
 OPENAPI = SERVICE.parents[2] / "openapi" / "openapi.json"
@@ -116,3 +118,14 @@ def test_no_handler_looks_anything_up_in_the_application_state() -> None:
 def test_no_module_types_redis_as_any() -> None:
     for path in SERVICE.rglob("*.py"):
         assert "Redis = Any" not in path.read_text(encoding="utf-8"), path.relative_to(SERVICE)
+
+
+def test_every_route_gets_its_services_by_injection() -> None:
+    """One mechanism for every route (``services.ServicesPlugin``): the routes that change a game too name their
+    services as dependencies, instead of reading them from a controller class built for each app."""
+    app = create_app(Settings())
+    handlers = {h.operation_id: h for route in app.routes for h in getattr(route, "route_handlers", ())}
+    for operation in ("createGame", "getGame", "playMove", "tap", "abandonGame", "getHint", "listPlayerGames"):
+        handler = handlers[operation]
+        provided = handler.resolve_dependencies()
+        assert [p for p in handler.parsed_fn_signature.parameters if p in provided], operation
