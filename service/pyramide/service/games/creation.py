@@ -32,6 +32,8 @@ class NewGame:
 
 
 class GameCreation:
+    """Deals new games; a retry with the same Idempotency-Key gets the first reply."""
+
     def __init__(self, store: GameStore, solver: Solver, *, sealed_deals: SealedDeals | None = None) -> None:
         self.store = store
         self.sealed_deals = sealed_deals

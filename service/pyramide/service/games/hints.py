@@ -17,6 +17,8 @@ from pyramide.service.players import Player
 
 
 class GameHints:
+    """Hints, at most one search at a time per player and within the player's hint allowance."""
+
     def __init__(self, reading: GameReading, solver: Solver, settlement: Settlement, limiter: RateLimiter) -> None:
         self.reading = reading
         self.store = reading.store

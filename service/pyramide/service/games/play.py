@@ -34,6 +34,8 @@ RETRY_BACKOFF_S = 0.001
 
 
 class GamePlay:
+    """Carries out the commands that change a game (see the module's concurrency policy)."""
+
     def __init__(self, store: GameStore, conflict_retries: int, settlement: Settlement) -> None:
         self.store = store
         self.conflict_retries = conflict_retries

@@ -45,6 +45,8 @@ def summary(stored: StoredGame, changed_ms: int) -> dict[str, object]:
 
 
 class GameReading:
+    """A player's games as they stand: another player's game does not exist for them (404, never 403)."""
+
     def __init__(self, store: GameStore) -> None:
         self.store = store
 
@@ -99,6 +101,7 @@ class GameReading:
 
 
 def owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
+    """The game stored as ``state``, when ``player`` owns it; ``game_not_found`` otherwise."""
     if state is None:
         raise DomainError(ErrorCode.GAME_NOT_FOUND)
     stored = StoredGame.from_bytes(game_id, state)
