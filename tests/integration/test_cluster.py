@@ -17,7 +17,7 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.games.service import move_body
+from pyramide.service.games.controller import move_body
 from pyramide.service.infra.embedded_redis import SERVER_BINARY
 from pyramide.service.infra.settings import Settings
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game

@@ -14,9 +14,10 @@ from pyramide.engine import DealCode, Game, Rules, parse_move
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.deals.analysis import Solver
+from pyramide.service.deals.schemas import Analysis
 from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.controller import move_body, move_from_body
 from pyramide.service.games.schemas import CardTap, MoveBody
-from pyramide.service.games.service import move_body, move_from_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import metric_values, new_player
@@ -277,11 +278,11 @@ def test_winnable_only_is_timed_from_the_solvers_first_answer(
     When no deal is proven winnable in the time after it, the answer is 409."""
     answers: list[bool] = []
 
-    async def analyse(self: Solver, game: Game, budget: int = 0) -> dict[str, Any]:
+    async def analyse(self: Solver, game: Game, budget: int = 0) -> Analysis:
         if not answers:
             await asyncio.sleep(self.time_limit_s * 1.5)  # a worker process starting
         answers.append(len(answers) == 1)  # the first deal is lost, the second won
-        return {"winnable": answers[-1]}
+        return _answer(answers[-1])
 
     monkeypatch.setattr(Solver, "analyse", analyse)
     created = client.post("/v1/games", json={"winnable_only": True}, headers=player)
@@ -291,9 +292,13 @@ def test_winnable_only_is_timed_from_the_solvers_first_answer(
     assert refused.status_code == 409 and refused.json()["code"] == "winnable_deal_not_found"
 
 
-async def _lost() -> dict[str, Any]:
+async def _lost() -> Analysis:
     await asyncio.sleep(0.05)
-    return {"winnable": False}
+    return _answer(False)
+
+
+def _answer(winnable: bool) -> Analysis:
+    return Analysis(winnable=winnable, max_removable=None, line=[], states=0, elapsed_ms=0)
 
 
 @pytest.mark.parametrize("code", ["PY1-2S-TXYCUHQ", "PY1-0-AAAAAAB", "PY1-N-AAAAAAS"])

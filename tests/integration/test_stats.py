@@ -17,8 +17,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.games import service as games_module
-from pyramide.service.games.service import move_body
+from pyramide.service.games import creation, hints, play, reading, replies
+from pyramide.service.games.controller import move_body
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
@@ -45,7 +45,8 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     clock = Clock()
-    monkeypatch.setattr(games_module, "now_ms", clock)
+    for games_module in (creation, hints, play, reading, replies):
+        monkeypatch.setattr(games_module, "now_ms", clock)
     return clock
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 
 from litestar import Litestar, Router
 from litestar.config.response_cache import ResponseCacheConfig
@@ -19,7 +18,6 @@ from pyramide.service.apps.controller import AppAdminController, AppController
 from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
 from pyramide.service.games.controller import GameController, MyGamesController
-from pyramide.service.games.hot_path import bind_games
 from pyramide.service.http.auth import BearerAuthentication
 from pyramide.service.http.cors import cors_config
 from pyramide.service.http.durability import ConfirmWrites
@@ -35,7 +33,7 @@ from pyramide.service.moderation.actions_controller import ModerationController
 from pyramide.service.moderation.controller import AuditController
 from pyramide.service.players.controller import PlayerController
 from pyramide.service.privacy.controller import PrivacyController
-from pyramide.service.services import Services, confirms_writes
+from pyramide.service.services import Services, ServicesPlugin, confirms_writes
 from pyramide.service.stats.controller import StatsController
 from pyramide.service.stats.leaderboard_controller import LeaderboardController
 from pyramide.service.stats.review_controller import ReviewController
@@ -73,19 +71,11 @@ def create_app(
         else []
     )
 
-    @asynccontextmanager
-    async def running(_: Litestar) -> AsyncIterator[None]:
-        services.start()
-        try:
-            yield
-        finally:
-            await services.stop()
-
     app = Litestar(
         route_handlers=[
             PlayerController,
             StatsController,
-            bind_games(GameController, services.games, services.move_allowance),
+            GameController,
             MyGamesController,
             PrivacyController,
             LeaderboardController,
@@ -100,8 +90,7 @@ def create_app(
             play_file,
             *extra_route_handlers,
         ],
-        lifespan=[running],
-        dependencies=services.dependencies(),
+        plugins=[ServicesPlugin(services)],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         middleware=[
             RequestMetrics(app_name="pyramide").middleware,

@@ -1,21 +1,31 @@
 """The service's objects, built once per app start over one Redis client, and the dependencies handlers ask for.
 
-Handlers name what they need (``games: GameService``); Litestar's dependency injection hands it over from here, so
-no handler looks anything up in the application state."""
+Handlers name what they need (``games: Injected[GameReading]``); :class:`ServicesPlugin` registers the providers for
+every route and starts and stops the services with the app, so no handler looks anything up in the application
+state and every route gets its services the same way."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from litestar import Litestar
+from litestar.config.app import AppConfig
 from litestar.di import Provide
+from litestar.plugins import InitPluginProtocol
 
 from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.sealed import DealSecret
-from pyramide.service.games.service import GameService
+from pyramide.service.games.controller import GameWrites
+from pyramide.service.games.creation import GameCreation
+from pyramide.service.games.hints import GameHints
+from pyramide.service.games.play import GamePlay
+from pyramide.service.games.reading import GameReading
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
@@ -44,9 +54,12 @@ class Running:
     leaderboards: Leaderboards
     reviews: Reviews
     settlement: Settlement
-    games: GameService
+    games: GameReading
+    creation: GameCreation
+    hints: GameHints
     address_limits: AddressLimits
     move_allowance: MoveAllowance
+    game_writes: GameWrites
     privacy: PlayerData
     challenges: ChallengeService
     apps: AppStore
@@ -72,10 +85,15 @@ class Running:
         players = PlayerStore(redis, settings)
         secret = DealSecret(redis, settings.deal_secret)
         deals = ChallengeDeals(redis, secret, solver, settings.challenge_presets, settings.challenge_candidates)
-        games = GameService(store, settings.conflict_retries, solver, settlement, limiter, sealed_deals=deals)
+        games = GameReading(store)
         audit = AuditLog(redis)
         apps = AppStore(redis)
         app_players = AppPlayers(redis, players, settings.session_ttl_s)
+        move_allowance = MoveAllowance(
+            AddressMoves(redis, settings.limits.limit("address_moves")),
+            AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
+            settings,
+        )
         return cls(
             redis=redis,
             players=players,
@@ -85,12 +103,11 @@ class Running:
             reviews=reviews,
             settlement=settlement,
             games=games,
+            creation=GameCreation(store, solver, sealed_deals=deals),
+            hints=GameHints(games, solver, settlement, limiter),
             address_limits=AddressLimits(limiter, settings),
-            move_allowance=MoveAllowance(
-                AddressMoves(redis, settings.limits.limit("address_moves")),
-                AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
-                settings,
-            ),
+            move_allowance=move_allowance,
+            game_writes=GameWrites(GamePlay(store, settings.conflict_retries, settlement), move_allowance),
             privacy=PlayerData(
                 redis=redis,
                 players=players,
@@ -157,9 +174,6 @@ class Services:
     def players(self) -> PlayerStore:
         return self.running.players
 
-    def games(self) -> GameService:
-        return self.running.games
-
     def move_allowance(self) -> MoveAllowance:
         return self.running.move_allowance
 
@@ -199,6 +213,9 @@ class Services:
             "reviews",
             "settlement",
             "games",
+            "creation",
+            "hints",
+            "game_writes",
             "address_limits",
             "privacy",
             "challenges",
@@ -212,6 +229,27 @@ class Services:
         return {name: provide(name) for name in fields} | {
             "settings": Provide(lambda: settings, sync_to_thread=False, use_cache=True)
         }
+
+
+class ServicesPlugin(InitPluginProtocol):
+    """The one way handlers get services: registers every provider of :meth:`Services.dependencies` on the app (so
+    every controller and route may name them) and runs the services for the app's lifetime."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    def on_app_init(self, app_config: AppConfig) -> AppConfig:
+        app_config.dependencies.update(self.services.dependencies())
+        app_config.lifespan.append(self._running)
+        return app_config
+
+    @asynccontextmanager
+    async def _running(self, _: Litestar) -> AsyncIterator[None]:
+        self.services.start()
+        try:
+            yield
+        finally:
+            await self.services.stop()
 
 
 def confirms_writes(settings: Settings) -> bool:

@@ -14,8 +14,11 @@ import pytest
 import pyramide
 import pyramide.engine.messages
 import pyramide.service
+from pyramide.service.app import create_app
+from pyramide.service.infra.settings import Settings
 
 SERVICE = Path(pyramide.service.__file__).parent
+OPENAPI = SERVICE.parents[2] / "openapi" / "openapi.json"
 DOMAINS = ("games", "players", "stats", "deals", "privacy", "challenges", "apps", "moderation")
 
 
@@ -55,6 +58,39 @@ def test_domain_services_know_nothing_of_http(domain: str) -> None:
         for name in _imports(path):
             http = name.startswith("pyramide.service.http") and name != "pyramide.service.http.schemas"
             assert not http and not name.startswith("litestar"), f"{domain}/{path.name} imports {name}"
+
+
+def _request_models() -> set[str]:
+    """The models of every request body in the API document: each body's schema and the variants of its union."""
+    document = json.loads(OPENAPI.read_text(encoding="utf-8"))
+    components = document["components"]["schemas"]
+
+    def named(schema: dict[str, object]) -> Iterator[str]:
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            name = ref.rsplit("/", 1)[-1]
+            yield name
+            yield from named(components[name])
+        for variants in (schema.get("oneOf"), schema.get("anyOf")):
+            for variant in variants if isinstance(variants, list) else ():
+                yield from named(variant)
+
+    bodies = (op["requestBody"] for ops in document["paths"].values() for op in ops.values() if "requestBody" in op)
+    return {name for body in bodies for content in body["content"].values() for name in named(content["schema"])}
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_domain_services_take_domain_values_not_request_bodies(domain: str) -> None:
+    """Controllers turn a request body into a domain value (a command such as ``games.commands.Move``, a
+    ``games.creation.NewGame``); services, stores and serialisers never see the body's model."""
+    models = _request_models()
+    assert {"PairMove", "CardTap", "CodeGameBody", "CreatePlayerBody"} <= models
+    for path in _modules(domain):
+        if "controller" in path.stem or path.stem == "schemas":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        assert not imported & models, f"{domain}/{path.name} takes request bodies {sorted(imported & models)}"
 
 
 def test_infrastructure_imports_no_domain_and_no_http() -> None:
@@ -159,3 +195,14 @@ def test_lua_lives_only_in_lua_files_beside_the_loader() -> None:
         if path not in (loader, client):
             for direct in ("register_script", "evalsha(", "script_load(", ".eval("):
                 assert direct not in text, f"{path.relative_to(SERVICE)} runs a script ({direct}): use Script"
+
+
+def test_every_route_gets_its_services_by_injection() -> None:
+    """One mechanism for every route (``services.ServicesPlugin``): the routes that change a game too name their
+    services as dependencies, instead of reading them from a controller class built for each app."""
+    app = create_app(Settings())
+    handlers = {h.operation_id: h for route in app.routes for h in getattr(route, "route_handlers", ())}
+    for operation in ("createGame", "getGame", "playMove", "tap", "abandonGame", "getHint", "listPlayerGames"):
+        handler = handlers[operation]
+        provided = handler.resolve_dependencies()
+        assert [p for p in handler.parsed_fn_signature.parameters if p in provided], operation

@@ -142,7 +142,7 @@ class ChallengeDeals:
         started = time.monotonic()
         for candidate in range(self.candidates):
             code = DealCode.for_layout(await self.secret.layout(challenge.identity(candidate)), rules)
-            if (await self.solver.analyse(Game(code)))["winnable"] is True:
+            if (await self.solver.analyse(Game(code))).winnable is True:
                 solving_ms = round((time.monotonic() - started) * 1000)
                 return Chosen(challenge, candidate, code, now_ms(), solving_ms)
         raise DomainError(ErrorCode.CHALLENGE_NOT_READY, retry_after_s=RETRY_AFTER_S)

@@ -7,13 +7,13 @@ from typing import Any
 from pyramide.service.challenges.calendar import ChallengeId, day_of, moment, now_ms
 from pyramide.service.challenges.deals import ChallengeDeals
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.games import GameService, summary
+from pyramide.service.games import GameReading, summary
 from pyramide.service.players import Player
 from pyramide.service.stats import Leaderboards, challenge_board
 
 
 class ChallengeService:
-    def __init__(self, deals: ChallengeDeals, games: GameService, boards: Leaderboards) -> None:
+    def __init__(self, deals: ChallengeDeals, games: GameReading, boards: Leaderboards) -> None:
         self.deals = deals
         self.games = games
         self.boards = boards

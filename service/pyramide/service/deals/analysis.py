@@ -34,6 +34,7 @@ from typing import Any, Final
 from uuid import UUID
 
 from pyramide.engine import DealCode, Game, dump_game
+from pyramide.service.deals.schemas import Analysis, DealAnalysis
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.lifecycle import die_with_parent
@@ -63,6 +64,7 @@ def _broken(pool: ProcessPoolExecutor) -> bool:
 
 
 def unknown(time_limit_s: float = TIME_LIMIT_S) -> dict[str, Any]:
+    """A search that did not answer in time, as a worker's answer would say it."""
     return {"winnable": None, "max_removable": None, "line": [], "states": 0, "elapsed_ms": time_limit_s * 1000}
 
 
@@ -200,9 +202,12 @@ class Solver:
                 break
         heapq.heapify(self._waiting)
 
-    async def analyse(
-        self, game: Game, budget: int = HINT_BUDGET, priority: Priority = Priority.PLAYER, *, shortest: bool = False
-    ) -> dict[str, Any]:
+    async def analyse(self, game: Game, budget: int = HINT_BUDGET) -> Analysis:
+        """What the solver proves about ``game`` within the budget and the time limit, for a player."""
+        return Analysis.model_validate(await self._answer(game, budget, Priority.PLAYER, shortest=False))
+
+    async def _answer(self, game: Game, budget: int, priority: Priority, *, shortest: bool) -> dict[str, Any]:
+        """The worker's answer, as the JSON it sends (:func:`pyramide.solver.worker.analyse_state`)."""
         await self._acquire(priority)
         try:
             return await self._search(dump_game(game), budget, shortest)
@@ -229,7 +234,7 @@ class Solver:
             self._replace(pool)
             raise self.busy() from None
 
-    async def for_player(self, player: UUID, game: Game, budget: int = HINT_BUDGET) -> dict[str, Any]:
+    async def for_player(self, player: UUID, game: Game, budget: int = HINT_BUDGET) -> Analysis:
         """A search for a player: one at a time per player across every process (429 ``solver_in_progress``)."""
         if self.redis is None:
             return await self.analyse(game, budget)
@@ -244,18 +249,18 @@ class Solver:
 
     async def analyse_deal(
         self, redis: RedisClient, code: DealCode, ttl_s: int, *, shortest: bool = False
-    ) -> dict[str, Any]:
+    ) -> DealAnalysis:
         """A fresh deal's analysis (with ``shortest``, a shortest winning line too), from the cache when it was
         analysed before the same way with this budget and time limit."""
         kind = ":shortest" if shortest else ""
         key = keyspace.analysis(str(code), HINT_BUDGET, round(self.time_limit_s * 1000), kind)
         cached = await redis.get(key)
         if cached is not None:
-            result: dict[str, Any] = json.loads(cached)
-            return result
-        result = await self.analyse(Game(code), priority=Priority.PUBLIC, shortest=shortest)
-        await redis.set(key, json.dumps(result), ex=ttl_s)
-        return result
+            answer: dict[str, Any] = json.loads(cached)
+        else:
+            answer = await self._answer(Game(code), HINT_BUDGET, Priority.PUBLIC, shortest=shortest)
+            await redis.set(key, json.dumps(answer), ex=ttl_s)
+        return DealAnalysis.model_validate({**answer, "code": str(code)})
 
     def close(self) -> None:
         """Stop the workers, without waiting for a search: a worker left waiting on the pool's queue (as one was

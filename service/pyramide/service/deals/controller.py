@@ -59,8 +59,7 @@ class DealController(Controller):
     ) -> DealAnalysis:
         deal = deal_code_of(code)
         await address_limits.check(request, "analyses")
-        result = await solver.analyse_deal(redis, deal, settings.analysis_ttl_s, shortest=shortest)
-        return DealAnalysis.model_validate({**result, "code": str(deal)})
+        return await solver.analyse_deal(redis, deal, settings.analysis_ttl_s, shortest=shortest)
 
     @get(
         "/rules",

@@ -1,6 +1,6 @@
 """Games: dealing, playing by moves and taps, undo, hints, the record; stored in Redis with compare-and-set."""
 
+from pyramide.service.games.reading import GameReading, summary
 from pyramide.service.games.sealed import SealedDeal, SealedDeals
-from pyramide.service.games.service import GameService, summary
 
-__all__ = ["GameService", "SealedDeal", "SealedDeals", "summary"]
+__all__ = ["GameReading", "SealedDeal", "SealedDeals", "summary"]

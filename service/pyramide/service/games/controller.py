@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -10,25 +12,35 @@ from litestar.datastructures import State
 from litestar.params import QueryParameter
 from pydantic import TypeAdapter
 
+from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
 from pyramide.engine.moves import format_record
 from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.commands import Abandon, Command, Tap, Versions
+from pyramide.service.games.commands import Move as MoveCommand
+from pyramide.service.games.creation import GameCreation, NewGame
+from pyramide.service.games.hints import GameHints
+from pyramide.service.games.play import GamePlay
+from pyramide.service.games.reading import GameReading
+from pyramide.service.games.replies import Reply
 from pyramide.service.games.schemas import (
+    CardTap,
+    ChallengeGameBody,
+    CodeGameBody,
     CreateGameBody,
+    DrawMove,
     GameRecord,
     GamesPage,
     GameSummary,
     Hint,
+    KingMove,
+    LayoutGameBody,
     MoveBody,
+    PairMove,
+    RecycleMove,
     Snapshot,
     TapBody,
-)
-from pyramide.service.games.service import (
-    GameService,
-    Reply,
-    abandon_action,
-    move_from_body,
-    play_action,
-    tap_action,
+    UndoMove,
 )
 from pyramide.service.games.snapshots import now_ms, shown_code
 from pyramide.service.http.body import fingerprint, parse_body
@@ -63,19 +75,21 @@ def _send(reply: Reply, game_id: UUID) -> Response[Snapshot]:
     return Response(body, status_code=201 if reply.created else 200, media_type="application/json", headers=headers)
 
 
+@dataclass(frozen=True, slots=True)
+class GameWrites:
+    """What the routes that change a game need, as one dependency: Litestar resolves two or more dependencies of a
+    route in an anyio task group (a task each), a single one by awaiting its provider; the move route is the
+    service's busiest."""
+
+    play: GamePlay
+    allowance: MoveAllowance
+
+
 class GameController(Controller):
-    """The game routes; the app serves a subclass bound to its game service (see ``hot_path``)."""
+    """The game routes."""
 
     path = "/v1/games"
     tags = ["games"]
-
-    @staticmethod
-    def games() -> GameService:
-        raise NotImplementedError("served only as bound by hot_path.bind_games")
-
-    @staticmethod
-    def allowance() -> MoveAllowance:
-        raise NotImplementedError("served only as bound by hot_path.bind_games")
 
     @post(
         "/",
@@ -94,14 +108,15 @@ class GameController(Controller):
         responses=problems(400, 401, 403, 404, 409, 413, 422, 429, 503),
     )
     async def create(
-        self, request: PlayerRequest, games: Injected[GameService], address_limits: Injected[AddressLimits]
+        self, request: PlayerRequest, creation: Injected[GameCreation], address_limits: Injected[AddressLimits]
     ) -> Response[Snapshot]:
         player = request.user
         key = idempotency_key(request)
         body = await parse_body(request, _CREATE)
         fp = await fingerprint(request) if key else ""
         async with address_limits.quota(request, "games", limit="address_games"):
-            game_id, reply = await games.create(player, body, locale_of(request, player.locale), key, fp)
+            new = new_game(body)
+            game_id, reply = await creation.create(player, new, locale_of(request, player.locale), key, fp)
         return _send(reply, game_id)
 
     @get(
@@ -112,7 +127,7 @@ class GameController(Controller):
         responses=problems(401, 403, 404),
     )
     async def read(
-        self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]
+        self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]
     ) -> Response[Snapshot]:
         game = game_id_of(game_id)
         return _send(await games.read(request.user, game, locale_of(request, request.user.locale)), game)
@@ -129,8 +144,13 @@ class GameController(Controller):
         responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
-    async def move(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), self.games(), self.allowance(), "move")
+    async def move(
+        self,
+        request: PlayerRequest,
+        game_id: GameIdText,
+        game_writes: Injected[GameWrites],
+    ) -> Response[Snapshot]:
+        return await _act(request, game_id_of(game_id), game_writes, _move_command)
 
     @post(
         "/{game_id:str}/taps",
@@ -144,8 +164,13 @@ class GameController(Controller):
         responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
         status_code=200,
     )
-    async def tap(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), self.games(), self.allowance(), "tap")
+    async def tap(
+        self,
+        request: PlayerRequest,
+        game_id: GameIdText,
+        game_writes: Injected[GameWrites],
+    ) -> Response[Snapshot]:
+        return await _act(request, game_id_of(game_id), game_writes, _tap_command)
 
     @post(
         "/{game_id:str}/abandon",
@@ -158,8 +183,13 @@ class GameController(Controller):
         responses=problems(400, 401, 403, 404, 409, 412, 413, 429),
         status_code=200,
     )
-    async def abandon(self, request: PlayerRequest, game_id: GameIdText) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), self.games(), self.allowance(), "abandon")
+    async def abandon(
+        self,
+        request: PlayerRequest,
+        game_id: GameIdText,
+        game_writes: Injected[GameWrites],
+    ) -> Response[Snapshot]:
+        return await _act(request, game_id_of(game_id), game_writes, _abandon_command)
 
     @get(
         "/{game_id:str}/hint",
@@ -168,8 +198,9 @@ class GameController(Controller):
         description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out.",
         responses=problems(401, 403, 404, 409, 429),
     )
-    async def hint(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]) -> Hint:
-        return Hint.model_validate(await games.hint(request.user, game_id_of(game_id)))
+    async def hint(self, request: PlayerRequest, game_id: GameIdText, hints: Injected[GameHints]) -> Hint:
+        analysis = await hints.hint(request.user, game_id_of(game_id))
+        return Hint(**analysis.model_dump(), move=analysis.line[0] if analysis.line else None)
 
     @get(
         "/{game_id:str}/record",
@@ -177,7 +208,7 @@ class GameController(Controller):
         summary="Every operation in order, in move notation",
         responses=problems(401, 403, 404),
     )
-    async def record(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameService]) -> GameRecord:
+    async def record(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]) -> GameRecord:
         stored, moves = await games.record(request.user, game_id_of(game_id))
         return GameRecord(
             id=stored.id,
@@ -190,32 +221,89 @@ class GameController(Controller):
 
 
 async def _act(
-    request: PlayerRequest, game_id: UUID, games: GameService, allowance: MoveAllowance, kind: str
+    request: PlayerRequest,
+    game_id: UUID,
+    writes: GameWrites,
+    command_of: Callable[[PlayerRequest], Awaitable[Command]],
 ) -> Response[Snapshot]:
-    """Act on the game; the client's address is refused (429) past its allowance of moves (or of keyed moves, for
-    one with an Idempotency-Key), and counted when the act succeeded (what was refused stored nothing); a keyed move
-    counts as one only when it kept one response more for its game (what grows Redis)."""
+    """Carry out the request's command; the client's address is refused (429) past its allowance of moves (or of
+    keyed moves, for one with an Idempotency-Key), and counted when the command succeeded (what was refused stored
+    nothing); a keyed move counts as one only when it kept one response more for its game (what grows Redis)."""
+    allowance = writes.allowance
     key = idempotency_key(request)
     address = allowance.admit(request, key is not None)
     player = request.user
-    if kind == "move":
-        move: MoveBody = await parse_body(request, _MOVE)
-        action = play_action(move_from_body(move))
-    elif kind == "tap":
-        action = tap_action(await parse_body(request, _TAP))
-    else:
-        action = abandon_action
-    reply = await games.act(
+    command = await command_of(request)
+    reply = await writes.play.act(
         player=player,
         game_id=game_id,
-        action=action,
+        command=command,
         locale=locale_of(request, player.locale),
-        if_match=if_match(request),
         idempotency_key=key,
         fingerprint=await fingerprint(request) if key else "",
     )
     allowance.count(address, reply.kept_more)
     return _send(reply, game_id)
+
+
+async def _move_command(request: PlayerRequest) -> Command:
+    body: MoveBody = await parse_body(request, _MOVE)
+    move = move_from_body(body)
+    return MoveCommand(move, _expected(request))
+
+
+async def _tap_command(request: PlayerRequest) -> Command:
+    body = await parse_body(request, _TAP)
+    return Tap(parse_card(body.card) if isinstance(body, CardTap) else None, _expected(request))
+
+
+async def _abandon_command(request: PlayerRequest) -> Command:
+    return Abandon(_expected(request))
+
+
+def _expected(request: PlayerRequest) -> Versions:
+    """The versions the request's ``If-Match`` accepts."""
+    versions = if_match(request)
+    return None if versions is None else frozenset(versions)
+
+
+def new_game(body: CreateGameBody) -> NewGame:
+    """What a create request asks to deal."""
+    if isinstance(body, ChallengeGameBody):
+        return NewGame(challenge=body.challenge, explain_errors=body.explain_errors)
+    if isinstance(body, CodeGameBody):
+        return NewGame(DealCode.parse(body.code), explain_errors=body.explain_errors)
+    if isinstance(body, LayoutGameBody):
+        deal = DealCode.from_json(body.layout.model_dump(exclude_none=True))
+        return NewGame(deal, explain_errors=body.explain_errors)
+    rules = Rules() if body.rules is None else Rules.from_json(body.rules.model_dump())
+    return NewGame(rules=rules, winnable_only=body.winnable_only, explain_errors=body.explain_errors)
+
+
+def move_from_body(body: PairMove | KingMove | DrawMove | RecycleMove | UndoMove | object) -> Move:
+    """The engine's move for a parsed move body; a body of no known kind is 422 ``validation_failed``, never a
+    draw (the schema's union refuses one first; this holds if a kind is ever added there and not here)."""
+    if isinstance(body, PairMove):
+        first, second = (parse_card(c) for c in body.cards)
+        return RemovePair(first, second)
+    if isinstance(body, KingMove):
+        return RemoveKing(parse_card(body.card))
+    if isinstance(body, RecycleMove):
+        return RECYCLE
+    if isinstance(body, UndoMove):
+        return UNDO
+    if isinstance(body, DrawMove):
+        return DRAW
+    raise DomainError(ErrorCode.VALIDATION_FAILED)
+
+
+def move_body(move: Move) -> dict[str, object]:
+    """The request body for ``move``: the inverse of :func:`move_from_body`, for clients replaying a record."""
+    if isinstance(move, RemovePair):
+        return {"type": "pair", "cards": [card_code(c) for c in move.cards]}
+    if isinstance(move, RemoveKing):
+        return {"type": "king", "card": card_code(move.card)}
+    return {"type": {DRAW: "draw", RECYCLE: "recycle", UNDO: "undo"}[move]}
 
 
 class MyGamesController(Controller):
@@ -234,7 +322,7 @@ class MyGamesController(Controller):
     async def games(
         self,
         request: PlayerRequest,
-        games: Injected[GameService],
+        games: Injected[GameReading],
         status: Annotated[ListFilter, QueryParameter(description="Which games; default: all.")] = "all",
         limit: Limit = DEFAULT_LIMIT,
         cursor: GamesCursor = None,

@@ -1,4 +1,4 @@
-"""How a handler asks for a service: ``games: Injected[GameService]`` names the dependency (see
+"""How a handler asks for a service: ``games: Injected[GameReading]`` names the dependency (see
 :mod:`pyramide.service.services`). The value is the app's own object, so Litestar need not validate it."""
 
 from __future__ import annotations

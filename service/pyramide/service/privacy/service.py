@@ -28,7 +28,7 @@ from uuid import UUID
 
 from redis.exceptions import ResponseError
 
-from pyramide.service.games import GameService
+from pyramide.service.games import GameReading
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.ratelimit import Limit, RateLimiter
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
@@ -66,7 +66,7 @@ class PlayerData:
         *,
         redis: RedisClient,
         players: PlayerStore,
-        games: GameService,
+        games: GameReading,
         stats: StatsStore,
         boards: Leaderboards,
         retry_window_s: int,

@@ -1,0 +1,111 @@
+"""Reading games: one game, the player's lists of games, a game's record, a player's attempt at a challenge."""
+
+from __future__ import annotations
+
+from typing import Final
+from uuid import UUID
+
+from pyramide.engine import Move, parse_move
+from pyramide.engine.messages import Locale
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.replies import Reply, reply_for
+from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, shown_code
+from pyramide.service.games.store import GameStore, Listed
+from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.players import Player
+from pyramide.service.status import GameStatus, ListFilter
+
+LISTS: Final[dict[str, Listed | None]] = {
+    "all": None,
+    GameStatus.IN_PROGRESS: Listed.OPEN,
+    GameStatus.LOST: Listed.OPEN,
+    GameStatus.WON: Listed.WON,
+    GameStatus.ABANDONED: Listed.ABANDONED,
+}
+"""The list each status is read from; in the open list, in progress and lost are told apart by the game itself."""
+
+
+def summary(stored: StoredGame, changed_ms: int) -> dict[str, object]:
+    """A game as a list of games shows it."""
+    game = stored.game
+    status = stored.status.listed
+    now = now_ms()
+    return {
+        "id": stored.id,
+        "code": shown_code(stored, now),
+        "challenge": stored.challenge,
+        "rules": game.rules.to_json(),
+        "status": status,
+        "score": game.score,
+        "moves": game.moves,
+        "elapsed_ms": elapsed_ms(stored, now),
+        "created_at": moment(stored.created_ms),
+        "updated_at": moment(changed_ms),
+        "changed_ms": changed_ms,
+    }
+
+
+class GameReading:
+    """A player's games as they stand: another player's game does not exist for them (404, never 403)."""
+
+    def __init__(self, store: GameStore) -> None:
+        self.store = store
+
+    async def read(self, player: Player, game_id: UUID, locale: Locale) -> Reply:
+        """The game's snapshot now."""
+        return reply_for(await self.load(player, game_id), locale, None)
+
+    async def list_games(
+        self, player: Player, status: ListFilter, cursor: tuple[int, str] | None, limit: int
+    ) -> tuple[list[dict[str, object]], tuple[int, str] | None]:
+        """The player's games of ``status`` (``all``, ``in_progress``, ``won``, ``lost``, ``abandoned``), newest
+        change first: up to ``limit`` summaries, and where the next page starts (``None`` after the last)."""
+        kind = LISTS[status]
+        entries: list[dict[str, object]] = []
+        position = cursor
+        while len(entries) <= limit:
+            want = limit + 1 - len(entries)
+            batch = await self.store.listed(player.id, kind, position, want)
+            states = await self.store.states(player.id, [game for game, _ in batch])
+            gone = [game for (game, _), state in zip(batch, states, strict=True) if state is None]
+            if gone:
+                await self.store.unlist(player.id, gone)  # expired since: they drop out of the lists
+            for (game, changed), state in zip(batch, states, strict=True):
+                entry = None if state is None else summary(StoredGame.from_bytes(UUID(game), state), changed)
+                if entry is not None and (kind is not Listed.OPEN or entry["status"] == status):
+                    entries.append(entry)
+            if len(batch) < want:
+                break
+            position = (batch[-1][1], batch[-1][0])
+        if len(entries) <= limit:
+            return entries, None
+        last = entries[limit - 1]
+        return entries[:limit], (int(str(last["changed_ms"])), str(last["id"]))
+
+    async def attempt(self, player: Player, challenge: str) -> tuple[UUID, StoredGame | None] | None:
+        """The player's game at a daily challenge: its id and the game (``None`` once it is no longer kept);
+        ``None`` when the player did not take part."""
+        game_id = await self.store.attempt(player.id, challenge)
+        if game_id is None:
+            return None
+        state = await self.store.read(player.id, game_id)
+        return game_id, None if state is None else StoredGame.from_bytes(game_id, state)
+
+    async def record(self, player: Player, game_id: UUID) -> tuple[StoredGame, list[Move]]:
+        """The game and every move played in it, in order."""
+        stored = await self.load(player, game_id)
+        return stored, [parse_move(m) for m in await self.store.record(player.id, game_id)]
+
+    async def load(self, player: Player, game_id: UUID) -> StoredGame:
+        """The player's game, to read; 404 when the player has no such game."""
+        return owned(player, game_id, await self.store.read(player.id, game_id))
+
+
+def owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
+    """The game stored as ``state``, when ``player`` owns it; ``game_not_found`` otherwise."""
+    if state is None:
+        raise DomainError(ErrorCode.GAME_NOT_FOUND)
+    stored = StoredGame.from_bytes(game_id, state)
+    if stored.owner != player.id:
+        raise DomainError(ErrorCode.GAME_NOT_FOUND)  # not 403: another player's game does not exist for you
+    return stored
