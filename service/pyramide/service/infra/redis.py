@@ -1,4 +1,5 @@
-"""The Redis client: redis-py's asyncio client, with two costs of its connections taken off every command."""
+"""The Redis client: redis-py's asyncio client, with two costs of its connections taken off every command and its
+script calls pipelined over a connection of their own."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
 from redis.connection import HiredisRespSerializer
 from redis.exceptions import OutOfMemoryError, ResponseError
+
+from pyramide.service.infra.pipelined import PipelinedScripts
 
 if TYPE_CHECKING:  # settings name the rate limits, whose limiter takes a client of this module's type
     from pyramide.service.infra.settings import Settings
@@ -119,4 +122,20 @@ def connect(settings: Settings) -> RedisClient:
     pool = ConnectionPool.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
     base = pool.connection_class
     pool.connection_class = type(f"Lean{base.__name__}", (LeanCommands, base), {})
-    return Redis.from_pool(pool)
+    return ServiceRedis.from_pool(pool)
+
+
+class ServiceRedis(Redis):
+    """redis-py's client, its script calls sent over one pipelined connection of their own
+    (:mod:`pyramide.service.infra.pipelined`): every move is one script call."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._scripts = PipelinedScripts(self.connection_pool)
+
+    async def evalsha(self, sha: str, numkeys: int, *keys_and_args: Any) -> Any:
+        return await self._scripts.evalsha(sha, numkeys, *keys_and_args)
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        await self._scripts.aclose()
+        await super().aclose(close_connection_pool)
