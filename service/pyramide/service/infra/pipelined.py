@@ -49,10 +49,10 @@ class _Link:
 
     def call(self, packed: bytes) -> asyncio.Future[Any]:
         """Write one command; the future gets its reply (or its error)."""
+        self.writer.write(packed)  # first: a write that raised must leave no caller waiting for its reply
         future: asyncio.Future[Any] = self.loop.create_future()
         timer = None if self.timeout is None else self.loop.call_later(self.timeout, self._expire, future)
         self.waiting.append((future, timer))
-        self.writer.write(packed)
         return future
 
     async def _read(self) -> None:
