@@ -47,6 +47,27 @@ def _row(snapshot: dict[str, Any], row: int) -> list[str | None]:
     return [s["card"] for s in snapshot["pyramid"] if s["row"] == row]
 
 
+def test_the_write_routes_answer_with_the_headers_a_read_has(client: Client, player: dict[str, str]) -> None:
+    """A move, a tap and an abandonment answer with the snapshot's headers, exactly those a read of the game has
+    (their response is sent by hand, ``http.responses.EncodedJson``): type, length, ETag, language, request id."""
+    game = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
+    path = f"/v1/games/{game['id']}"
+    answers = [
+        client.post(f"{path}/moves", json={"type": "draw"}, headers={**player, "Accept-Language": "en"}),
+        client.post(f"{path}/taps", json={"target": "stock"}, headers=player),
+        client.post(f"{path}/abandon", headers=player),
+    ]
+    read = client.get(path, headers=player)
+    for answer, version in zip(answers, (1, 2, 3), strict=True):
+        assert answer.status_code == 200, answer.text
+        assert sorted(answer.headers) == sorted(read.headers)
+        assert answer.headers["content-type"] == "application/json"
+        assert int(answer.headers["content-length"]) == len(answer.content)
+        assert answer.headers["etag"] == f'"{version}"'
+        assert answer.json()["version"] == version
+    assert answers[0].headers["content-language"] == "en" and answers[1].headers["content-language"] == "hu"
+
+
 def test_create_returns_the_snapshot_with_location_and_etag(client: Client, player: dict[str, str]) -> None:
     response = client.post("/v1/games", json={"code": "py1-2s-aaaaaab"}, headers=player)
     assert response.status_code == 201

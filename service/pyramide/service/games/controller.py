@@ -49,7 +49,7 @@ from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.params import GameIdText, game_id_of
-from pyramide.service.http.responses import problems
+from pyramide.service.http.responses import EncodedJson, problems
 from pyramide.service.players import Player
 from pyramide.service.status import ListFilter
 
@@ -65,14 +65,14 @@ _IF_MATCH = (
 PlayerRequest = Request[Player, str, State]
 
 
-def _send(reply: Reply, game_id: UUID) -> Response[Snapshot]:
+def _send(reply: Reply, game_id: UUID, response: type[Response[Any]] = Response) -> Response[Snapshot]:
     """The snapshot as serialised once (and kept as such for idempotent retries), its version as the ETag, and
     for a game just dealt, 201 with its location."""
     body: Any = reply.body
     headers = {"ETag": f'"{reply.version}"', "Content-Language": reply.locale}
     if reply.created:
         headers["Location"] = f"/v1/games/{game_id}"
-    return Response(body, status_code=201 if reply.created else 200, media_type="application/json", headers=headers)
+    return response(body, status_code=201 if reply.created else 200, media_type="application/json", headers=headers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +243,7 @@ async def _act(
         fingerprint=await fingerprint(request) if key else "",
     )
     allowance.count(address, reply.kept_more)
-    return _send(reply, game_id)
+    return _send(reply, game_id, EncodedJson)
 
 
 async def _move_command(request: PlayerRequest) -> Command:

@@ -64,7 +64,7 @@ async def parse_body(request: AnyRequest, adapter: TypeAdapter[T]) -> T:
     """The JSON body validated strictly against its model: 400 when it is not JSON, 422 when it does not fit."""
     raw = await read_body(request)
     try:
-        return adapter.validate_json(raw or b"{}", strict=True)
+        return adapter.validator.validate_json(raw or b"{}", strict=True)  # type: ignore[no-any-return]
     except ValidationError as error:
         if any(e["type"] == "json_invalid" for e in error.errors()):
             raise ProblemError(400, HttpCode.BAD_REQUEST) from None

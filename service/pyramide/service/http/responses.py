@@ -1,8 +1,12 @@
-"""What every operation may answer besides its success, for the OpenAPI schema."""
+"""What every operation may answer besides its success, for the OpenAPI schema; and the move routes' response."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from litestar import Response
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.http.problems import PROBLEM_JSON
@@ -34,3 +38,62 @@ def problems(*statuses: int, redis: bool = True) -> dict[int, ResponseSpec]:
         )
         for status in sorted({*statuses, *((503, 507) if redis else ())})
     }
+
+
+class EncodedJson(Response[Any]):
+    """A JSON body already encoded (a game's snapshot), sent as two ASGI messages with its own headers.
+
+    The move routes' response: Litestar's ``Response.to_asgi_response`` builds an ``ASGIResponse`` that merges
+    header maps, looks up a serializer and checks cookies and the method on every request; none of that applies to
+    a body that is bytes already, with no cookies, no background task and no route-level headers. When the route
+    adds any of those (or the request is a HEAD), Litestar's own path is taken. The headers sent are the same:
+    ``content-type``, ``content-length`` and the response's own."""
+
+    def to_asgi_response(  # type: ignore[override]
+        self,
+        app: Any,
+        request: Any,
+        *,
+        background: Any = None,
+        cookies: Any = None,
+        encoded_headers: Any = None,
+        headers: dict[str, str] | None = None,
+        is_head_response: bool = False,
+        media_type: Any = None,
+        status_code: int | None = None,
+        type_encoders: Any = None,
+    ) -> ASGIApp:
+        if background or cookies or encoded_headers or headers or is_head_response or self.cookies:
+            return super().to_asgi_response(
+                app,
+                request,
+                background=background,
+                cookies=cookies,
+                encoded_headers=encoded_headers,
+                headers=headers,
+                is_head_response=is_head_response,
+                media_type=media_type,
+                status_code=status_code,
+                type_encoders=type_encoders,
+            )
+        body: bytes = self.content
+        encoded = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            *((name.lower().encode(), value.encode()) for name, value in self.headers.items()),
+        ]
+        return _Sent(self.status_code or 200, encoded, body)
+
+
+class _Sent:
+    """The two messages of a response, sent as they are."""
+
+    __slots__ = ("_body", "_start")
+
+    def __init__(self, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+        self._start = {"type": "http.response.start", "status": status, "headers": headers}
+        self._body = {"type": "http.response.body", "body": body, "more_body": False}
+
+    async def __call__(self, _scope: Scope, _receive: Receive, send: Send) -> None:
+        await send(self._start)  # type: ignore[arg-type]
+        await send(self._body)  # type: ignore[arg-type]
