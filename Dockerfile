@@ -25,11 +25,13 @@ RUN /opt/uv/bin/uv sync --locked --no-dev --no-install-project
 COPY service ./service
 COPY web ./web
 # Of Swagger UI's files the docs page serves four (http/openapi.py DOCS_FILES); the rest (the editor, source maps,
-# other builds) go.
+# other builds) go. Of Babel's locale data (32 MB, every CLDR locale) the service needs only its catalogue's locales,
+# Hungarian and English, and their root (http/locale.py negotiates Accept-Language among them).
 RUN /opt/uv/bin/uv sync --locked --no-dev --no-editable \
     && find .venv -name "*.so" -exec strip --strip-unneeded {} + \
     && find .venv -path "*/swagger_ui/static/*" -type f ! -name swagger-ui-bundle.js \
-        ! -name swagger-ui-standalone-preset.js ! -name swagger-ui.css ! -name favicon-32x32.png -delete
+        ! -name swagger-ui-standalone-preset.js ! -name swagger-ui.css ! -name favicon-32x32.png -delete \
+    && find .venv -path "*/babel/locale-data/*" -type f ! -name hu.dat ! -name en.dat ! -name root.dat -delete
 
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
