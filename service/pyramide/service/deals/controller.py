@@ -31,7 +31,7 @@ class DealController(Controller):
         operation_id="getDeal",
         if_none_match=True,
         summary="The cards and rules of a deal code",
-        responses=problems(400, 422, redis=False),
+        responses=problems(400, 409, 422, redis=False),
         exclude_from_auth=True,
     )
     async def deal(self, request: AnyRequest, code: DealCodeText) -> Response[DealLayout]:

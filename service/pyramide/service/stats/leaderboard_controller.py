@@ -28,7 +28,7 @@ class LeaderboardController(Controller):
         " filters app players' or anonymous players' entries. Unverified (`verified: false`): anyone with an open"
         " code can know its cards, so a program can top this board. The daily challenges' boards"
         " (`getChallengeLeaderboard`) are the verified ones.",
-        responses=problems(400, 422),
+        responses=problems(400, 409, 422),
         exclude_from_auth=True,
     )
     async def board(
