@@ -96,6 +96,15 @@ def test_the_schema_states_every_header_a_route_reads_or_sets(client: Client) ->
         assert "ETag" in operations[name]["responses"]["201" if name == "createGame" else "200"]["headers"]
     for name in ("createGame", "createPlayer"):
         assert "Location" in operations[name]["responses"]["201"]["headers"]
+    revalidated = ("getGame", "getGameRecord", "getDeal", "getLeaderboard", "getChallengeLeaderboard")
+    for name, operation in operations.items():
+        headers = {p["name"] for p in operation["parameters"] if p["in"] == "header"}
+        assert ("If-None-Match" in headers) == (name in revalidated), name
+        assert ("304" in operation["responses"]) == (name in revalidated), name
+    for name in revalidated:
+        not_modified = operations[name]["responses"]["304"]
+        assert "content" not in not_modified and "ETag" in not_modified["headers"], name
+        assert "ETag" in operations[name]["responses"]["200"]["headers"], name
 
 
 def test_a_request_without_a_body_is_taken_as_empty_where_the_schema_says_it_is_optional(client: Client) -> None:

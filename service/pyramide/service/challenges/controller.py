@@ -14,7 +14,7 @@ from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, BoardCursor, IdentityFilter, Limit, check_paging_query
-from pyramide.service.http.responses import problems
+from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.http.schemas import CHALLENGE_ID_PATTERN
 from pyramide.service.players import PlayerStore
 
@@ -87,6 +87,7 @@ class ChallengeController(Controller):
     @get(
         "/{challenge_id:str}/leaderboard",
         operation_id="getChallengeLeaderboard",
+        if_none_match=True,
         summary="A daily challenge's wins: clean wins first, then fastest, fewest moves and the earlier finish",
         description="Verified: the cards were sealed and hints refused while it was open; only wins before the close"
         " rank. Wins without an undo (`tier: clean`) rank before every other (`assisted`); a win faster than"
@@ -105,6 +106,7 @@ class ChallengeController(Controller):
         limit: Limit = DEFAULT_LIMIT,
         cursor: BoardCursor = None,
         identity: IdentityFilter = None,
-    ) -> ChallengeLeaderboard:
+    ) -> Response[ChallengeLeaderboard]:
         check_paging_query(request, "identity")
-        return ChallengeLeaderboard.model_validate(await challenges.leaderboard(challenge_id, cursor, limit, identity))
+        board = await challenges.leaderboard(challenge_id, cursor, limit, identity)
+        return revalidated(request, ChallengeLeaderboard.model_validate(board))

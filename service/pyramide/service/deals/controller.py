@@ -16,7 +16,7 @@ from pyramide.service.http.headers import locale_of
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits
 from pyramide.service.http.params import DealCodeText, deal_code_of
-from pyramide.service.http.responses import problems
+from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players import PlayerStore
@@ -29,12 +29,13 @@ class DealController(Controller):
     @get(
         "/deals/{code:str}",
         operation_id="getDeal",
+        if_none_match=True,
         summary="The cards and rules of a deal code",
-        responses=problems(400, 422, redis=False),
+        responses=problems(400, 409, 422, redis=False),
         exclude_from_auth=True,
     )
-    async def deal(self, code: DealCodeText) -> DealLayout:
-        return DealLayout.model_validate(deal_code_of(code).to_json())
+    async def deal(self, request: AnyRequest, code: DealCodeText) -> Response[DealLayout]:
+        return revalidated(request, DealLayout.model_validate(deal_code_of(code).to_json()))
 
     @get(
         "/deals/{code:str}/analysis",

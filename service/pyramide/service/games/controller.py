@@ -43,13 +43,14 @@ from pyramide.service.games.schemas import (
     UndoMove,
 )
 from pyramide.service.games.snapshots import now_ms, shown_code
+from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.http.body import fingerprint, parse_body
-from pyramide.service.http.headers import idempotency_key, if_match, locale_of
+from pyramide.service.http.headers import idempotency_key, if_match, if_none_match, locale_of, none_match
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.params import GameIdText, game_id_of
-from pyramide.service.http.responses import EncodedJson, problems
+from pyramide.service.http.responses import EncodedJson, not_modified, problems, revalidated
 from pyramide.service.players import Player
 from pyramide.service.status import ListFilter
 
@@ -123,14 +124,21 @@ class GameController(Controller):
         "/{game_id:str}",
         operation_id="getGame",
         snapshot=True,
+        if_none_match=True,
         summary="A game's snapshot",
-        responses=problems(401, 403, 404),
+        description="With `If-None-Match` naming the game's version (its ETag), 304 while the game is unchanged.",
+        responses=problems(400, 401, 403, 404),
     )
     async def read(
         self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]
     ) -> Response[Snapshot]:
+        tags = if_none_match(request)
         game = game_id_of(game_id)
-        return _send(await games.read(request.user, game, locale_of(request, request.user.locale)), game)
+        reply = await games.read(request.user, game, locale_of(request, request.user.locale))
+        etag = f'"{reply.version}"'
+        if not none_match(tags, etag):
+            return not_modified(etag, {"Content-Language": reply.locale})
+        return _send(reply, game)
 
     @post(
         "/{game_id:str}/moves",
@@ -205,19 +213,27 @@ class GameController(Controller):
     @get(
         "/{game_id:str}/record",
         operation_id="getGameRecord",
+        if_none_match=True,
         summary="Every operation in order, in move notation",
-        responses=problems(401, 403, 404),
+        responses=problems(400, 401, 403, 404),
     )
-    async def record(self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]) -> GameRecord:
+    async def record(
+        self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]
+    ) -> Response[GameRecord]:
         stored, moves = await games.record(request.user, game_id_of(game_id))
-        return GameRecord(
-            id=stored.id,
-            code=shown_code(stored, now_ms()),
-            challenge=stored.challenge,
-            rules=RulesBody(**stored.game.rules.to_json()),
-            moves=[m.notation() for m in moves],
-            record=format_record(moves),
-        )
+        return revalidated(request, _record(stored, moves))
+
+
+def _record(stored: StoredGame, moves: list[Move]) -> GameRecord:
+    """The record of ``stored`` (whose code shows once it may)."""
+    return GameRecord(
+        id=stored.id,
+        code=shown_code(stored, now_ms()),
+        challenge=stored.challenge,
+        rules=RulesBody(**stored.game.rules.to_json()),
+        moves=[m.notation() for m in moves],
+        record=format_record(moves),
+    )
 
 
 async def _act(

@@ -12,10 +12,12 @@ ALLOWED_HEADERS: Final = [
     "Content-Type",
     "Idempotency-Key",
     "If-Match",
+    "If-None-Match",
     "Accept-Language",
     "X-Request-ID",
 ]
-"""What a front end sends: its token, its JSON, its retry key, the version it acts on, its language, its id."""
+"""What a front end sends: its token, its JSON, its retry key, the version it acts on, the copy it holds, its
+language, its id."""
 EXPOSED_HEADERS: Final = [
     "ETag",
     "Location",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from litestar.connection import ASGIConnection
 
@@ -96,6 +96,45 @@ def parse_if_match(header: str | None) -> tuple[int, ...] | None:
             versions.append(int(tag))
         position = match.end()
     return tuple(versions)
+
+
+ANY_TAG: Final = "*"
+"""What :func:`parse_if_none_match` answers for ``If-None-Match: *``: any current representation matches."""
+
+
+def if_none_match(connection: AnyConnection) -> frozenset[str] | str | None:
+    """The entity tags the request's ``If-None-Match`` names (:func:`parse_if_none_match`)."""
+    return parse_if_none_match(header_value(connection, b"if-none-match"))
+
+
+def parse_if_none_match(header: str | None) -> frozenset[str] | str | None:
+    """What ``If-None-Match`` names: ``None`` for no header, :data:`ANY_TAG` for ``*``, else the opaque tags (with
+    their quotes) of its list. Compared weakly (RFC 9110 13.1.2): ``W/"x"`` names the same as ``"x"``. A header
+    that is not ``*`` or a list of entity tags is 400 ``invalid_if_none_match``, as If-Match's is."""
+    if header is None:
+        return None
+    text = header.strip()
+    if text == "*":
+        return ANY_TAG
+    if not text:
+        raise _bad_header("If-None-Match", HttpCode.INVALID_IF_NONE_MATCH)
+    tags: set[str] = set()
+    position = 0
+    while position < len(text):
+        match = _ENTITY_TAG.match(text, position)
+        if match is None or match.end() == position:
+            raise _bad_header("If-None-Match", HttpCode.INVALID_IF_NONE_MATCH)
+        tags.add(f'"{match.group(2)}"')
+        position = match.end()
+    return frozenset(tags)
+
+
+def none_match(tags: frozenset[str] | str | None, etag: str) -> bool:
+    """Whether a GET goes on (``True``) or is answered 304 (``False``): the resource's current ``etag`` (strong,
+    quoted) is not among ``tags``; with ``*``, any current representation matches."""
+    if tags is None:
+        return True
+    return tags != ANY_TAG and etag not in tags
 
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -69,6 +69,15 @@ IF_MATCH_HEADER: Final = {
     " nothing. A header that is not a list of entity tags is 400 `invalid_if_match`.",
     "schema": {"type": "string", "pattern": rf"^[ \t]*(\*|[0-9]{{1,19}}|{_TAG}([ \t]*,[ \t]*{_TAG})*)[ \t]*$"},
 }
+IF_NONE_MATCH_HEADER: Final = {
+    "name": "If-None-Match",
+    "in": "header",
+    "required": False,
+    "description": "The ETag of the copy you hold (a list: any of them; `*`: any copy): 304 with that ETag and no"
+    ' body while it is current. Compared weakly: `W/"7"` matches `"7"`. A header that is neither `*` nor a'
+    " list of entity tags is 400 `invalid_if_none_match`.",
+    "schema": {"type": "string", "pattern": rf"^[ \t]*(\*|{_TAG}([ \t]*,[ \t]*{_TAG})*)[ \t]*$"},
+}
 PLAYER_HEADER: Final = {
     "name": "Pyramide-Player",
     "in": "header",
@@ -110,6 +119,10 @@ def _header(description: str, *, required: bool = True, pattern: str | None = No
 REQUEST_ID: Final = _header("The request's id, as the logs name it (the client's own X-Request-ID when usable).")
 CONTENT_LANGUAGE: Final = _header("The language of the response's texts: `hu` or `en`.", pattern="^(hu|en)$")
 ETAG: Final = _header("The game's version as a strong entity tag, for If-Match.", pattern='^"[0-9]+"$')
+CONTENT_ETAG: Final = _header(
+    "A hash of the body as a strong entity tag, for If-None-Match: it changes when the body does.",
+    pattern='^"[0-9a-f]{32}"$',
+)
 LOCATION: Final = _header("Where the new resource is read.")
 RETRY_AFTER: Final = _header("Seconds to wait before trying again.", pattern="^[0-9]+$")
 RATE_LIMIT_POLICY: Final = _header(
@@ -124,13 +137,16 @@ RATE_LIMIT: Final = _header(
 def _response_headers(handler: HTTPRouteHandler, status: int) -> dict[str, Any]:
     """The headers a response of ``handler`` with ``status`` carries: what every answer carries, and what the
     handler declares (``snapshot``: a game's snapshot, with its ETag, in the caller's language; ``localised``:
-    texts in the caller's language; ``location``: a created resource)."""
+    texts in the caller's language; ``location``: a created resource; ``if_none_match``: an ETag on the 200 and
+    the 304, a hash of the body where the answer is no snapshot)."""
     opt = handler.opt
     headers: dict[str, Any] = {"X-Request-ID": REQUEST_ID}
     if status >= 400 or opt.get("snapshot") or opt.get("localised"):
         headers["Content-Language"] = CONTENT_LANGUAGE
     if status < 300 and opt.get("snapshot"):
         headers["ETag"] = ETAG
+    elif (status < 300 or status == 304) and opt.get("if_none_match"):
+        headers["ETag"] = CONTENT_ETAG
     if status == 201 and opt.get("location"):
         headers["Location"] = LOCATION
     if status in (429, 503):
@@ -200,6 +216,8 @@ def build_document(app: Litestar) -> dict[str, Any]:
                 response["headers"] = _response_headers(handler, int(status))
                 if status == "204":
                     response.pop("content", None)  # no body
+            if handler.opt.get("if_none_match"):
+                operation["responses"] = _with_not_modified(operation["responses"], handler)
             operation["parameters"] = [*operation.get("parameters", []), *_request_headers(route, method, handler)]
             body = bodies.get(operation["operationId"])
             if body is not None:
@@ -211,9 +229,20 @@ def build_document(app: Litestar) -> dict[str, Any]:
     return document
 
 
+def _with_not_modified(responses: dict[str, Any], handler: HTTPRouteHandler) -> dict[str, Any]:
+    """``responses`` with the 304 of a handler that honours If-None-Match (``if_none_match``): no body, the ETag and
+    the headers a cache needs, in order of status."""
+    not_modified = {
+        "description": "Not Modified: If-None-Match names the current ETag; no body",
+        "headers": {**_response_headers(handler, 304), "ETag": ETAG if handler.opt.get("snapshot") else CONTENT_ETAG},
+    }
+    return dict(sorted({**responses, "304": not_modified}.items()))
+
+
 def _request_headers(route: str, method: str, handler: HTTPRouteHandler) -> list[dict[str, Any]]:
     """The headers a request may carry: an Idempotency-Key on every POST (a stronger one where the answer holds a
-    secret, ``secret_idempotency_key``), If-Match where the handler acts on a version (``if_match``), an app's
+    secret, ``secret_idempotency_key``), If-Match where the handler acts on a version (``if_match``),
+    If-None-Match where it answers 304 (``if_none_match``), an app's
     headers, the language and the request id."""
     headers: list[dict[str, Any]] = []
     if method == "post":  # every POST takes one; handlers read it with `headers.idempotency_key`
@@ -221,6 +250,8 @@ def _request_headers(route: str, method: str, handler: HTTPRouteHandler) -> list
         headers.append(SECRET_IDEMPOTENCY_KEY_HEADER if secret else IDEMPOTENCY_KEY_HEADER)
     if handler.opt.get("if_match"):
         headers.append(IF_MATCH_HEADER)
+    if handler.opt.get("if_none_match"):
+        headers.append(IF_NONE_MATCH_HEADER)
     return [*headers, *_app_headers(route, handler), ACCEPT_LANGUAGE_HEADER, REQUEST_ID_HEADER]
 
 

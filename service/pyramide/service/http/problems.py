@@ -43,6 +43,7 @@ class HttpCode(StrEnum):
     BODY_TOO_LARGE = "body_too_large"
     INTERNAL_ERROR = "internal_error"
     INVALID_IF_MATCH = "invalid_if_match"
+    INVALID_IF_NONE_MATCH = "invalid_if_none_match"
     WEAK_IDEMPOTENCY_KEY = "weak_idempotency_key"
     REQUEST_TIMEOUT = "request_timeout"
     BODY_TIMEOUT = "body_timeout"

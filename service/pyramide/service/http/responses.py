@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 from litestar import Response
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.serialization import encode_json, get_serializer
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from pyramide.service.http.body import MAX_BODY_BYTES
+from pyramide.service.http.body import MAX_BODY_BYTES, AnyRequest
+from pyramide.service.http.headers import if_none_match, none_match
 from pyramide.service.http.problems import PROBLEM_JSON
 from pyramide.service.http.schemas import Problem
 
@@ -38,6 +42,24 @@ def problems(*statuses: int, redis: bool = True) -> dict[int, ResponseSpec]:
         )
         for status in sorted({*statuses, *((503, 507) if redis else ())})
     }
+
+
+def not_modified(etag: str, headers: Mapping[str, str] | None = None) -> Response[Any]:
+    """304 for a GET whose ``If-None-Match`` names the current ``etag``: the ETag and the other headers the 200
+    would carry for a cache (``headers``), no body and no Content-Length (RFC 9110 15.4.5)."""
+    return Response(b"", status_code=304, headers={"ETag": etag, **(headers or {})})
+
+
+def revalidated(request: AnyRequest, content: Any, headers: Mapping[str, str] | None = None) -> Response[Any]:
+    """``content`` as the route's 200, encoded as Litestar would, with a strong ETag that is a hash of those bytes
+    (so that any change of the body, and only that, changes it); 304 when ``If-None-Match`` names that ETag. For
+    the GET routes whose resource has no version of its own (a record, a board, a deal)."""
+    tags = if_none_match(request)
+    body = encode_json(content, get_serializer(request.route_handler.resolve_type_encoders()))
+    etag = f'"{hashlib.blake2b(body, digest_size=16).hexdigest()}"'
+    if not none_match(tags, etag):
+        return not_modified(etag, headers)
+    return Response(body, media_type="application/json", headers={"ETag": etag, **(headers or {})})
 
 
 class EncodedJson(Response[Any]):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from litestar import Controller, get
+from litestar import Controller, Response, get
 
 from pyramide.service.deals.schemas import RulesBody
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, BoardCursor, IdentityFilter, Limit, check_paging_query
 from pyramide.service.http.params import DealCodeText, deal_code_of
-from pyramide.service.http.responses import problems
+from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.schemas import Leaderboard, LeaderboardEntry
 
@@ -21,13 +21,14 @@ class LeaderboardController(Controller):
     @get(
         "/{code:str}",
         operation_id="getLeaderboard",
+        if_none_match=True,
         summary="The wins on a deal code, each player's best once: clean wins first, then fastest, fewest moves and"
         " the earlier finish",
         description="Wins without an undo or a hint (`tier: clean`) rank before every other (`assisted`); `identity`"
         " filters app players' or anonymous players' entries. Unverified (`verified: false`): anyone with an open"
         " code can know its cards, so a program can top this board. The daily challenges' boards"
         " (`getChallengeLeaderboard`) are the verified ones.",
-        responses=problems(400, 422),
+        responses=problems(400, 409, 422),
         exclude_from_auth=True,
     )
     async def board(
@@ -39,13 +40,14 @@ class LeaderboardController(Controller):
         limit: Limit = DEFAULT_LIMIT,
         cursor: BoardCursor = None,
         identity: IdentityFilter = None,
-    ) -> Leaderboard:
+    ) -> Response[Leaderboard]:
         check_paging_query(request, "identity")
         deal = deal_code_of(code)
         page = await leaderboards.page(str(deal), cursor, limit, identity)
-        return Leaderboard(
+        board = Leaderboard(
             code=str(deal),
             rules=RulesBody(**deal.rules.to_json()),
             entries=[LeaderboardEntry.model_validate(e) for e in page.entries],
             next_cursor=page.next_cursor,
         )
+        return revalidated(request, board)

@@ -1,0 +1,144 @@
+"""Conditional GETs over real HTTP (uvicorn on a real Redis), issue 44: a client that holds a game, its record, a
+deal or a board sends its ETag back in ``If-None-Match`` and gets 304 with that ETag and no body while the resource
+is unchanged, and 200 with a new ETag once a move, a win or a board entry changed it. ``HEAD`` answers as ``GET``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import redis
+
+from pyramide.engine import DealCode, Game
+from pyramide.engine.moves import parse_record
+from pyramide.service.games.controller import move_body
+from pyramide.solver import solve
+from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+
+EASY_CODE = str(DealCode.for_layout(easy_game().layout))
+WINNING = [move_body(m) for m in parse_record(EASY_CLEARING)]
+VARYING = frozenset({"date", "x-request-id"})
+"""Headers that differ between any two requests."""
+
+
+def _player(api: httpx.Client) -> dict[str, str]:
+    created = api.post("/v1/players", json={})
+    assert created.status_code == 201, created.text
+    return {"Authorization": f"Bearer {created.json()['token']}"}
+
+
+def _game(api: httpx.Client, auth: dict[str, str], body: dict[str, Any]) -> str:
+    created = api.post("/v1/games", json=body, headers=auth)
+    assert created.status_code == 201, created.text
+    return str(created.json()["id"])
+
+
+def _play(api: httpx.Client, auth: dict[str, str], game: str, moves: list[dict[str, Any]]) -> None:
+    for move in moves:
+        played = api.post(f"/v1/games/{game}/moves", json=move, headers=auth)
+        assert played.status_code == 200, played.text
+
+
+def _paths(api: httpx.Client, game: str) -> list[str]:
+    challenge = api.get("/v1/challenges/current")
+    assert challenge.status_code == 200, challenge.text
+    return [
+        f"/v1/games/{game}", f"/v1/games/{game}/record", f"/v1/deals/{EASY_CODE}", f"/v1/leaderboards/{EASY_CODE}",
+        f"/v1/challenges/{challenge.json()['id']}/leaderboard",
+    ]  # fmt: skip
+
+
+def _not_modified(response: httpx.Response, etag: str) -> None:
+    assert response.status_code == 304, (response.request.url, response.status_code, response.text)
+    assert response.content == b"" and "content-length" not in response.headers, response.headers
+    assert "content-type" not in response.headers and response.headers["etag"] == etag
+
+
+def test_every_etag_revalidates_to_304_with_no_body_and_head_answers_as_get(live_url: str) -> None:
+    """Each route's ETag sent back (as it came, weak, in a list, or ``*``) is 304 with that ETag, the snapshot's
+    language, no body and no Content-Length; another tag is the whole 200. HEAD of each is the GET's headers
+    (Content-Length of its body) without the body, and 304 as GET is."""
+    with httpx.Client(base_url=live_url, headers={"Accept-Language": "en"}) as api:
+        auth = _player(api)
+        api.headers.update(auth)
+        game = _game(api, auth, {"code": EASY_CODE})
+        for path in _paths(api, game):
+            got = api.get(path)
+            assert got.status_code == 200, (path, got.text)
+            etag = got.headers["etag"]
+            for header in (etag, f"W/{etag}", f'"nothing", {etag}', f'W/"x" ,W/{etag}', "*"):
+                again = api.get(path, headers={"If-None-Match": header})
+                _not_modified(again, etag)
+                if path == f"/v1/games/{game}":
+                    assert again.headers["content-language"] == "en"
+            other = api.get(path, headers={"If-None-Match": '"nothing", W/"0123"'})
+            assert other.status_code == 200 and other.content == got.content, path
+            assert other.headers["etag"] == etag, path
+            head = api.head(path)
+            assert head.status_code == 200 and head.content == b"", path
+            assert int(head.headers["content-length"]) == len(got.content), path
+            same = {k: v for k, v in head.headers.items() if k not in VARYING}
+            assert same == {k: v for k, v in got.headers.items() if k not in VARYING}, path
+            _not_modified(api.head(path, headers={"If-None-Match": etag}), etag)
+
+
+def test_a_move_a_win_and_a_board_entry_answer_200_with_a_new_etag(live_url: str, redis_client: redis.Redis) -> None:
+    """The player's copies go stale when the resource changes: a move changes the game and its record; a win puts
+    an entry on the code's board and, for the daily challenge won through the API, on the challenge's board. Each
+    stale ETag is then answered with the whole new body and its new ETag, which revalidates in its turn."""
+    with httpx.Client(base_url=live_url) as api:
+        auth = _player(api)
+        game = _game(api, auth, {"code": EASY_CODE})
+        paths = _paths(api, game)
+        held = {path: api.get(path, headers=auth) for path in paths}
+        _play(api, auth, game, WINNING[:1])
+        changed = _stale_then_fresh(api, auth, held)
+        assert changed == paths[:2], changed  # the deal and the boards are as they were
+        held = {path: api.get(path, headers=auth) for path in paths}
+        _play(api, auth, game, WINNING[1:])
+        assert _stale_then_fresh(api, auth, held) == [*paths[:2], paths[3]]
+        board = api.get(paths[3]).json()["entries"]
+        assert len(board) == 1 and board[0]["moves"] == len(WINNING)
+
+        challenge = paths[4].split("/")[3]
+        held = {paths[4]: api.get(paths[4])}
+        assert held[paths[4]].json()["entries"] == []
+        played = _game(api, auth, {"challenge": challenge})
+        kept = redis_client.get(f"pyr:{{c:{challenge}}}:deal")
+        assert kept is not None
+        line = solve(Game(DealCode.parse(json.loads(kept)["code"]))).line
+        _play(api, auth, played, [move_body(m) for m in line])
+        assert _stale_then_fresh(api, auth, held) == [paths[4]]
+        assert len(api.get(paths[4]).json()["entries"]) == 1
+
+
+def _stale_then_fresh(api: httpx.Client, auth: dict[str, str], held: dict[str, httpx.Response]) -> list[str]:
+    """The paths whose held ETag is now answered 200 with another body and ETag (that new ETag then 304); the others
+    must still be 304."""
+    changed = []
+    for path, before in held.items():
+        now = api.get(path, headers={**auth, "If-None-Match": before.headers["etag"]})
+        if now.status_code == 304:
+            _not_modified(now, before.headers["etag"])
+            continue
+        assert now.status_code == 200 and now.content != before.content, (path, now.status_code)
+        assert now.headers["etag"] != before.headers["etag"], path
+        _not_modified(api.get(path, headers={**auth, "If-None-Match": now.headers["etag"]}), now.headers["etag"])
+        changed.append(path)
+    return changed
+
+
+def test_an_if_none_match_that_is_no_list_of_tags_is_a_localised_400(live_url: str) -> None:
+    with httpx.Client(base_url=live_url) as api:
+        auth = _player(api)
+        game = _game(api, auth, {"code": EASY_CODE})
+        for path in (f"/v1/games/{game}", f"/v1/deals/{EASY_CODE}", f"/v1/leaderboards/{EASY_CODE}"):
+            for header in ('"unterminated', "7", "", 'W/"a" "b"'):
+                for language, word in (("hu", "fejléc"), ("en", "header")):
+                    refused = api.get(path, headers={**auth, "If-None-Match": header, "Accept-Language": language})
+                    assert refused.status_code == 400, (path, header, refused.text)
+                    assert refused.headers["content-type"] == "application/problem+json"
+                    problem = refused.json()
+                    assert problem["code"] == "invalid_if_none_match" and word in problem["detail"], problem
+                    assert problem["errors"][0]["header"] == "If-None-Match"
