@@ -5,13 +5,14 @@ from __future__ import annotations
 import gc
 from collections.abc import Sequence
 
-from litestar import Litestar, Router
+from litestar import Controller, Litestar, Router, get
 from litestar.config.response_cache import ResponseCacheConfig
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.plugins.prometheus import PrometheusController
+from litestar.response import Response
 from litestar.types import ControllerRouterHandler
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import pyramide
 from pyramide.service.apps.controller import AppAdminController, AppController
@@ -27,7 +28,7 @@ from pyramide.service.http.options import MethodAnswers
 from pyramide.service.http.problems import EXCEPTION_HANDLERS
 from pyramide.service.http.web import play_file, play_page
 from pyramide.service.infra.logs import RequestLog
-from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics
+from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics, scrape_registry
 from pyramide.service.infra.settings import Settings
 from pyramide.service.moderation.actions_controller import ModerationController
 from pyramide.service.moderation.controller import AuditController
@@ -53,9 +54,15 @@ ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [
 """The routes under ``/v1/admin``: the operator's and the apps' (see ``http.auth``)."""
 
 
-class MetricsController(PrometheusController):
+class MetricsController(Controller):
+    """Prometheus's text format: this process's metrics, or with `serve --workers N` every worker's, summed."""
+
     path = "/metrics"
     include_in_schema = False
+
+    @get(sync_to_thread=False)
+    def scrape(self) -> Response[bytes]:
+        return Response(generate_latest(scrape_registry()), headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
 def create_app(

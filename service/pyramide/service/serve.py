@@ -17,6 +17,7 @@ from pyramide.service.http.openapi import COMMITTED, build_document, render
 from pyramide.service.http.server import HttpLimits, connection_bounds, server_config
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.logs import configure_logging
+from pyramide.service.infra.metrics import start_worker_metrics, worker_metrics_directory
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.supervisor import DataDirInUseError, RedisSupervisor
 
@@ -79,6 +80,11 @@ def _run(settings: Settings, host: str, port: int) -> None:
         uvicorn.Server(config).run()
         return
     os.environ.update(limits.environment())  # for the workers' protocol, which uvicorn builds by name
+    with worker_metrics_directory():  # before the workers start: they inherit it, and /metrics sums them all
+        _run_workers(settings, host, port, limits, grace)
+
+
+def _run_workers(settings: Settings, host: str, port: int, limits: HttpLimits, grace: int) -> None:
     uvicorn.run(
         "pyramide.service.serve:worker_app",
         factory=True,
@@ -98,6 +104,7 @@ def worker_app() -> Litestar:
     """The app of one worker of ``serve --workers``: its settings from the environment the parent prepared; it
     ends with the parent, whatever ends that."""
     die_with_parent()
+    start_worker_metrics()
     settings = Settings()
     configure_logging(settings)
     return create_app(settings)

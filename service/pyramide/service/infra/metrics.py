@@ -3,13 +3,25 @@
 The plugin's middleware builds a request object and a label dict and looks each labelled series up again, four
 times, on every request: 7 % of a move request's instructions (``benchmarks/service_instructions.py``). This one
 does the same counting with the series looked up once per route and status and kept, and is a plain ASGI wrapper.
+
+With `pyramide serve --workers N` each worker counts in its own process, so a scrape answered by one worker would
+show that worker's share only. There prometheus-client's multiprocess mode is used: `pyramide serve` points
+``PROMETHEUS_MULTIPROC_DIR`` at a private directory before the workers start, each worker's counters write to its
+own memory-mapped files there, and a scrape sums every worker's files, a dead worker's included (its counts are
+kept; only its requests in progress are dropped). A single process (``serve`` with one worker, the tests' app)
+keeps its counters in memory and needs no directory.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import shutil
+import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -17,8 +29,9 @@ from typing import Any, Final
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.registry import REGISTRY
 
 from pyramide.service.infra.supervisor import SupervisorState
@@ -31,6 +44,9 @@ PREFIX: Final = "litestar"
 LABELS: Final = ("method", "path", "status_code", "app_name")
 CLIENT_CLOSED: Final = 499
 """The status label of a request cancelled because its client went away (nginx's convention)."""
+MULTIPROCESS_DIR: Final = "PROMETHEUS_MULTIPROC_DIR"
+"""prometheus-client's variable: where the workers' metric files are; read when prometheus-client is imported."""
+_LIVE_GAUGE_FILE: Final = re.compile(r"gauge_live[a-z]+_(\d+)\.db")
 
 
 @dataclass(frozen=True)
@@ -138,8 +154,93 @@ class _SupervisorCollector:
         return iter([restarts, up])
 
 
+_SUPERVISOR_COLLECTORS: list[_SupervisorCollector] = []
+
+
 @cache
 def register_supervisor_metrics(path: Path | None) -> None:
     """Once per process and state file; nothing without one (``REDIS_URL``: no embedded Redis to watch)."""
     if path is not None:
-        REGISTRY.register(_SupervisorCollector(path))
+        collector = _SupervisorCollector(path)
+        REGISTRY.register(collector)
+        _SUPERVISOR_COLLECTORS.append(collector)
+
+
+def scrape_registry() -> CollectorRegistry:
+    """What ``/metrics`` shows: this process's registry, or, with workers, every worker's files summed (plus the
+    supervisor's state, read from its file)."""
+    directory = os.environ.get(MULTIPROCESS_DIR)
+    if not directory:
+        return REGISTRY
+    forget_dead_workers(Path(directory))
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, directory)  # type: ignore[no-untyped-call]
+    for collector in _SUPERVISOR_COLLECTORS:
+        registry.register(collector)
+    return registry
+
+
+@contextmanager
+def worker_metrics_directory() -> Iterator[Path]:
+    """For `pyramide serve --workers N`, around the workers' whole life: ``PROMETHEUS_MULTIPROC_DIR`` for them to
+    inherit. The operator's directory if set, emptied of earlier runs' files (their counts would be added to this
+    run's); else a fresh private one (mode 0700) in the temporary directory, removed at the end."""
+    given = os.environ.get(MULTIPROCESS_DIR)
+    if given:
+        yield _empty_of_earlier_runs(Path(given))
+        return
+    directory = Path(tempfile.mkdtemp(prefix="pyramide-metrics-"))
+    os.environ[MULTIPROCESS_DIR] = str(directory)
+    try:
+        yield directory
+    finally:
+        del os.environ[MULTIPROCESS_DIR]
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _empty_of_earlier_runs(directory: Path) -> Path:
+    """The files a run killed before its cleanup left (this process's own are open already, and empty)."""
+    for stale in directory.glob("*.db"):
+        if not stale.name.endswith(f"_{os.getpid()}.db"):
+            stale.unlink(missing_ok=True)
+    return directory
+
+
+def start_worker_metrics() -> None:
+    """At a worker's start: drop the requests in progress of a dead process that had this pid (Linux reuses them),
+    and those of every worker that died since the last scrape."""
+    directory = os.environ.get(MULTIPROCESS_DIR)
+    if directory:
+        mark_process_dead(os.getpid(), directory)  # type: ignore[no-untyped-call]
+        forget_dead_workers(Path(directory))
+
+
+def forget_dead_workers(directory: Path) -> None:
+    """``mark_process_dead`` for each process with a file of live gauges that is gone: its requests in progress end
+    with it. Its counters' files stay, so its counts are kept (prometheus-client's ``child_exit`` for gunicorn; uvicorn,
+    which replaces a dead worker, has no such hook, so this runs at each scrape and each worker's start)."""
+    pids = {int(found[1]) for path in directory.iterdir() if (found := _LIVE_GAUGE_FILE.fullmatch(path.name))}
+    for pid in pids:
+        if not _running(pid):
+            mark_process_dead(pid, str(directory))  # type: ignore[no-untyped-call]
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited (a zombie, dead but not yet reaped, has)."""
+    if not Path("/proc/self/stat").exists():  # no /proc: ask the kernel
+        return _signalable(pid)
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in {"Z", "X"}
+
+
+def _signalable(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
