@@ -4,9 +4,13 @@ of card and deal codes, and the problem details every error answers with."""
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, GetJsonSchemaHandler, StringConstraints
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from pyramide.engine.rules import MAX_RECYCLES
 
@@ -54,13 +58,103 @@ Recycles = Annotated[int, Field(ge=0, le=MAX_RECYCLES, strict=True), BeforeValid
 Count = Annotated[int, Field(ge=0)]
 
 
+# Regular expressions as ECMAScript reads them without flags: every JavaScript validator compiles a schema's
+# ``pattern`` with ``new RegExp(pattern)`` (no ``u`` flag), which reads text as UTF-16 code units. A character class
+# holding characters beyond U+FFFF (a player name's emoji, historic scripts) is refused there, its surrogate pairs
+# read as reversed ranges; :func:`utf16_class` writes such a class as an alternation of UTF-16 surrogate pairs,
+# which matches the same characters in every engine.
+
+_BMP_END: Final = 0xFFFF
+_LOW_FIRST: Final = 0xDC00
+_LOW_LAST: Final = 0xDFFF
+
+
+def class_ranges(insides: str) -> list[tuple[int, int]]:
+    """The code point ranges of a character class's insides written as literal characters and ``a-b`` ranges
+    (no escapes), as in :mod:`pyramide.service.players.name_chars`."""
+    ranges: list[tuple[int, int]] = []
+    index = 0
+    while index < len(insides):
+        first = ord(insides[index])
+        if index + 2 < len(insides) and insides[index + 1] == "-":
+            ranges.append((first, ord(insides[index + 2])))
+            index += 3
+        else:
+            ranges.append((first, first))
+            index += 1
+    return ranges
+
+
+def _unit(code: int) -> str:
+    return f"\\u{code:04X}"
+
+
+def _span(first: int, last: int) -> str:
+    return _unit(first) if first == last else f"{_unit(first)}-{_unit(last)}"
+
+
+def _pairs(first: int, last: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Astral ``first..last`` as (high surrogates, low surrogates) ranges."""
+    high_a, low_a = divmod(first - 0x10000, 0x400)
+    high_b, low_b = divmod(last - 0x10000, 0x400)
+    high_a, high_b, low_a, low_b = high_a + 0xD800, high_b + 0xD800, low_a + _LOW_FIRST, low_b + _LOW_FIRST
+    if high_a == high_b:
+        return [((high_a, high_a), (low_a, low_b))]
+    pairs = [((high_a, high_a), (low_a, _LOW_LAST))]
+    if high_b - high_a > 1:
+        pairs.append(((high_a + 1, high_b - 1), (_LOW_FIRST, _LOW_LAST)))
+    return [*pairs, ((high_b, high_b), (_LOW_FIRST, low_b))]
+
+
+def utf16_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """A group matching one character of ``ranges`` in UTF-16: a class of the BMP ones, then each astral range
+    as a high surrogate (class) followed by a low one."""
+    bmp: list[str] = []
+    astral: list[str] = []
+    for first, last in sorted(ranges):
+        if first <= _BMP_END:
+            bmp.append(_span(first, min(last, _BMP_END)))
+        if last > _BMP_END:
+            for high, low in _pairs(max(first, _BMP_END + 1), last):
+                astral.append(f"[{_span(*high)}][{_span(*low)}]")
+    return "(?:" + "|".join(([f"[{''.join(bmp)}]"] if bmp else []) + astral) + ")"
+
+
+@dataclass(frozen=True)
+class SchemaPattern:
+    """The ``pattern`` the schema states for a string whose own pattern (the one the service matches) is not an
+    ECMAScript regular expression without flags: the same language, written for JavaScript's validators too
+    (:func:`utf16_class`)."""
+
+    pattern: str
+
+    def __get_pydantic_json_schema__(self, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = handler(core)
+        schema["pattern"] = self.pattern
+        return schema
+
+
+def _omit_absent(schema: dict[str, Any]) -> None:
+    """A field left out of the body when it has nothing to say: optional, of its own type, with no ``default:
+    null`` that generated clients read as a value always present."""
+    for name, field in schema.get("properties", {}).items():
+        if name in schema.get("required", ()) or field.get("default", ...) is not None:
+            continue
+        field.pop("default")
+        branches = [b for b in field.pop("anyOf", []) if b != {"type": "null"}]
+        field.update(branches[0] if len(branches) == 1 else {"anyOf": branches})
+
+
 class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ProblemEntry(BaseModel):
     """One mistake in a request: where (``pointer`` into the JSON body, or the ``query`` parameter or ``header``
-    by name), a stable ``code`` and a ``message`` in the response's language."""
+    by name), a stable ``code`` and a ``message`` in the response's language. Only the one of ``pointer``,
+    ``query`` and ``header`` that applies is sent."""
+
+    model_config = ConfigDict(json_schema_extra=_omit_absent)
 
     pointer: str | None = Field(None, description="A JSON Pointer (RFC 6901) into the body; empty: the body.")
     query: str | None = Field(None, description="The query parameter at fault.")
@@ -71,7 +165,10 @@ class ProblemEntry(BaseModel):
 
 class Problem(BaseModel):
     """RFC 9457 problem details, with a stable ``code``; ``title`` (a whole sentence) and ``detail`` (what was
-    wrong, with its values) in the response's language (see Content-Language)."""
+    wrong, with its values) in the response's language (see Content-Language). ``errors`` is sent only for a
+    request that does not fit the schema."""
+
+    model_config = ConfigDict(json_schema_extra=_omit_absent)
 
     type: str
     title: str

@@ -11,13 +11,20 @@ from uuid import UUID
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from pyramide.engine.messages import Locale
-from pyramide.service.http.schemas import SPACE_CHARACTERS, StrictModel
+from pyramide.service.http.schemas import SPACE_CHARACTERS, SchemaPattern, StrictModel, class_ranges, utf16_class
 from pyramide.service.players.name_chars import NAME_BASES, NAME_MARKS
 
 _SPACES = "".join(chr(c) for c in SPACE_CHARACTERS)
 NAME_PATTERN = f"^[{_SPACES}{NAME_MARKS}]*[{NAME_BASES}][{_SPACES}{NAME_BASES}{NAME_MARKS}]*$"
 """Spaces and marks, then a character that shows something by itself, then any allowed characters: a name that
 would render blank (spaces, marks, Hangul fillers, the braille blank, format characters) does not match."""
+_SPACE_RANGES = [(c, c) for c in SPACE_CHARACTERS]
+NAME_SCHEMA_PATTERN = (
+    f"^{utf16_class([*_SPACE_RANGES, *class_ranges(NAME_MARKS)])}*{utf16_class(class_ranges(NAME_BASES))}"
+    f"{utf16_class([*_SPACE_RANGES, *class_ranges(NAME_BASES), *class_ranges(NAME_MARKS)])}*$"
+)
+""":data:`NAME_PATTERN` as the schema states it: the same names, in UTF-16 code units, so that
+``new RegExp(pattern)`` compiles in every JavaScript validator (NAME_PATTERN's astral ranges need the ``u`` flag)."""
 _SPACE_RUNS = re.compile(f"[{_SPACES}]+")
 
 
@@ -30,6 +37,7 @@ def normalise_name(name: str) -> str:
 PlayerName = Annotated[
     str,
     StringConstraints(min_length=1, max_length=24, pattern=NAME_PATTERN),
+    SchemaPattern(NAME_SCHEMA_PATTERN),
     AfterValidator(normalise_name),
     Field(
         description="1-24 characters: letters, marks, digits, punctuation, symbols and spaces, at least one a"
