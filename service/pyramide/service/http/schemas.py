@@ -58,15 +58,13 @@ Recycles = Annotated[int, Field(ge=0, le=MAX_RECYCLES, strict=True), BeforeValid
 Count = Annotated[int, Field(ge=0)]
 
 
-# Regular expressions as ECMAScript reads them without flags: every JavaScript validator compiles a schema's
-# ``pattern`` with ``new RegExp(pattern)`` (no ``u`` flag), which reads text as UTF-16 code units. A character class
-# holding characters beyond U+FFFF (a player name's emoji, historic scripts) is refused there, its surrogate pairs
-# read as reversed ranges; :func:`utf16_class` writes such a class as an alternation of UTF-16 surrogate pairs,
-# which matches the same characters in every engine.
+# Regular expressions that every engine reads alike: JavaScript's validators compile a schema's ``pattern`` with
+# ``new RegExp(pattern)`` (no ``u`` flag: UTF-16 code units), Python's (schemathesis, jsonschema) by code point. A
+# character class holding characters beyond U+FFFF (a player name's emoji, historic scripts) throws without the
+# flag, its surrogate pairs read as reversed ranges, and no class that compiles without it names such characters
+# alike in both: :func:`bmp_class` keeps a class's characters up to U+FFFF, written as escapes.
 
 _BMP_END: Final = 0xFFFF
-_LOW_FIRST: Final = 0xDC00
-_LOW_LAST: Final = 0xDFFF
 
 
 def class_ranges(insides: str) -> list[tuple[int, int]]:
@@ -89,42 +87,21 @@ def _unit(code: int) -> str:
     return f"\\u{code:04X}"
 
 
-def _span(first: int, last: int) -> str:
-    return _unit(first) if first == last else f"{_unit(first)}-{_unit(last)}"
-
-
-def _pairs(first: int, last: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """Astral ``first..last`` as (high surrogates, low surrogates) ranges."""
-    high_a, low_a = divmod(first - 0x10000, 0x400)
-    high_b, low_b = divmod(last - 0x10000, 0x400)
-    high_a, high_b, low_a, low_b = high_a + 0xD800, high_b + 0xD800, low_a + _LOW_FIRST, low_b + _LOW_FIRST
-    if high_a == high_b:
-        return [((high_a, high_a), (low_a, low_b))]
-    pairs = [((high_a, high_a), (low_a, _LOW_LAST))]
-    if high_b - high_a > 1:
-        pairs.append(((high_a + 1, high_b - 1), (_LOW_FIRST, _LOW_LAST)))
-    return [*pairs, ((high_b, high_b), (_LOW_FIRST, low_b))]
-
-
-def utf16_class(ranges: Iterable[tuple[int, int]]) -> str:
-    """A group matching one character of ``ranges`` in UTF-16: a class of the BMP ones, then each astral range
-    as a high surrogate (class) followed by a low one."""
-    bmp: list[str] = []
-    astral: list[str] = []
-    for first, last in sorted(ranges):
-        if first <= _BMP_END:
-            bmp.append(_span(first, min(last, _BMP_END)))
-        if last > _BMP_END:
-            for high, low in _pairs(max(first, _BMP_END + 1), last):
-                astral.append(f"[{_span(*high)}][{_span(*low)}]")
-    return "(?:" + "|".join(([f"[{''.join(bmp)}]"] if bmp else []) + astral) + ")"
+def bmp_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """A class of the characters of ``ranges`` up to U+FFFF, written with escapes: the same in every engine."""
+    spans = [
+        _unit(first) if first == min(last, _BMP_END) else f"{_unit(first)}-{_unit(min(last, _BMP_END))}"
+        for first, last in sorted(ranges)
+        if first <= _BMP_END
+    ]
+    return f"[{''.join(spans)}]"
 
 
 @dataclass(frozen=True)
 class SchemaPattern:
     """The ``pattern`` the schema states for a string whose own pattern (the one the service matches) is not an
     ECMAScript regular expression without flags: the same language, written for JavaScript's validators too
-    (:func:`utf16_class`)."""
+    (:func:`bmp_class`)."""
 
     pattern: str
 
