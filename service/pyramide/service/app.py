@@ -25,6 +25,7 @@ from pyramide.service.http.durability import ConfirmWrites
 from pyramide.service.http.health import HealthController
 from pyramide.service.http.openapi import docs_asset, docs_router, render_plugins
 from pyramide.service.http.options import MethodAnswers
+from pyramide.service.http.problem_pages import problem_page
 from pyramide.service.http.problems import EXCEPTION_HANDLERS
 from pyramide.service.http.web import play_file, play_page
 from pyramide.service.infra.logs import RequestLog
@@ -93,6 +94,7 @@ def create_app(
             HealthController,
             MetricsController,
             docs_asset,
+            problem_page,
             play_page,
             play_file,
             *extra_route_handlers,

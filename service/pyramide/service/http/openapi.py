@@ -20,7 +20,7 @@ from litestar.routes import HTTPRoute
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
-from pyramide.service.http.problems import PROBLEM_JSON
+from pyramide.service.http.problems import PROBLEM_JSON, PROBLEM_STATUS
 from pyramide.service.http.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN, Problem
 
 COMMITTED: Final = Path(__file__).resolve().parents[4] / "openapi" / "openapi.json"
@@ -224,6 +224,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
                 required = not _optional(handler.opt["request_body"])
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
     _add_links(document)
+    _catalogue(components["schemas"]["Problem"])
     used = json.dumps(document)
     components["schemas"] = {k: v for k, v in components["schemas"].items() if f'"{_REF.format(model=k)}"' in used}
     return document
@@ -237,6 +238,15 @@ def _with_not_modified(responses: dict[str, Any], handler: HTTPRouteHandler) -> 
         "headers": {**_response_headers(handler, 304), "ETag": ETAG if handler.opt.get("snapshot") else CONTENT_ETAG},
     }
     return dict(sorted({**responses, "304": not_modified}.items()))
+
+
+def _catalogue(problem: dict[str, Any]) -> None:
+    """``Problem.code`` as the enum of every code the service can send; its ``type`` the page that explains it."""
+    problem["properties"]["code"]["enum"] = sorted(PROBLEM_STATUS)
+    problem["properties"]["type"]["description"] = (
+        "The page of the code (`/problems/<code>`, served by the service: title, status, when it happens, what"
+        " to do), a URI reference resolved against the request's URI."
+    )
 
 
 def _request_headers(route: str, method: str, handler: HTTPRouteHandler) -> list[dict[str, Any]]:

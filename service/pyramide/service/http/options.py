@@ -23,7 +23,7 @@ from litestar.routes import HTTPRoute
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from pyramide.service.http.locale import negotiate_locale
-from pyramide.service.http.problems import PROBLEM_JSON, HttpCode, allow_with_head, localised
+from pyramide.service.http.problems import PROBLEM_JSON, HttpCode, allow_with_head, localised, problem_type
 
 
 def methods_by_path(app: Litestar) -> dict[str, str]:
@@ -93,7 +93,7 @@ async def _refuse(send: Send, accept_language: bytes | None) -> None:
     code = HttpCode.CORS_ORIGIN_NOT_ALLOWED
     text = localised(code, locale, {})
     body = json.dumps(
-        {"type": f"urn:pyramide:problem:{code}", "title": text, "status": 403, "detail": text, "code": code},
+        {"type": problem_type(code), "title": text, "status": 403, "detail": text, "code": code},
         ensure_ascii=False,
     ).encode()
     head = [

@@ -104,6 +104,47 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.SOLVER_BUSY: 503,
 }
 """The status of each domain error: the one place where the domain's refusals become HTTP."""
+HTTP_STATUS: Final[dict[HttpCode, int]] = {
+    HttpCode.METHOD_NOT_ALLOWED: 405,
+    HttpCode.BAD_REQUEST: 400,
+    HttpCode.INVALID_IDEMPOTENCY_KEY: 400,
+    HttpCode.BODY_TOO_LARGE: 413,
+    HttpCode.INTERNAL_ERROR: 500,
+    HttpCode.INVALID_IF_MATCH: 400,
+    HttpCode.WEAK_IDEMPOTENCY_KEY: 400,
+    HttpCode.REQUEST_TIMEOUT: 408,
+    HttpCode.BODY_TIMEOUT: 408,
+    HttpCode.HEADERS_TOO_LARGE: 431,
+    HttpCode.STORAGE_FULL: 507,
+    HttpCode.STORAGE_UNCONFIRMED: 503,
+    HttpCode.CORS_ORIGIN_NOT_ALLOWED: 403,
+    HttpCode.INVALID_CLIENT_IP: 400,
+    HttpCode.SERVICE_UNAVAILABLE: 503,
+}
+"""The status each code of the HTTP layer is sent with."""
+_MOVE_REFUSALS: Final = (
+    Code.CARD_COVERED, Code.SUM_MUST_BE_13, Code.NO_MORE_MOVES, Code.CARD_REMOVED, Code.NOT_FREE, Code.NOT_A_KING,
+    Code.SAME_CARD, Code.STOCK_EMPTY, Code.STOCK_NOT_EMPTY, Code.WASTE_EMPTY, Code.NO_RECYCLES_LEFT, Code.GAME_OVER,
+    Code.NOTHING_TO_UNDO, Code.INVALID_CARD, Code.INVALID_RULES, Code.INVALID_LAYOUT, Code.INVALID_MOVE,
+)  # fmt: skip
+ENGINE_STATUS: Final[dict[Code, int]] = {**dict.fromkeys(_MOVE_REFUSALS, 409), Code.INVALID_DEAL_CODE: 422}
+"""The engine's codes a problem carries (a refused move, input the rules refuse): 409, but a deal code that names
+no deal, 422. Its feedback codes (``drawn``, ``won``, …) are no problems, and ``invalid_state`` (a damaged stored
+game) is sent as ``internal_error``."""
+PROBLEM_STATUS: Final[dict[str, int]] = {
+    str(code): status for table in (ENGINE_STATUS, DOMAIN_STATUS, HTTP_STATUS) for code, status in table.items()
+}
+"""Every code a problem can carry, with its status: the error catalogue (``Problem.code``'s enum, the pages at
+each ``type``, the list in docs/api.md)."""
+PROBLEM_PAGES: Final = "/problems"
+
+
+def problem_type(code: str) -> str:
+    """A problem's ``type``: the page that explains its code, served by the service itself (``/problems/<code>``),
+    a URI reference resolved against the request's URI."""
+    return f"{PROBLEM_PAGES}/{code}"
+
+
 AUTHENTICATE: Final = {"WWW-Authenticate": 'Bearer realm="pyramide"'}
 
 
@@ -154,7 +195,7 @@ def problem_response(
     locale = locale_for(request)
     texts = MESSAGES[code] if explained else MOVE_NOT_EXPLAINED
     body: dict[str, object] = {
-        "type": f"urn:pyramide:problem:{code}",
+        "type": problem_type(code),
         "title": title(code, locale) if explained else render(texts, locale, {}),
         "status": status,
         "detail": render(texts, locale, params or {}),

@@ -4,9 +4,13 @@ of card and deal codes, and the problem details every error answers with."""
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, GetJsonSchemaHandler, StringConstraints
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from pyramide.engine.rules import MAX_RECYCLES
 
@@ -54,13 +58,80 @@ Recycles = Annotated[int, Field(ge=0, le=MAX_RECYCLES, strict=True), BeforeValid
 Count = Annotated[int, Field(ge=0)]
 
 
+# Regular expressions that every engine reads alike: JavaScript's validators compile a schema's ``pattern`` with
+# ``new RegExp(pattern)`` (no ``u`` flag: UTF-16 code units), Python's (schemathesis, jsonschema) by code point. A
+# character class holding characters beyond U+FFFF (a player name's emoji, historic scripts) throws without the
+# flag, its surrogate pairs read as reversed ranges, and no class that compiles without it names such characters
+# alike in both: :func:`bmp_class` keeps a class's characters up to U+FFFF, written as escapes.
+
+_BMP_END: Final = 0xFFFF
+
+
+def class_ranges(insides: str) -> list[tuple[int, int]]:
+    """The code point ranges of a character class's insides written as literal characters and ``a-b`` ranges
+    (no escapes), as in :mod:`pyramide.service.players.name_chars`."""
+    ranges: list[tuple[int, int]] = []
+    index = 0
+    while index < len(insides):
+        first = ord(insides[index])
+        if index + 2 < len(insides) and insides[index + 1] == "-":
+            ranges.append((first, ord(insides[index + 2])))
+            index += 3
+        else:
+            ranges.append((first, first))
+            index += 1
+    return ranges
+
+
+def _unit(code: int) -> str:
+    return f"\\u{code:04X}"
+
+
+def bmp_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """A class of the characters of ``ranges`` up to U+FFFF, written with escapes: the same in every engine."""
+    spans = [
+        _unit(first) if first == min(last, _BMP_END) else f"{_unit(first)}-{_unit(min(last, _BMP_END))}"
+        for first, last in sorted(ranges)
+        if first <= _BMP_END
+    ]
+    return f"[{''.join(spans)}]"
+
+
+@dataclass(frozen=True)
+class SchemaPattern:
+    """The ``pattern`` the schema states for a string whose own pattern (the one the service matches) is not an
+    ECMAScript regular expression without flags: the same language, written for JavaScript's validators too
+    (:func:`bmp_class`)."""
+
+    pattern: str
+
+    def __get_pydantic_json_schema__(self, core: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = handler(core)
+        schema["pattern"] = self.pattern
+        return schema
+
+
+def _omit_absent(schema: dict[str, Any]) -> None:
+    """A field left out of the body when it has nothing to say: optional, of its own type, with no ``default:
+    null`` that generated clients read as a value always present."""
+    for name, field in schema.get("properties", {}).items():
+        if name in schema.get("required", ()) or field.get("default", ...) is not None:
+            continue
+        field.pop("default")
+        branches = [b for b in field.pop("anyOf", []) if b != {"type": "null"}]
+        field.update(branches[0] if len(branches) == 1 else {"anyOf": branches})
+
+
 class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ProblemEntry(BaseModel):
     """One mistake in a request: where (``pointer`` into the JSON body, or the ``query`` parameter or ``header``
-    by name), a stable ``code`` and a ``message`` in the response's language."""
+    by name), a stable ``code`` and a ``message`` in the response's language. Only the one of ``pointer``,
+    ``query`` and ``header`` that applies is sent."""
+
+    model_config = ConfigDict(json_schema_extra=_omit_absent)
 
     pointer: str | None = Field(None, description="A JSON Pointer (RFC 6901) into the body; empty: the body.")
     query: str | None = Field(None, description="The query parameter at fault.")
@@ -71,7 +142,10 @@ class ProblemEntry(BaseModel):
 
 class Problem(BaseModel):
     """RFC 9457 problem details, with a stable ``code``; ``title`` (a whole sentence) and ``detail`` (what was
-    wrong, with its values) in the response's language (see Content-Language)."""
+    wrong, with its values) in the response's language (see Content-Language). ``errors`` is sent only for a
+    request that does not fit the schema."""
+
+    model_config = ConfigDict(json_schema_extra=_omit_absent)
 
     type: str
     title: str

@@ -39,7 +39,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from pyramide.engine.messages import DEFAULT_LOCALE
 from pyramide.service.http.locale import negotiate_locale
-from pyramide.service.http.problems import PROBLEM_JSON, HttpCode, localised
+from pyramide.service.http.problems import PROBLEM_JSON, HttpCode, localised, problem_type
 from pyramide.service.infra.logs import request_id
 from pyramide.service.infra.settings import Settings
 
@@ -113,7 +113,7 @@ def connection_bounds(max_connections: int) -> tuple[int, int]:
 @lru_cache(maxsize=32)
 def _problem_body(status: int, code: str, locale: str) -> bytes:
     text = localised(code, locale, {})
-    body = {"type": f"urn:pyramide:problem:{code}", "title": text, "status": status, "detail": text, "code": code}
+    body = {"type": problem_type(code), "title": text, "status": status, "detail": text, "code": code}
     return json.dumps(body, ensure_ascii=False).encode()
 
 

@@ -1,0 +1,164 @@
+"""What the schema says is what the service does, as a third-party integrator reads it: every ``pattern`` compiles
+in JavaScript (``new RegExp(p)``, no flags, as every JS validator does) and matches what the service matches, and
+the problem details' optional members are declared as they are sent (issue 44, items 5 and 8)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import uuid
+from typing import Any
+
+import httpx
+
+from pyramide.service.http.schemas import class_ranges
+from pyramide.service.players.name_chars import NAME_BASES, NAME_MARKS
+from pyramide.service.players.schemas import NAME_PATTERN
+
+UUID = "0f0e0d0c-0b0a-4908-8706-050403020100"
+SAMPLES = [
+    "", "a", "10H", "KD", "Q♠", "1x", "PY1-N-AAAAAAS", " py1 – n_aaaaaas ", f"PY1-N-LY{'Z' * 48}", '"7"',
+    'W/"7", "8"', "*", "hu", "en", "EN", "2026-12-01-N", "123", "12-34", "N",
+    f"000000000001:0000000001:{'0' * 15}:{UUID}",
+    f"a:000000000001:0000000001:{'0' * 15}:{UUID}", f"1:{'0' * 15}:{UUID}", f"17:{UUID}", "x" * 40,
+    "Éva", "Zoë", "李小龍", "😀 Joe", "𓀀", "\u0301a", "a\u0301", " ", "\u3164", "\u2800", "a\u200bb",
+    "\u202ex", "x\U000e0100", "𝔘𝔫𝔦", "x\U0001d165", "\U0010fffd", "\ufffd", "\U0001f9d1\u200d\U0001f680",
+    "\ud7ff", "\ue000x", "a\tb", "é😀ő",
+]  # fmt: skip
+"""Values for every pattern, matching some and not others: cards, deal codes, tags, cursors, names (astral
+letters and symbols, marks, spaces, blank-looking and format characters)."""
+
+NODE = """
+const {patterns, samples} = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = {};
+for (const p of patterns) {
+  try { const r = new RegExp(p); out[p] = samples.map((s) => r.test(s)); }
+  catch (e) { out[p] = String(e); }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _patterns(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        own = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
+        return own.union(*(_patterns(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_patterns(v) for v in node))
+    return set()
+
+
+def _in_javascript(patterns: set[str], samples: list[str]) -> dict[str, Any]:
+    """Each pattern compiled by Node's ``new RegExp(p)``: its answers on ``samples``, or the error it threw."""
+    given = json.dumps({"patterns": sorted(patterns), "samples": samples}, ensure_ascii=True)
+    done = subprocess.run(["node", "-e", NODE], input=given, capture_output=True, text=True, timeout=60, check=True)
+    answers: dict[str, Any] = json.loads(done.stdout)
+    return answers
+
+
+def _player(live_url: str) -> dict[str, str]:
+    """Headers that authenticate a new player, created over HTTP."""
+    response = httpx.post(f"{live_url}/v1/players", json={}, timeout=10)
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def test_every_schema_pattern_is_a_javascript_regex_matching_what_the_service_matches(live_url: str) -> None:
+    document = httpx.get(f"{live_url}/schema/openapi.json", timeout=10).json()
+    name_schema = document["components"]["schemas"]["PlayerSettingsBody"]["properties"]["name"]
+    name_pattern = next(iter(_patterns(name_schema)))
+    patterns = _patterns(document)
+    assert len(patterns) >= 10
+    answers = _in_javascript(patterns, SAMPLES)
+    thrown = {p[:60]: a for p, a in answers.items() if isinstance(a, str)}
+    assert not thrown, f"new RegExp(p) throws: {thrown}"
+    for pattern in patterns:
+        python = [re.search(pattern, s) is not None for s in SAMPLES]
+        assert answers[pattern] == python, pattern
+    service = [re.fullmatch(NAME_PATTERN, s) is not None for s in SAMPLES]
+    schema = answers[name_pattern]
+    for name, by_service, by_schema in zip(SAMPLES, service, schema, strict=True):
+        within_bmp = all(ord(c) <= 0xFFFF for c in name)
+        assert by_service == by_schema if within_bmp else by_schema <= by_service, name
+    assert sum(service) >= 10 and service.count(False) >= 10
+    with httpx.Client(base_url=live_url, timeout=10, headers=_player(live_url)) as client:
+        for name, accepted in zip(SAMPLES, service, strict=True):
+            if len(name) <= 24:
+                status = client.patch("/v1/players/me", json={"name": name}).status_code
+                assert status == (200 if accepted else 422), (name, status)
+
+
+def test_problems_send_what_the_schema_declares(live_url: str) -> None:
+    """Optional members (``errors``, an entry's ``pointer``/``query``/``header``) are left out when they do not
+    apply, so the schema declares them optional with no ``default: null`` (which generators type as always
+    present) and no null; what is sent fits the declaration."""
+    document = httpx.get(f"{live_url}/schema/openapi.json", timeout=10).json()
+    schemas = document["components"]["schemas"]
+    player = _player(live_url)
+    with httpx.Client(base_url=live_url, timeout=10) as client:
+        game = f"/v1/games/{uuid.uuid4()}"
+        problems = [
+            client.get("/v1/nowhere"),
+            client.delete("/v1/deals/PY1-N-AAAAAAS"),
+            client.get(game, headers=player),
+            client.patch("/v1/players/me", json={"locale": "xx", "extra": 1}, headers=player),
+            client.get("/v1/players/me/games?limit=0", headers=player),
+            client.post("/v1/games", headers={**player, "Idempotency-Key": "a b"}),
+            client.get("/v1/players/me"),
+        ]
+    for response in problems:
+        _fits(response.json(), "Problem", schemas)
+    bodies = [r.json() for r in problems]
+    sent = {key for body in bodies for key in body} | {k for b in bodies for e in b.get("errors", []) for k in e}
+    assert {"errors", "pointer", "query"} <= sent, "the optional members were seen both ways"
+
+
+def _fits(value: dict[str, Any], model: str, schemas: dict[str, Any]) -> None:
+    schema = schemas[model]
+    assert set(schema["required"]) <= set(value), (model, value)
+    assert set(value) <= set(schema["properties"]), (model, value)
+    for name, field in schema["properties"].items():
+        if name not in schema["required"]:
+            assert "default" not in field, f"{model}.{name} is declared with a default it is never sent with"
+            assert {"type": "null"} not in field.get("anyOf", []), f"{model}.{name} is never sent as null"
+        if name in value and isinstance(value[name], list):
+            for entry in value[name]:
+                _fits(entry, field["items"]["$ref"].rsplit("/", 1)[1], schemas)
+
+
+EVERY_CHARACTER = """
+const {pattern, codes} = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const regex = new RegExp(pattern);
+const shapes = [(c) => c, (c) => "a" + c, (c) => c + "a"];
+const out = shapes.map((shape) => codes.filter((code) => regex.test(shape(String.fromCodePoint(code)))));
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _characters() -> list[int]:
+    """Every BMP scalar value, and beyond it every character where a UTF-16 rewriting can go wrong: each end of
+    an allowed range and its neighbours, and each end of a high surrogate's block of 1024."""
+    ranges = [*class_ranges(NAME_BASES), *class_ranges(NAME_MARKS)]
+    edges = {c + d for first, last in ranges for c in (first, last) for d in (-1, 0, 1)}
+    blocks = {b + d for b in range(0x10000, 0x110000, 0x400) for d in (-1, 0, 0x3FF)}
+    return sorted(c for c in {*range(0x10000), *edges, *blocks} if 0 <= c <= 0x10FFFF and not 0xD800 <= c <= 0xDFFF)
+
+
+def test_the_schemas_name_pattern_takes_every_character_the_service_takes(live_url: str) -> None:
+    """Alone, after a letter and before one, the schema's name pattern takes the same characters in Node (UTF-16,
+    no flags) and in Python, and the same as the service's own pattern within the BMP; beyond it, none that the
+    service refuses (every edge of the service's ranges there checked)."""
+    document = httpx.get(f"{live_url}/schema/openapi.json", timeout=10).json()
+    name_pattern = document["components"]["schemas"]["PlayerSettingsBody"]["properties"]["name"]["anyOf"][0]
+    codes = _characters()
+    given = json.dumps({"pattern": name_pattern["pattern"], "codes": codes})
+    done = subprocess.run(["node", "-e", EVERY_CHARACTER], input=given, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-300:]
+    service, schema = re.compile(NAME_PATTERN), re.compile(name_pattern["pattern"])
+    for shape, taken in zip(("{}", "a{}", "{}a"), json.loads(done.stdout), strict=True):
+        python = {c for c in codes if schema.fullmatch(shape.format(chr(c)))}
+        assert set(taken) == python, (shape, sorted(set(taken) ^ python)[:10])
+        by_service = {c for c in codes if service.fullmatch(shape.format(chr(c)))}
+        assert {c for c in python if c <= 0xFFFF} == {c for c in by_service if c <= 0xFFFF}, shape
+        assert python <= by_service and len(python) > 50_000
