@@ -247,11 +247,23 @@ def test_workers_share_one_embedded_redis(tmp_path: Path) -> None:
 
 
 def test_appendfsync_is_configurable(tmp_path: Path) -> None:
-    with serving(tmp_path / "data", tmp_path, env={"PYRAMIDE_REDIS_APPENDFSYNC": "always"}) as served:
+    """Good values, written as operators write them, start the service and take effect; a bad one stops it."""
+    env = {
+        "PYRAMIDE_REDIS_APPENDFSYNC": "always",
+        "PYRAMIDE_REDIS_MAXMEMORY": "64MB",
+        "PYRAMIDE_CORS_ORIGINS": "https://app.example, http://localhost:5173/",
+        "PYRAMIDE_TRUSTED_PROXY_HEADER": "X-Forwarded-For",
+        "PYRAMIDE_TRUSTED_PROXIES": "10.0.0.0/8",
+    }
+    with serving(tmp_path / "data", tmp_path, env=env) as served:
         client = redis.Redis(unix_socket_path=str(served.data_dir / "redis.sock"))
         assert client.config_get("appendfsync") == {"appendfsync": "always"}
+        assert client.config_get("maxmemory") == {"maxmemory": str(64 << 20)}
+        origin = {"Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST"}
+        preflight = httpx.options(f"{served.url}/v1/players", headers=origin)
+        assert preflight.headers.get("access-control-allow-origin") == "http://localhost:5173"
     bad = _pyramide("serve", "--data-dir", str(tmp_path / "other"), env={"PYRAMIDE_REDIS_APPENDFSYNC": "sometimes"})
-    assert bad.returncode == 2 and "redis_appendfsync" in bad.stderr
+    assert bad.returncode == 2 and "PYRAMIDE_REDIS_APPENDFSYNC" in bad.stderr, bad.stderr
 
 
 def test_backup_while_serving_and_restore_into_a_new_directory(tmp_path: Path) -> None:
