@@ -11,6 +11,22 @@ if [ "$("$TOOLS/bin/uv" --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION"
 fi
 export UV_PYTHON_DOWNLOADS=never
 export UV_PROJECT_ENVIRONMENT="$ROOT/.venv"
-"$TOOLS/bin/uv" sync --locked --quiet --project "$ROOT"
+# `uv sync` would rebuild the mypyc-compiled solver on every start (20-25 s): the build hook renames pyproject.toml
+# and back, which changes its ctime, which uv takes for a change. So the environment is synced only when what it is
+# built from changed: the lock, pyproject.toml and the compiled modules' sources (with the engine they are typed
+# against), hashed into a stamp beside the build; or when a compiled module is missing.
+STAMP="$ROOT/.venv/.pyramide-build-stamp"
+SOURCES="$(cd "$ROOT" && cat pyproject.toml uv.lock service/pyramide/solver/*.py service/pyramide/engine/*.py \
+    | sha256sum | cut -d' ' -f1)"
+COMPILED="$(cd "$ROOT" && sed -n '/hooks.mypyc/,/^]/s/^ *"\(service\/.*\)\.py",$/\1/p' pyproject.toml)"
+missing=""
+for module in $COMPILED; do
+    compgen -G "$ROOT/$module.*.so" > /dev/null || missing="$module"
+done
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$SOURCES" ] || [ -n "$missing" ]; then
+    echo "setup: building the environment and the compiled solver (its sources changed; about 25 s)" >&2
+    "$TOOLS/bin/uv" sync --locked --quiet --project "$ROOT"
+    echo "$SOURCES" > "$STAMP"
+fi
 export PATH="$ROOT/.venv/bin:$PATH"
 cd "$ROOT"

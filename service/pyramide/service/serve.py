@@ -14,11 +14,11 @@ from pydantic import ValidationError
 
 from pyramide.service.app import create_app
 from pyramide.service.http.openapi import COMMITTED, build_document, render
-from pyramide.service.http.server import HttpLimits, connection_bounds, server_config
+from pyramide.service.http.server import HttpLimits, connection_bounds, server_config, use_limits
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.metrics import start_worker_metrics, worker_metrics_directory
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Settings, settings_errors
 from pyramide.service.infra.supervisor import DataDirInUseError, RedisSupervisor
 
 log = logging.getLogger("pyramide.serve")
@@ -39,7 +39,8 @@ def serve(host: str, port: int, data_dir: str | None, workers: str | None = None
     try:
         settings = Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as error:
-        print(f"pyramide serve: invalid settings: {error}", file=sys.stderr)
+        for line in settings_errors(error):
+            print(f"pyramide serve: invalid setting: {line}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     configure_logging(settings)
     # uvicorn stops on SIGTERM, then raises it again: with the default action the process would die there, before
@@ -79,7 +80,6 @@ def _run(settings: Settings, host: str, port: int) -> None:
         config.timeout_graceful_shutdown = grace
         uvicorn.Server(config).run()
         return
-    os.environ.update(limits.environment())  # for the workers' protocol, which uvicorn builds by name
     with worker_metrics_directory():  # before the workers start: they inherit it, and /metrics sums them all
         _run_workers(settings, host, port, limits, grace)
 
@@ -107,6 +107,7 @@ def worker_app() -> Litestar:
     start_worker_metrics()
     settings = Settings()
     configure_logging(settings)
+    use_limits(HttpLimits.of(settings))
     return create_app(settings)
 
 

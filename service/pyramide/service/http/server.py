@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import resource
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -77,28 +76,6 @@ class HttpLimits:
             settings.header_timeout_s, settings.body_timeout_s, settings.max_header_bytes, settings.max_connections
         )
 
-    @classmethod
-    def from_env(cls) -> HttpLimits:
-        """The limits ``pyramide serve`` hands its workers through the environment (uvicorn builds their protocol
-        by name), else the defaults."""
-        env = os.environ.get
-        default = cls()
-        return cls(
-            header_timeout_s=float(env("PYRAMIDE_HEADER_TIMEOUT_S", default.header_timeout_s)),
-            body_timeout_s=float(env("PYRAMIDE_BODY_TIMEOUT_S", default.body_timeout_s)),
-            max_header_bytes=int(env("PYRAMIDE_MAX_HEADER_BYTES", default.max_header_bytes)),
-            max_connections=int(env("PYRAMIDE_MAX_CONNECTIONS", default.max_connections)),
-        )
-
-    def environment(self) -> dict[str, str]:
-        """The variables :meth:`from_env` reads, for the workers."""
-        return {
-            "PYRAMIDE_HEADER_TIMEOUT_S": str(self.header_timeout_s),
-            "PYRAMIDE_BODY_TIMEOUT_S": str(self.body_timeout_s),
-            "PYRAMIDE_MAX_HEADER_BYTES": str(self.max_header_bytes),
-            "PYRAMIDE_MAX_CONNECTIONS": str(self.max_connections),
-        }
-
 
 def connection_bounds(max_connections: int) -> tuple[int, int]:
     """The connections a process keeps open and its listen backlog, both within its file limit. asyncio accepts
@@ -143,9 +120,9 @@ class GuardedProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with deadlines, a header size limit, a bound on open connections, and
     problem+json for everything it refuses itself."""
 
-    limits: ClassVar[HttpLimits] = HttpLimits.from_env()
-    """From the environment for the workers of ``pyramide serve --workers`` (uvicorn builds the class by name);
-    :func:`protocol` makes one with limits of its own."""
+    limits: ClassVar[HttpLimits] = HttpLimits()
+    """The defaults until :func:`use_limits` sets the settings' in a worker of ``pyramide serve --workers`` (uvicorn
+    builds the class by name); :func:`protocol` makes one with limits of its own."""
     max_open: ClassVar[int] = connection_bounds(limits.max_connections)[0]
     max_head: ClassVar[int] = limits.max_header_bytes
 
@@ -307,6 +284,15 @@ class GuardedProtocol(HttpToolsProtocol):
 
 def _deadline_of(connection: GuardedProtocol) -> float:
     return connection._deadline.when() if connection._deadline is not None else 0.0
+
+
+def use_limits(limits: HttpLimits) -> None:
+    """Give :class:`GuardedProtocol` ``limits``: in a worker of ``pyramide serve --workers``, whose protocol uvicorn
+    builds by name, from the settings the worker validated (before its first connection: uvicorn loads the app,
+    which calls this, before it listens)."""
+    GuardedProtocol.limits = limits
+    GuardedProtocol.max_open = connection_bounds(limits.max_connections)[0]
+    GuardedProtocol.max_head = limits.max_header_bytes
 
 
 def protocol(limits: HttpLimits) -> type[GuardedProtocol]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pyramide.engine.errors import InvalidRulesError
@@ -63,6 +65,14 @@ def _limit(name: str, per_minute: int) -> Limit:
 def _quota(name: str, per_day: int) -> Quota:
     return Quota(name, per_day)
 
+
+_MEMORY = re.compile(r"^[0-9]+(?:[kmg]b?)?$", re.IGNORECASE)
+"""A size as Redis's ``maxmemory`` takes it: bytes, or a number with ``k``, ``kb``, ``m``, ``mb``, ``g``, ``gb``."""
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+"""An HTTP field name (RFC 9110's ``token``)."""
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+SECRET_FIELDS = frozenset({"deal_secret", "operator_key", "redis_url", "REDIS_URL"})
+"""Settings whose value never appears in an error (a Redis URL may carry a password)."""
 
 QUOTA_PLAYERS = 300
 QUOTA_GAMES = 300
@@ -142,7 +152,7 @@ class Settings(BaseSettings):
     trusted_proxies: Annotated[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], NoDecode] = ()
     """The proxies whose ``trusted_proxy_header`` is believed (``10.0.0.0/8,127.0.0.1``): the client is the
     rightmost address in it outside these networks. Both settings or neither."""
-    workers: int | Literal["auto"] = 1
+    workers: Annotated[int, Field(ge=1)] | Literal["auto"] = 1
     """HTTP worker processes of `pyramide serve`; ``auto``: one per core."""
     log_level: str = "INFO"
     """The level of the service's own log lines."""
@@ -224,13 +234,77 @@ class Settings(BaseSettings):
     """Responses kept for Idempotency-Key retries per game: the latest ones (a retry comes right after its lost
     answer); older ones go at once, not after ``idempotency_ttl_s``, so playing fast cannot fill Redis."""
 
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: str | None) -> str | None:
+        """A URL redis-py connects with (``redis://``, ``rediss://`` with a host, ``unix://`` with a path): anything
+        else would fail only at the first request, or start the embedded Redis's checks on a wrong premise."""
+        if value is None:
+            return None
+        try:
+            url = urlsplit(value)
+            url.port  # noqa: B018 - parsing the port is the check
+        except ValueError as error:
+            raise ValueError(f"not a Redis URL ({error})") from None
+        if url.scheme not in REDIS_SCHEMES:
+            raise ValueError("not a Redis URL: redis://host[:port][/db], rediss://… or unix:///path")
+        if url.scheme == "unix" and not url.path:
+            raise ValueError("a unix:// Redis URL needs the socket's path (unix:///run/redis.sock)")
+        if url.scheme != "unix" and not url.hostname:
+            raise ValueError(f"a {url.scheme}:// Redis URL needs a host ({url.scheme}://redis:6379/0)")
+        if url.scheme != "unix" and url.path.strip("/") and not url.path.strip("/").isdigit():
+            raise ValueError("a Redis URL's path is its database number (redis://host:6379/0)")
+        return value
+
+    @field_validator("redis_maxmemory")
+    @classmethod
+    def _memory(cls, value: str) -> str:
+        """A size the embedded Redis accepts (``1gb``, ``512mb``, ``1073741824``, ``0``); else it would refuse to
+        start with a traceback."""
+        if not _MEMORY.match(value.strip()):
+            raise ValueError("a size such as 1gb, 512mb, 100kb or a number of bytes (0: no limit)")
+        return value.strip().lower()
+
+    @field_validator("workers", mode="before")
+    @classmethod
+    def _workers(cls, value: object) -> object:
+        """A whole number of at least 1, or ``auto`` (one error, not one per alternative of the type)."""
+        if value == "auto" or isinstance(value, int):
+            return value
+        text = str(value).strip()
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError("a whole number of at least 1, or auto")
+        return int(text)
+
     @field_validator("cors_origins", mode="before")
     @classmethod
     def _origins(cls, value: object) -> object:
-        """A comma-separated list, as an environment variable gives it, or a list."""
-        if isinstance(value, str):
-            return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
-        return value
+        """A comma-separated list, as an environment variable gives it, or a list; each an origin as browsers send
+        it (``https://host[:port]``), or ``*`` alone: anything else would never match a browser's ``Origin``."""
+        items = [o.strip().rstrip("/") for o in value.split(",") if o.strip()] if isinstance(value, str) else value
+        if not isinstance(items, list | tuple):
+            return value
+        origins = tuple(str(o).strip().rstrip("/") for o in items)
+        if "*" in origins and len(origins) > 1:
+            raise ValueError("* (any origin) stands alone")
+        for origin in origins:
+            if origin != "*":
+                _check_origin(origin)
+        return origins
+
+    @field_validator("trusted_proxy_header")
+    @classmethod
+    def _proxy_header(cls, value: str | None) -> str | None:
+        """An HTTP field name carrying addresses in ``X-Forwarded-For``'s format; ``Forwarded`` (RFC 7239,
+        ``for=…``) is another format, whose entries would never be read as addresses."""
+        if value is None:
+            return None
+        name = value.strip()
+        if not _TOKEN.match(name):
+            raise ValueError("not an HTTP header name (e.g. X-Forwarded-For)")
+        if name.lower() == "forwarded":
+            raise ValueError("Forwarded (RFC 7239) is not read; name a header in X-Forwarded-For's format")
+        return name
 
     @field_validator("trusted_proxies", mode="before")
     @classmethod
@@ -319,6 +393,45 @@ class Settings(BaseSettings):
     @classmethod
     def from_env(cls) -> Settings:
         return cls()
+
+
+def _check_origin(origin: str) -> None:
+    """``origin`` is one as a browser sends it in ``Origin``: ``http`` or ``https``, a host, maybe a port, and
+    nothing else."""
+    try:
+        url = urlsplit(origin)
+        url.port  # noqa: B018 - parsing the port is the check
+    except ValueError as error:
+        raise ValueError(f"not an origin: {origin!r} ({error})") from None
+    if url.scheme not in ("http", "https") or not url.hostname or url.path or url.query or url.fragment:
+        raise ValueError(f"not an origin (https://host[:port]): {origin!r}")
+    if url.username is not None or url.password is not None:
+        raise ValueError(f"not an origin (https://host[:port]): {origin!r}")
+
+
+def variable(field: str) -> str:
+    """The environment variable of the setting ``field`` (``limit_moves`` -> ``PYRAMIDE_LIMIT_MOVES``; an error
+    about a setting read through its alias names the alias, ``REDIS_URL``, already)."""
+    info = Settings.model_fields.get(field)
+    if info is None:
+        return field
+    choices = getattr(info.validation_alias, "choices", None)
+    return str(choices[0]) if choices else f"PYRAMIDE_{field.upper()}"
+
+
+def settings_errors(error: ValidationError) -> list[str]:
+    """One line per bad setting, naming its variable (not the field) and, unless it is a secret, the value."""
+    lines = []
+    for entry in error.errors():
+        message = str(entry["msg"]).removeprefix("Value error, ")
+        if not entry["loc"]:
+            lines.append(message)
+            continue
+        field = str(entry["loc"][0])
+        value = str(entry["input"])
+        shown = "" if field in SECRET_FIELDS or value in message else f" (got {value[:80]!r})"
+        lines.append(f"{variable(field)}: {message}{shown}")
+    return list(dict.fromkeys(lines))
 
 
 def no_limits() -> dict[str, Any]:

@@ -1,0 +1,136 @@
+"""`pyramide serve` refuses every bad setting at start, as an operator meets it: exit 2 and one line naming the
+environment variable, never a traceback, never a server that starts on a value it cannot honour."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+from pydantic.fields import FieldInfo
+
+from pyramide.service.infra.settings import Settings, variable
+from tests.integration.test_robustness import ROOT, _free_port
+
+BAD = {
+    "memory limit": ({"PYRAMIDE_REDIS_MAXMEMORY": "lots"}, "PYRAMIDE_REDIS_MAXMEMORY"),
+    "Redis URL": ({"REDIS_URL": "notaurl"}, "REDIS_URL"),
+    "Redis URL port": ({"REDIS_URL": "redis://:hunter2@localhost:port/0"}, "REDIS_URL"),
+    "no workers": ({"PYRAMIDE_WORKERS": "0"}, "PYRAMIDE_WORKERS"),
+    "negative workers": ({"PYRAMIDE_WORKERS": "-3"}, "PYRAMIDE_WORKERS"),
+    "origin without scheme": ({"PYRAMIDE_CORS_ORIGINS": "app.example"}, "PYRAMIDE_CORS_ORIGINS"),
+    "origin with a path": ({"PYRAMIDE_CORS_ORIGINS": "https://app.example/play"}, "PYRAMIDE_CORS_ORIGINS"),
+    "proxy header": (
+        {"PYRAMIDE_TRUSTED_PROXY_HEADER": "X Forwarded For", "PYRAMIDE_TRUSTED_PROXIES": "10.0.0.0/8"},
+        "PYRAMIDE_TRUSTED_PROXY_HEADER",
+    ),
+    "rate limit": ({"PYRAMIDE_LIMIT_MOVES": "many"}, "PYRAMIDE_LIMIT_MOVES"),
+    "connection limit": ({"PYRAMIDE_MAX_CONNECTIONS": "lots"}, "PYRAMIDE_MAX_CONNECTIONS"),
+}
+
+
+def test_a_bad_setting_stops_serve_with_one_line_naming_its_variable(tmp_path: Path) -> None:
+    """Every case at once (each is a whole start of the command): exit 2, one line on stderr naming the variable,
+    the value unless it may be a secret, and nothing started."""
+    serve = [sys.executable, "-m", "pyramide", "serve", "--port"]
+    running = {
+        case: subprocess.Popen(
+            [*serve, str(_free_port()), "--data-dir", str(tmp_path / case)],
+            env={**os.environ, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for case, (env, _) in BAD.items()
+    }
+    wrong = {}
+    for case, process in running.items():
+        try:
+            _, stderr = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, stderr = process.communicate()
+        lines = stderr.splitlines()
+        expected = f"pyramide serve: invalid setting: {BAD[case][1]}:"
+        if process.returncode != 2 or len(lines) != 1 or not lines[0].startswith(expected) or "hunter2" in stderr:
+            wrong[case] = (process.returncode, stderr[-300:])
+        elif (tmp_path / case).exists():
+            wrong[case] = (process.returncode, "the embedded Redis was started before the refusal")
+    assert not wrong, wrong
+
+
+def _table_rows() -> dict[str, tuple[str, str]]:
+    """``docs/operations.md``'s settings table: each variable's default cell and whole row; a row naming several
+    (``PYRAMIDE_LIMIT_PLAYERS``, ``_ANALYSES``) gives each its own default from the comma-separated list."""
+    text = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    table = text[text.index("## Settings") :]
+    rows: dict[str, tuple[str, str]] = {}
+    lines = table.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("| `"))
+    for line in lines[first:]:
+        if not line.startswith("| `"):
+            break
+        names_cell, default_cell, _ = (cell.strip() for cell in line.strip("|").split("|", 2))
+        names = re.findall(r"`([A-Z_]+)`", names_cell)
+        prefix = names[0].rsplit("_", 1)[0] if names[0].startswith("PYRAMIDE_LIMIT_") else "PYRAMIDE"
+        names = [n if n.startswith(("PYRAMIDE_", "REDIS_")) else prefix + n for n in names]
+        defaults = default_cell.split(", ") if len(names) > 1 else [default_cell]
+        for name, default in zip(names, defaults, strict=False):
+            rows[name] = (default, line)
+    return rows
+
+
+def _documented_default_matches(field: FieldInfo, cell: str) -> bool:
+    """The default cell says the field's default: a number of the field's type, a value in backticks, or words
+    for none (``none``, ``unset``, ``off``, a generated or computed value)."""
+    default = field.default
+    if field.default_factory is not None:
+        return "cores" in cell
+    if default is None or default == ():
+        return cell.startswith(("none", "unset", "generated", "set by"))
+    if isinstance(default, bool):
+        return cell == ("on" if default else "off")
+    if isinstance(default, int | float):
+        number = re.match(r"`?(-?[0-9.]+)`?", cell)
+        if number is None or ("." in number[1] and field.annotation is int):
+            return False
+        return float(number[1]) == float(default)
+    shown = re.match(r"`([^`]*)`", cell)
+    expected = ",".join(default) if isinstance(default, tuple) else str(default)
+    if isinstance(default, Path):
+        return shown is not None and Path(shown[1]) == default
+    return shown is not None and shown[1] == expected
+
+
+def _constraints(field: FieldInfo) -> list[str]:
+    """What the table must state of a field's bounds: its allowed values, and every lower bound but the obvious
+    ones (0, 1, more than 0) as "at least N", every upper one as "at most N"."""
+    said = [f"`{value}`" for value in typing.get_args(field.annotation) if isinstance(value, str)]
+    for bound in field.metadata:
+        floor = getattr(bound, "ge", None) or getattr(bound, "min_length", None)
+        if floor is not None and floor > 1:
+            said.append(f"at least {floor}")
+        ceiling = getattr(bound, "max_length", None) or getattr(bound, "le", None)
+        if ceiling is not None:
+            said.append(f"at most {ceiling}")
+    return said
+
+
+def test_the_operations_table_states_every_settings_default_and_bounds() -> None:
+    """Every setting of the model has a row in ``docs/operations.md`` under its variable, whose default is the
+    model's (of its type) and which states its allowed values and bounds."""
+    rows = _table_rows()
+    wrong = []
+    for name, field in Settings.model_fields.items():
+        var = variable(name)
+        if var not in rows:
+            wrong.append(f"{var}: no row")
+            continue
+        default, line = rows[var]
+        if not _documented_default_matches(field, default):
+            wrong.append(f"{var}: default {default!r}, the model's {field.default!r}")
+        wrong += [f"{var}: does not say {c!r}" for c in _constraints(field) if c not in line]
+    assert not wrong, wrong
