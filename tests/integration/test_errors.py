@@ -180,15 +180,14 @@ def test_removed_cards_and_finished_games(client: Client) -> None:
     _check(client.post(f"/v1/games/{game}/abandon", headers=player), 409, "game_over")
 
 
-def test_a_long_code_past_52_factorial_is_422_invalid_deal_code_on_every_route(live_url: str) -> None:
-    """A long code that fits the schema's pattern but is past the last order of a deck (52!) names no deal: an
-    invalid code (422, declared on every route that takes one), not a conflict (409, undeclared on the deal
-    routes: schemathesis ST103)."""
+def test_a_long_code_past_52_factorial_is_a_declared_409_on_every_route(live_url: str) -> None:
+    """A long code that fits the schema's pattern but is past the last order of a deck (52!) names no possible deal:
+    409 ``invalid_deal_code`` on every route that takes a code, each declaring 409 (it was undeclared on the deal
+    and board routes: schemathesis ST103); not 422, which would refuse a schema-valid request."""
     too_big = "PY1-N-LAZ" + "Z" * 47
     assert re.fullmatch(DEAL_CODE_PATTERN, too_big), "the schema lets it through"
     client = httpx.Client(base_url=live_url, timeout=10)
-    created = client.post("/v1/players", json={})
-    player = {"Authorization": f"Bearer {created.json()['token']}"}
+    player = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
     for response in (
         client.post("/v1/games", json={"code": too_big}, headers=player),
         client.get(f"/v1/deals/{too_big}"),
@@ -196,15 +195,18 @@ def test_a_long_code_past_52_factorial_is_422_invalid_deal_code_on_every_route(l
         client.get(f"/v1/leaderboards/{too_big}"),
         client.get(f"/v1/leaderboards/PY1-N-LY{'Z' * 48}"),
     ):
-        _check(response, 422, "invalid_deal_code")
+        _check(response, 409, "invalid_deal_code")
     declared = client.get("/schema/openapi.json").json()["paths"]
     for path in ("/v1/deals/{code}", "/v1/deals/{code}/analysis", "/v1/leaderboards/{code}"):
-        assert "422" in declared[path]["get"]["responses"]
+        assert "409" in declared[path]["get"]["responses"], path
 
 
-def test_a_layout_that_repeats_a_card_is_409_invalid_layout(client: Client, player: dict[str, str]) -> None:
-    """The schema cannot say that a layout holds each card once: such a request is well-formed, and refused by the
-    rules as naming no possible deal (409)."""
+def test_codes_and_layouts_that_fit_the_schema_but_name_no_deal_are_409(client: Client, player: dict[str, str]) -> None:
+    """The schema cannot say that a long code stays below 52! or that a layout holds each card once: such a request
+    is well-formed, and refused as naming no possible deal (409), not as invalid (422)."""
+    too_big = "PY1-N-LAZ" + "Z" * 47
+    _check(client.post("/v1/games", json={"code": too_big}, headers=player), 409, "invalid_deal_code")
+    _check(client.get(f"/v1/deals/{too_big}"), 409, "invalid_deal_code")
     layout = DealCode.for_layout(doc_layout()).to_json()
     layout["stock"][0] = layout["stock"][1]
     problem = _check(client.post("/v1/games", json={"layout": layout}, headers=player), 409, "invalid_layout")

@@ -44,7 +44,7 @@ class DealController(Controller):
         description="With `shortest=true`, also a winning line with the fewest moves under the code's rules, found"
         " within the same time limit. Limited per client address; 503 `solver_busy` when every solver worker and the"
         " queue are taken.",
-        responses=problems(400, 422, 429, 503),
+        responses=problems(400, 409, 422, 429, 503),
         exclude_from_auth=True,
     )
     async def analysis(

@@ -49,7 +49,7 @@ from pyramide.service.http.headers import idempotency_key, if_match, if_none_mat
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
-from pyramide.service.http.params import GameIdText, deal_code_of, game_id_of
+from pyramide.service.http.params import GameIdText, game_id_of
 from pyramide.service.http.responses import EncodedJson, not_modified, problems, revalidated
 from pyramide.service.players import Player
 from pyramide.service.status import ListFilter
@@ -288,7 +288,7 @@ def new_game(body: CreateGameBody) -> NewGame:
     if isinstance(body, ChallengeGameBody):
         return NewGame(challenge=body.challenge, explain_errors=body.explain_errors)
     if isinstance(body, CodeGameBody):
-        return NewGame(deal_code_of(body.code), explain_errors=body.explain_errors)
+        return NewGame(DealCode.parse(body.code), explain_errors=body.explain_errors)
     if isinstance(body, LayoutGameBody):
         deal = DealCode.from_json(body.layout.model_dump(exclude_none=True))
         return NewGame(deal, explain_errors=body.explain_errors)

@@ -1,7 +1,6 @@
 """Path parameters read by the service itself, so that a malformed one gets the same answer as a well-formed one
 that names nothing: a game id that is not a UUID is 404 ``game_not_found``, a deal code that does not fit its
-pattern, or a long one past the number of orders of a deck (52!), is 422 ``invalid_deal_code``. The schema still
-states the format and the pattern."""
+pattern is 422 ``invalid_deal_code``. The schema still states the format and the pattern."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from uuid import UUID
 
 from litestar.params import Parameter
 
-from pyramide.engine import DealCode, InvalidDealCodeError
+from pyramide.engine import DealCode
 from pyramide.engine.codes import Code
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.problems import ProblemError
@@ -49,11 +48,8 @@ def id_of(text: str) -> UUID:
 
 
 def deal_code_of(text: str) -> DealCode:
-    """The deal code: 422 ``invalid_deal_code`` when the text does not fit the pattern, or fits it but names no deal
-    (a long code past 52!, which no pattern can say): an invalid code, not a conflict with any state."""
+    """The deal code: 422 ``invalid_deal_code`` when the text does not fit the pattern; a well-formed code that
+    names no deal (beyond the number of orders of a deck) is the engine's refusal, 409."""
     if not _DEAL_CODE.fullmatch(text):
         raise ProblemError(422, Code.INVALID_DEAL_CODE, text=text[:_SHOWN])
-    try:
-        return DealCode.parse(text)
-    except InvalidDealCodeError:
-        raise ProblemError(422, Code.INVALID_DEAL_CODE, text=text[:_SHOWN]) from None
+    return DealCode.parse(text)

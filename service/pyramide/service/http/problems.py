@@ -111,6 +111,7 @@ HTTP_STATUS: Final[dict[HttpCode, int]] = {
     HttpCode.BODY_TOO_LARGE: 413,
     HttpCode.INTERNAL_ERROR: 500,
     HttpCode.INVALID_IF_MATCH: 400,
+    HttpCode.INVALID_IF_NONE_MATCH: 400,
     HttpCode.WEAK_IDEMPOTENCY_KEY: 400,
     HttpCode.REQUEST_TIMEOUT: 408,
     HttpCode.BODY_TIMEOUT: 408,

@@ -21,8 +21,8 @@ _DESCRIPTIONS = {
     401: "No valid bearer token (on /v1/admin: no operator key or valid app key)",
     403: "The key may not do this (`forbidden`), or the player is banned (`player_banned`)",
     404: "No such game (or not yours), or no such resource",
-    409: "The move is not allowed now (the engine's code), a lost race, an Idempotency-Key reused, or no deal"
-    " proven winnable in time for winnable_only",
+    409: "The move is not allowed now (the engine's code), a lost race, an Idempotency-Key reused, a code past the"
+    " last deal (52!) or a layout that repeats a card, or no deal proven winnable in time for winnable_only",
     412: "If-Match names a version the game has moved on from",
     413: f"The body is longer than the service reads ({MAX_BODY_BYTES} bytes)",
     422: "The body does not fit the schema, or names no possible deal, layout or rules",
