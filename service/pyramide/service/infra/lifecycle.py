@@ -1,6 +1,6 @@
-"""Child processes that never outlive the service: on Linux, a child asks the kernel for a signal when its parent
-dies (``PR_SET_PDEATHSIG``), whatever kills the parent, SIGKILL included, and exits at once if the parent is already
-gone by the time it asks. Elsewhere these are no-ops."""
+"""Processes: whether one is still alive, and child processes that never outlive the service: on Linux, a child
+asks the kernel for a signal when its parent dies (``PR_SET_PDEATHSIG``), whatever kills the parent, SIGKILL
+included, and exits at once if the parent is already gone by the time it asks. Elsewhere these are no-ops."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
 
@@ -36,3 +37,21 @@ def die_with_parent() -> None:
     _ask_for_signal(signal.SIGTERM)
     if parent == 1 or os.getppid() != parent:
         os._exit(1)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited: one that is gone, or a zombie (dead, not yet reaped), has.
+    Without ``/proc`` (not Linux) only the kernel's answer to a signal 0 is known."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, as another user's
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return not Path("/proc/self/stat").exists()  # gone since the signal, or no /proc at all
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in {"Z", "X"}

@@ -34,6 +34,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.registry import REGISTRY
 
+from pyramide.service.infra.lifecycle import process_alive
 from pyramide.service.infra.supervisor import SupervisorState
 
 STORAGE_FULL: Final = Counter(
@@ -221,26 +222,5 @@ def forget_dead_workers(directory: Path) -> None:
     which replaces a dead worker, has no such hook, so this runs at each scrape and each worker's start)."""
     pids = {int(found[1]) for path in directory.iterdir() if (found := _LIVE_GAUGE_FILE.fullmatch(path.name))}
     for pid in pids:
-        if not _running(pid):
+        if not process_alive(pid):
             mark_process_dead(pid, str(directory))  # type: ignore[no-untyped-call]
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a process that has not exited (a zombie, dead but not yet reaped, has)."""
-    if not Path("/proc/self/stat").exists():  # no /proc: ask the kernel
-        return _signalable(pid)
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rpartition(")")[2].split()[0] not in {"Z", "X"}
-
-
-def _signalable(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO
 
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
+from pyramide.service.infra.lifecycle import process_alive
 
 log = logging.getLogger("pyramide.supervisor")
 CHECK_INTERVAL_S = 0.2
@@ -147,11 +148,11 @@ class RedisSupervisor:
         log.warning("stopping a Redis (pid %d) left running on %s by an earlier crash", pid, self.data_dir)
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + LEFTOVER_STOP_S
-        while _alive(pid) and time.monotonic() < deadline:
+        while process_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if _alive(pid):
+        if process_alive(pid):
             os.kill(pid, signal.SIGKILL)
-            while _alive(pid):
+            while process_alive(pid):
                 time.sleep(0.05)
 
     def _watch(self) -> None:
@@ -217,24 +218,10 @@ def _leftover_pid(pid_file: Path) -> int | None:
         pid = int(pid_file.read_text().strip())
     except (OSError, ValueError):
         return None
-    if not _alive(pid):
+    if not process_alive(pid):
         return None
     try:
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return None
     return pid if b"redis-server" in command else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie is dead for our purposes
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return status.rpartition(")")[2].split()[0] != "Z"
