@@ -1,5 +1,6 @@
 """The contract as a client developer meets it: a Python client generated from the committed schema by
-openapi-python-client (with no warning), used over real HTTP to create a player and win a whole game."""
+openapi-python-client (with no warning), used over real HTTP to create a player, deal without a body, read a
+refused move as the typed problem, and win a whole game (issue 44, item 4)."""
 
 from __future__ import annotations
 
@@ -56,10 +57,18 @@ def test_a_generated_client_plays_a_whole_game(generated: Any, app: Litestar) ->
         created = create_player.sync_detailed(client=anonymous, body=english)
         assert created.status_code == 201 and created.headers["location"] == "/v1/players/me"
         client = generated.AuthenticatedClient(base_url=url, token=created.parsed.token)
+        random = create_game.sync_detailed(client=client)
+        assert random.status_code == 201, random.content
+        assert random.parsed.status == models.GameStatus.IN_PROGRESS and len(random.parsed.pyramid) == 28
         code = str(DealCode.for_layout(easy_game().layout))
-        dealt = create_game.sync_detailed(client=client, body=models.CodeGameBody(code=code))
+        dealt = create_game.sync_detailed(client=client, body=models.CreateGameBody(code=code))
         assert dealt.status_code == 201, dealt.content
         game, etag = dealt.parsed.id, dealt.headers["etag"]
+        refused = api.sync_detailed(game, client=client, body=models.KingMove(card="AD", type_="king"), if_match=etag)
+        assert refused.status_code == 409, refused.content
+        assert isinstance(refused.parsed, models.Problem), refused.parsed
+        assert refused.parsed.code == models.ProblemCode.NOT_A_KING and refused.parsed.status == 409
+        assert refused.parsed.type_ == "/problems/not_a_king" and refused.headers["content-language"] == "en"
         for move in parse_record(EASY_CLEARING):
             if isinstance(move, RemoveKing):
                 body = models.KingMove(card=card_code(move.card), type_="king")

@@ -7,9 +7,10 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
+from typing import Final, get_args
 
 import pytest
+from pydantic import BaseModel
 
 import pyramide
 import pyramide.engine.messages
@@ -18,7 +19,6 @@ from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 
 SERVICE = Path(pyramide.service.__file__).parent
-OPENAPI = SERVICE.parents[2] / "openapi" / "openapi.json"
 DOMAINS = ("games", "players", "stats", "deals", "privacy", "challenges", "apps", "moderation")
 
 
@@ -61,22 +61,20 @@ def test_domain_services_know_nothing_of_http(domain: str) -> None:
 
 
 def _request_models() -> set[str]:
-    """The models of every request body in the API document: each body's schema and the variants of its union."""
-    document = json.loads(OPENAPI.read_text(encoding="utf-8"))
-    components = document["components"]["schemas"]
+    """The models of every request body the handlers validate (their ``request_body``): each body's model and the
+    members of its union (the document may declare a union as one object: ``createGame``)."""
 
-    def named(schema: dict[str, object]) -> Iterator[str]:
-        ref = schema.get("$ref")
-        if isinstance(ref, str):
-            name = ref.rsplit("/", 1)[-1]
-            yield name
-            yield from named(components[name])
-        for variants in (schema.get("oneOf"), schema.get("anyOf")):
-            for variant in variants if isinstance(variants, list) else ():
-                yield from named(variant)
+    def named(body: object) -> Iterator[str]:
+        if isinstance(body, type) and issubclass(body, BaseModel):
+            yield body.__name__
+        for inner in get_args(body):
+            yield from named(inner)
 
-    bodies = (op["requestBody"] for ops in document["paths"].values() for op in ops.values() if "requestBody" in op)
-    return {name for body in bodies for content in body["content"].values() for name in named(content["schema"])}
+    app = create_app(Settings())
+    handlers = (h for route in app.routes for h in getattr(route, "route_handlers", ()))
+    return {
+        name for handler in handlers if "request_body" in handler.opt for name in named(handler.opt["request_body"])
+    }
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
@@ -28,12 +28,21 @@ Row7 = Annotated[list[CardCode], Field(min_length=7, max_length=7)]
 OtherCards = Annotated[list[CardCode], Field(max_length=24)]
 
 
+def _rows_as_items(schema: dict[str, Any]) -> None:
+    """The pyramid's schema with ``items`` (a row: a list of cards) beside its ``prefixItems`` (each row's
+    length): true to what is validated, since ``maxItems`` leaves no row past the seventh, and what OpenAPI tools
+    that predate JSON Schema's tuples need to type the pyramid as rows of cards (Spectral's ``array-items``)."""
+    schema["items"] = {"type": "array", "items": schema["prefixItems"][0]["items"]}
+
+
 class LayoutBody(StrictModel):
     """The JSON that ``pyramide deal --json`` prints: each of the 52 cards exactly once."""
 
     code: DealCodeText | None = Field(None, description="Kept when it deals exactly these cards.")
     rules: RulesBody | None = Field(None, description="Default: the code's rules, else N.")
-    pyramid: tuple[Row1, Row2, Row3, Row4, Row5, Row6, Row7] = Field(description="Rows from the top, left to right.")
+    pyramid: tuple[Row1, Row2, Row3, Row4, Row5, Row6, Row7] = Field(
+        description="Rows from the top, left to right.", json_schema_extra=_rows_as_items
+    )
     waste: OtherCards = Field(description="Bottom to top.")
     stock: OtherCards = Field(description="In draw order, the next card first.")
 

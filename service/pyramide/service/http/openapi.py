@@ -5,6 +5,7 @@ schema (Litestar drops some of them, and cannot describe bodies that handlers va
 from __future__ import annotations
 
 import json
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Final, get_args, get_origin
 
@@ -222,12 +223,48 @@ def build_document(app: Litestar) -> dict[str, Any]:
             body = bodies.get(operation["operationId"])
             if body is not None:
                 required = not _optional(handler.opt["request_body"])
+                if not required and "oneOf" in body:
+                    body = _one_object(f"{operation['operationId'][0].upper()}{operation['operationId'][1:]}Body",
+                                       body, components["schemas"])  # fmt: skip
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
     _add_links(document)
     _catalogue(components["schemas"]["Problem"])
     used = json.dumps(document)
-    components["schemas"] = {k: v for k, v in components["schemas"].items() if f'"{_REF.format(model=k)}"' in used}
+    components["schemas"] = {
+        k: v for k, v in sorted(components["schemas"].items()) if f'"{_REF.format(model=k)}"' in used
+    }
     return document
+
+
+def _one_object(name: str, union: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    """An optional body that is a union of closed objects told apart by their keys (``createGame``: ``{}`` deals at
+    random), declared as the one object it is, ``name`` in the components: every member's properties, each
+    optional and with no ``default`` (which generated clients send, with any key), and ``not`` the pairs of keys
+    that no member takes together. Generators make an optional object an optional argument, but an optional union
+    a value they send regardless (openapi-python-client called ``Unset.to_dict()`` on an omitted one: issue 44).
+    Exact while one member takes every key the others do not require, as the random deal does."""
+    members = [schemas[member["$ref"].rpartition("/")[2]] for member in union["oneOf"]]
+    properties: dict[str, Any] = {}
+    for member in members:
+        for key, declared in member["properties"].items():
+            schema = {k: v for k, v in declared.items() if k != "default"}  # a generator would send it
+            if properties.setdefault(key, schema) != schema:
+                raise ValueError(f"{name}: the members declare {key} differently")
+    together = {frozenset((a, b)) for member in members for a, b in combinations(member["properties"], 2)}
+    apart = [[a, b] for a, b in combinations(properties, 2) if frozenset((a, b)) not in together]
+    ways = [
+        f"{', '.join(f'`{k}`' for k in m.get('required', [])) or 'none of those'}: {m['description'].rstrip('.')}"
+        for m in members
+    ]
+    schemas[name] = {
+        "additionalProperties": False,
+        "description": "One way to deal, chosen by the key the body carries; with " + "; with ".join(ways) + ".",
+        "properties": properties,
+        "not": {"anyOf": [{"required": pair} for pair in apart]},
+        "title": name,
+        "type": "object",
+    }
+    return {"$ref": _REF.format(model=name)}
 
 
 def _with_not_modified(responses: dict[str, Any], handler: HTTPRouteHandler) -> dict[str, Any]:
