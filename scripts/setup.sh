@@ -28,5 +28,15 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$SOURCES" ] || [ -n "$missing" ]; then
     "$TOOLS/bin/uv" sync --locked --quiet --project "$ROOT"
     echo "$SOURCES" > "$STAMP"
 fi
+# The project's Node tools (tools/node: TypeScript, the OpenAPI client generators, Spectral), installed exactly as
+# locked, again only when the lock changed (its hash is the stamp beside them).
+NODE_TOOLS="$ROOT/tools/node"
+NODE_STAMP="$NODE_TOOLS/node_modules/.pyramide-lock-stamp"
+NODE_LOCK="$(sha256sum "$NODE_TOOLS/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$NODE_STAMP" 2>/dev/null)" != "$NODE_LOCK" ]; then
+    echo "setup: installing the Node tools in tools/node (their lock changed)" >&2
+    npm ci --prefix "$NODE_TOOLS" --silent
+    echo "$NODE_LOCK" > "$NODE_STAMP"
+fi
 export PATH="$ROOT/.venv/bin:$PATH"
 cd "$ROOT"
