@@ -62,7 +62,13 @@ class AppAdminController(Controller):
         await audit.record(request.user, "create_app", f"app:{app.id}", detail={"name": app.name})
         return Response(CreatedApp(**_view(app).model_dump(), key=key), status_code=201)
 
-    @get("/", operation_id="listApps", summary="Every app (operator)", responses=problems(401, 403, 404))
+    @get(
+        "/",
+        operation_id="listApps",
+        summary="Every app (operator)",
+        description="Each app's id, name, scopes and creation time; never a key.",
+        responses=problems(401, 403, 404),
+    )
     async def list(self, request: AdminRequest, apps: Injected[AppStore]) -> AppList:
         operator_only(request.user)
         return AppList(entries=[_view(app) for app in await apps.list()])

@@ -31,6 +31,7 @@ class DealController(Controller):
         operation_id="getDeal",
         if_none_match=True,
         summary="The cards and rules of a deal code",
+        description="The pyramid, waste and stock the code deals, and its rules: to preview or share a deal.",
         responses=problems(400, 409, 422, redis=False),
         exclude_from_auth=True,
     )

@@ -215,6 +215,7 @@ class GameController(Controller):
         operation_id="getGameRecord",
         if_none_match=True,
         summary="Every operation in order, in move notation",
+        description="With the deal's code and rules: replaying `record` from `code` reproduces the game.",
         responses=problems(400, 401, 403, 404),
     )
     async def record(

@@ -135,6 +135,27 @@ RATE_LIMIT: Final = _header(
 )
 
 
+TAGS: Final = {
+    "players": "A player: created with its token, its settings, a new token, its data exported or erased.",
+    "games": "Deal, play by explicit moves or by taps, undo, hints, the record, abandon.",
+    "statistics": "A player's statistics and won games, and the leaderboards of deals.",
+    "challenges": "The sealed daily challenge of each rule preset and its leaderboard.",
+    "deals": "Deal codes: their cards, the solver's analysis, the rules catalogue.",
+    "apps": "An app's own routes, with its key: sessions for its users.",
+    "admin": "The operator's routes (`/v1/admin`): apps, bans, annulments, reviews, the audit log.",
+    "health": "Liveness and readiness, for orchestrators.",
+}
+"""Each tag the controllers give their operations, described once: the document's global ``tags``."""
+
+
+def _tags(document: dict[str, Any]) -> list[dict[str, str]]:
+    """The document's ``tags``: the ones its operations use, in :data:`TAGS`'s order (a tag missing there is a
+    ``KeyError`` when the document is built)."""
+    used = {tag for path in document["paths"].values() for operation in path.values() for tag in operation["tags"]}
+    described = [{"name": name, "description": TAGS[name]} for name in used]
+    return sorted(described, key=lambda tag: list(TAGS).index(tag["name"]))
+
+
 def _response_headers(handler: HTTPRouteHandler, status: int) -> dict[str, Any]:
     """The headers a response of ``handler`` with ``status`` carries: what every answer carries, and what the
     handler declares (``snapshot``: a game's snapshot, with its ETag, in the caller's language; ``localised``:
@@ -227,6 +248,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
                     body = _one_object(f"{operation['operationId'][0].upper()}{operation['operationId'][1:]}Body",
                                        body, components["schemas"])  # fmt: skip
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
+    document["tags"] = _tags(document)
     _add_links(document)
     _catalogue(components["schemas"]["Problem"])
     used = json.dumps(document)

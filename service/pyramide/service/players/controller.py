@@ -81,7 +81,14 @@ class PlayerController(Controller):
         fresh = await players.rotate(token, key, await fingerprint(request) if key else "")
         return Response(IssuedToken(token=fresh), status_code=201)
 
-    @get("/me", operation_id="getCurrentPlayer", summary="The caller's player", responses=problems(400, 401, 403))
+    @get(
+        "/me",
+        operation_id="getCurrentPlayer",
+        summary="The caller's player",
+        description="Its id, language, whether new games explain refused taps, its leaderboard name and when it was"
+        " created.",
+        responses=problems(400, 401, 403),
+    )
     async def me(self, request: PlayerRequest) -> PlayerView:
         return _view(request.user)
 
@@ -90,6 +97,8 @@ class PlayerController(Controller):
         operation_id="updateCurrentPlayer",
         request_body=PlayerSettingsBody,
         summary="Change the caller's settings",
+        description="The language, whether new games explain refused taps, and the name shown on leaderboards;"
+        " answers the player as it now is.",
         responses=problems(400, 401, 403, 413, 422),
     )
     async def update(self, request: PlayerRequest, players: Injected[PlayerStore]) -> PlayerView:

@@ -36,7 +36,14 @@ class StatsController(Controller):
     path = "/v1/players/me"
     tags = ["statistics"]
 
-    @get("/stats", operation_id="getPlayerStats", summary="The caller's statistics", responses=problems(400, 401, 403))
+    @get(
+        "/stats",
+        operation_id="getPlayerStats",
+        summary="The caller's statistics",
+        description="Games played, won and lost, streaks, best and average times and moves, hints used; since the"
+        " last reset.",
+        responses=problems(400, 401, 403),
+    )
     async def stats(
         self, request: PlayerRequest, stats: Injected[StatsStore], settlement: Injected[PendingResults]
     ) -> PlayerStats:
@@ -60,6 +67,7 @@ class StatsController(Controller):
         "/wins",
         operation_id="listPlayerWins",
         summary="The caller's won games, fastest first (then fewest moves, then the earlier finish)",
+        description="A page of them; pass `next_cursor` as `cursor` for the next page (null at the end).",
         responses=problems(400, 401, 403),
     )
     async def wins(
