@@ -53,6 +53,7 @@ def test_a_generated_client_plays_a_whole_game(generated: Any, app: Litestar) ->
     models = importlib.import_module("pyramide_client.models")
     with serve_in_thread(app) as url:
         anonymous = generated.Client(base_url=url)
+        assert create_player.sync_detailed(client=anonymous).status_code == 201  # no body: the defaults
         english = models.CreatePlayerBody(locale=models.CreatePlayerBodyLocale.EN)
         created = create_player.sync_detailed(client=anonymous, body=english)
         assert created.status_code == 201 and created.headers["location"] == "/v1/players/me"
