@@ -132,23 +132,49 @@ RATE_LIMIT_POLICY: Final = _header(
 RATE_LIMIT: Final = _header(
     "What is left of that limit and when it resets (IETF RateLimit), when a rate limit refused it.", required=False
 )
+POLICY_ON_SUCCESS: Final = _header(
+    'The tightest limit the request counted against (IETF RateLimit-Policy: `"name";q=<quota>;w=<window s>`);'
+    " absent when the limit is switched off.",
+    required=False,
+    pattern='^"[a-z_]+";q=[0-9]+;w=[0-9]+$',
+)
+STATE_ON_SUCCESS: Final = _header(
+    'What is left of that limit (IETF RateLimit: `"name";r=<remaining>;t=<seconds until all of it is back>`);'
+    " absent when the limit is switched off.",
+    required=False,
+    pattern='^"[a-z_]+";r=[0-9]+;t=[0-9]+$',
+)
+REPLAYED: Final = _header(
+    "`true` when this is the answer kept for the request's Idempotency-Key, sent again: the change was made once,"
+    " by an earlier request with that key; absent on a fresh answer.",
+    required=False,
+    pattern="^true$",
+)
+VARY: Final = _header("`Accept-Language` (and `Origin` under CORS): the body is in the caller's language.")
 
 
 def _response_headers(handler: HTTPRouteHandler, status: int) -> dict[str, Any]:
     """The headers a response of ``handler`` with ``status`` carries: what every answer carries, and what the
     handler declares (``snapshot``: a game's snapshot, with its ETag, in the caller's language; ``localised``:
     texts in the caller's language; ``location``: a created resource; ``if_none_match``: an ETag on the 200 and
-    the 304, a hash of the body where the answer is no snapshot)."""
+    the 304, a hash of the body where the answer is no snapshot; ``rate_limited``: the RateLimit headers on
+    success too). A POST that keeps its answer for an Idempotency-Key (a snapshot's, or one with a
+    ``secret_idempotency_key``) declares ``Idempotent-Replayed``."""
     opt = handler.opt
     headers: dict[str, Any] = {"X-Request-ID": REQUEST_ID}
     if status >= 400 or opt.get("snapshot") or opt.get("localised"):
         headers["Content-Language"] = CONTENT_LANGUAGE
+        headers["Vary"] = VARY
     if status < 300 and opt.get("snapshot"):
         headers["ETag"] = ETAG
     elif (status < 300 or status == 304) and opt.get("if_none_match"):
         headers["ETag"] = CONTENT_ETAG
     if status == 201 and opt.get("location"):
         headers["Location"] = LOCATION
+    if status < 300 and opt.get("rate_limited"):
+        headers |= {"RateLimit-Policy": POLICY_ON_SUCCESS, "RateLimit": STATE_ON_SUCCESS}
+    if status < 300 and "POST" in handler.http_methods and (opt.get("snapshot") or opt.get("secret_idempotency_key")):
+        headers["Idempotent-Replayed"] = REPLAYED
     if status in (429, 503):
         headers["Retry-After"] = RETRY_AFTER
     if status == 429:
