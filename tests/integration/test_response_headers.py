@@ -105,16 +105,6 @@ def test_moves_state_the_address_allowance_from_its_in_memory_count(settings: Se
         _refused(client.post(f"/v1/games/{game}/moves", json={"type": "draw"}, headers=auth), "address_moves", 3)
 
 
-def test_a_switched_off_limit_states_nothing(settings: Settings) -> None:
-    with _served(settings, limit_players=0, limit_address_moves=0) as client:
-        created = client.post("/v1/players", json={})
-        auth = {"Authorization": f"Bearer {created.json()['token']}"}
-        moved = client.post(f"/v1/games/{_game(client, auth)}/moves", json={"type": "draw"}, headers=auth)
-        for response in (created, moved):
-            assert response.status_code < 300
-            assert "ratelimit" not in response.headers and "ratelimit-policy" not in response.headers
-
-
 def test_a_replayed_idempotent_answer_says_so_and_a_fresh_one_does_not(settings: Settings) -> None:
     """Finding: a retry's answer looked exactly like a fresh one, so a client could not tell whether its
     earlier request had gone through."""

@@ -20,6 +20,7 @@ from litestar.routes import HTTPRoute
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
+from pyramide.service.http.examples import EXAMPLES, problem_example
 from pyramide.service.http.problems import PROBLEM_JSON, PROBLEM_STATUS
 from pyramide.service.http.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN, Problem
 
@@ -251,6 +252,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
     _add_links(document)
     _catalogue(components["schemas"]["Problem"])
+    _add_examples(document)
     used = json.dumps(document)
     components["schemas"] = {k: v for k, v in components["schemas"].items() if f'"{_REF.format(model=k)}"' in used}
     return document
@@ -264,6 +266,40 @@ def _with_not_modified(responses: dict[str, Any], handler: HTTPRouteHandler) -> 
         "headers": {**_response_headers(handler, 304), "ETag": ETAG if handler.opt.get("snapshot") else CONTENT_ETAG},
     }
     return dict(sorted({**responses, "304": not_modified}.items()))
+
+
+def _add_examples(document: dict[str, Any]) -> None:
+    """An example for every body: on each schema that has one (``http.examples``), and on each request and response
+    that carries it (a union's: one per branch, named by it); a problem's from the catalogue, for its status."""
+    schemas = document["components"]["schemas"]
+    for name, examples in EXAMPLES.items():
+        if name in schemas:
+            schemas[name]["examples"] = examples
+    for path in document["paths"].values():
+        for operation in path.values():
+            bodies: list[tuple[int | None, dict[str, Any]]] = [(None, operation.get("requestBody", {}))]
+            bodies += [(int(status), response) for status, response in operation.get("responses", {}).items()]
+            for status, body in bodies:
+                for media_type, media in body.get("content", {}).items():
+                    example = problem_example(status) if media_type == PROBLEM_JSON and status else None
+                    named = _named_examples(media.get("schema", {}))
+                    if example is not None:
+                        media["example"] = example
+                    elif len(named) == 1:
+                        media["example"] = next(iter(named.values()))
+                    elif named:
+                        media["examples"] = {name: {"summary": name, "value": value} for name, value in named.items()}
+
+
+def _named_examples(schema: dict[str, Any]) -> dict[str, Any]:
+    """The examples of a body's schema by the name of the model they show: a model's first, or each branch's of a
+    union."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        name = ref.rpartition("/")[2]
+        return {name: EXAMPLES[name][0]} if name in EXAMPLES else {}
+    branches = schema.get("oneOf") or schema.get("anyOf") or []
+    return {name: value for branch in branches for name, value in _named_examples(branch).items()}
 
 
 def _catalogue(problem: dict[str, Any]) -> None:
