@@ -9,11 +9,14 @@ import re
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 
 import httpx
 import pytest
+from litestar import get
 
 from pyramide.service.app import create_app
+from pyramide.service.http.deprecation import deprecated
 from pyramide.service.infra.settings import Settings
 
 from .conftest import TEST_LIMITS, serve_in_thread
@@ -161,3 +164,31 @@ def test_localised_answers_vary_with_accept_language_and_keep_origin(settings: S
             assert "accept-language" in vary, (response.request.url, vary)
             assert ("origin" in vary) is (origin is not None), (response.request.url, vary)
             assert len(vary) == len(set(vary))
+
+
+SINCE = datetime(2026, 12, 1, tzinfo=UTC)
+SUNSET = datetime(2027, 7, 1, tzinfo=UTC)
+
+
+@get("/v1/old-ping", operation_id="oldPing", exclude_from_auth=True, **deprecated(SINCE, SUNSET))
+async def old_ping() -> dict[str, str]:
+    """A route deprecated by the policy's one mechanism, mounted for this test alone."""
+    return {"status": "ok"}
+
+
+def test_a_deprecated_operation_says_so_in_its_answers_and_the_schema(settings: Settings) -> None:
+    """The policy in docs/api.md: Deprecation (RFC 9745) and Sunset (RFC 8594) on every answer, `deprecated: true`
+    and both headers declared in the schema; a sunset under six months after the deprecation is refused."""
+    app = create_app(settings.model_copy(update=TEST_LIMITS), extra_route_handlers=[old_ping])
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        answer = client.get("/v1/old-ping")
+        assert answer.status_code == 200 and answer.json() == {"status": "ok"}
+        assert answer.headers["deprecation"] == f"@{int(SINCE.timestamp())}" == "@1796083200"
+        assert answer.headers["sunset"] == "Thu, 01 Jul 2027 00:00:00 GMT"
+        operation = client.get("/schema/openapi.json").json()["paths"]["/v1/old-ping"]["get"]
+        assert operation["deprecated"] is True
+        assert {"Deprecation", "Sunset"} <= set(operation["responses"]["200"]["headers"])
+        current = client.get("/health/live")
+        assert "deprecation" not in current.headers and "sunset" not in current.headers
+    with pytest.raises(ValueError, match="183 days"):
+        deprecated(SINCE, datetime(2027, 3, 1, tzinfo=UTC))
