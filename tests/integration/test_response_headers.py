@@ -20,6 +20,7 @@ from pyramide.service.http.deprecation import deprecated
 from pyramide.service.infra.settings import Settings
 
 from .conftest import TEST_LIMITS, serve_in_thread
+from .test_apps_admin import OPERATOR, OPERATOR_KEY
 
 STATE = re.compile(r'^"(?P<name>[a-z_]+)";r=(?P<r>[0-9]+);t=(?P<t>[0-9]+)$')
 CODE = "PY1-N-AAAAAAS"
@@ -94,6 +95,17 @@ def test_creating_games_asking_hints_and_exporting_state_their_limits(settings: 
         exports = [client.get("/v1/players/me/export", headers=auth) for _ in range(2)]
         assert [_remaining(r, "exports", 2)[0] for r in exports] == [1, 0]
         _refused(client.get("/v1/players/me/export", headers=auth), "exports", 2)
+
+
+def test_an_apps_sessions_state_its_players_limit(settings: Settings) -> None:
+    """createSession counts against the app's own ``players`` limit (``app_limit_players``): its successes say
+    what is left, down to the 429."""
+    with _served(settings, operator_key=OPERATOR_KEY, app_limit_players=2) as client:
+        made = client.post("/v1/admin/apps", json={"name": "Card Club", "scopes": ["players"]}, headers=OPERATOR)
+        key = {"Authorization": f"Bearer {made.json()['key']}"}
+        sessions = [client.post(f"/v1/apps/me/players/user-{n}/sessions", headers=key) for n in range(2)]
+        assert [_remaining(r, "players", 2)[0] for r in sessions] == [1, 0]
+        _refused(client.post("/v1/apps/me/players/user-9/sessions", headers=key), "players", 2)
 
 
 def test_moves_state_the_address_allowance_from_its_in_memory_count(settings: Settings) -> None:
