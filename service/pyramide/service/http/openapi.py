@@ -151,6 +151,11 @@ REPLAYED: Final = _header(
     required=False,
     pattern="^true$",
 )
+DEPRECATION: Final = _header(
+    "When this operation was deprecated (RFC 9745, `@<epoch seconds>`): it is to be removed, see Sunset.",
+    pattern="^@[0-9]+$",
+)
+SUNSET: Final = _header("From when this deprecated operation may stop working (RFC 8594, an HTTP date).")
 VARY: Final = _header("`Accept-Language` (and `Origin` under CORS): the body is in the caller's language.")
 
 
@@ -159,8 +164,9 @@ def _response_headers(handler: HTTPRouteHandler, status: int) -> dict[str, Any]:
     handler declares (``snapshot``: a game's snapshot, with its ETag, in the caller's language; ``localised``:
     texts in the caller's language; ``location``: a created resource; ``if_none_match``: an ETag on the 200 and
     the 304, a hash of the body where the answer is no snapshot; ``rate_limited``: the RateLimit headers on
-    success too). A POST that keeps its answer for an Idempotency-Key (a snapshot's, or one with a
-    ``secret_idempotency_key``) declares ``Idempotent-Replayed``."""
+    success too; ``deprecation``: ``http.deprecation``'s Deprecation and Sunset). A POST that keeps its answer
+    for an Idempotency-Key (a snapshot's, or one with a ``secret_idempotency_key``) declares
+    ``Idempotent-Replayed``."""
     opt = handler.opt
     headers: dict[str, Any] = {"X-Request-ID": REQUEST_ID}
     if status >= 400 or opt.get("snapshot") or opt.get("localised"):
@@ -172,6 +178,8 @@ def _response_headers(handler: HTTPRouteHandler, status: int) -> dict[str, Any]:
         headers["ETag"] = CONTENT_ETAG
     if status == 201 and opt.get("location"):
         headers["Location"] = LOCATION
+    if status < 400 and opt.get("deprecation"):
+        headers |= {"Deprecation": DEPRECATION, "Sunset": SUNSET}
     if status < 300 and opt.get("rate_limited"):
         headers |= {"RateLimit-Policy": POLICY_ON_SUCCESS, "RateLimit": STATE_ON_SUCCESS}
     if status < 300 and "POST" in handler.http_methods and (opt.get("snapshot") or opt.get("secret_idempotency_key")):
