@@ -49,7 +49,8 @@ def _row(snapshot: dict[str, Any], row: int) -> list[str | None]:
 
 def test_the_write_routes_answer_with_the_headers_a_read_has(client: Client, player: dict[str, str]) -> None:
     """A move, a tap and an abandonment answer with the snapshot's headers, exactly those a read of the game has
-    (their response is sent by hand, ``http.responses.EncodedJson``): type, length, ETag, language, request id."""
+    (their response is sent by hand, ``http.responses.EncodedJson``): type, length, ETag, language, Vary, request
+    id; and the per-address allowance of moves they count against (a read counts against none)."""
     game = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
     path = f"/v1/games/{game['id']}"
     answers = [
@@ -60,7 +61,8 @@ def test_the_write_routes_answer_with_the_headers_a_read_has(client: Client, pla
     read = client.get(path, headers=player)
     for answer, version in zip(answers, (1, 2, 3), strict=True):
         assert answer.status_code == 200, answer.text
-        assert sorted(answer.headers) == sorted(read.headers)
+        assert sorted(set(answer.headers) - {"ratelimit", "ratelimit-policy"}) == sorted(read.headers)
+        assert answer.headers["ratelimit-policy"].startswith('"address_moves";')
         assert answer.headers["content-type"] == "application/json"
         assert int(answer.headers["content-length"]) == len(answer.content)
         assert answer.headers["etag"] == f'"{version}"'

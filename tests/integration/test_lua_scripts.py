@@ -174,11 +174,14 @@ def test_rate_limits_and_quotas(settings: Settings, redis_client: redis.Redis) -
     cell = keyspace.address_limit("127.0.0.1", "games")
     limit = ratelimit.Limit("games", 2, 60)
     check = [run(settings, ratelimit.CHECK, ratelimit.CellKeys(cell=cell), limit.args()) for _ in range(3)]
-    assert check[:2] == [0, 0] and 0 < check[2] <= 30_000, "the third of two a minute waits"
+    assert [wait for wait, _ in check[:2]] == [0, 0] and 0 < check[2][0] <= 30_000, "the third of two a minute waits"
+    ahead = [ahead for _, ahead in check]
+    assert 29_000 < ahead[0] <= 30_000 < ahead[1] <= 60_000 and ahead[2] == 0, "how far ahead the cell stands"
+    assert [limit.allowance(a).remaining for a in ahead[:2]] == [1, 0]
     counter = keyspace.address_quota("127.0.0.1", "games")
     both = ratelimit.CellAndCounterKeys(cell=keyspace.address_limit("127.0.0.2", "games"), counter=counter)
     args = ratelimit.LimitAndQuotaArgs(interval=1, burst=1000, quota=1, window=60_000)
-    assert run(settings, ratelimit.CHECK_WITH_QUOTA, both, args) == [Result.OK, 0]
+    assert run(settings, ratelimit.CHECK_WITH_QUOTA, both, args) == [Result.OK, 1]
     over, wait = run(settings, ratelimit.CHECK_WITH_QUOTA, both, args)
     assert over == Result.OVER_QUOTA and 0 < wait <= 60_000
     limited = ratelimit.LimitAndQuotaArgs(interval=10**6, burst=0, quota=5, window=60_000)

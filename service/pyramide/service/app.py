@@ -20,7 +20,7 @@ from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
 from pyramide.service.games.controller import GameController, MyGamesController
 from pyramide.service.http.auth import BearerAuthentication
-from pyramide.service.http.cors import cors_config
+from pyramide.service.http.cors import cors_config, keep_vary
 from pyramide.service.http.durability import ConfirmWrites
 from pyramide.service.http.health import HealthController
 from pyramide.service.http.openapi import docs_asset, docs_router, render_plugins
@@ -129,7 +129,7 @@ def create_app(
         logging_config=None,  # the service's JSON lines (`logs.configure_logging`), not Litestar's own format
         debug=False,
     )
-    app.asgi_handler = RequestLog(settings).wrap(MethodAnswers(app, app.asgi_handler))
+    app.asgi_handler = RequestLog(settings).wrap(MethodAnswers(app, keep_vary(app.asgi_handler)))
     register_supervisor_metrics(settings.supervisor_state)
     tune_garbage_collector()
     return app

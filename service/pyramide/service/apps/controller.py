@@ -17,7 +17,7 @@ from pyramide.service.apps.store import App, AppStore
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import parse_body
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.limits import AddressLimits
+from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.params import IdText, id_of
 from pyramide.service.http.responses import problems
 from pyramide.service.moderation import AuditLog
@@ -118,6 +118,8 @@ class AppController(Controller):
         " `players` scope, 403 `player_banned` for a banned user (also one whose player was erased).",
         responses=problems(400, 401, 403, 413, 429),
         status_code=201,
+        rate_limited=True,
+        after_request=rate_limit_headers,
     )
     async def create_session(
         self,

@@ -14,7 +14,7 @@ from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.headers import locale_of
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.limits import AddressLimits
+from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.infra.redis import RedisClient
@@ -47,6 +47,8 @@ class DealController(Controller):
         " queue are taken.",
         responses=problems(400, 409, 422, 429, 503),
         exclude_from_auth=True,
+        rate_limited=True,
+        after_request=rate_limit_headers,
     )
     async def analysis(
         self,
@@ -81,4 +83,4 @@ class DealController(Controller):
         ]
         variants = [RuleVariant(key=k, name=t[locale][0], description=t[locale][1]) for k, t in VARIANTS.items()]
         catalogue = RulesCatalogue(presets=presets, variants=variants)
-        return Response(catalogue, headers={"Content-Language": locale})
+        return Response(catalogue, headers={"Content-Language": locale, "Vary": "Accept-Language"})

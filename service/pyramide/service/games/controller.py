@@ -47,7 +47,7 @@ from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, if_none_match, locale_of, none_match
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.limits import AddressLimits, MoveAllowance
+from pyramide.service.http.limits import AddressLimits, MoveAllowance, rate_limit_headers
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.params import GameIdText, game_id_of
 from pyramide.service.http.responses import EncodedJson, not_modified, problems, revalidated
@@ -66,13 +66,20 @@ _IF_MATCH = (
 PlayerRequest = Request[Player, str, State]
 
 
-def _send(reply: Reply, game_id: UUID, response: type[Response[Any]] = Response) -> Response[Snapshot]:
-    """The snapshot as serialised once (and kept as such for idempotent retries), its version as the ETag, and
-    for a game just dealt, 201 with its location."""
+def _send(
+    reply: Reply, game_id: UUID, response: type[Response[Any]] = Response, limit: tuple[str, str] | None = None
+) -> Response[Snapshot]:
+    """The snapshot as serialised once (and kept as such for idempotent retries), its version as the ETag, in the
+    caller's language (``Vary: Accept-Language``); for a game just dealt, 201 with its location; for an answer
+    replayed from an Idempotency-Key, ``Idempotent-Replayed: true``; with ``limit``, the RateLimit headers."""
     body: Any = reply.body
-    headers = {"ETag": f'"{reply.version}"', "Content-Language": reply.locale}
+    headers = {"ETag": f'"{reply.version}"', "Content-Language": reply.locale, "Vary": "Accept-Language"}
     if reply.created:
         headers["Location"] = f"/v1/games/{game_id}"
+    if reply.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    if limit is not None:
+        headers["RateLimit-Policy"], headers["RateLimit"] = limit
     return response(body, status_code=201 if reply.created else 200, media_type="application/json", headers=headers)
 
 
@@ -107,6 +114,8 @@ class GameController(Controller):
         " 429 `quota_exceeded` when the client's address has created `PYRAMIDE_QUOTA_GAMES` games in a day,"
         " 429 `rate_limited` when it has created `PYRAMIDE_LIMIT_ADDRESS_GAMES` in a minute.",
         responses=problems(400, 401, 403, 404, 409, 413, 422, 429, 503),
+        rate_limited=True,
+        after_request=rate_limit_headers,
     )
     async def create(
         self, request: PlayerRequest, creation: Injected[GameCreation], address_limits: Injected[AddressLimits]
@@ -137,7 +146,7 @@ class GameController(Controller):
         reply = await games.read(request.user, game, locale_of(request, request.user.locale))
         etag = f'"{reply.version}"'
         if not none_match(tags, etag):
-            return not_modified(etag, {"Content-Language": reply.locale})
+            return not_modified(etag, {"Content-Language": reply.locale, "Vary": "Accept-Language"})
         return _send(reply, game)
 
     @post(
@@ -151,6 +160,7 @@ class GameController(Controller):
         description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH,
         responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
         status_code=200,
+        rate_limited=True,
     )
     async def move(
         self,
@@ -171,6 +181,7 @@ class GameController(Controller):
         description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH,
         responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
         status_code=200,
+        rate_limited=True,
     )
     async def tap(
         self,
@@ -190,6 +201,7 @@ class GameController(Controller):
         description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,
         responses=problems(400, 401, 403, 404, 409, 412, 413, 429),
         status_code=200,
+        rate_limited=True,
     )
     async def abandon(
         self,
@@ -205,6 +217,8 @@ class GameController(Controller):
         summary="The next move of the best line, and whether the game can still be won",
         description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out.",
         responses=problems(401, 403, 404, 409, 429),
+        rate_limited=True,
+        after_request=rate_limit_headers,
     )
     async def hint(self, request: PlayerRequest, game_id: GameIdText, hints: Injected[GameHints]) -> Hint:
         analysis = await hints.hint(request.user, game_id_of(game_id))
@@ -259,8 +273,7 @@ async def _act(
         idempotency_key=key,
         fingerprint=await fingerprint(request) if key else "",
     )
-    allowance.count(address, reply.kept_more)
-    return _send(reply, game_id, EncodedJson)
+    return _send(reply, game_id, EncodedJson, allowance.count(address, reply.kept_more))
 
 
 async def _move_command(request: PlayerRequest) -> Command:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from uuid import UUID
 
 from pyramide.engine import Feedback
@@ -28,6 +28,9 @@ class Reply:
     kept_more: bool = False
     """Whether this change kept one response more for its game (see ``SaveResult.kept_more``): what the
     per-address allowance of keyed moves counts."""
+    replayed: bool = False
+    """Whether this is the response kept for an Idempotency-Key, sent again for a retry
+    (``Idempotent-Replayed: true``)."""
 
     def kept(self, fingerprint: str) -> bytes:
         """The head of the kept response: the request's fingerprint and what, with the stored game that the save
@@ -46,7 +49,8 @@ class Reply:
         start = _KEPT.size
         feedback = _feedback_from_json(data[start : start + size]) if size else None
         stored = StoredGame.from_bytes(game_id, data[start + size :])
-        return reply_for(stored, "en" if flags & _EN else "hu", feedback, created=bool(flags & _CREATED), now=now)
+        reply = reply_for(stored, "en" if flags & _EN else "hu", feedback, created=bool(flags & _CREATED), now=now)
+        return replace(reply, replayed=True)
 
 
 _KEPT = struct.Struct(">16sHQBH")

@@ -55,6 +55,16 @@ def idempotency_key(connection: AnyConnection) -> str | None:
     return key
 
 
+REPLAYED: Final[dict[str, str]] = {"Idempotent-Replayed": "true"}
+"""What marks an answer sent again from an Idempotency-Key's kept response, so that a client can tell a retry's
+answer from a fresh one (the change was made once, by an earlier request)."""
+
+
+def replay_header(replayed: bool) -> dict[str, str]:
+    """:data:`REPLAYED` for a replayed answer, nothing for a fresh one."""
+    return REPLAYED if replayed else {}
+
+
 def secret_idempotency_key(connection: AnyConnection) -> str | None:
     """The ``Idempotency-Key`` of a request whose kept response holds a secret (``createPlayer``): 400
     ``weak_idempotency_key`` when it is shorter than 32 characters."""

@@ -21,6 +21,7 @@ from litestar.routes import HTTPRoute
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
+from pyramide.service.http.examples import EXAMPLES, problem_example
 from pyramide.service.http.problems import PROBLEM_JSON, PROBLEM_STATUS
 from pyramide.service.http.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN, Problem
 
@@ -133,6 +134,30 @@ RATE_LIMIT_POLICY: Final = _header(
 RATE_LIMIT: Final = _header(
     "What is left of that limit and when it resets (IETF RateLimit), when a rate limit refused it.", required=False
 )
+POLICY_ON_SUCCESS: Final = _header(
+    'The tightest limit the request counted against (IETF RateLimit-Policy: `"name";q=<quota>;w=<window s>`);'
+    " absent when the limit is switched off.",
+    required=False,
+    pattern='^"[a-z_]+";q=[0-9]+;w=[0-9]+$',
+)
+STATE_ON_SUCCESS: Final = _header(
+    'What is left of that limit (IETF RateLimit: `"name";r=<remaining>;t=<seconds until all of it is back>`);'
+    " absent when the limit is switched off.",
+    required=False,
+    pattern='^"[a-z_]+";r=[0-9]+;t=[0-9]+$',
+)
+REPLAYED: Final = _header(
+    "`true` when this is the answer kept for the request's Idempotency-Key, sent again: the change was made once,"
+    " by an earlier request with that key; absent on a fresh answer.",
+    required=False,
+    pattern="^true$",
+)
+DEPRECATION: Final = _header(
+    "When this operation was deprecated (RFC 9745, `@<epoch seconds>`): it is to be removed, see Sunset.",
+    pattern="^@[0-9]+$",
+)
+SUNSET: Final = _header("From when this deprecated operation may stop working (RFC 8594, an HTTP date).")
+VARY: Final = _header("`Accept-Language` (and `Origin` under CORS): the body is in the caller's language.")
 
 
 TAGS: Final = {
@@ -160,17 +185,27 @@ def _response_headers(handler: HTTPRouteHandler, status: int) -> dict[str, Any]:
     """The headers a response of ``handler`` with ``status`` carries: what every answer carries, and what the
     handler declares (``snapshot``: a game's snapshot, with its ETag, in the caller's language; ``localised``:
     texts in the caller's language; ``location``: a created resource; ``if_none_match``: an ETag on the 200 and
-    the 304, a hash of the body where the answer is no snapshot)."""
+    the 304, a hash of the body where the answer is no snapshot; ``rate_limited``: the RateLimit headers on
+    success too; ``deprecation``: ``http.deprecation``'s Deprecation and Sunset). A POST that keeps its answer
+    for an Idempotency-Key (a snapshot's, or one with a ``secret_idempotency_key``) declares
+    ``Idempotent-Replayed``."""
     opt = handler.opt
     headers: dict[str, Any] = {"X-Request-ID": REQUEST_ID}
     if status >= 400 or opt.get("snapshot") or opt.get("localised"):
         headers["Content-Language"] = CONTENT_LANGUAGE
+        headers["Vary"] = VARY
     if status < 300 and opt.get("snapshot"):
         headers["ETag"] = ETAG
     elif (status < 300 or status == 304) and opt.get("if_none_match"):
         headers["ETag"] = CONTENT_ETAG
     if status == 201 and opt.get("location"):
         headers["Location"] = LOCATION
+    if status < 400 and opt.get("deprecation"):
+        headers |= {"Deprecation": DEPRECATION, "Sunset": SUNSET}
+    if status < 300 and opt.get("rate_limited"):
+        headers |= {"RateLimit-Policy": POLICY_ON_SUCCESS, "RateLimit": STATE_ON_SUCCESS}
+    if status < 300 and "POST" in handler.http_methods and (opt.get("snapshot") or opt.get("secret_idempotency_key")):
+        headers["Idempotent-Replayed"] = REPLAYED
     if status in (429, 503):
         headers["Retry-After"] = RETRY_AFTER
     if status == 429:
@@ -251,6 +286,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
     document["tags"] = _tags(document)
     _add_links(document)
     _catalogue(components["schemas"]["Problem"])
+    _add_examples(document)
     used = json.dumps(document)
     components["schemas"] = {
         k: v for k, v in sorted(components["schemas"].items()) if f'"{_REF.format(model=k)}"' in used
@@ -297,6 +333,40 @@ def _with_not_modified(responses: dict[str, Any], handler: HTTPRouteHandler) -> 
         "headers": {**_response_headers(handler, 304), "ETag": ETAG if handler.opt.get("snapshot") else CONTENT_ETAG},
     }
     return dict(sorted({**responses, "304": not_modified}.items()))
+
+
+def _add_examples(document: dict[str, Any]) -> None:
+    """An example for every body: on each schema that has one (``http.examples``), and on each request and response
+    that carries it (a union's: one per branch, named by it); a problem's from the catalogue, for its status."""
+    schemas = document["components"]["schemas"]
+    for name, examples in EXAMPLES.items():
+        if name in schemas:
+            schemas[name]["examples"] = examples
+    for path in document["paths"].values():
+        for operation in path.values():
+            bodies: list[tuple[int | None, dict[str, Any]]] = [(None, operation.get("requestBody", {}))]
+            bodies += [(int(status), response) for status, response in operation.get("responses", {}).items()]
+            for status, body in bodies:
+                for media_type, media in body.get("content", {}).items():
+                    example = problem_example(status) if media_type == PROBLEM_JSON and status else None
+                    named = _named_examples(media.get("schema", {}))
+                    if example is not None:
+                        media["example"] = example
+                    elif len(named) == 1:
+                        media["example"] = next(iter(named.values()))
+                    elif named:
+                        media["examples"] = {name: {"summary": name, "value": value} for name, value in named.items()}
+
+
+def _named_examples(schema: dict[str, Any]) -> dict[str, Any]:
+    """The examples of a body's schema by the name of the model they show: a model's first, or each branch's of a
+    union."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        name = ref.rpartition("/")[2]
+        return {name: EXAMPLES[name][0]} if name in EXAMPLES else {}
+    branches = schema.get("oneOf") or schema.get("anyOf") or []
+    return {name: value for branch in branches for name, value in _named_examples(branch).items()}
 
 
 def _catalogue(problem: dict[str, Any]) -> None:

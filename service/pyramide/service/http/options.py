@@ -99,6 +99,7 @@ async def _refuse(send: Send, accept_language: bytes | None) -> None:
     head = [
         (b"content-type", PROBLEM_JSON.encode()),
         (b"content-language", locale.encode()),
+        (b"vary", b"Accept-Language"),
         (b"content-length", str(len(body)).encode()),
     ]
     await send({"type": "http.response.start", "status": 403, "headers": head})

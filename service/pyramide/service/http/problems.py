@@ -210,7 +210,7 @@ def problem_response(
         body,
         status_code=status,
         media_type=PROBLEM_JSON,
-        headers={"Content-Language": locale, **(headers or {})},
+        headers={"Content-Language": locale, "Vary": "Accept-Language", **(headers or {})},
     )
 
 

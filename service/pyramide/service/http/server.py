@@ -103,7 +103,8 @@ def problem_bytes(
     retry = f"retry-after: {retry_after_s}\r\n" if retry_after_s is not None else ""
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: {PROBLEM_JSON}\r\ncontent-language: {locale}\r\n"
-        f"content-length: {len(body)}\r\nx-request-id: {request}\r\n{retry}connection: close\r\n\r\n"
+        f"vary: Accept-Language\r\ncontent-length: {len(body)}\r\nx-request-id: {request}\r\n"
+        f"{retry}connection: close\r\n\r\n"
     )
     return head.encode() + body
 

@@ -90,6 +90,21 @@ class AddressMoves:
         if self._allowance >= 0 or self._own:
             self._counts[bucket] = self._counts.get(bucket, 0) + 1
 
+    def state(self, bucket: str) -> tuple[str, str] | None:
+        """The IETF ``RateLimit-Policy`` and ``RateLimit`` values of ``bucket``'s allowance, as this process knows
+        it (the shared total at the last flush and its own count since): moves left in the window, and the
+        seconds until the window ends; ``None`` without an allowance. Two dict reads and one string: the move
+        route's answer carries it."""
+        own = self._own.get(bucket) if self._own else None
+        allowance = self._allowance if own is None else own
+        if allowance < 0:
+            return None
+        left = allowance - self._totals.get(bucket, 0) - self._counts.get(bucket, 0)
+        reset = WINDOW_S - int(time.time()) % WINDOW_S
+        name = self.limit.name
+        policy = self.limit.policy if own is None else f'"{name}";q={allowance};w={WINDOW_S}'
+        return policy, f'"{name}";r={left if left > 0 else 0};t={reset}'
+
     @staticmethod
     def _until_window_ends_ms() -> int:
         return max(1, int((WINDOW_S - time.time() % WINDOW_S) * 1000))

@@ -10,6 +10,7 @@ Redis's own (``TIME``), so every process agrees on it.
 from __future__ import annotations
 
 import math
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Final, NamedTuple
@@ -98,13 +99,51 @@ class Limit:
             return 0
         return max(cell, now_ms) + self.interval_ms - self.burst_ms - now_ms
 
+    @cached_property
+    def policy(self) -> str:
+        """The limit as an IETF ``RateLimit-Policy`` item (draft-ietf-httpapi-ratelimit-headers, structured
+        field): its name, quota and window in seconds."""
+        return f'"{self.name}";q={self.limit};w={self.window_s}'
+
+    def state(self, remaining: int, reset_s: int) -> str:
+        """An IETF ``RateLimit`` item: ``remaining`` requests left now, all back in ``reset_s`` seconds."""
+        return f'"{self.name}";r={remaining};t={reset_s}'
+
     def headers(self, wait_s: int) -> dict[str, str]:
-        """The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers, structured-field form) for a client
-        that must wait ``wait_s``."""
-        return {
-            "RateLimit-Policy": f'"{self.name}";q={self.limit};w={self.window_s}',
-            "RateLimit": f'"{self.name}";r=0;t={wait_s}',
-        }
+        """The IETF RateLimit headers for a client that must wait ``wait_s`` (a 429): nothing left."""
+        return {"RateLimit-Policy": self.policy, "RateLimit": self.state(0, wait_s)}
+
+    def allowance(self, ahead_ms: int) -> Allowance:
+        """What is left of the limit for a client whose cell stands ``ahead_ms`` past now after a request it let
+        through (the second answer of ``gcra``): the burst not yet spent, and when all of it is back."""
+        remaining = max(0, (self.burst_ms - ahead_ms) // self.interval_ms) if self.interval_ms else self.limit
+        return Allowance(self, remaining, max(0, math.ceil(ahead_ms / 1000)))
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """What a client has left of ``limit`` after a request it let through: ``remaining`` more now, and all of it
+    again in ``reset_s`` seconds. What the RateLimit headers of a successful answer say."""
+
+    limit: Limit
+    remaining: int
+    reset_s: int
+
+    def headers(self) -> dict[str, str]:
+        return {"RateLimit-Policy": self.limit.policy, "RateLimit": self.limit.state(self.remaining, self.reset_s)}
+
+
+ALLOWANCE: Final[ContextVar[Allowance | None]] = ContextVar("pyramide_allowance", default=None)
+"""The tightest allowance the current request was counted against (every request runs in a task of its own, with
+a copy of the context): set where a limit lets a request through, read by the HTTP layer for the headers of the
+answer (``http.limits.rate_limit_headers``). A domain service that checks a limit need not pass it back."""
+
+
+def note(allowance: Allowance) -> None:
+    """Remember ``allowance`` for the current request's answer, unless one already noted leaves less."""
+    noted = ALLOWANCE.get()
+    if noted is None or allowance.remaining < noted.remaining:
+        ALLOWANCE.set(allowance)
 
 
 class RateLimitedError(DomainError):
@@ -158,13 +197,14 @@ class RateLimiter:
         if limit.limit <= 0:
             return
         try:
-            wait = int(await self._check(CellKeys(cell=key), limit.args()))
+            wait, ahead = await self._check(CellKeys(cell=key), limit.args())
         except ResponseError as error:
             if not storage_full(error):
                 raise
             return  # a full Redis cannot count; what the request would write is refused on its own (507)
-        if wait > 0:
-            raise RateLimitedError(limit, wait)
+        if int(wait) > 0:
+            raise RateLimitedError(limit, int(wait))
+        note(limit.allowance(int(ahead)))
 
     async def check_with_quota(self, limit: Limit, key: str, quota: Quota, counter: str) -> None:
         """Count one request against ``limit`` under ``key`` and against ``quota`` under ``counter`` (one slot),
@@ -174,14 +214,16 @@ class RateLimiter:
             return await self.check(limit, key)
         interval, burst = limit.args()
         quota_limit, window = quota.args()
-        kind, wait = await self._check_with_quota(
+        kind, wait_or_ahead = await self._check_with_quota(
             CellAndCounterKeys(cell=key, counter=counter),
             LimitAndQuotaArgs(interval=interval, burst=burst, quota=quota_limit, window=window),
         )
         if int(kind) == Result.OVER_QUOTA:
-            raise QuotaExceededError(quota, int(wait))
+            raise QuotaExceededError(quota, int(wait_or_ahead))
         if int(kind) == Result.LIMITED:
-            raise RateLimitedError(limit, int(wait))
+            raise RateLimitedError(limit, int(wait_or_ahead))
+        if limit.limit > 0:
+            note(limit.allowance(int(wait_or_ahead)))
         return None
 
     async def take(self, quota: Quota, counter: str) -> None:

@@ -10,9 +10,9 @@ from pyramide.service.apps import SESSION_PREFIX, AppPlayers, valid_external_id
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.auth import APP_TOKENS, bearer_token
 from pyramide.service.http.body import AnyRequest, fingerprint, parse_body
-from pyramide.service.http.headers import header_value, secret_idempotency_key
+from pyramide.service.http.headers import header_value, replay_header, secret_idempotency_key
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.limits import AddressLimits
+from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.responses import problems
 from pyramide.service.players.schemas import CreatedPlayer, CreatePlayerBody, IssuedToken, PlayerSettingsBody
 from pyramide.service.players.schemas import Player as PlayerView
@@ -44,6 +44,8 @@ class PlayerController(Controller):
         " client address.",
         responses=problems(400, 409, 413, 422, 429),
         exclude_from_auth=True,
+        rate_limited=True,
+        after_request=rate_limit_headers,
     )
     async def create(
         self, request: AnyRequest, players: Injected[PlayerStore], address_limits: Injected[AddressLimits]
@@ -51,11 +53,11 @@ class PlayerController(Controller):
         key = secret_idempotency_key(request)
         body = await parse_body(request, _CREATE)
         await address_limits.check(request, "players")
-        player, token = await players.create(
+        player, token, replayed = await players.create(
             body.locale, body.explain_errors, key, await fingerprint(request), body.name
         )
         created = CreatedPlayer(**_view(player).model_dump(), token=token)
-        return Response(created, status_code=201, headers={"Location": "/v1/players/me"})
+        return Response(created, status_code=201, headers={"Location": "/v1/players/me", **replay_header(replayed)})
 
     @post(
         "/me/token",
@@ -78,8 +80,8 @@ class PlayerController(Controller):
             raise DomainError(ErrorCode.UNAUTHORIZED)
         if token.startswith(APP_TOKENS):
             raise DomainError(ErrorCode.FORBIDDEN)  # an app's players have no token of their own to replace
-        fresh = await players.rotate(token, key, await fingerprint(request) if key else "")
-        return Response(IssuedToken(token=fresh), status_code=201)
+        fresh, replayed = await players.rotate(token, key, await fingerprint(request) if key else "")
+        return Response(IssuedToken(token=fresh), status_code=201, headers=replay_header(replayed))
 
     @get(
         "/me",

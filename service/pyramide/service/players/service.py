@@ -298,29 +298,30 @@ class PlayerStore:
         idempotency_key: str | None = None,
         fingerprint: str = "",
         name: str | None = None,
-    ) -> tuple[Player, str]:
-        """A new player and its token; with an Idempotency-Key used before for the same request, that player and
-        the same token (409 ``idempotency_key_reused`` for a different request). Concurrent requests with one key
+    ) -> tuple[Player, str, bool]:
+        """A new player, its token, and whether that is the answer kept for an Idempotency-Key (replayed); with an
+        Idempotency-Key used before for the same request, that player and the same token (409
+        ``idempotency_key_reused`` for a different request). Concurrent requests with one key
         all get the one player that was kept first: each creates a player, only one keeps its record, and the
         others delete theirs (settings and token hash) before answering with the kept one, so every token answered
         works and no key of a player no one holds a token of is left behind."""
         player = Player(uuid4(), locale, explain_errors, int(time.time() * 1000), name)
         if idempotency_key is None:
-            return player, await self._insert(player)
+            return player, await self._insert(player), False
         sealed = SealedCreate(idempotency_key)
         kept = raw(await self.redis.get(sealed.key))
         if kept is not None:
-            return sealed.open(kept, fingerprint)
+            return *sealed.open(kept, fingerprint), True
         token = await self._insert(player)
         ttl_ms = self.settings.idempotency_ttl_s * 1000
         if await self.redis.set(sealed.key, sealed.seal(fingerprint, player, token), nx=True, px=ttl_ms):
             await self._change(player.id, {"create_record": sealed.key})
-            return player, token
+            return player, token, False
         await self.redis.delete(keyspace.player(player.id), keyspace.auth(player.id))
         kept = raw(await self.redis.get(sealed.key))
         if kept is None:  # kept and expired in between: not seen in practice, but never answer a deleted player
             raise DomainError(ErrorCode.VERSION_CONFLICT)
-        return sealed.open(kept, fingerprint)
+        return *sealed.open(kept, fingerprint), True
 
     async def _insert(self, player: Player) -> str:
         """Store ``player`` with a fresh token's hash; the token."""
@@ -418,15 +419,16 @@ class PlayerStore:
             return None
         return _player(player_id, fields)
 
-    async def rotate(self, old_token: str, idempotency_key: str | None, fingerprint: str) -> str:
+    async def rotate(self, old_token: str, idempotency_key: str | None, fingerprint: str) -> tuple[str, bool]:
         """A new token for the player of ``old_token``, which stops working at once (401 ``unauthorized`` for a
-        token that does not work). With an Idempotency-Key, the answer is kept, sealed, for a retry that holds
-        both the old token and the key (409 ``idempotency_key_reused`` for another request)."""
+        token that does not work), and whether that is the answer kept for an Idempotency-Key (replayed). With an
+        Idempotency-Key, the answer is kept, sealed, for a retry that holds both the old token and the key (409
+        ``idempotency_key_reused`` for another request)."""
         sealed = None if idempotency_key is None else SealedCreate.rotation(old_token, idempotency_key)
         if sealed is not None:
             kept = raw(await self.redis.get(sealed.key))
             if kept is not None:
-                return sealed.open(kept, fingerprint)[1]
+                return sealed.open(kept, fingerprint)[1], True
         player = await self._authenticate(old_token)
         if player is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
@@ -450,9 +452,9 @@ class PlayerStore:
             kept = None if sealed is None else raw(await self.redis.get(sealed.key))
             if kept is None or sealed is None:
                 raise DomainError(ErrorCode.UNAUTHORIZED)  # another rotation replaced this token first
-            return sealed.open(kept, fingerprint)[1]
+            return sealed.open(kept, fingerprint)[1], True
         self.forget(player.id)
-        return token
+        return token, False
 
     async def _change(self, player_id: UUID, fields: dict[str, str]) -> bool:
         """Set ``fields`` of the player's hash if it still exists; whether it did."""

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from pyramide.service.http.auth import OPEN_TO_BANNED
 from pyramide.service.http.injection import Injected
+from pyramide.service.http.limits import rate_limit_headers
 from pyramide.service.http.responses import problems
 from pyramide.service.players import Player
 from pyramide.service.privacy.service import PlayerData
@@ -50,6 +51,8 @@ class PrivacyController(Controller):
         description="Open to a banned player too; `moderation` lists what moderators did to the caller.",
         responses=problems(400, 401, 403, 429),
         opt={OPEN_TO_BANNED: True},
+        rate_limited=True,
+        after_request=rate_limit_headers,
     )
     async def export(self, request: PlayerRequest, privacy: Injected[PlayerData]) -> PlayerExport:
         return PlayerExport.model_validate(await privacy.export(request.user))

@@ -1,3 +1,4 @@
--- Counts one request against a rate limit: answers 0, or the ms to wait.
+-- Counts one request against a rate limit: answers {0, ms the cell stands ahead of now}, or {the ms to wait, 0}.
 --! include gcra
-return gcra(KEYS.cell, tonumber(ARGV.interval), tonumber(ARGV.burst))
+local wait, ahead = gcra(KEYS.cell, tonumber(ARGV.interval), tonumber(ARGV.burst))
+return {wait, ahead or 0}
