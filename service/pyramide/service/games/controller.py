@@ -126,7 +126,9 @@ class GameController(Controller):
         snapshot=True,
         if_none_match=True,
         summary="A game's snapshot",
-        description="With `If-None-Match` naming the game's version (its ETag), 304 while the game is unchanged.",
+        description="With `If-None-Match` naming the game's version (its ETag), 304 while the snapshot is the one"
+        " held: a game not started yet or finished (a challenge game: finished after its challenge closed). A game"
+        " whose clock runs (`elapsed_ms` grows) is always the whole 200, with the same ETag while no move is made.",
         responses=problems(400, 401, 403, 404),
     )
     async def read(
@@ -134,9 +136,9 @@ class GameController(Controller):
     ) -> Response[Snapshot]:
         tags = if_none_match(request)
         game = game_id_of(game_id)
-        reply = await games.read(request.user, game, locale_of(request, request.user.locale))
+        reply, unchanging = await games.read(request.user, game, locale_of(request, request.user.locale))
         etag = f'"{reply.version}"'
-        if not none_match(tags, etag):
+        if unchanging and not none_match(tags, etag):
             return not_modified(etag, {"Content-Language": reply.locale})
         return _send(reply, game)
 
