@@ -223,7 +223,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
             if body is not None:
                 required = not _optional(handler.opt["request_body"])
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
-    _add_links(document)
+    _add_links(document, operations)
     _catalogue(components["schemas"]["Problem"])
     used = json.dumps(document)
     components["schemas"] = {k: v for k, v in components["schemas"].items() if f'"{_REF.format(model=k)}"' in used}
@@ -265,19 +265,35 @@ def _request_headers(route: str, method: str, handler: HTTPRouteHandler) -> list
     return [*headers, *_app_headers(route, handler), ACCEPT_LANGUAGE_HEADER, REQUEST_ID_HEADER]
 
 
-def _add_links(document: dict[str, Any]) -> None:
-    """A created game links to everything done with it (every operation on ``/v1/games/{game_id}``): clients and
-    stateful fuzzing follow the id."""
-    created = document["paths"]["/v1/games"]["post"]["responses"]["201"]
-    created["links"] = {
-        operation["operationId"][0].upper() + operation["operationId"][1:]: {
-            "operationId": operation["operationId"],
-            "parameters": {"game_id": "$response.body#/id"},
-        }
+def _add_links(document: dict[str, Any], operations: dict[str, HTTPRouteHandler]) -> None:
+    """Every snapshot of a game (the 201 of its creation, the 200 of a read or an action: a handler's
+    ``snapshot``) links to everything done with the game (every operation on ``/v1/games/{game_id}``): clients and
+    stateful fuzzing follow its id, and its ETag into the If-Match of the operations that take one (``if_match``),
+    so that the next action names the version the snapshot shows."""
+    targets = [
+        operation["operationId"]
         for route, path in document["paths"].items()
         if route.startswith("/v1/games/{game_id}")
         for operation in path.values()
-    }
+    ]
+    for path in document["paths"].values():
+        for operation in path.values():
+            if not operations[operation["operationId"]].opt.get("snapshot"):
+                continue
+            for status, response in operation["responses"].items():
+                if status in ("200", "201"):
+                    response["links"] = {_link_name(target): _link(target, operations) for target in targets}
+
+
+def _link_name(operation_id: str) -> str:
+    return operation_id[0].upper() + operation_id[1:]
+
+
+def _link(target: str, operations: dict[str, HTTPRouteHandler]) -> dict[str, Any]:
+    parameters = {"game_id": "$response.body#/id"}
+    if operations[target].opt.get("if_match"):
+        parameters["header.If-Match"] = "$response.header.ETag"
+    return {"operationId": target, "parameters": parameters}
 
 
 class ServiceDocument:
