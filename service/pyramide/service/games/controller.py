@@ -151,7 +151,7 @@ class GameController(Controller):
         request_body=MoveBody,
         summary="Play an explicit move",
         description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH,
-        responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
+        responses=problems(400, 401, 403, 404, 409, 413, 422, 429),
         status_code=200,
     )
     async def move(
@@ -171,7 +171,7 @@ class GameController(Controller):
         request_body=TapBody,
         summary="Tap a card or the stock, as in the app",
         description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH,
-        responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
+        responses=problems(400, 401, 403, 404, 409, 413, 422, 429),
         status_code=200,
     )
     async def tap(
@@ -190,7 +190,7 @@ class GameController(Controller):
         store_checks_token=True,
         summary="Give a game up",
         description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,
-        responses=problems(400, 401, 403, 404, 409, 412, 413, 429),
+        responses=problems(400, 401, 403, 404, 409, 413, 429),
         status_code=200,
     )
     async def abandon(

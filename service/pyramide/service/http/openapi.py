@@ -21,6 +21,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
 from pyramide.service.http.problems import PROBLEM_JSON, PROBLEM_STATUS
+from pyramide.service.http.responses import PRECONDITION_FAILED
 from pyramide.service.http.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN, Problem
 
 COMMITTED: Final = Path(__file__).resolve().parents[4] / "openapi" / "openapi.json"
@@ -218,6 +219,8 @@ def build_document(app: Litestar) -> dict[str, Any]:
                     response.pop("content", None)  # no body
             if handler.opt.get("if_none_match"):
                 operation["responses"] = _with_not_modified(operation["responses"], handler)
+            if handler.opt.get("if_match"):
+                operation["responses"] = _with_precondition_failed(operation["responses"], handler)
             operation["parameters"] = [*operation.get("parameters", []), *_request_headers(route, method, handler)]
             body = bodies.get(operation["operationId"])
             if body is not None:
@@ -238,6 +241,17 @@ def _with_not_modified(responses: dict[str, Any], handler: HTTPRouteHandler) -> 
         "headers": {**_response_headers(handler, 304), "ETag": ETAG if handler.opt.get("snapshot") else CONTENT_ETAG},
     }
     return dict(sorted({**responses, "304": not_modified}.items()))
+
+
+def _with_precondition_failed(responses: dict[str, Any], handler: HTTPRouteHandler) -> dict[str, Any]:
+    """``responses`` with the 412 of a handler that acts on a version (``if_match``): what a schema-valid If-Match
+    naming another version than the game's gets, a problem, in order of status."""
+    failed = {
+        "description": PRECONDITION_FAILED,
+        "content": {PROBLEM_JSON: {"schema": {"$ref": _REF.format(model="Problem")}}},
+        "headers": _response_headers(handler, 412),
+    }
+    return dict(sorted({**responses, "412": failed}.items()))
 
 
 def _catalogue(problem: dict[str, Any]) -> None:
