@@ -5,9 +5,12 @@ is unchanged, and 200 with a new ETag once a move, a win or a board entry change
 from __future__ import annotations
 
 import json
+import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+import pytest
 import redis
 
 from pyramide.engine import DealCode, Game
@@ -124,9 +127,78 @@ def _stale_then_fresh(api: httpx.Client, auth: dict[str, str], held: dict[str, h
             continue
         assert now.status_code == 200 and now.content != before.content, (path, now.status_code)
         assert now.headers["etag"] != before.headers["etag"], path
-        _not_modified(api.get(path, headers={**auth, "If-None-Match": now.headers["etag"]}), now.headers["etag"])
+        again = api.get(path, headers={**auth, "If-None-Match": now.headers["etag"]})
+        if _running(again):  # its clock runs: the whole body again, under the same version
+            assert again.headers["etag"] == now.headers["etag"], path
+        else:
+            _not_modified(again, now.headers["etag"])
         changed.append(path)
     return changed
+
+
+def _running(response: httpx.Response) -> bool:
+    """A game's 200 whose clock runs (started, not finished)."""
+    if response.status_code != 200 or "/record" in str(response.request.url) or "/games/" not in str(response.url):
+        return False
+    body = response.json()
+    return body["elapsed_ms"] is not None and body["finished_at"] is None
+
+
+def test_a_running_game_is_never_304_while_its_clock_grows(live_url: str) -> None:
+    """Found after the first work on issue 44: ``If-None-Match`` with the version's ETag was 304 while the body's
+    ``elapsed_ms`` had grown, so a cache kept the old clock. Now a started, unfinished game is the whole 200 (same
+    ETag, a later ``elapsed_ms``), that ETag still goes into a move's If-Match, and the finished game is 304."""
+    with httpx.Client(base_url=live_url) as api:
+        auth = _player(api)
+        api.headers.update(auth)
+        game = _game(api, auth, {"code": EASY_CODE})
+        _play(api, auth, game, WINNING[:1])
+        held = api.get(f"/v1/games/{game}")
+        time.sleep(0.03)
+        again = api.get(f"/v1/games/{game}", headers={"If-None-Match": held.headers["etag"]})
+        assert again.status_code == 200, again.status_code
+        assert again.headers["etag"] == held.headers["etag"]
+        assert again.json()["elapsed_ms"] >= held.json()["elapsed_ms"] + 30
+        moved = api.post(f"/v1/games/{game}/moves", json=WINNING[1], headers={"If-Match": again.headers["etag"]})
+        assert moved.status_code == 200, moved.text
+        _play(api, auth, game, WINNING[2:])
+        won = api.get(f"/v1/games/{game}")
+        assert won.json()["status"] == "won"
+        time.sleep(0.02)
+        _not_modified(api.get(f"/v1/games/{game}", headers={"If-None-Match": won.headers["etag"]}), won.headers["etag"])
+        assert api.get(f"/v1/games/{game}").content == won.content
+
+
+def test_a_challenge_game_read_across_the_close_shows_its_code(
+    live_url: str, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found after the first work on issue 44: a challenge game won before the close withholds its ``code``; after
+    the close the code shows with no new version, and the held ETag was answered 304, hiding it. Now the whole 200,
+    code included, with the same ETag."""
+    with httpx.Client(base_url=live_url) as api:
+        auth = _player(api)
+        api.headers.update(auth)
+        challenge = api.get("/v1/challenges/current").json()["id"]
+        game = _game(api, auth, {"challenge": challenge})
+        kept = redis_client.get(f"pyr:{{c:{challenge}}}:deal")
+        assert kept is not None
+        _play(api, auth, game, [move_body(m) for m in solve(Game(DealCode.parse(json.loads(kept)["code"]))).line])
+        held = api.get(f"/v1/games/{game}")
+        assert held.json()["status"] == "won" and held.json()["code"] is None
+        _past_the_close(monkeypatch)
+        after = api.get(f"/v1/games/{game}", headers={"If-None-Match": held.headers["etag"]})
+        assert after.status_code == 200, after.status_code
+        assert after.headers["etag"] == held.headers["etag"]
+        assert after.json()["code"] == json.loads(kept)["code"]
+
+
+def _past_the_close(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service's wall clock (``time.time``, what it reads) a minute past the next midnight UTC."""
+    now = datetime.now(UTC)
+    midnight = datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
+    offset = (midnight - now).total_seconds() + 60
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + offset)
 
 
 def test_an_if_none_match_that_is_no_list_of_tags_is_a_localised_400(live_url: str) -> None:

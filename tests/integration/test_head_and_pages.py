@@ -5,8 +5,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import httpx
+from litestar import Litestar
+
+from pyramide.service.app import create_app
+from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
 
 VARYING = frozenset({"date", "x-request-id"})
 """Headers that differ between any two requests."""
@@ -36,6 +42,64 @@ def test_head_answers_as_get_without_the_body(live_url: str) -> None:
             assert same == {k: v for k, v in got.headers.items() if k not in VARYING}, path
             assert int(head.headers["content-length"]) == len(got.content), path
         assert client.head(f"{live_url}/v1/games/{game}").headers["etag"] == '"0"'
+
+
+OPERATOR_KEY = "operator-key-for-the-head-walk-0123456789"
+COMPARED = ("content-type", "etag", "cache-control", "content-language", "vary", "location", "allow")
+"""The headers a cache or a client reads from a HEAD as from its GET."""
+
+
+def _path_values(api: httpx.Client, auth: dict[str, str]) -> dict[str, str]:
+    """A real value for each path parameter of the schema: a created game, a deal code, today's challenge, an app, a
+    player, a board."""
+    game = api.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+    challenge = api.get("/v1/challenges/current").json()["id"]
+    operator = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+    app = api.post("/v1/admin/apps", json={"name": "head walk", "scopes": ["players"]}, headers=operator).json()
+    me = api.get("/v1/players/me", headers=auth).json()["id"]
+    return {
+        "game_id": game, "code": "PY1-N-AAAAAAS", "challenge_id": challenge, "app_id": app["id"], "player_id": me,
+        "board": "PY1-N-AAAAAAS", "review_id": "00000000-0000-4000-8000-000000000000", "external_id": "someone",
+    }  # fmt: skip
+
+
+def _walk_gets(api: httpx.Client, document: dict[str, Any], values: dict[str, str]) -> list[str]:
+    """Every GET operation of ``document``: its path with real values."""
+    return [
+        re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
+        for path, operations in document["paths"].items()
+        if "get" in operations
+    ]
+
+
+def test_head_of_every_get_in_the_schema_answers_as_the_get(settings: Settings) -> None:
+    """Issue 44, "HEAD everywhere GET is": every GET operation the schema lists (with a real game, deal code,
+    challenge, app and player; as a player and as the operator) answers HEAD with the GET's status and headers,
+    ``Content-Length`` the length of the GET's body (or absent with it), and no body."""
+    app: Litestar = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY}))
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=10) as api:
+        token = api.post("/v1/players", json={}).json()["token"]
+        player = {"Authorization": f"Bearer {token}", "Accept-Language": "en"}
+        document = api.get("/schema/openapi.json").json()
+        paths = _walk_gets(api, document, _path_values(api, player))
+        assert len(paths) == sum("get" in ops for ops in document["paths"].values()) >= 20
+        for path in paths:
+            auth = {**player, "Authorization": f"Bearer {OPERATOR_KEY}"} if "/admin/" in path else player
+            got = api.get(path, headers=auth)
+            head = api.head(path, headers=auth)
+            assert got.status_code == 200, (path, got.status_code, got.text)
+            assert head.status_code == got.status_code, (path, got.status_code, head.text)
+            assert head.content == b"", path
+            for name in COMPARED:
+                assert head.headers.get(name) == got.headers.get(name), (path, name, head.headers, got.headers)
+            length = head.headers.get("content-length")
+            assert length is None or int(length) == len(got.content), (path, length, len(got.content))
+            assert length is not None or "content-length" not in got.headers, path
+            if "etag" in got.headers:  # revalidated as the GET is: the same status (304 or 200) with no body
+                held = {**auth, "If-None-Match": got.headers["etag"]}
+                again, head = api.get(path, headers=held), api.head(path, headers=held)
+                assert (head.status_code, head.content) == (again.status_code, b""), path
+                assert head.headers.get("etag") == again.headers.get("etag"), path
 
 
 def test_allow_lists_head_beside_get(live_url: str) -> None:

@@ -19,7 +19,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.generation import GenerationMode
 
-from tests.integration.test_api_fuzz import OWN_PLAYER, can_be_invalid, configure
+from tests.integration.test_api_fuzz import OWN_PLAYER, can_be_invalid, configure, run_workflows
 
 ORIGIN = "https://front.example"
 
@@ -102,16 +102,7 @@ def test_serve_fuzzed_over_http_and_persistent(tmp_path: Path) -> None:
                 except Exception as error:
                     failures.append(f"{operation.label} {mode.value}: {error}")
         assert not failures, "\n\n".join(failures)
-        workflow: Any = schema.as_state_machine()
-
-        class OverHttp(workflow):  # type: ignore[misc]
-            def get_call_kwargs(self, case: Any) -> dict[str, Any]:
-                return {"base_url": url, "headers": _headers(url, case, auth)}
-
-        OverHttp.run(
-            settings=settings(max_examples=10, stateful_step_count=5, deadline=None, database=None, derandomize=True,
-                              suppress_health_check=list(HealthCheck))
-        )  # fmt: skip
+        run_workflows(schema, 10, lambda case: {"base_url": url, "headers": _headers(url, case, auth)}, steps=5)
     assert not _redis_running(data_dir), "the embedded Redis stops with the service"
     with _serve(data_dir) as url:
         kept = httpx.get(f"{url}/v1/games/{game['id']}", headers=auth)

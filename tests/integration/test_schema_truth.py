@@ -162,3 +162,27 @@ def test_the_schemas_name_pattern_takes_every_character_the_service_takes(live_u
         by_service = {c for c in codes if service.fullmatch(shape.format(chr(c)))}
         assert {c for c in python if c <= 0xFFFF} == {c for c in by_service if c <= 0xFFFF}, shape
         assert python <= by_service and len(python) > 50_000
+
+
+def test_every_operation_that_takes_if_match_declares_its_412(live_url: str) -> None:
+    """A schema-valid If-Match naming another version than the game's is a 412 problem on each operation that takes
+    If-Match (played for real on a game moved on to version 1), and each declares that 412 with the Problem body;
+    no other operation takes If-Match."""
+    with httpx.Client(base_url=live_url, headers={"Accept-Language": "en"}) as api:
+        document = api.get("/schema/openapi.json").json()
+        auth = {"Authorization": f"Bearer {api.post('/v1/players', json={}).json()['token']}"}
+        game = api.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+        assert api.post(f"/v1/games/{game}/moves", json={"type": "draw"}, headers=auth).status_code == 200
+        bodies = {"playMove": {"type": "draw"}, "tap": {"target": "stock"}, "abandonGame": None}
+        taking = {}
+        for path, operations in document["paths"].items():
+            for method, operation in operations.items():
+                if any(p["name"] == "If-Match" for p in operation.get("parameters", [])):
+                    taking[operation["operationId"]] = (method, path.replace("{game_id}", game), operation)
+        assert set(taking) == set(bodies), taking.keys()
+        for name, (method, path, operation) in taking.items():
+            declared = operation["responses"]["412"]["content"]["application/problem+json"]["schema"]
+            assert declared == {"$ref": "#/components/schemas/Problem"}, name
+            stale = api.request(method, path, json=bodies[name], headers={**auth, "If-Match": '"0"'})
+            assert stale.status_code == 412 and stale.json()["code"] == "precondition_failed", (name, stale.text)
+            assert stale.headers["content-type"] == "application/problem+json"

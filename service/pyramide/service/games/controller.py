@@ -135,7 +135,9 @@ class GameController(Controller):
         snapshot=True,
         if_none_match=True,
         summary="A game's snapshot",
-        description="With `If-None-Match` naming the game's version (its ETag), 304 while the game is unchanged.",
+        description="With `If-None-Match` naming the game's version (its ETag), 304 while the snapshot is the one"
+        " held: a game not started yet or finished (a challenge game: finished after its challenge closed). A game"
+        " whose clock runs (`elapsed_ms` grows) is always the whole 200, with the same ETag while no move is made.",
         responses=problems(400, 401, 403, 404),
     )
     async def read(
@@ -143,9 +145,9 @@ class GameController(Controller):
     ) -> Response[Snapshot]:
         tags = if_none_match(request)
         game = game_id_of(game_id)
-        reply = await games.read(request.user, game, locale_of(request, request.user.locale))
+        reply, unchanging = await games.read(request.user, game, locale_of(request, request.user.locale))
         etag = f'"{reply.version}"'
-        if not none_match(tags, etag):
+        if unchanging and not none_match(tags, etag):
             return not_modified(etag, {"Content-Language": reply.locale, "Vary": "Accept-Language"})
         return _send(reply, game)
 
@@ -158,7 +160,7 @@ class GameController(Controller):
         request_body=MoveBody,
         summary="Play an explicit move",
         description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH,
-        responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
+        responses=problems(400, 401, 403, 404, 409, 413, 422, 429),
         status_code=200,
         rate_limited=True,
     )
@@ -179,7 +181,7 @@ class GameController(Controller):
         request_body=TapBody,
         summary="Tap a card or the stock, as in the app",
         description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH,
-        responses=problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
+        responses=problems(400, 401, 403, 404, 409, 413, 422, 429),
         status_code=200,
         rate_limited=True,
     )
@@ -199,7 +201,7 @@ class GameController(Controller):
         store_checks_token=True,
         summary="Give a game up",
         description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,
-        responses=problems(400, 401, 403, 404, 409, 412, 413, 429),
+        responses=problems(400, 401, 403, 404, 409, 413, 429),
         status_code=200,
         rate_limited=True,
     )

@@ -9,7 +9,7 @@ from pyramide.engine import Move, parse_move
 from pyramide.engine.messages import Locale
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.replies import Reply, reply_for
-from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, shown_code
+from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, same_every_time, shown_code
 from pyramide.service.games.store import GameStore, Listed
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.players import Player
@@ -51,9 +51,11 @@ class GameReading:
     def __init__(self, store: GameStore) -> None:
         self.store = store
 
-    async def read(self, player: Player, game_id: UUID, locale: Locale) -> Reply:
-        """The game's snapshot now."""
-        return reply_for(await self.load(player, game_id), locale, None)
+    async def read(self, player: Player, game_id: UUID, locale: Locale) -> tuple[Reply, bool]:
+        """The game's snapshot now, and whether every snapshot of its version is that same body
+        (:func:`same_every_time`: what a 304 may stand for)."""
+        stored = await self.load(player, game_id)
+        return reply_for(stored, locale, None), same_every_time(stored)
 
     async def list_games(
         self, player: Player, status: ListFilter, cursor: tuple[int, str] | None, limit: int

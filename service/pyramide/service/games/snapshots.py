@@ -73,6 +73,16 @@ def elapsed_ms(stored: StoredGame, now: int) -> int | None:
     return max(0, (stored.finished_ms or now) - stored.first_move_ms)
 
 
+def same_every_time(stored: StoredGame) -> bool:
+    """Whether every snapshot of this version of the game is the same body, whenever it was read: no clock is
+    running (not started yet, or finished) and the deal code shows in every copy (no challenge game, or one that
+    was finished once its challenge had closed). Only then may a GET answer 304 to the version's ETag: a running
+    game's ``elapsed_ms`` grows, and a challenge game's ``code`` appears at the close without a new version."""
+    if stored.first_move_ms is not None and stored.finished_ms is None:
+        return False
+    return stored.challenge is None or (stored.finished_ms or 0) >= stored.sealed_until_ms
+
+
 @cache
 def _slot(slot: int, card: Card | None, free: bool) -> Slot:
     """One slot as validated data. There are at most 28 x 53 x 2 of them, each validated once and then shared by

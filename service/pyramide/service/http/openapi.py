@@ -23,6 +23,7 @@ from pydantic.json_schema import JsonSchemaMode
 
 from pyramide.service.http.examples import EXAMPLES, problem_example
 from pyramide.service.http.problems import PROBLEM_JSON, PROBLEM_STATUS
+from pyramide.service.http.responses import PRECONDITION_FAILED
 from pyramide.service.http.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN, Problem
 
 COMMITTED: Final = Path(__file__).resolve().parents[4] / "openapi" / "openapi.json"
@@ -176,7 +177,9 @@ TAGS: Final = {
 def _tags(document: dict[str, Any]) -> list[dict[str, str]]:
     """The document's ``tags``: the ones its operations use, in :data:`TAGS`'s order (a tag missing there is a
     ``KeyError`` when the document is built)."""
-    used = {tag for path in document["paths"].values() for operation in path.values() for tag in operation["tags"]}
+    used = {
+        tag for path in document["paths"].values() for operation in path.values() for tag in operation.get("tags", ())
+    }
     described = [{"name": name, "description": TAGS[name]} for name in used]
     return sorted(described, key=lambda tag: list(TAGS).index(tag["name"]))
 
@@ -275,6 +278,8 @@ def build_document(app: Litestar) -> dict[str, Any]:
                     response.pop("content", None)  # no body
             if handler.opt.get("if_none_match"):
                 operation["responses"] = _with_not_modified(operation["responses"], handler)
+            if handler.opt.get("if_match"):
+                operation["responses"] = _with_precondition_failed(operation["responses"], handler)
             operation["parameters"] = [*operation.get("parameters", []), *_request_headers(route, method, handler)]
             body = bodies.get(operation["operationId"])
             if body is not None:
@@ -284,7 +289,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
                                        body, components["schemas"])  # fmt: skip
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
     document["tags"] = _tags(document)
-    _add_links(document)
+    _add_links(document, operations)
     _catalogue(components["schemas"]["Problem"])
     _add_examples(document)
     used = json.dumps(document)
@@ -321,6 +326,7 @@ def _one_object(name: str, union: dict[str, Any], schemas: dict[str, Any]) -> di
         "not": {"anyOf": [{"required": pair} for pair in apart]},
         "title": name,
         "type": "object",
+        "x-members": [member["title"] for member in members],
     }
     return {"$ref": _REF.format(model=name)}
 
@@ -349,24 +355,42 @@ def _add_examples(document: dict[str, Any]) -> None:
             for status, body in bodies:
                 for media_type, media in body.get("content", {}).items():
                     example = problem_example(status) if media_type == PROBLEM_JSON and status else None
-                    named = _named_examples(media.get("schema", {}))
+                    named = _named_examples(media.get("schema", {}), schemas)
                     if example is not None:
                         media["example"] = example
                     elif len(named) == 1:
                         media["example"] = next(iter(named.values()))
                     elif named:
                         media["examples"] = {name: {"summary": name, "value": value} for name, value in named.items()}
+    for schema in schemas.values():
+        members = schema.pop("x-members", None)  # a note for the examples only, not part of the document
+        if members is not None:
+            schema["examples"] = [EXAMPLES[member][0] for member in members if member in EXAMPLES]
 
 
-def _named_examples(schema: dict[str, Any]) -> dict[str, Any]:
+def _named_examples(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
     """The examples of a body's schema by the name of the model they show: a model's first, or each branch's of a
     union."""
     ref = schema.get("$ref")
     if isinstance(ref, str):
         name = ref.rpartition("/")[2]
-        return {name: EXAMPLES[name][0]} if name in EXAMPLES else {}
+        if name in EXAMPLES:
+            return {name: EXAMPLES[name][0]}
+        members = schemas.get(name, {}).get("x-members", [])  # one object standing for a union (``_one_object``)
+        return {member: EXAMPLES[member][0] for member in members if member in EXAMPLES}
     branches = schema.get("oneOf") or schema.get("anyOf") or []
-    return {name: value for branch in branches for name, value in _named_examples(branch).items()}
+    return {name: value for branch in branches for name, value in _named_examples(branch, schemas).items()}
+
+
+def _with_precondition_failed(responses: dict[str, Any], handler: HTTPRouteHandler) -> dict[str, Any]:
+    """``responses`` with the 412 of a handler that acts on a version (``if_match``): what a schema-valid If-Match
+    naming another version than the game's gets, a problem, in order of status."""
+    failed = {
+        "description": PRECONDITION_FAILED,
+        "content": {PROBLEM_JSON: {"schema": {"$ref": _REF.format(model="Problem")}}},
+        "headers": _response_headers(handler, 412),
+    }
+    return dict(sorted({**responses, "412": failed}.items()))
 
 
 def _catalogue(problem: dict[str, Any]) -> None:
@@ -394,19 +418,35 @@ def _request_headers(route: str, method: str, handler: HTTPRouteHandler) -> list
     return [*headers, *_app_headers(route, handler), ACCEPT_LANGUAGE_HEADER, REQUEST_ID_HEADER]
 
 
-def _add_links(document: dict[str, Any]) -> None:
-    """A created game links to everything done with it (every operation on ``/v1/games/{game_id}``): clients and
-    stateful fuzzing follow the id."""
-    created = document["paths"]["/v1/games"]["post"]["responses"]["201"]
-    created["links"] = {
-        operation["operationId"][0].upper() + operation["operationId"][1:]: {
-            "operationId": operation["operationId"],
-            "parameters": {"game_id": "$response.body#/id"},
-        }
+def _add_links(document: dict[str, Any], operations: dict[str, HTTPRouteHandler]) -> None:
+    """Every snapshot of a game (the 201 of its creation, the 200 of a read or an action: a handler's
+    ``snapshot``) links to everything done with the game (every operation on ``/v1/games/{game_id}``): clients and
+    stateful fuzzing follow its id, and its ETag into the If-Match of the operations that take one (``if_match``),
+    so that the next action names the version the snapshot shows."""
+    targets = [
+        operation["operationId"]
         for route, path in document["paths"].items()
         if route.startswith("/v1/games/{game_id}")
         for operation in path.values()
-    }
+    ]
+    for path in document["paths"].values():
+        for operation in path.values():
+            if not operations[operation["operationId"]].opt.get("snapshot"):
+                continue
+            for status, response in operation["responses"].items():
+                if status in ("200", "201"):
+                    response["links"] = {_link_name(target): _link(target, operations) for target in targets}
+
+
+def _link_name(operation_id: str) -> str:
+    return operation_id[0].upper() + operation_id[1:]
+
+
+def _link(target: str, operations: dict[str, HTTPRouteHandler]) -> dict[str, Any]:
+    parameters = {"game_id": "$response.body#/id"}
+    if operations[target].opt.get("if_match"):
+        parameters["header.If-Match"] = "$response.header.ETag"
+    return {"operationId": target, "parameters": parameters}
 
 
 class ServiceDocument:

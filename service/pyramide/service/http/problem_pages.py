@@ -14,19 +14,21 @@ from pydantic import BaseModel
 from pyramide.engine.messages import render, section
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.locale import locale_for
-from pyramide.service.http.problems import PROBLEM_PAGES, PROBLEM_STATUS, problem_type, title
+from pyramide.service.http.problems import PROBLEM_PAGES, PROBLEM_STATUS, PROBLEM_STATUSES, problem_type, title
 
 WHEN: Final = section("problem_when")
 TODO: Final = section("problem_todo")
 
 
 class ProblemPage(BaseModel):
-    """What a problem's code means: its ``title`` (as the problem says it), the ``status`` it comes with, ``when``
-    it happens and ``what_to_do``, in the response's language."""
+    """What a problem's code means: its ``title`` (as the problem says it), the ``status`` it comes with (its
+    usual one) and ``statuses``, every status it may come with, ``when`` it happens and ``what_to_do``, in the
+    response's language."""
 
     code: str
     type: str
     status: int
+    statuses: list[int]
     title: str
     when: str
     what_to_do: str
@@ -37,6 +39,7 @@ def page(code: str, locale: str) -> ProblemPage:
         code=code,
         type=problem_type(code),
         status=PROBLEM_STATUS[code],
+        statuses=list(PROBLEM_STATUSES[code]),
         title=title(code, locale),
         when=render(WHEN[code], locale, {}),
         what_to_do=render(TODO[code], locale, {}),
@@ -53,9 +56,10 @@ def problem_page(request: Request, code: FromPath[str]) -> Response[ProblemPage]
 
 
 def docs_table() -> str:
-    """docs/api.md's list of error codes: one row per code, with its status, English title and page."""
+    """docs/api.md's list of error codes: one row per code, with every status it comes with, its English title
+    and page."""
     rows = [
-        f"| `{code}` | {status} | {title(code, 'en')} | `{problem_type(code)}` |"
-        for code, status in sorted(PROBLEM_STATUS.items())
+        f"| `{code}` | {', '.join(map(str, statuses))} | {title(code, 'en')} | `{problem_type(code)}` |"
+        for code, statuses in sorted(PROBLEM_STATUSES.items())
     ]
     return "\n".join(["| Code | Status | Title | Page |", "| --- | --- | --- | --- |", *rows]) + "\n"

@@ -137,6 +137,13 @@ PROBLEM_STATUS: Final[dict[str, int]] = {
 }
 """Every code a problem can carry, with its status: the error catalogue (``Problem.code``'s enum, the pages at
 each ``type``, the list in docs/api.md)."""
+ALSO_SENT_WITH: Final[dict[str, tuple[int, ...]]] = {str(Code.INVALID_DEAL_CODE): (409,)}
+"""The codes that come with another status too: a deal code is 422 when malformed (in a body or a path) and 409
+when well-formed but past the last deal (52!), which the engine refuses."""
+PROBLEM_STATUSES: Final[dict[str, tuple[int, ...]]] = {
+    code: tuple(sorted({status, *ALSO_SENT_WITH.get(code, ())})) for code, status in PROBLEM_STATUS.items()
+}
+"""Every status each code comes with: what its page and docs/api.md's list name."""
 PROBLEM_PAGES: Final = "/problems"
 
 

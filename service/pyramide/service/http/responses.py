@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from litestar import Response
 from litestar.openapi.datastructures import ResponseSpec
@@ -16,6 +16,8 @@ from pyramide.service.http.headers import if_none_match, none_match
 from pyramide.service.http.problems import PROBLEM_JSON
 from pyramide.service.http.schemas import Problem
 
+PRECONDITION_FAILED: Final = "If-Match names a version the game has moved on from"
+"""The 412's description, which the schema adds to every operation that takes If-Match (``openapi``)."""
 _DESCRIPTIONS = {
     400: "Malformed request (not JSON, or a bad header)",
     401: "No valid bearer token (on /v1/admin: no operator key or valid app key)",
@@ -23,7 +25,7 @@ _DESCRIPTIONS = {
     404: "No such game (or not yours), or no such resource",
     409: "The move is not allowed now (the engine's code), a lost race, an Idempotency-Key reused, a code past the"
     " last deal (52!) or a layout that repeats a card, or no deal proven winnable in time for winnable_only",
-    412: "If-Match names a version the game has moved on from",
+    412: PRECONDITION_FAILED,
     413: f"The body is longer than the service reads ({MAX_BODY_BYTES} bytes)",
     422: "The body does not fit the schema, or names no possible deal, layout or rules",
     429: "Over a rate limit (see Retry-After, RateLimit-Policy and RateLimit), or this player's solver search is"
