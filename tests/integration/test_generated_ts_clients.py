@@ -1,8 +1,10 @@
 """The contract as a TypeScript developer meets it (issue 44, item 4): types from openapi-typescript (called with
-openapi-fetch) and an SDK from @hey-api/openapi-ts, generated from the committed schema with no warning, compiled by
-``tsc --strict`` with no error, and run by Node against a live server: each creates a player, deals without a body,
-reads a refused move as the typed Problem, and wins a whole game with If-Match. The programs are in ``ts/``; the
-Node tools are the pinned ones in ``tools/node`` (``scripts/setup.sh`` installs them)."""
+openapi-fetch) and an SDK from @hey-api/openapi-ts, generated with their default options from the committed schema
+with no warning, compiled by ``tsc --strict`` with no error, and run by Node against a live server: each creates a
+player with only its language, renames it with a PATCH of only its name, deals without a body and under partial rules
+(keys that have a default must type as optional), reads a refused move as the typed Problem, and wins a whole game
+with If-Match. The programs are in ``ts/``; the Node tools are the pinned ones in ``tools/node`` (``scripts/setup.sh``
+installs them)."""
 
 from __future__ import annotations
 
@@ -78,6 +80,9 @@ def test_a_generated_typescript_client_plays_a_whole_game(compiled: Path, live_u
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     outcome = json.loads(done.stdout.splitlines()[-1])
+    assert outcome["player"] == {"locale": "en", "name": "Tessa"}
+    assert outcome["partialRules"] == {"recycles": None, "stock_waste_pairs": False, "cover_pairs": True,
+                                       "strict_win": False}  # fmt: skip
     assert (outcome["randomStatus"], outcome["randomCards"]) == ("in_progress", 28)
     assert outcome["problem"] == {"status": 409, "code": "not_a_king", "type": "/problems/not_a_king"}
     assert outcome["status"] == "won" and outcome["etags"] == len(moves)

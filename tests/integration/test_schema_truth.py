@@ -12,9 +12,13 @@ from typing import Any
 
 import httpx
 
+from pyramide.service.app import create_app
 from pyramide.service.http.schemas import class_ranges
+from pyramide.service.infra.settings import Settings
 from pyramide.service.players.name_chars import NAME_BASES, NAME_MARKS
 from pyramide.service.players.schemas import NAME_PATTERN
+from tests.integration.conftest import serve_in_thread
+from tests.integration.test_erasure import EASY_CODE, WINNING
 
 UUID = "0f0e0d0c-0b0a-4908-8706-050403020100"
 SAMPLES = [
@@ -186,3 +190,140 @@ def test_every_operation_that_takes_if_match_declares_its_412(live_url: str) -> 
             stale = api.request(method, path, json=bodies[name], headers={**auth, "If-Match": '"0"'})
             assert stale.status_code == 412 and stale.json()["code"] == "precondition_failed", (name, stale.text)
             assert stale.headers["content-type"] == "application/problem+json"
+
+
+OPERATOR_KEY = "schema-truth-test-operator-key-0123456789abcdef"
+
+
+def _answers(base: str) -> list[tuple[str, str, int, Any]]:
+    """Real successful answers over HTTP, as ``(method, path template, status, body)``: a player named and
+    renamed, a game won move by move with its hint, record, lists, statistics, board, deal and analysis, a game
+    abandoned, the rules and the daily challenge with an attempt, an export, a new token, and an operator's app,
+    session, ban, audit log and reviews."""
+    answers: list[tuple[str, str, int, Any]] = []
+    operator = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+
+    def call(method: str, template: str, path: str, auth: dict[str, str] | None = None, **kwargs: Any) -> Any:
+        response = api.request(method, path, headers=auth or {}, **kwargs)
+        assert response.status_code < 300, (method, path, response.text)
+        answers.append((method.lower(), template, response.status_code, response.json()))
+        return response.json()
+
+    with httpx.Client(base_url=base, timeout=30) as api:
+        created = call("POST", "/v1/players", "/v1/players", json={"name": "Ada"})
+        auth = {"Authorization": f"Bearer {created['token']}"}
+        call("POST", "/v1/players", "/v1/players", json={})  # a player without a name
+        call("PATCH", "/v1/players/me", "/v1/players/me", auth, json={"name": "Ada L"})
+        call("GET", "/v1/players/me", "/v1/players/me", auth)
+        game = call("POST", "/v1/games", "/v1/games", auth, json={"code": EASY_CODE})["id"]
+        call("GET", "/v1/games/{game_id}/hint", f"/v1/games/{game}/hint", auth)
+        for move in WINNING:
+            call("POST", "/v1/games/{game_id}/moves", f"/v1/games/{game}/moves", auth, json=move)
+        call("GET", "/v1/games/{game_id}", f"/v1/games/{game}", auth)
+        call("GET", "/v1/games/{game_id}/record", f"/v1/games/{game}/record", auth)
+        other = call("POST", "/v1/games", "/v1/games", auth, json={"rules": {"recycles": 2}})["id"]
+        call("POST", "/v1/games/{game_id}/taps", f"/v1/games/{other}/taps", auth, json={"target": "stock"})
+        call("POST", "/v1/games/{game_id}/abandon", f"/v1/games/{other}/abandon", auth)
+        for path in ("/v1/players/me/games", "/v1/players/me/wins", "/v1/players/me/stats", "/v1/players/me/export"):
+            call("GET", path, path, auth)
+        call("GET", "/v1/leaderboards/{code}", f"/v1/leaderboards/{EASY_CODE}", auth)
+        call("GET", "/v1/deals/{code}", f"/v1/deals/{EASY_CODE}")
+        call("GET", "/v1/deals/{code}/analysis", f"/v1/deals/{EASY_CODE}/analysis", params={"shortest": "true"})
+        call("GET", "/v1/rules", "/v1/rules")
+        challenge = call("GET", "/v1/challenges/current", "/v1/challenges/current", auth)["id"]
+        call("POST", "/v1/games", "/v1/games", auth, json={"challenge": challenge})
+        call("GET", "/v1/challenges/{challenge_id}", f"/v1/challenges/{challenge}", auth)  # with the attempt
+        call("GET", "/v1/challenges/{challenge_id}/leaderboard", f"/v1/challenges/{challenge}/leaderboard")
+        kiosk = {"name": "Kiosk", "scopes": ["players"]}
+        key = call("POST", "/v1/admin/apps", "/v1/admin/apps", operator, json=kiosk)["key"]
+        call("GET", "/v1/admin/apps", "/v1/admin/apps", operator)
+        session = "/v1/apps/me/players/{external_id}/sessions"
+        call("POST", session, session.format(external_id="u1"), {"Authorization": f"Bearer {key}"})
+        for action in ("ban", "unban"):
+            template = f"/v1/admin/players/{{player_id}}/{action}"
+            call("POST", template, template.format(player_id=created["id"]), operator, json={"reason": "test"})
+        call("GET", "/v1/admin/audit", "/v1/admin/audit", operator)
+        call("GET", "/v1/admin/reviews", "/v1/admin/reviews", operator)
+        call("POST", "/v1/players/me/token", "/v1/players/me/token", auth)
+        call("GET", "/health/ready", "/health/ready")
+    return answers
+
+
+def _observe(value: Any, schema: dict[str, Any], schemas: dict[str, Any], seen: dict[str, list[set[str]]]) -> None:
+    """Record under each component's name the keys of every object in ``value`` that ``schema`` declares as that
+    component (through ``$ref``, properties, items, and the branches an object fits by its keys)."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        name = ref.rpartition("/")[2]
+        if isinstance(value, dict) and "properties" in schemas[name]:
+            seen.setdefault(name, []).append(set(value))
+        _observe(value, schemas[name], schemas, seen)
+        return
+    for branch in [*schema.get("anyOf", []), *schema.get("oneOf", [])]:
+        target = schemas[branch["$ref"].rpartition("/")[2]] if "$ref" in branch else branch
+        if not isinstance(value, dict) or set(value) <= set(target.get("properties", ())):
+            _observe(value, branch, schemas, seen)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in schema.get("properties", {}):
+                _observe(item, schema["properties"][key], schemas, seen)
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for item in value:
+            _observe(item, schema["items"], schemas, seen)
+
+
+def test_responses_require_every_key_they_always_send(settings: Settings) -> None:
+    """Each object a successful response sends, in real answers played over HTTP (every 2xx body but a few the
+    examples cover) and in the schema's examples (answers the service gave): every key it always carries is
+    ``required`` (else generators type it as maybe absent: the rules of a snapshot were), and every ``required``
+    key is in each one. The request bodies keep their keys with a default optional (``createPlayer`` with ``{}``
+    and partial ``rules``: the generated TypeScript clients' test compiles and plays them)."""
+    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY}))
+    with serve_in_thread(app) as base:
+        document = httpx.get(f"{base}/schema/openapi.json", timeout=10).json()
+        answers = _answers(base)
+    schemas = document["components"]["schemas"]
+    seen: dict[str, list[set[str]]] = {}
+    for method, template, status, body in answers:
+        declared = document["paths"][template][method]["responses"][str(status)]
+        _observe(body, declared["content"]["application/json"]["schema"], schemas, seen)
+    responses = [
+        response["content"]["application/json"]["schema"]
+        for operations in document["paths"].values()
+        for operation in operations.values()
+        for status, response in operation["responses"].items()
+        if status.startswith("2") and "application/json" in response.get("content", {})
+    ]
+    sent = {name for name in _reached_components(responses, schemas) if "properties" in schemas[name]}
+    for name in sorted(sent):
+        for example in schemas[name].get("examples", []):
+            _observe(example, {"$ref": f"#/components/schemas/{name}"}, schemas, seen)
+    assert sent <= set(seen), f"never seen in an answer: {sorted(sent - set(seen))}"
+    untrue = []
+    for name in sorted(sent):
+        required = set(schemas[name].get("required", []))
+        always = set.intersection(*seen[name])
+        if not_required := always - required:
+            untrue.append(f"{name} always sends {sorted(not_required)} but does not require them")
+        if left_out := required - always:
+            untrue.append(f"{name} requires {sorted(left_out)} but left them out")
+    assert not untrue, untrue
+    assert set(schemas["RuleSet"]["required"]) == set(schemas["RuleSet"]["properties"])
+    assert not schemas["RulesBody"].get("required")
+
+
+def _reached_components(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
+    """The components that ``roots`` refer to, directly or through others: the objects a response may send."""
+    reached: set[str] = set()
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending += node
+        elif isinstance(node, dict):
+            name = node["$ref"].rpartition("/")[2] if isinstance(node.get("$ref"), str) else None
+            if name is not None and name not in reached:
+                reached.add(name)
+                pending.append(schemas[name])
+            pending += [v for k, v in node.items() if k != "examples"]
+    return reached

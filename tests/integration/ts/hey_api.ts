@@ -1,9 +1,10 @@
 // A whole game through the SDK @hey-api/openapi-ts generates (its fetch client, the token as the schema's bearer
-// security): a player, a game dealt without a body, a refused move read as the typed Problem, then the plan's game
-// won move by move with If-Match.
+// security): a player created with only its language, renamed by a PATCH of only its name, a game dealt without a
+// body and one under partial rules, a refused move read as the typed Problem, then the plan's game won move by move
+// with If-Match.
 
 import { createClient } from "./generated/hey/client";
-import { createGame, createPlayer, getGameRecord, playMove } from "./generated/hey/sdk.gen";
+import { createGame, createPlayer, getGameRecord, playMove, updateCurrentPlayer } from "./generated/hey/sdk.gen";
 import type { PlayMoveData, Problem, Snapshot } from "./generated/hey/types.gen";
 import { etagOf, plan, report } from "./plan";
 
@@ -12,11 +13,19 @@ type Move = PlayMoveData["body"];
 async function main(): Promise<void> {
   const { baseUrl, plan: given } = plan<Move>();
   const client = createClient({ baseUrl, headers: { "Accept-Language": "en" } });
-  const player = await createPlayer({ client, body: {} });
+  const player = await createPlayer({ client, body: { locale: "en" } });
   if (player.data === undefined) {
     throw new Error(`createPlayer answered ${player.response.status}`);
   }
   client.setConfig({ auth: player.data.token });
+  const renamed = await updateCurrentPlayer({ client, body: { name: "Tessa" } });
+  if (renamed.data === undefined) {
+    throw new Error(`updateCurrentPlayer with only a name answered ${renamed.response.status}`);
+  }
+  const partial = await createGame({ client, body: { rules: { cover_pairs: true } } });
+  if (partial.data === undefined) {
+    throw new Error(`createGame with partial rules answered ${partial.response.status}`);
+  }
   const random = await createGame({ client });
   if (random.data === undefined) {
     throw new Error(`createGame without a body answered ${random.response.status}`);
@@ -48,6 +57,8 @@ async function main(): Promise<void> {
     throw new Error(`getGameRecord answered ${record.response.status}`);
   }
   report({
+    player: { locale: renamed.data.locale, name: renamed.data.name },
+    partialRules: partial.data.rules,
     randomStatus: random.data.status,
     randomCards: random.data.pyramid.length,
     problem: { status: refused.response.status, code: problem.code, type: problem.type },

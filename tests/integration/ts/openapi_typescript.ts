@@ -1,5 +1,7 @@
-// A whole game through types from openapi-typescript, called with openapi-fetch: a player, a game dealt without a
-// body, a refused move read as the typed Problem, then the plan's game won move by move with If-Match.
+// A whole game through types from openapi-typescript (default options), called with openapi-fetch: a player created
+// with only its language, renamed by a PATCH of only its name, a game dealt without a body and one under partial
+// rules (keys with a default left out: they must type as optional), a refused move read as the typed Problem, then
+// the plan's game won move by move with If-Match.
 
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/schema";
@@ -12,11 +14,19 @@ type Snapshot = components["schemas"]["Snapshot"];
 async function main(): Promise<void> {
   const { baseUrl, plan: given } = plan<Move>();
   const client = createClient<paths>({ baseUrl, headers: { "Accept-Language": "en" } });
-  const player = await client.POST("/v1/players");
+  const player = await client.POST("/v1/players", { body: { locale: "en" } });
   if (player.data === undefined) {
     throw new Error(`createPlayer answered ${player.response.status}`);
   }
   const headers = { Authorization: `Bearer ${player.data.token}` };
+  const renamed = await client.PATCH("/v1/players/me", { headers, body: { name: "Tessa" } });
+  if (renamed.data === undefined) {
+    throw new Error(`updatePlayer with only a name answered ${renamed.response.status}`);
+  }
+  const partial = await client.POST("/v1/games", { headers, body: { rules: { cover_pairs: true } } });
+  if (partial.data === undefined) {
+    throw new Error(`createGame with partial rules answered ${partial.response.status}`);
+  }
   const random = await client.POST("/v1/games", { headers });
   if (random.data === undefined) {
     throw new Error(`createGame without a body answered ${random.response.status}`);
@@ -52,6 +62,8 @@ async function main(): Promise<void> {
     throw new Error(`getGameRecord answered ${record.response.status}`);
   }
   report({
+    player: { locale: renamed.data.locale, name: renamed.data.name },
+    partialRules: partial.data.rules,
     randomStatus: random.data.status,
     randomCards: random.data.pyramid.length,
     problem: { status: refused.response.status, code: problem.code, type: problem.type },

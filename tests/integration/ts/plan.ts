@@ -12,6 +12,8 @@ export interface Plan<Move> {
 }
 
 export interface Outcome {
+  player: { locale: string; name: string | null };
+  partialRules: { recycles: number | null; stock_waste_pairs: boolean; cover_pairs: boolean; strict_win: boolean };
   randomStatus: string;
   randomCards: number;
   problem: { status: number; code: string; type: string };

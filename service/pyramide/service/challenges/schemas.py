@@ -8,7 +8,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
-from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.http.schemas import Count
 from pyramide.service.stats.schemas import LeaderboardEntry
 from pyramide.service.status import GameStatus
@@ -32,7 +32,7 @@ class Challenge(BaseModel):
     and proven winnable. Each player plays it once; its cards stay sealed until it closes."""
 
     id: str = Field(description="The UTC day and the preset's segment, e.g. 2026-12-01-N.")
-    rules: RulesBody
+    rules: RuleSet
     opens_at: datetime
     closes_at: datetime
     open: bool
@@ -47,7 +47,7 @@ class ChallengeLeaderboard(BaseModel):
     know the cards in advance, and hints were refused. Final once the challenge closes."""
 
     challenge: str
-    rules: RulesBody
+    rules: RuleSet
     verified: Literal[True] = Field(True, description="Always true: the cards were sealed while it was played.")
     final: bool = Field(description="The challenge has closed: no win enters the board any more.")
     entries: list[LeaderboardEntry]

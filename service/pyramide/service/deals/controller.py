@@ -9,7 +9,7 @@ from litestar.params import QueryParameter
 
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.catalogue import PRESETS, VARIANTS
-from pyramide.service.deals.schemas import DealAnalysis, DealLayout, RulePreset, RulesBody, RulesCatalogue, RuleVariant
+from pyramide.service.deals.schemas import DealAnalysis, DealLayout, RulePreset, RulesCatalogue, RuleSet, RuleVariant
 from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.headers import locale_of
@@ -78,7 +78,7 @@ class DealController(Controller):
         player = await bearer_player(request, players)
         locale = locale_of(request, player.locale if player else "hu")
         presets = [
-            RulePreset(segment=s, name=t[locale][0], description=t[locale][1], rules=RulesBody(**r.to_json()))
+            RulePreset(segment=s, name=t[locale][0], description=t[locale][1], rules=RuleSet(**r.to_json()))
             for s, (r, t) in PRESETS.items()
         ]
         variants = [RuleVariant(key=k, name=t[locale][0], description=t[locale][1]) for k, t in VARIANTS.items()]

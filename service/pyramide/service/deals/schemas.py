@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 from pydantic import BaseModel, Field
 
 from pyramide.service.http.schemas import CardCode, Count, DealCodeText, Recycles, StrictModel
 
+RECYCLES: Final = "Turn-overs of the waste allowed; null: without limit."
+STOCK_WASTE_PAIRS: Final = "The card just drawn may pair with the waste card beneath."
+COVER_PAIRS: Final = "A card may pair with the single free card still covering it."
+STRICT_WIN: Final = "All 52 cards must go, not only the pyramid."
+
 
 class RulesBody(StrictModel):
     """A rule set. Missing keys take the app's rules (``N``)."""
 
-    recycles: Recycles | None = Field(None, description="Turn-overs of the waste allowed; null: without limit.")
-    stock_waste_pairs: bool = Field(False, description="The card just drawn may pair with the waste card beneath.")
-    cover_pairs: bool = Field(False, description="A card may pair with the single free card still covering it.")
-    strict_win: bool = Field(False, description="All 52 cards must go, not only the pyramid.")
+    recycles: Recycles | None = Field(None, description=RECYCLES)
+    stock_waste_pairs: bool = Field(False, description=STOCK_WASTE_PAIRS)
+    cover_pairs: bool = Field(False, description=COVER_PAIRS)
+    strict_win: bool = Field(False, description=STRICT_WIN)
+
+
+# Apart from RulesBody, whose keys a request may leave out: the schema requires all four here, none there (issue 44).
+class RuleSet(BaseModel):
+    """A game's or a deal's rule set, as it is sent: every key, `recycles` null when without limit."""
+
+    recycles: Recycles | None = Field(description=RECYCLES)
+    stock_waste_pairs: bool = Field(description=STOCK_WASTE_PAIRS)
+    cover_pairs: bool = Field(description=COVER_PAIRS)
+    strict_win: bool = Field(description=STRICT_WIN)
 
 
 Row1 = Annotated[list[CardCode], Field(min_length=1, max_length=1)]
@@ -51,7 +66,7 @@ class DealLayout(BaseModel):
     """A deal: its code, rules and cards."""
 
     code: str
-    rules: RulesBody
+    rules: RuleSet
     pyramid: list[list[str]]
     waste: list[str]
     stock: list[str]
@@ -80,7 +95,7 @@ class RulePreset(BaseModel):
     segment: str
     name: str
     description: str
-    rules: RulesBody
+    rules: RuleSet
 
 
 class RuleVariant(BaseModel):

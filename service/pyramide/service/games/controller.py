@@ -14,7 +14,7 @@ from pydantic import TypeAdapter
 
 from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
 from pyramide.engine.moves import format_record
-from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.commands import Abandon, Command, Tap, Versions
 from pyramide.service.games.commands import Move as MoveCommand
@@ -247,7 +247,7 @@ def _record(stored: StoredGame, moves: list[Move]) -> GameRecord:
         id=stored.id,
         code=shown_code(stored, now_ms()),
         challenge=stored.challenge,
-        rules=RulesBody(**stored.game.rules.to_json()),
+        rules=RuleSet(**stored.game.rules.to_json()),
         moves=[m.notation() for m in moves],
         record=format_record(moves),
     )

@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import BaseModel, Discriminator, Field, Tag
 from typing_extensions import TypedDict
 
-from pyramide.service.deals.schemas import Analysis, LayoutBody, RulesBody
+from pyramide.service.deals.schemas import Analysis, LayoutBody, RulesBody, RuleSet
 from pyramide.service.http.schemas import CardCode, ChallengeIdText, Count, DealCodeText, StrictModel
 from pyramide.service.status import GameStatus
 
@@ -145,7 +145,7 @@ class Snapshot(BaseModel):
         " challenge closes (the code would show the face-down cards)."
     )
     challenge: str | None = Field(None, description="The daily challenge this game is an attempt at; null: none.")
-    rules: RulesBody
+    rules: RuleSet
     version: Count = Field(description="Goes up by one with every change; also the ETag.")
     status: GameStatus = Field(
         description="`in_progress`, `won`, `stuck` (no move is left; undo may still bring it back into play) or"
@@ -180,7 +180,7 @@ class GameRecord(BaseModel):
         " challenge closes (the code would show the face-down cards)."
     )
     challenge: str | None = Field(None, description="The daily challenge this game is an attempt at; null: none.")
-    rules: RulesBody
+    rules: RuleSet
     moves: list[str]
     record: str = Field(description="The moves separated by spaces.")
 
@@ -191,7 +191,7 @@ class GameSummary(BaseModel):
     id: UUID
     code: str | None = Field(description="The deal code, as the snapshot shows it (null while sealed).")
     challenge: str | None = Field(None, description="The daily challenge this game is an attempt at; null: none.")
-    rules: RulesBody
+    rules: RuleSet
     status: GameStatus = Field(
         description="`in_progress`, `won`, `lost` (no move is left; undo may still bring it back into play) or"
         " `abandoned`; never `stuck`."

@@ -16,7 +16,7 @@ from pyramide.engine.cards import Card
 from pyramide.engine.messages import Locale
 from pyramide.engine.pyramid import POSITIONS, free_slots
 from pyramide.engine.rules import Rules
-from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.games.schemas import Slot, Snapshot
 from pyramide.service.games.stored_game import StoredGame
 
@@ -30,7 +30,7 @@ class _SnapshotWithCheckedSlots(Snapshot):
 
 _SNAPSHOT = TypeAdapter(_SnapshotWithCheckedSlots)
 _SLOT = TypeAdapter(Slot)
-_RULES = TypeAdapter(RulesBody)
+_RULES = TypeAdapter(RuleSet)
 _JSON = msgspec.json.Encoder()
 
 

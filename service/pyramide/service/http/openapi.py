@@ -19,7 +19,7 @@ from litestar.params import FromPath
 from litestar.response import File
 from litestar.routes import HTTPRoute
 from pydantic import BaseModel, TypeAdapter
-from pydantic.json_schema import JsonSchemaMode
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
 from pyramide.service.http.examples import EXAMPLES, problem_example
 from pyramide.service.http.problems import PROBLEM_JSON, PROBLEM_STATUS
@@ -254,9 +254,55 @@ def _pydantic_schemas(
         (op, "validation", TypeAdapter(body)) for op, body in requests.items()
     ]
     inputs += [(m.__name__, "serialization", TypeAdapter(m)) for m in sorted(responses, key=lambda m: m.__name__)]
-    schemas, definitions = TypeAdapter.json_schemas(inputs, ref_template=_REF)
+    schemas, definitions = TypeAdapter.json_schemas(inputs, ref_template=_REF, schema_generator=_AsSent)
     bodies = {op: schema for (op, mode), schema in schemas.items() if op in requests and mode == "validation"}
     return bodies, definitions.get("$defs", {})
+
+
+class _AsSent(GenerateJsonSchema):
+    """Pydantic's schemas, with every field of a response required: the service sends each one, ``null`` included,
+    so a generated client should type it as present (pydantic's default leaves a field with a default optional,
+    which openapi-typescript types as possibly absent). A field the model leaves out of what it sends says so
+    itself (``http.schemas``' problems). A model in requests and responses alike whose fields have defaults comes
+    out twice (``-Input``, ``-Output``): give the responses a model of their own, as ``RuleSet`` is."""
+
+    def field_is_required(self, field: Any, total: bool) -> bool:
+        if self.mode == "serialization":
+            return field.get("serialization_exclude_if") is None
+        return super().field_is_required(field, total)
+
+
+def _without_request_defaults(bodies: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """No ``default`` on the properties of what requests send (the bodies and every component they reach): a
+    generator with its default options (openapi-typescript's ``defaultNonNullable``) types a property with a
+    default as required, so that ``createPlayer({})`` or a partial ``rules`` would not compile, though the service
+    takes them. A default other than null stays in the property's description ("Default: false.")."""
+    for name in _reached(list(bodies.values()), schemas):
+        for field in schemas[name].get("properties", {}).values():
+            if "default" not in field:
+                continue
+            default = field.pop("default")
+            if default is not None:
+                said = f"Default: {json.dumps(default, ensure_ascii=False)}."
+                field["description"] = f"{field['description']} {said}" if field.get("description") else said
+
+
+def _reached(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
+    """The names of the components that ``roots`` refer to, directly or through other components."""
+    reached: set[str] = set()
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending += node
+        elif isinstance(node, dict):
+            ref = node.get("$ref")
+            name = ref.rpartition("/")[2] if isinstance(ref, str) else None
+            if name is not None and name not in reached and name in schemas:
+                reached.add(name)
+                pending.append(schemas[name])
+            pending += node.values()
+    return reached
 
 
 def build_document(app: Litestar) -> dict[str, Any]:
@@ -265,6 +311,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
     bodies, definitions = _pydantic_schemas(operations)
     components = document.setdefault("components", {})
     components["schemas"] = dict(sorted({**components.get("schemas", {}), **definitions}.items()))
+    _without_request_defaults(bodies, components["schemas"])
     for route, path in document["paths"].items():
         for method, operation in path.items():
             handler = operations[operation["operationId"]]

@@ -112,11 +112,14 @@ class SchemaPattern:
 
 
 def _omit_absent(schema: dict[str, Any]) -> None:
-    """A field left out of the body when it has nothing to say: optional, of its own type, with no ``default:
-    null`` that generated clients read as a value always present."""
+    """A field left out of the body when it has nothing to say (its default is null): optional (not ``required``,
+    which the document's generator makes every sent field), of its own type, with no ``default: null`` that
+    generated clients read as a value always present."""
     for name, field in schema.get("properties", {}).items():
-        if name in schema.get("required", ()) or field.get("default", ...) is not None:
+        if field.get("default", ...) is not None:
             continue
+        if name in schema.get("required", ()):
+            schema["required"].remove(name)
         field.pop("default")
         branches = [b for b in field.pop("anyOf", []) if b != {"type": "null"}]
         field.update(branches[0] if len(branches) == 1 else {"anyOf": branches})

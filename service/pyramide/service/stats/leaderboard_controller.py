@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from litestar import Controller, Response, get
 
-from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, BoardCursor, IdentityFilter, Limit, check_paging_query
@@ -46,7 +46,7 @@ class LeaderboardController(Controller):
         page = await leaderboards.page(str(deal), cursor, limit, identity)
         board = Leaderboard(
             code=str(deal),
-            rules=RulesBody(**deal.rules.to_json()),
+            rules=RuleSet(**deal.rules.to_json()),
             entries=[LeaderboardEntry.model_validate(e) for e in page.entries],
             next_cursor=page.next_cursor,
         )

@@ -8,7 +8,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
-from pyramide.service.deals.schemas import RulesBody
+from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.http.schemas import Count, StrictModel
 
 
@@ -83,7 +83,7 @@ class Leaderboard(BaseModel):
     challenges' boards are the verified ones."""
 
     code: str
-    rules: RulesBody
+    rules: RuleSet
     verified: Literal[False] = Field(
         False, description="Always false: anyone with the code can know every card. See the daily challenges."
     )
