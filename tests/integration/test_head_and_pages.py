@@ -63,6 +63,11 @@ def _path_values(api: httpx.Client, auth: dict[str, str]) -> dict[str, str]:
     }  # fmt: skip
 
 
+MEASURED = ("/hint", "/analysis")
+"""The paths whose body carries a time measured on each request (the solver's ``elapsed_ms``), so that the length of
+the HEAD's own body, computed anew, may differ by a digit from the GET's."""
+
+
 def _walk_gets(api: httpx.Client, document: dict[str, Any], values: dict[str, str]) -> list[str]:
     """Every GET operation of ``document``: its path with real values."""
     return [
@@ -93,7 +98,10 @@ def test_head_of_every_get_in_the_schema_answers_as_the_get(settings: Settings) 
             for name in COMPARED:
                 assert head.headers.get(name) == got.headers.get(name), (path, name, head.headers, got.headers)
             length = head.headers.get("content-length")
-            assert length is None or int(length) == len(got.content), (path, length, len(got.content))
+            if not path.endswith(MEASURED):  # the solver's elapsed_ms is the time this run took: its digits vary
+                assert length is None or int(length) == len(got.content), (path, length, len(got.content))
+            else:
+                assert length is None or abs(int(length) - len(got.content)) <= 8, (path, length, len(got.content))
             assert length is not None or "content-length" not in got.headers, path
             if "etag" in got.headers:  # revalidated as the GET is: the same status (304 or 200) with no body
                 held = {**auth, "If-None-Match": got.headers["etag"]}
