@@ -154,7 +154,7 @@ def test_game_workflows_act_on_the_version_the_links_carry(app: Litestar) -> Non
     schema = configure(schemathesis.openapi.from_asgi("/schema/openapi.json", app)).include(path_regex="^/v1/games")
     acted = _run_workflows(app, schema, 80, as_app_user=False)
     carried = [status for _, status, tag in acted if tag == "linked"]
-    assert sum(status == 200 for status in carried) >= 5, acted
+    assert 200 in carried and 412 not in carried, acted  # how many steps follow a link is hypothesis's draw
 
 
 def _run_workflows(
