@@ -45,6 +45,13 @@ export function cardName(code, language = current) {
   return fill(names.name, [names[suit], names[rank] || rank]);
 }
 
+const CARD_CODE = /(?<![\p{L}\p{N}])(10|[2-9AJQK])([CDHS])(?![\p{L}\p{N}])/gu;
+
+/** A message with every card code in it ("8H", "10C+3S") said in words from the catalogue ("Eight of hearts"), for eyes and ears. */
+export function inWords(message) {
+  return message.replace(CARD_CODE, (code) => cardName(code)).replace(/(\S)\+(\S)/g, "$1 + $2");
+}
+
 export function chooseLocale(stored) {
   if (LOCALES.includes(stored)) return stored;
   const wanted = navigator.languages || [navigator.language || "hu"];
