@@ -17,6 +17,7 @@ state.connect(api);
 
 state.subscribe((now, event) => {
   if (event.kind === "say") showMessage(event.text, event.error);
+  else if (event.kind === "busy") $("board").setAttribute("aria-busy", String(event.busy)); // a request in flight
   else if (event.kind === "game" || event.kind === "hint") render(now);
 });
 

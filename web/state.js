@@ -1,7 +1,7 @@
 // The one game and session state of the page, owned here: other modules read it with snapshot() and change it only
 // through the functions below (each is a request to the API, whose answer becomes the new state). Subscribers hear
 // every change with what happened: { kind: "game", before } after a new snapshot, { kind: "hint", hint } after a
-// hint, { kind: "say", text, error } for a message to show.
+// hint, { kind: "say", text, error } for a message to show, { kind: "busy", busy } when a request starts or ends.
 
 import { ApiError } from "./api.js";
 import { t } from "./texts.js";
@@ -58,9 +58,14 @@ function show(result) {
 }
 
 /** Runs one request at a time; a failure is said, a 412 shows the game as it is now (changed elsewhere). */
+function setBusy(value) {
+  busy = value;
+  for (const listener of listeners) listener(current, { kind: "busy", busy });
+}
+
 export async function guarded(action) {
   if (busy) return undefined;
-  busy = true;
+  setBusy(true);
   try {
     return await action();
   } catch (error) {
@@ -70,7 +75,7 @@ export async function guarded(action) {
     say(error instanceof ApiError ? error.message : t("failed"), true);
     return undefined;
   } finally {
-    busy = false;
+    setBusy(false);
   }
 }
 

@@ -208,7 +208,7 @@ def test_axe_finds_nothing_on_the_board_and_the_dialogs_in_both_languages(browse
             _deal_code(page, stuck)
             for _ in range(23):
                 page.keyboard.press("d")
-                page.wait_for_timeout(40)
+                expect(page.locator("#board")).to_have_attribute("aria-busy", "false")
             page.wait_for_selector("#end-dialog[open]", timeout=10000)
             found += _axe(page, f"{language} #end-dialog")
             page.keyboard.press("Escape")
