@@ -28,7 +28,7 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$SOURCES" ] || [ -n "$missing" ]; then
     "$TOOLS/bin/uv" sync --locked --quiet --project "$ROOT"
     echo "$SOURCES" > "$STAMP"
 fi
-# The project's Node tools (tools/node: TypeScript, the OpenAPI client generators, Spectral), installed exactly as
+# The project's Node tools (tools/node: TypeScript, the OpenAPI client generators, Spectral, ESLint, axe-core), installed exactly as
 # locked, again only when the lock changed (its hash is the stamp beside them).
 NODE_TOOLS="$ROOT/tools/node"
 NODE_STAMP="$NODE_TOOLS/node_modules/.pyramide-lock-stamp"

@@ -233,7 +233,8 @@ def _play_a_whole_game() -> tuple[dict[str, str], str]:
         shortest = client.get("/v1/deals/PY1-2S-TXYCUHQ/analysis?shortest=true").json()["shortest"]
         assert shortest is not None and len(shortest) == 57, shortest  # the compiled A*, in the image's worker
         play = client.get("/play/").text
-        for name in ("style.css", "app.js", "api.js", "i18n.js"):  # the web client is in the image too
+        modules = ("app.js", "api.js", "texts.js", "state.js", "render.js", "input.js", "dialogs.js")
+        for name in ("style.css", *modules):  # the web client is in the image too
             assert name in play or name in client.get("/play/app.js").text, name
             assert client.get(f"/play/{name}").status_code == 200, name
         return auth, game["id"]

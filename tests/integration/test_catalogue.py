@@ -37,7 +37,7 @@ def test_the_page_and_the_service_read_the_same_catalogue(live_url: str) -> None
     """The page fetches ``messages.json`` beside its script, which the service serves from the very file it read its
     own texts from: a problem's title, a rule preset's name and the page's texts are the file's."""
     assert CATALOGUE_FILE == WEB_DIR / "messages.json"
-    assert 'fetch(new URL("messages.json", import.meta.url))' in (WEB_DIR / "i18n.js").read_text(encoding="utf-8")
+    assert 'fetch(new URL("messages.json", import.meta.url))' in (WEB_DIR / "texts.js").read_text(encoding="utf-8")
     on_file = json.loads(CATALOGUE_FILE.read_text(encoding="utf-8"))
     with httpx.Client(base_url=live_url) as http:
         served = http.get("/play/messages.json")

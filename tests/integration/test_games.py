@@ -118,6 +118,34 @@ def test_the_rules_documents_examples_by_taps(client: Client, player: dict[str, 
     assert record["record"] == "KD 10C+3S"
 
 
+def test_a_partner_that_is_not_free_can_be_tapped_first(client: Client, player: dict[str, str]) -> None:
+    """Issue 45: under the variants, the waste card beneath a fresh draw (2S) and a card covered only by its partner
+    (C) are named in ``legal_moves``, so a page shows them tappable: tapped first they are selected (no 4xx), a hint
+    and a read of that game still answer (the stored selection is valid), and tapping the partner pairs them."""
+    game = client.post("/v1/games", json={"code": "PY1-2S-AAAAAAS"}, headers=player).json()
+    url = f"/v1/games/{game['id']}"
+    drawn = client.post(f"{url}/taps", json={"target": "stock"}, headers=player).json()
+    assert drawn["waste"]["cards"][-2:] == ["10C", "3S"] and "10C+3S" in drawn["legal_moves"]
+    beneath = client.post(f"{url}/taps", json={"card": "10C"}, headers=player)
+    assert beneath.status_code == 200, beneath.text
+    assert beneath.json()["selected"] == "10C" and beneath.json()["feedback"]["code"] == "selected"
+    assert client.get(f"{url}/hint", headers=player).status_code == 200
+    assert client.get(url, headers=player).json()["selected"] == "10C"
+    paired = client.post(f"{url}/taps", json={"card": "3S"}, headers=player).json()
+    assert paired["feedback"]["code"] == "removed" and paired["waste"]["count"] == 0 and paired["selected"] is None
+
+    game = client.post("/v1/games", json={"code": "PY1-C-EAHENOK"}, headers=player).json()
+    url = f"/v1/games/{game['id']}"
+    for move in ["KH", "KD", "D", "AC+QC", "9S+4S", "JC+2C", "10H+3C"]:
+        assert client.post(f"{url}/moves", json=move_body(parse_move(move)), headers=player).status_code == 200
+    covered = client.post(f"{url}/taps", json={"card": "8C"}, headers=player)
+    assert covered.status_code == 200 and covered.json()["selected"] == "8C", covered.text
+    assert client.get(f"{url}/hint", headers=player).status_code == 200
+    paired = client.post(f"{url}/taps", json={"card": "5H"}, headers=player).json()
+    assert paired["feedback"]["code"] == "removed" and paired["selected"] is None
+    assert "8C" not in [s["card"] for s in paired["pyramid"]]
+
+
 def test_the_covered_card_is_silent_without_explanations(client: Client, player: dict[str, str]) -> None:
     game = _doc_game(client, player)
     covered = client.post(f"/v1/games/{game['id']}/taps", json={"card": "QC"}, headers=player).json()

@@ -180,7 +180,7 @@ def test_a_person_plays_a_deal_to_a_win_by_clicks_keys_and_hints(browser: Any, a
             for target in targets:
                 page.click("#stock" if target == "stock" else f'[data-card="{target}"]')
                 expect(page.locator(".hinted")).to_have_count(0, timeout=10000)
-            page.wait_for_timeout(30)
+                expect(page.locator("#board")).to_have_attribute("aria-busy", "false")  # its answer is in
         assert page.locator("#end-title").text_content() == "Congratulations, you won!"
         page.click('#end-dialog button[value="board"]')
         expect(page.locator("#board-entries tr")).to_have_count(1)
@@ -217,7 +217,7 @@ def test_a_dead_end_shows_its_dialog_in_both_languages(browser: Any, app: Litest
         page.select_option("#language", "hu")
         for _ in range(23):
             page.keyboard.press("d")
-            page.wait_for_timeout(40)
+            expect(page.locator("#board")).to_have_attribute("aria-busy", "false")
         page.wait_for_selector("#end-dialog[open]", timeout=10000)
         assert page.locator("#end-title").text_content() == "Nincs több lehetséges lépés"
         assert outside == []

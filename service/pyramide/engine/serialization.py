@@ -38,6 +38,7 @@ from pyramide.engine.layout import Layout
 from pyramide.engine.operations import RECORD_SIZE
 from pyramide.engine.pyramid import FULL, SLOTS
 from pyramide.engine.rules import Rules
+from pyramide.engine.taps import is_selectable_partner
 
 FORMAT = 3
 NO_CARD = 255
@@ -169,5 +170,6 @@ def _check_consistent(game: Game) -> None:
     limit = game.rules.recycles
     if limit is not None and game.recycles_used > limit:
         raise InvalidStateError("the stored game used more turn-overs than its rules allow")
-    if game.selection is not None and not game.is_free(game.selection):
-        raise InvalidStateError("the stored selection is not a free card")
+    selection = game.selection
+    if selection is not None and not (game.is_free(selection) or is_selectable_partner(game, selection)):
+        raise InvalidStateError("the stored selection is neither a free card nor a partner tapped first")

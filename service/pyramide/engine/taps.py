@@ -8,7 +8,8 @@
 - The stock draws, or turns the waste over when it is empty.
 - Under the variants, the extra partner (the card covered only by the selected card, or the waste card beneath a
   selected card just drawn) is tapped second: it pairs when it makes 13, else ``sum_must_be_13`` and the
-  selection stays.
+  selection stays. It may also be tapped first, when it makes 13 with its partner (the move is legal): it is then
+  selected, and tapping the partner pairs them (a page shows it tappable because ``legal_moves`` names it).
 
 Cards that cannot be touched at all in the app (face down in the stock, buried in the waste, already gone) raise
 :class:`IllegalMoveError`: a client that sends them has a bug, not a player who mis-tapped.
@@ -40,6 +41,9 @@ def tap_card(game: Game, card: Card) -> TapResult:
     selected = game.selection
     if selected is not None and _is_extra_partner(game, selected, card):
         return _pair_or_refuse(game, selected, card, keep=selected)
+    if is_selectable_partner(game, card):
+        game.selection = card
+        return TapResult(feedback(Code.SELECTED, card=card_code(card)))
     slot = game.slots[card]
     if slot >= 0 and game.present >> slot & 1:
         return TapResult(feedback(Code.CARD_COVERED, card=card_code(card)))
@@ -69,8 +73,8 @@ def _tap_free(game: Game, card: Card) -> TapResult:
         return TapResult(feedback(Code.DESELECTED, card=card_code(card)))
     if is_king(card):
         return _apply(game, RemoveKing(card), Code.REMOVED, cards=card_code(card))
-    if selected is None:
-        game.selection = card
+    if selected is None or not (game.is_free(selected) or _is_extra_partner(game, card, selected)):
+        game.selection = card  # nothing selected, or an extra partner this card cannot take: start afresh
         return TapResult(feedback(Code.SELECTED, card=card_code(card)))
     return _pair_or_refuse(game, selected, card, keep=card)
 
@@ -97,6 +101,23 @@ def _is_extra_partner(game: Game, selected: Card, card: Card) -> bool:
         and bool(game.present >> slot & 1)
         and sole_coverer(game.present, slot) == cover
         and is_free(game.present, cover)
+    )
+
+
+def is_selectable_partner(game: Game, card: Card) -> bool:
+    """An extra partner tapped first: the waste card beneath the card just drawn, or the card covered only by a
+    free card, when the two make 13 (``RemovePair`` of them is among the legal moves)."""
+    waste = game.waste
+    partner: Card | None = None
+    if game.rules.stock_waste_pairs and len(waste) >= 2 and card == waste[-2]:
+        partner = waste[-1]
+    elif game.rules.cover_pairs and game.slots[card] >= 0:
+        cover = sole_coverer(game.present, game.slots[card]) if game.present >> game.slots[card] & 1 else None
+        partner = game.layout.pyramid[cover] if cover is not None and cover >= 0 else None
+    return (
+        partner is not None
+        and _is_extra_partner(game, partner, card)
+        and values_pair(card_value(partner), card_value(card))
     )
 
 

@@ -1,15 +1,34 @@
 // Every text of the page, in Hungarian and English, comes from the message catalogue (messages.json beside this
 // file): the very file the service reads its own texts from. Placeholders {0}, {1}… take the arguments in order.
+// This module owns the page's language: read it with locale(), change it only with setLocale().
 
 const CATALOGUE = await (await fetch(new URL("messages.json", import.meta.url))).json();
 export const LOCALES = Object.keys(CATALOGUE);
+
+let current = "hu";
 
 function fill(template, args) {
   return template.replace(/\{(\d+)\}/g, (_, index) => String(args[Number(index)]));
 }
 
-export function text(locale, key, ...args) {
-  return fill(CATALOGUE[locale].page[key], args);
+/** The page's language now ("hu" or "en"). */
+export function locale() {
+  return current;
+}
+
+/** Switches the page's language (the caller re-renders). */
+export function setLocale(wanted) {
+  current = LOCALES.includes(wanted) ? wanted : "hu";
+}
+
+/** One of the page's texts in the given language, placeholders filled. */
+export function text(language, key, ...args) {
+  return fill(CATALOGUE[language].page[key], args);
+}
+
+/** One of the page's texts in the page's language. */
+export function t(key, ...args) {
+  return text(current, key, ...args);
 }
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -19,10 +38,18 @@ export function cardParts(code) {
   return { rank: code.slice(0, -1), suit, symbol: SUITS[suit], red: suit === "D" || suit === "H" };
 }
 
-export function cardName(code, locale) {
+/** A card's name for people and screen readers from the catalogue ("queen of hearts"), never its code. */
+export function cardName(code, language = current) {
   const { rank, suit } = cardParts(code);
-  const names = CATALOGUE[locale].cards;
+  const names = CATALOGUE[language].cards;
   return fill(names.name, [names[suit], names[rank] || rank]);
+}
+
+const CARD_CODE = /(?<![\p{L}\p{N}])(10|[2-9AJQK])([CDHS])(?![\p{L}\p{N}])/gu;
+
+/** A message with every card code in it ("8H", "10C+3S") said in words from the catalogue ("Eight of hearts"), for eyes and ears. */
+export function inWords(message) {
+  return message.replace(CARD_CODE, (code) => cardName(code)).replace(/(\S)\+(\S)/g, "$1 + $2");
 }
 
 export function chooseLocale(stored) {

@@ -1,0 +1,185 @@
+// The page's dialogs: a new game (rule presets and variants from GET /v1/rules, a pasted code), the end of play,
+// the player's statistics, a leaderboard, the daily challenge, and the abandon confirmation.
+
+import * as state from "./state.js";
+import { $ } from "./render.js";
+import { clock, locale, t } from "./texts.js";
+
+function rulesFromForm() {
+  const recycles = $("recycles").value;
+  const rules = { recycles: recycles === "" ? null : Number(recycles) };
+  for (const box of document.querySelectorAll("#variants input")) rules[box.name] = box.checked;
+  return rules;
+}
+
+function setRulesForm(rules) {
+  $("recycles").value = rules.recycles == null ? "" : String(rules.recycles);
+  for (const box of document.querySelectorAll("#variants input")) box.checked = Boolean(rules[box.name]);
+}
+
+/** Fills the new-game and challenge forms from the rule catalogue. */
+function fillRules(data) {
+  const presets = $("presets");
+  presets.replaceChildren();
+  data.presets.forEach((preset, index) => {
+    const label = document.createElement("label");
+    label.innerHTML = `<input type="radio" name="preset"> <span></span><small class="preset-description"></small>`;
+    const input = label.querySelector("input");
+    input.value = preset.segment;
+    input.checked = index === 0;
+    input.addEventListener("change", () => setRulesForm(preset.rules));
+    label.querySelector("span").textContent = `${preset.name} (${preset.segment})`;
+    label.querySelector("small").textContent = preset.description;
+    presets.append(label);
+  });
+  const variants = $("variants");
+  variants.replaceChildren();
+  for (const variant of data.variants.filter((v) => v.key !== "recycles")) {
+    const label = document.createElement("label");
+    label.innerHTML = `<input type="checkbox"> <span></span>`;
+    label.querySelector("input").name = variant.key;
+    label.querySelector("span").textContent = variant.name;
+    label.title = variant.description;
+    variants.append(label);
+  }
+  const recycles = $("recycles");
+  while (recycles.options.length > 1) recycles.remove(1);
+  for (let n = 0; n <= 9; n++) recycles.add(new Option(String(n), String(n)));
+  setRulesForm(data.presets[0].rules);
+  const challengePreset = $("challenge-preset");
+  const chosen = challengePreset.value || "N";
+  challengePreset.replaceChildren(...data.presets.map((p) => new Option(`${p.name} (${p.segment})`, p.segment)));
+  challengePreset.value = chosen;
+}
+
+/** The end of play (won, or stuck with undo offered) when a game's status changes under the player's eyes. */
+function ending(game) {
+  const end = state.outcome(game.status).end;
+  if (!end) return;
+  $("end-title").textContent = t(end);
+  $("end-summary").textContent = t("wonSummary", game.score, game.moves, clock(game.elapsed_ms));
+  $("end-undo").hidden = end !== "stuck";
+  $("end-dialog").showModal();
+}
+
+export async function showStats() {
+  const data = await state.fetchData("/v1/players/me/stats");
+  if (!data) return;
+  const rows = [
+    ["played", data.played], ["wonGames", data.won], ["lost", data.lost],
+    ["winRate", `${Math.round(data.win_rate * 100)}%`], ["streak", data.current_streak],
+    ["bestStreak", data.best_streak], ["bestTime", data.best_time_ms == null ? "—" : clock(data.best_time_ms)],
+    ["fewestMoves", data.fewest_moves ?? "—"], ["hintsUsed", data.hints_used],
+  ];
+  $("stats").replaceChildren(...rows.flatMap(([key, value]) => {
+    const term = document.createElement("dt");
+    term.textContent = t(key);
+    const detail = document.createElement("dd");
+    detail.textContent = String(value);
+    detail.dataset.stat = key;
+    return [term, detail];
+  }));
+  $("stats-dialog").showModal();
+}
+
+async function showBoard(path, title, verified) {
+  const data = await state.fetchData(path);
+  if (!data) return;
+  $("board-title").textContent = title;
+  $("board-note").textContent = verified ? t("verified") : t("unverified");
+  const rows = data.entries.map((entry) => {
+    const row = document.createElement("tr");
+    for (const value of [entry.rank, entry.name || t("anonymous"), clock(entry.elapsed_ms), entry.moves]) {
+      const cell = document.createElement("td");
+      cell.textContent = String(value);
+      row.append(cell);
+    }
+    return row;
+  });
+  if (!rows.length) {
+    const row = document.createElement("tr");
+    row.innerHTML = `<td colspan="4"></td>`;
+    row.firstChild.textContent = t("noEntries");
+    rows.push(row);
+  }
+  $("board-entries").replaceChildren(...rows);
+  $("board-dialog").showModal();
+}
+
+/** The leaderboard of the game on the table: its challenge's (verified) or its deal's. */
+export function gameBoard() {
+  const game = state.snapshot().game;
+  if (game && game.challenge) return showChallengeBoard(game.challenge);
+  if (game && game.code) return showBoard(`/v1/leaderboards/${encodeURIComponent(game.code)}`, `${t("leaderboard")}: ${game.code}`, false);
+  return undefined;
+}
+
+function showChallengeBoard(id) {
+  return showBoard(`/v1/challenges/${encodeURIComponent(id)}/leaderboard`, `${t("challenge")}: ${id}`, true);
+}
+
+export async function showChallenge() {
+  const preset = $("challenge-preset").value || "N";
+  const data = await state.fetchData(`/v1/challenges/current?rules=${encodeURIComponent(preset)}`);
+  if (!data) return;
+  state.setChallenge(data);
+  const closes = new Date(data.closes_at).toLocaleString(locale() === "hu" ? "hu-HU" : "en-GB");
+  $("challenge-info").textContent = `${t("challengeOf", data.id)} · ${t("closesAt", closes)} · ${t("playersCount", data.players)}`;
+  const you = data.you;
+  const playing = Boolean(you && you.status && state.outcome(you.status).running);
+  $("challenge-you").textContent = !you ? "" : you.rank ? t("yourRank", you.rank) : playing ? t("inProgress") : t("challengePlayed");
+  const start = $("challenge-start");
+  start.textContent = playing ? t("continueChallenge") : t("startChallenge");
+  start.disabled = Boolean(you && !playing);
+  if (!$("challenge-dialog").open) $("challenge-dialog").showModal();
+}
+
+function confirmAbandon() {
+  if (window.confirm(t("abandonConfirm"))) state.abandon();
+}
+
+function onNewGameClosed() {
+  const choice = $("new-game-dialog").returnValue;
+  const explain_errors = $("explain-errors").checked;
+  if (choice === "deal") state.deal({ rules: rulesFromForm(), winnable_only: $("winnable-only").checked, explain_errors });
+  if (choice === "code" && $("paste-code").value.trim()) state.deal({ code: $("paste-code").value.trim(), explain_errors });
+}
+
+function onEndClosed() {
+  const choice = $("end-dialog").returnValue;
+  if (choice === "new") $("new-game-dialog").showModal();
+  if (choice === "undo") state.move({ type: "undo" });
+  if (choice === "board") gameBoard();
+}
+
+function onChallengeClosed() {
+  const choice = $("challenge-dialog").returnValue;
+  const challenge = state.snapshot().challenge;
+  if (!challenge) return;
+  if (choice === "start" && challenge.you) state.open(challenge.you.game_id);
+  else if (choice === "start") state.deal({ challenge: challenge.id, explain_errors: $("explain-errors").checked });
+  if (choice === "board") showChallengeBoard(challenge.id);
+}
+
+/** Opens the new-game dialog (the N key and the header's button). */
+export function newGame() {
+  $("new-game-dialog").showModal();
+}
+
+/** Wires the dialogs' buttons and closings, and follows the state for the catalogue and the end of play. */
+export function wireDialogs() {
+  $("abandon").addEventListener("click", confirmAbandon);
+  $("new-game").addEventListener("click", newGame);
+  $("open-stats").addEventListener("click", showStats);
+  $("open-board").addEventListener("click", gameBoard);
+  $("open-challenge").addEventListener("click", showChallenge);
+  $("challenge-preset").addEventListener("change", showChallenge);
+  $("new-game-dialog").addEventListener("close", onNewGameClosed);
+  $("end-dialog").addEventListener("close", onEndClosed);
+  $("challenge-dialog").addEventListener("close", onChallengeClosed);
+  state.subscribe((now, event) => {
+    if (event.kind === "catalogue") fillRules(now.catalogue);
+    const before = event.kind === "game" ? event.before : null;
+    if (before && before.id === now.game.id && before.status !== now.game.status) ending(now.game);
+  });
+}
