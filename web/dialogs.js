@@ -163,7 +163,7 @@ function markCode(sentence) {
 async function playCode() {
   const code = $("paste-code").value.trim();
   if (!code) return markCode(t("codeEmpty"));
-  const refused = await state.deal({ code, explain_errors: $("explain-errors").checked });
+  const refused = await state.deal({ code, explain_errors: $("explain-errors").checked }, { keepRefusal: true });
   if (refused) return markCode(words({ problem: refused.problem }));
   markCode(null);
   $("new-game-dialog").close("");

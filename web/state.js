@@ -142,8 +142,11 @@ export function hint() {
   }, "hint");
 }
 
-/** Deals a new game; resolves to the refusal (an ApiError) when the service refused the request, else null. */
-export async function deal(body) {
+/**
+ * Deals a new game. A refusal of the request itself (422) is said, or, with keepRefusal (a form that shows it beside
+ * its field), returned instead: the promise resolves to that ApiError, else to null.
+ */
+export async function deal(body, { keepRefusal = false } = {}) {
   let refused = null;
   await guarded(async () => {
     say(text("loading")); // a winnable-only deal or a challenge's first use waits for the solver
@@ -151,6 +154,7 @@ export async function deal(body) {
       show(await api.post("/v1/games", body));
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 422) throw error;
+      if (!keepRefusal) throw error;
       refused = error;
       say(null);
       return;

@@ -130,9 +130,7 @@ def test_a_hint_in_a_game_that_cannot_be_won_says_so(browser: Any, app: Litestar
     with serve_in_thread(app) as api, _page(browser, (api,), locale="en-GB") as (page, outside):
         _ready(page, f"{api}/play/")
         _deal_code(page, code)
-        for _ in range(23):
-            page.keyboard.press("d")
-            page.wait_for_timeout(40)
+        _draw(page, 23)
         page.wait_for_selector("#end-dialog[open]", timeout=10000)
         page.keyboard.press("Escape")
         page.click("#hint")
