@@ -3,9 +3,10 @@
 // with the game's ETag on every change to a game.
 
 export class ApiError extends Error {
-  constructor(status, problem) {
+  constructor(status, problem, headers = null) {
     super(problem.detail || problem.title || `HTTP ${status}`);
     this.status = status;
+    this.headers = headers;
     this.problem = problem;
     this.code = problem.code;
   }
@@ -66,7 +67,7 @@ export class Api {
     }
     const type = response.headers.get("Content-Type") || "";
     const data = response.status === 204 ? null : type.includes("json") ? await response.json() : await response.text();
-    if (!response.ok) throw new ApiError(response.status, typeof data === "object" && data ? data : {});
+    if (!response.ok) throw new ApiError(response.status, typeof data === "object" && data ? data : {}, response.headers);
     return { data, etag: response.headers.get("ETag"), status: response.status };
   }
 

@@ -6,8 +6,8 @@ import { Api } from "./api.js";
 import * as state from "./state.js";
 import { wireDialogs } from "./dialogs.js";
 import { wireInput } from "./input.js";
-import { $, applyTexts, render, showMessage, tick } from "./render.js";
-import { chooseLocale, locale, setLocale, t } from "./texts.js";
+import { $, applyTexts, render, retell, showMessage, tick, wait } from "./render.js";
+import { chooseLocale, locale, setLocale } from "./texts.js";
 
 const params = new URLSearchParams(location.search);
 const apiBase = params.get("api") || document.querySelector('meta[name="pyramide-api"]').content || "";
@@ -16,8 +16,9 @@ const api = new Api(apiBase, locale());
 state.connect(api);
 
 state.subscribe((now, event) => {
-  if (event.kind === "say") showMessage(event.text, event.error);
+  if (event.kind === "say") showMessage(event.message, event.error);
   else if (event.kind === "busy") $("board").setAttribute("aria-busy", String(event.busy)); // a request in flight
+  else if (event.kind === "wait") wait(event.action, event.seconds, now);
   else if (event.kind === "game" || event.kind === "hint") render(now);
 });
 
@@ -27,15 +28,16 @@ $("language").addEventListener("change", async (event) => {
   localStorage.setItem("pyramide:locale", locale());
   applyTexts();
   render(state.snapshot());
+  retell();
   await state.loadCatalogue().catch(() => undefined);
 });
 $("copy-code").addEventListener("click", async () => {
   const code = state.snapshot().game.code;
   try {
     await navigator.clipboard.writeText(code);
-    state.say(t("copied"));
+    state.say(state.text("copied"));
   } catch {
-    state.say(code);
+    state.say({ key: "codeIs", args: [code] });
   }
 });
 
@@ -43,6 +45,6 @@ applyTexts();
 wireInput();
 wireDialogs();
 setInterval(() => tick(state.snapshot()), 1000);
-state.say(t("loading"));
+state.say(state.text("loading"));
 await state.boot();
 document.body.dataset.ready = "true";

@@ -2,7 +2,7 @@
 // the player's statistics, a leaderboard, the daily challenge, and the abandon confirmation.
 
 import * as state from "./state.js";
-import { $ } from "./render.js";
+import { $, words } from "./render.js";
 import { clock, locale, t } from "./texts.js";
 
 function rulesFromForm() {
@@ -142,12 +142,49 @@ function onNewGameClosed() {
   const choice = $("new-game-dialog").returnValue;
   const explain_errors = $("explain-errors").checked;
   if (choice === "deal") state.deal({ rules: rulesFromForm(), winnable_only: $("winnable-only").checked, explain_errors });
-  if (choice === "code" && $("paste-code").value.trim()) state.deal({ code: $("paste-code").value.trim(), explain_errors });
+}
+
+/** Marks the code field invalid with a sentence (or valid again with none), for the eye and for screen readers. */
+function markCode(sentence) {
+  const field = $("paste-code");
+  const error = $("paste-code-error");
+  error.textContent = sentence || "";
+  error.hidden = !sentence;
+  if (sentence) {
+    field.setAttribute("aria-invalid", "true");
+    field.setAttribute("aria-describedby", "paste-code-error");
+  } else {
+    field.removeAttribute("aria-invalid");
+    field.removeAttribute("aria-describedby");
+  }
+}
+
+/** Plays a pasted code; the dialog stays open, with what was typed and a plain sentence, when it is refused. */
+async function playCode() {
+  const code = $("paste-code").value.trim();
+  if (!code) return markCode(t("codeEmpty"));
+  const refused = await state.deal({ code, explain_errors: $("explain-errors").checked }, { keepRefusal: true });
+  if (refused) return markCode(words({ problem: refused.problem }));
+  markCode(null);
+  $("new-game-dialog").close("");
+  return undefined;
+}
+
+function onNewGameSubmit(event) {
+  if (!event.submitter || event.submitter.value !== "code") return;
+  event.preventDefault();
+  playCode();
+}
+
+function onCodeKey(event) {
+  if (event.key !== "Enter") return;
+  event.preventDefault(); // not the form's first button (a random deal): the code's own
+  playCode();
 }
 
 function onEndClosed() {
   const choice = $("end-dialog").returnValue;
-  if (choice === "new") $("new-game-dialog").showModal();
+  if (choice === "new") newGame();
   if (choice === "undo") state.move({ type: "undo" });
   if (choice === "board") gameBoard();
 }
@@ -163,6 +200,7 @@ function onChallengeClosed() {
 
 /** Opens the new-game dialog (the N key and the header's button). */
 export function newGame() {
+  markCode(null);
   $("new-game-dialog").showModal();
 }
 
@@ -175,6 +213,9 @@ export function wireDialogs() {
   $("open-challenge").addEventListener("click", showChallenge);
   $("challenge-preset").addEventListener("change", showChallenge);
   $("new-game-dialog").addEventListener("close", onNewGameClosed);
+  $("new-game-form").addEventListener("submit", onNewGameSubmit);
+  $("paste-code").addEventListener("keydown", onCodeKey);
+  $("paste-code").addEventListener("input", () => markCode(null));
   $("end-dialog").addEventListener("close", onEndClosed);
   $("challenge-dialog").addEventListener("close", onChallengeClosed);
   state.subscribe((now, event) => {

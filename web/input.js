@@ -1,5 +1,6 @@
-// The player's input: clicks and taps on cards and piles, the controls, and the keyboard. Every action goes to
-// state.js, which asks the API; nothing here decides a rule.
+// The player's input: clicks and taps on cards and piles, a card dragged onto its partner (pointer events: mouse,
+// pen and touch alike), the controls, and the keyboard. Every action goes to state.js, which asks the API; nothing
+// here decides a rule.
 //
 // Keyboard: the pyramid is one tab stop (roving tabindex over the cards that can be tapped; arrows move between
 // them spatially: left/right in a row, up/down to the nearest in the row above/below; Home/End), the stock and the
@@ -7,8 +8,14 @@
 // the help view (a "pyramide:help" event on document, for the view that handles it).
 
 import * as state from "./state.js";
-import { $, rove } from "./render.js";
 import { newGame } from "./dialogs.js";
+import { snapBack } from "./motion.js";
+import { $, rove } from "./render.js";
+
+const DRAG_START_PX = 6; // less than this is a tap that trembled, not a drag
+
+let drag = null; // the card being dragged: { element, card, id, x, y, moved }
+let swallowClick = false; // the click a browser sends after a drag is no tap
 
 function onCard(event) {
   const card = event.target.closest("[data-card]");
@@ -70,6 +77,59 @@ const SHORTCUTS = {
   "?": () => document.dispatchEvent(new CustomEvent("pyramide:help")),
 };
 
+function onPointerDown(event) {
+  const element = event.target.closest("[data-card]:not(.covered)");
+  if (!element || event.button > 0 || drag) return;
+  drag = { element, card: element.dataset.card, id: event.pointerId, x: event.clientX, y: event.clientY, moved: false };
+  try {
+    element.setPointerCapture(event.pointerId);
+  } catch {
+    // a pointer the browser does not track (a synthetic one): the document still hears it
+  }
+}
+
+function onPointerMove(event) {
+  if (!drag || event.pointerId !== drag.id) return;
+  const dx = event.clientX - drag.x;
+  const dy = event.clientY - drag.y;
+  if (!drag.moved && Math.hypot(dx, dy) < DRAG_START_PX) return;
+  drag.moved = true;
+  drag.element.classList.add("dragging");
+  drag.element.style.transform = `translate(${dx}px, ${dy}px)`;
+}
+
+/** The card under the point, other than the one dragged (which lies on top of it). */
+function partnerAt(x, y, dragged) {
+  for (const element of document.elementsFromPoint(x, y)) {
+    const card = element.closest("[data-card]");
+    if (card && card !== dragged) return card.dataset.card;
+  }
+  return null;
+}
+
+function onPointerUp(event) {
+  if (!drag || event.pointerId !== drag.id) return;
+  const { element, card, moved } = drag;
+  drag = null;
+  element.classList.remove("dragging");
+  if (!moved) return;
+  swallowClick = true;
+  setTimeout(() => (swallowClick = false), 0);
+  const partner = event.type === "pointerup" ? partnerAt(event.clientX, event.clientY, element) : null;
+  const dropped = element.getBoundingClientRect();
+  element.style.transform = "";
+  const home = element.getBoundingClientRect();
+  snapBack(element, dropped.left - home.left, dropped.top - home.top);
+  if (partner) state.move({ type: "pair", cards: [card, partner] }); // refused: the usual feedback, and it is back
+}
+
+function onClickCapture(event) {
+  if (!swallowClick) return;
+  swallowClick = false;
+  event.stopPropagation();
+  event.preventDefault();
+}
+
 function onKey(event) {
   if (event.target.closest("input, select, dialog") || event.ctrlKey || event.metaKey || event.altKey) return;
   const action = SHORTCUTS[event.key.length === 1 ? event.key.toLowerCase() : ""];
@@ -85,6 +145,11 @@ export function wireInput() {
     group.addEventListener("keydown", onGroupKey);
     group.addEventListener("focusin", onGroupFocus);
   }
+  $("board").addEventListener("pointerdown", onPointerDown);
+  document.addEventListener("pointermove", onPointerMove);
+  document.addEventListener("pointerup", onPointerUp);
+  document.addEventListener("pointercancel", onPointerUp);
+  document.addEventListener("click", onClickCapture, true);
   $("stock").addEventListener("click", () => state.tap({ target: "stock" }));
   $("undo").addEventListener("click", () => state.move({ type: "undo" }));
   $("hint").addEventListener("click", () => state.hint());

@@ -1,8 +1,9 @@
 // The DOM from a snapshot of the state: the pyramid, the piles, the score line and the controls' availability.
 // Nothing here talks to the API or listens for input (input.js does, on the elements drawn here).
 
+import { animateChange, capture } from "./motion.js";
 import { outcome } from "./state.js";
-import { cardName, cardParts, clock, inWords, locale, t } from "./texts.js";
+import { cardName, cardParts, clock, feedbackText, hasText, inWords, locale, problemText, t } from "./texts.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -14,12 +15,60 @@ export function applyTexts() {
   document.title = `Pyramide — ${t("title")}`;
 }
 
-/** Shows a message in the live region, cards named in words (an error in its own colour). */
-export function showMessage(text, error = false) {
+let drawnGame = null; // the game whose board is drawn now
+let said = { message: null, error: false }; // the message on the line, said again in a new language
+const waits = new Map(); // a control's id -> when (ms) the service lets it act again, after a rate limit
+
+/** A message (see state.js) in words in the page's language: never a JSON pointer, a version or a raw code. */
+export function words(message) {
+  if (!message) return "";
+  if (message.key) return t(message.key, ...(message.args || []));
+  if (message.feedback) return feedbackText(message.feedback, message.cards) || inWords(message.fallback || "");
+  const problem = message.problem || {};
+  const own = `problem_${problem.code}`;
+  if (hasText(own)) return t(own);
+  return problemText(problem.code, problem) || feedbackText(problem.code) || problem.title || t("failed");
+}
+
+/** Shows a message in the live region (an error in its own colour) and keeps it to say again in another language. */
+export function showMessage(message, error = false) {
+  said = { message, error };
   const feedback = $("feedback");
-  feedback.textContent = inWords(text || "");
+  feedback.textContent = words(message);
   feedback.classList.toggle("error", error);
 }
+
+/** Says the message on the line again (after a language switch). */
+export function retell() {
+  showMessage(said.message, said.error);
+}
+
+const WAITING = { hint: ["hint", "waitHint"], undo: ["undo", "waitOther"], tap: ["stock", "waitOther"] };
+
+/** A rate limit as a calm wait: the control that met it off, and a countdown on the message line until then. */
+export function wait(action, seconds, state) {
+  const [control, key] = WAITING[action] || [null, "waitOther"];
+  if (control) waits.set(control, Date.now() + seconds * 1000);
+  showMessage({ key, args: [seconds], until: Date.now() + seconds * 1000 });
+  render(state);
+}
+
+/** The countdown of a wait, once a second; the line is cleared and the control back on when it is over. */
+function countdown(state) {
+  const message = said.message;
+  if (message && message.until) {
+    const left = Math.ceil((message.until - Date.now()) / 1000);
+    if (left > 0) showMessage({ ...message, args: [left] });
+    else showMessage(null);
+  }
+  let over = false;
+  for (const [control, until] of waits) {
+    if (until <= Date.now()) over = waits.delete(control);
+  }
+  if (over) render(state);
+}
+
+const waiting = (control) => (waits.get(control) || 0) > Date.now();
 
 /** The cards the player can tap now: every free pyramid card and the waste top, plus every card a legal move
  * names (the waste card beneath a fresh draw under stock-waste pairs, a card covered only by its partner). */
@@ -100,7 +149,7 @@ function renderPiles(state, playable) {
   stock.classList.toggle("hinted", state.hinted.includes("stock"));
   const canTurn = count === 0 && game.waste.count > 0 && game.recycles.left !== 0;
   stock.setAttribute("aria-label", count ? t("stockCards", count) : canTurn ? t("stockTurn") : t("stockEmpty"));
-  stock.disabled = count === 0 && !canTurn;
+  stock.disabled = (count === 0 && !canTurn) || !outcome(game.status).running || waiting("stock");
   const waste = $("waste-top");
   const stop = tabStop(waste);
   waste.replaceChildren();
@@ -125,15 +174,18 @@ export function render(state) {
   const focused = active && active.dataset && active.dataset.card ? active : null;
   const group = focused ? focused.closest("#pyramid, #waste-top") : null;
   const playable = playableCards(game);
+  const before = drawnGame === game.id ? capture() : null; // a new game arrives without motion
+  drawnGame = game.id;
   renderPyramid(state, playable);
   renderPiles(state, playable);
+  animateChange(before);
   $("score").textContent = game.score;
   $("moves").textContent = game.moves;
   $("code").textContent = game.code || `${game.challenge} (${t("sealed")})`;
   $("copy-code").disabled = !game.code;
-  $("undo").disabled = game.undo_available === 0;
   const over = outcome(game.status).final;
-  $("hint").disabled = over || Boolean(game.challenge && !game.code);
+  $("undo").disabled = game.undo_available === 0 || over || waiting("undo");
+  $("hint").disabled = over || Boolean(game.challenge && !game.code) || waiting("hint");
   $("abandon").disabled = over;
   tick(state);
   if (focused) refocus(focused.dataset.card, group);
@@ -149,6 +201,7 @@ function refocus(card, group) {
 
 /** The clock: the server's time, plus the time since the snapshot while the game runs. */
 export function tick(state) {
+  countdown(state);
   const game = state.game;
   if (!game) return;
   let elapsed = game.elapsed_ms;

@@ -1,10 +1,12 @@
 // The one game and session state of the page, owned here: other modules read it with snapshot() and change it only
 // through the functions below (each is a request to the API, whose answer becomes the new state). Subscribers hear
 // every change with what happened: { kind: "game", before } after a new snapshot, { kind: "hint", hint } after a
-// hint, { kind: "say", text, error } for a message to show, { kind: "busy", busy } when a request starts or ends.
+// hint, { kind: "say", message, error } for a message to show, { kind: "busy", busy } when a request starts or
+// ends, { kind: "wait", action, seconds } when the service asks the page to wait (a rate limit). A message is never
+// a finished string but what it says: { key, args } (a text of the page), { feedback, card } (the engine's feedback,
+// by code) or { problem } (an error the service answered), so that the page can say it again in another language.
 
 import { ApiError } from "./api.js";
-import { t } from "./texts.js";
 
 // What each status the API sends means here, read in this one place: whether the game is kept for good (no hint,
 // no abandoning), whether its clock runs, and which end of play it shows (lists and challenges say "lost" for
@@ -44,35 +46,55 @@ function update(changes, event) {
   for (const listener of listeners) listener(current, event);
 }
 
-/** Shows a message (feedback, an error) to whoever listens. */
-export function say(text, error = false) {
-  for (const listener of listeners) listener(current, { kind: "say", text: text || "", error });
+/** Shows a message (see above; null clears the line) to whoever listens. */
+export function say(message, error = false) {
+  for (const listener of listeners) listener(current, { kind: "say", message, error });
 }
 
-function show(result) {
+/** A text of the page as a message. */
+export const text = (key, ...args) => ({ key, args });
+
+/** The cards a feedback speaks of: the one drawn, or the ones the tap or move named (a pair's first was selected). */
+function feedbackCards(code, game, before, named) {
+  if (code === "drawn") return game.waste.top ? [game.waste.top] : [];
+  const earlier = before && before.selected && code === "removed" ? [before.selected] : [];
+  return [...earlier, ...named].filter((card, index, all) => card && all.indexOf(card) === index);
+}
+
+function show(result, named = []) {
   const before = current.game;
   api.remember("game", result.data.id);
   update({ game: result.data, etag: result.etag, receivedAt: Date.now(), hinted: [] }, { kind: "game", before });
   const feedback = result.data.feedback;
-  if (feedback && feedback.message) say(feedback.message);
+  if (feedback && feedback.message) {
+    const cards = feedbackCards(feedback.code, result.data, before, named);
+    say({ feedback: feedback.code, cards, fallback: feedback.message });
+  }
 }
 
-/** Runs one request at a time; a failure is said, a 412 shows the game as it is now (changed elsewhere). */
+/** Tells every subscriber whether a request runs (the board is aria-busy meanwhile). */
 function setBusy(value) {
   busy = value;
   for (const listener of listeners) listener(current, { kind: "busy", busy });
 }
 
-export async function guarded(action) {
+/** The seconds a 429's Retry-After asks for (at least one). */
+function retryAfter(error) {
+  return Math.max(1, Number.parseInt(error.headers?.get("Retry-After") ?? "", 10) || 1);
+}
+
+/** Runs one request at a time; a failure is said (a rate limit as a calm wait for the action that met it). */
+export async function guarded(action, name = "other") {
   if (busy) return undefined;
   setBusy(true);
   try {
     return await action();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 412 && current.game) {
-      show(await api.get(`/v1/games/${current.game.id}`));
+    if (error instanceof ApiError && error.status === 429) {
+      update({}, { kind: "wait", action: name, seconds: retryAfter(error) });
+    } else {
+      say(error instanceof ApiError ? { problem: error.problem } : text("failed"), true);
     }
-    say(error instanceof ApiError ? error.message : t("failed"), true);
     return undefined;
   } finally {
     setBusy(false);
@@ -84,18 +106,27 @@ export function fetchData(path) {
   return guarded(async () => (await api.get(path)).data);
 }
 
+/**
+ * Sends a change of the game; when another tab changed it first (412), reads the game as it is now and sends the
+ * change once more, silently: only a second failure is said.
+ */
+async function change(path, body, named) {
+  say(null);
+  try {
+    show(await api.post(`/v1/games/${current.game.id}/${path}`, body, current.etag), named);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 412) throw error;
+    show(await api.get(`/v1/games/${current.game.id}`));
+    show(await api.post(`/v1/games/${current.game.id}/${path}`, body, current.etag), named);
+  }
+}
+
 export function tap(body) {
-  return guarded(async () => {
-    say("");
-    show(await api.post(`/v1/games/${current.game.id}/taps`, body, current.etag));
-  });
+  return guarded(() => change("taps", body, body.card ? [body.card] : []), "tap");
 }
 
 export function move(body) {
-  return guarded(async () => {
-    say("");
-    show(await api.post(`/v1/games/${current.game.id}/moves`, body, current.etag));
-  });
+  return guarded(() => change("moves", body, body.cards || []), body.type === "undo" ? "undo" : "tap");
 }
 
 export function abandon() {
@@ -112,16 +143,31 @@ export function hint() {
     const notation = data.move;
     const hinted = !notation ? [] : notation === "D" || notation === "R" ? ["stock"] : notation.split("+");
     update({ hinted }, { kind: "hint", hint: data });
-    say(!notation ? t("hintNone") : data.winnable === true ? t("hintWin") : data.winnable === false ? t("hintNoWin") : t("hintUnknown"));
-  });
+    const lost = data.winnable === false;
+    say(text(!notation ? (lost ? "hintLost" : "hintNone") : data.winnable === true ? "hintWin" : lost ? "hintNoWin" : "hintUnknown"));
+  }, "hint");
 }
 
-export async function deal(body) {
+/**
+ * Deals a new game. A refusal of the request itself (422) is said, or, with keepRefusal (a form that shows it beside
+ * its field), returned instead: the promise resolves to that ApiError, else to null.
+ */
+export async function deal(body, { keepRefusal = false } = {}) {
+  let refused = null;
   await guarded(async () => {
-    say(t("loading")); // a winnable-only deal or a challenge's first use waits for the solver
-    show(await api.post("/v1/games", body));
-    if (!current.game.feedback) say("");
-  });
+    say(text("loading")); // a winnable-only deal or a challenge's first use waits for the solver
+    try {
+      show(await api.post("/v1/games", body));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 422) throw error;
+      if (!keepRefusal) throw error;
+      refused = error;
+      say(null);
+      return;
+    }
+    if (!current.game.feedback) say(null);
+  }, "deal");
+  return refused;
 }
 
 export function setChallenge(challenge) {
@@ -153,13 +199,13 @@ export async function boot(again = true) {
     await api.ensurePlayer();
     await loadCatalogue();
     await resume();
-    if (!current.game.feedback) say("");
+    if (!current.game.feedback) say(null);
   } catch (error) {
     if (again && error instanceof ApiError && error.status === 401) {
       api.token = null; // the player is gone (erased, or another deployment): start afresh
       return boot(false);
     }
-    say(error instanceof ApiError ? error.message : t("failed"), true);
+    say(error instanceof ApiError ? { problem: error.problem } : text("failed"), true);
   }
   return undefined;
 }
