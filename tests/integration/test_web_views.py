@@ -224,3 +224,23 @@ def test_every_view_has_no_axe_violation_in_either_language(browser: Any, app: L
                     _shot(page, f"replay-{language}")
                     page.keyboard.press("Escape")
                 page.keyboard.press("Escape")
+
+
+def test_my_games_come_page_by_page_and_an_unfinished_one_resumes(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB") as page:
+        player = _token(page, api)
+        first = httpx.post(f"{api}/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
+        httpx.post(f"{api}/v1/games/{first['id']}/moves", json={"type": "draw"}, headers=player)
+        for _ in range(20):  # with the page's own deal, 22 games: a page of 20 and one of 2
+            assert httpx.post(f"{api}/v1/games", json={}, headers=player).status_code == 201
+        page.focus("#open-games")
+        page.keyboard.press("Enter")
+        rows = page.locator("#games-entries tr[data-game]")
+        expect(rows).to_have_count(20)
+        page.focus("#games-more")
+        page.keyboard.press("Enter")
+        expect(rows).to_have_count(22)
+        expect(page.locator("#games-more")).to_be_hidden()
+        page.locator(f'#games-entries tr[data-game="{first["id"]}"] button').first.click()
+        expect(page.locator("#code")).to_have_text("PY1-N-AAAAAAS", timeout=10000)
+        expect(page.locator("#moves")).to_have_text("1")
