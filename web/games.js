@@ -48,8 +48,8 @@ function resume(id) {
 function gameActions(game) {
   const code = game.code || "";
   const actions = [];
-  if (state.outcome(game.status).final) actions.push(button(t("replay"), () => showReplay(game.id, code)));
-  else actions.push(button(t("resume"), () => resume(game.id)));
+  if (!state.outcome(game.status).final) actions.push(button(t("resume"), () => resume(game.id))); // stuck: undo
+  if (game.status !== "in_progress") actions.push(button(t("replay"), () => showReplay(game.id, code)));
   if (game.code) actions.push(button(t("playAgain"), () => { $("games-dialog").close(); playAgain(game.code); }));
   for (const action of actions) action.dataset.game = game.id;
   return actions;
