@@ -48,7 +48,7 @@ export class Api {
 
   async ensurePlayer() {
     if (this.token) return;
-    const { data } = await this.send("POST", "/v1/players", { body: { locale: this.locale }, auth: false });
+    const { data } = await this.send("POST", "/v1/players", { body: { locale: this.locale, explain_errors: true }, auth: false });
     this.token = data.token;
   }
 

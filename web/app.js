@@ -1,11 +1,16 @@
 // The reference front end's wiring: renders the API's snapshots and sends the player's taps; every rule is the
 // service's. The modules: state.js (the state, changed through the API), render.js (the DOM from a snapshot),
-// input.js (clicks and keys), dialogs.js (the dialogs), texts.js (the catalogue's texts), api.js (the HTTP client).
+// input.js (clicks and keys), dialogs.js (the dialogs), texts.js (the catalogue's texts), api.js (the HTTP client);
+// the player's views: settings.js, help.js, games.js (my games and wins), replay.js, and views.js (what they share).
 
 import { Api } from "./api.js";
 import * as state from "./state.js";
 import { wireDialogs } from "./dialogs.js";
 import { wireInput } from "./input.js";
+import { wireGames } from "./games.js";
+import { wireHelp } from "./help.js";
+import { wireReplay } from "./replay.js";
+import { wireSettings } from "./settings.js";
 import { $, applyTexts, render, retell, showMessage, tick, wait } from "./render.js";
 import { chooseLocale, locale, setLocale } from "./texts.js";
 
@@ -44,6 +49,10 @@ $("copy-code").addEventListener("click", async () => {
 applyTexts();
 wireInput();
 wireDialogs();
+wireSettings();
+wireHelp();
+wireGames();
+wireReplay();
 setInterval(() => tick(state.snapshot()), 1000);
 state.say(state.text("loading"));
 await state.boot();

@@ -4,6 +4,7 @@
 import * as state from "./state.js";
 import { $, words } from "./render.js";
 import { clock, locale, t } from "./texts.js";
+import { playAgain } from "./views.js";
 
 function rulesFromForm() {
   const recycles = $("recycles").value;
@@ -59,6 +60,7 @@ function ending(game) {
   $("end-title").textContent = t(end);
   $("end-summary").textContent = t("wonSummary", game.score, game.moves, clock(game.elapsed_ms));
   $("end-undo").hidden = end !== "stuck";
+  $("end-again").hidden = !game.code;
   $("end-dialog").showModal();
 }
 
@@ -187,6 +189,7 @@ function onEndClosed() {
   if (choice === "new") newGame();
   if (choice === "undo") state.move({ type: "undo" });
   if (choice === "board") gameBoard();
+  if (choice === "again") playAgain(state.snapshot().game.code);
 }
 
 function onChallengeClosed() {

@@ -121,6 +121,19 @@ async function change(path, body, named) {
   }
 }
 
+/** Sends one request of a view (settings, lists, a replay) as it is: its answer, or the ApiError it throws. */
+export async function call(method, path, body) {
+  return api.send(method, path, { body });
+}
+
+/** Starts afresh as a new player, after the player's data was erased: the old token and game are forgotten. */
+export async function forget() {
+  api.token = null;
+  api.remember("game", null);
+  current = Object.freeze({ ...current, game: null, etag: null, hinted: [] });
+  await boot(false);
+}
+
 export function tap(body) {
   return guarded(() => change("taps", body, body.card ? [body.card] : []), "tap");
 }

@@ -96,7 +96,14 @@ def test_the_schema_states_every_header_a_route_reads_or_sets(client: Client) ->
         assert "ETag" in operations[name]["responses"]["201" if name == "createGame" else "200"]["headers"]
     for name in ("createGame", "createPlayer"):
         assert "Location" in operations[name]["responses"]["201"]["headers"]
-    revalidated = ("getGame", "getGameRecord", "getDeal", "getLeaderboard", "getChallengeLeaderboard")
+    revalidated = (
+        "getGame",
+        "getGameRecord",
+        "getGamePosition",
+        "getDeal",
+        "getLeaderboard",
+        "getChallengeLeaderboard",
+    )
     for name, operation in operations.items():
         headers = {p["name"] for p in operation["parameters"] if p["in"] == "header"}
         assert ("If-None-Match" in headers) == (name in revalidated), name

@@ -16,7 +16,8 @@ from pyramide.service.http.openapi import COMMITTED, render
 ROOT = Path(__file__).resolve().parents[2]
 OPERATIONS = {
     "createPlayer", "getCurrentPlayer", "updateCurrentPlayer", "createGame", "getGame", "playMove", "tap",
-    "abandonGame", "getGameRecord", "getDeal", "listRules", "getLiveness", "getReadiness", "getHint", "analyseDeal",
+    "abandonGame", "getGameRecord", "getGamePosition", "getDeal", "listRules", "getLiveness", "getReadiness",
+    "getHint", "analyseDeal",
     "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard", "listPlayerGames",
     "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge",
     "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "banPlayer", "unbanPlayer",

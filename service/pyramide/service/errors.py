@@ -15,6 +15,7 @@ class ErrorCode(StrEnum):
     UNAUTHORIZED = "unauthorized"
     FORBIDDEN = "forbidden"
     GAME_NOT_FOUND = "game_not_found"
+    STEP_NOT_FOUND = "step_not_found"
     NOT_FOUND = "not_found"
     VALIDATION_FAILED = "validation_failed"
     PRECONDITION_FAILED = "precondition_failed"

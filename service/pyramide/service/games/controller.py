@@ -37,6 +37,7 @@ from pyramide.service.games.schemas import (
     LayoutGameBody,
     MoveBody,
     PairMove,
+    Position,
     RecycleMove,
     Snapshot,
     TapBody,
@@ -49,7 +50,7 @@ from pyramide.service.http.headers import idempotency_key, if_match, if_none_mat
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, MoveAllowance, rate_limit_headers
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
-from pyramide.service.http.params import GameIdText, game_id_of
+from pyramide.service.http.params import GameIdText, StepText, game_id_of, step_of
 from pyramide.service.http.responses import EncodedJson, not_modified, problems, revalidated
 from pyramide.service.players import Player
 from pyramide.service.status import ListFilter
@@ -239,6 +240,23 @@ class GameController(Controller):
     ) -> Response[GameRecord]:
         stored, moves = await games.record(request.user, game_id_of(game_id))
         return revalidated(request, _record(stored, moves))
+
+    @get(
+        "/{game_id:str}/positions/{step:str}",
+        operation_id="getGamePosition",
+        if_none_match=True,
+        summary="The board after some operations of the record, for a replay",
+        description="The position after the first `step` operations of getGameRecord's `moves` (0: the deal),"
+        " replayed by the service's engine from the deal: the pyramid, the waste, the stock's count, the score,"
+        " the moves and the status then, and the operation that led there. 404 `step_not_found` for a step outside"
+        " 0 to the record's length.",
+        responses=problems(400, 401, 403, 404),
+    )
+    async def position(
+        self, request: PlayerRequest, game_id: GameIdText, step: StepText, games: Injected[GameReading]
+    ) -> Response[Position]:
+        position = await games.position(request.user, game_id_of(game_id), step_of(step))
+        return revalidated(request, Position.model_validate(position))
 
 
 def _record(stored: StoredGame, moves: list[Move]) -> GameRecord:

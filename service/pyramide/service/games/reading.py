@@ -8,6 +8,7 @@ from uuid import UUID
 from pyramide.engine import Move, parse_move
 from pyramide.engine.messages import Locale
 from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.positions import position_after
 from pyramide.service.games.replies import Reply, reply_for
 from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, same_every_time, shown_code
 from pyramide.service.games.store import GameStore, Listed
@@ -97,6 +98,12 @@ class GameReading:
         """The game and every move played in it, in order."""
         stored = await self.load(player, game_id)
         return stored, [parse_move(m) for m in await self.store.record(player.id, game_id)]
+
+    async def position(self, player: Player, game_id: UUID, step: int) -> dict[str, object]:
+        """The game's board after ``step`` operations of its record (:func:`position_after`); 404
+        ``step_not_found`` past its end."""
+        stored, moves = await self.record(player, game_id)
+        return position_after(stored, moves, step)
 
     async def load(self, player: Player, game_id: UUID) -> StoredGame:
         """The player's game, to read; 404 when the player has no such game."""

@@ -206,3 +206,22 @@ class GameSummary(BaseModel):
 class GamesPage(BaseModel):
     entries: list[GameSummary]
     next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last one.")
+
+
+class Position(BaseModel):
+    """A game's board after some of its record's operations, replayed by the service's engine: what a replay
+    shows at each step, read-only."""
+
+    step: Count = Field(description="How many operations of the record were played to reach it (0: the deal).")
+    steps: Count = Field(description="The number of operations in the record: the last step.")
+    operation: str | None = Field(description="The operation that led here, in move notation; null at step 0.")
+    status: GameStatus = Field(
+        description="`in_progress`, `won` or `stuck` at that moment; the last step carries the game's status"
+        " (`abandoned` included)."
+    )
+    score: Count
+    moves: Count = Field(description="Removals, draws and turn-overs up to here; never goes down.")
+    pyramid: Annotated[list[Slot], Field(min_length=28, max_length=28)]
+    waste: Waste
+    stock: Stock
+    recycles: RecyclesState

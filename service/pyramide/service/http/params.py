@@ -25,6 +25,15 @@ GameIdText = Annotated[
 ]
 IdText = Annotated[str, Parameter(description="An id (a UUID).", schema_extra={"format": "uuid"})]
 """An app's, a player's or an entry's id in a path: text that names none is 404 (:func:`id_of`), as a missing one."""
+StepText = Annotated[
+    str,
+    Parameter(
+        description="How many operations of the game's record to replay (0: the deal).",
+        schema_extra={"pattern": "^[0-9]{1,6}$"},
+    ),
+]
+"""A replay's step in a path: text that is not a small whole number is 404 ``step_not_found``, as a step past the
+end (:func:`step_of`)."""
 DealCodeText = Annotated[
     str,
     Parameter(description="A deal code, e.g. PY1-N-AAAAAAS.", schema_extra={"pattern": DEAL_CODE_PATTERN}),
@@ -45,6 +54,13 @@ def id_of(text: str) -> UUID:
         return UUID(text)
     except ValueError:
         raise DomainError(ErrorCode.NOT_FOUND) from None
+
+
+def step_of(text: str) -> int:
+    """The step; 404 ``step_not_found`` for text that is not a whole number of at most six digits."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 6):
+        raise DomainError(ErrorCode.STEP_NOT_FOUND)
+    return int(text)
 
 
 def deal_code_of(text: str) -> DealCode:

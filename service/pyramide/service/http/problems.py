@@ -83,6 +83,7 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.INVALID_PLAYER_HEADER: 400,
     ErrorCode.PLAYER_HEADER_NOT_ALLOWED: 403,
     ErrorCode.GAME_NOT_FOUND: 404,
+    ErrorCode.STEP_NOT_FOUND: 404,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.PRECONDITION_FAILED: 412,
     ErrorCode.VALIDATION_FAILED: 422,

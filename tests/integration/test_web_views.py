@@ -1,0 +1,246 @@
+"""The player's views of the web client (settings, rules and help, my games and wins, the replay, "play this deal
+again") in a real headless Chromium against the real server: each reached by mouse and by keyboard and doing what it
+says, and axe-core finding no violation of any impact on each, in Hungarian and English."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from litestar import Litestar
+from playwright.sync_api import expect
+
+from pyramide.engine import DealCode
+from pyramide.engine.moves import parse_record
+from pyramide.service.games.controller import move_body
+from tests.integration.conftest import serve_in_thread
+from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "tools" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+NAME = "Kati Teszt"
+
+
+@contextmanager
+def _page(browser: Any, api: str, language: str) -> Iterator[Any]:
+    """A fresh profile on the play page, ready; any request off the service is aborted and fails the test."""
+    profile = browser.new_context(
+        locale=language, viewport={"width": 1280, "height": 800}, accept_downloads=True, bypass_csp=True
+    )  # bypass_csp: only so that axe-core can be injected
+    page = profile.new_page()
+    outside: list[str] = []
+
+    def only(route: Any) -> None:
+        if route.request.url.startswith(api):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only)
+    try:
+        page.goto(f"{api}/play/")
+        page.wait_for_selector("body[data-ready=true]", timeout=20000)
+        yield page
+        assert outside == [], outside
+    finally:
+        profile.close()
+
+
+def _token(page: Any, api: str) -> dict[str, str]:
+    """The page's player, as a bearer header (the page keeps its token in localStorage)."""
+    token = page.evaluate(f"localStorage.getItem('pyramide:{api}:token')")
+    assert token
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _win(api: str, player: dict[str, str]) -> str:
+    """A deal cleared through the API with the page's player (16 moves, 280 points): its code."""
+    layout = DealCode.for_layout(easy_game().layout).to_json()
+    game = httpx.post(f"{api}/v1/games", json={"layout": layout}, headers=player).json()
+    for move in parse_record(EASY_CLEARING):
+        answer = httpx.post(f"{api}/v1/games/{game['id']}/moves", json=move_body(move), headers=player)
+        assert answer.status_code == 200, answer.text
+    assert answer.json()["status"] == "won"
+    code: str = game["code"]
+    return code
+
+
+def _axe(page: Any, dialog: str) -> None:
+    """axe-core on the open view (the page behind a modal dialog is inert): no violation of any impact."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    passes, found = page.evaluate(
+        "async (selector) => { const r = await axe.run(document.querySelector(selector));"
+        " return [r.passes.length, r.violations.map(v => `${v.impact} ${v.id}: ${v.nodes.map(n => n.target)}`)]; }",
+        f"#{dialog}",
+    )
+    assert found == [] and passes > 5, (passes, found)
+
+
+def _shot(page: Any, name: str) -> None:
+    """The view's screenshot into docs/web/ when asked (``PYRAMIDE_SCREENSHOT=1``)."""
+    if os.environ.get("PYRAMIDE_SCREENSHOT") == "1":
+        (ROOT / "docs" / "web").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "docs" / "web" / f"{name}.png"))
+
+
+def _stat(page: Any, name: str) -> str:
+    page.click("#open-stats")
+    page.wait_for_selector("#stats-dialog[open]")
+    value = page.locator(f'[data-stat="{name}"]').text_content()
+    page.keyboard.press("Escape")
+    return value or ""
+
+
+def test_by_mouse_a_name_goes_on_the_board_and_a_won_game_replays_and_deals_again(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api, _page(browser, api, "hu-HU") as page:
+        page.click("#open-settings")
+        page.wait_for_selector("#settings-dialog[open]")
+        page.fill("#player-name", "\u200b")
+        page.click("#save-name")
+        refused = page.locator("#settings-message")
+        expect(refused).to_have_class("view-message error")
+        assert "/name" not in (refused.text_content() or "") and len(refused.text_content() or "") > 10
+        page.fill("#player-name", NAME)
+        page.click("#save-name")
+        expect(refused).to_have_text(f"A név elmentve: {NAME}")
+        expect(page.locator("#settings-explain")).to_be_checked()
+        page.click("#settings-explain")
+        expect(refused).to_have_text("A beállítás elmentve")
+        assert httpx.get(f"{api}/v1/players/me", headers=_token(page, api)).json()["explain_errors"] is False
+        assert not page.locator("#explain-errors").is_checked(), "new games follow the setting"
+        _axe(page, "settings-dialog")
+        page.keyboard.press("Escape")
+
+        code = _win(api, _token(page, api))
+        page.click("#open-games")
+        won = page.locator('#games-entries tr[data-status="won"]')
+        expect(won).to_have_count(1)
+        expect(won.locator("td").first).to_have_text("nyert")
+        expect(page.locator("#wins-entries tr[data-game]")).to_have_count(1)
+        _axe(page, "games-dialog")
+        won.get_by_role("button", name="Visszajátszás").click()
+        board = page.locator("#replay-board")
+        expect(board).to_have_attribute("data-step", "0")
+        expect(page.locator("#replay-pyramid .replay-card")).to_have_count(28)
+        page.click("#replay-forward")
+        expect(board).to_have_attribute("data-step", "1")
+        expect(page.locator("#replay-pyramid .replay-card")).to_have_count(27)
+        page.click("#replay-end")
+        expect(board).to_have_attribute("data-step", "16")
+        expect(board).to_have_attribute("data-status", "won")
+        expect(page.locator("#replay-score")).to_have_text("280")
+        expect(page.locator("#replay-pyramid .replay-card")).to_have_count(0)
+        page.click("#replay-back")
+        expect(board).to_have_attribute("data-step", "15")
+        expect(page.locator("#replay-pyramid .replay-card")).to_have_count(1)
+        _axe(page, "replay-dialog")
+
+        page.click("#replay-again")
+        expect(page.locator("#code")).to_have_text(code, timeout=10000)
+        expect(page.locator("#moves")).to_have_text("0")
+        page.click("#open-board")
+        expect(page.locator("#board-entries tr")).to_have_count(1)
+        expect(page.locator("#board-entries td").nth(1)).to_have_text(NAME)
+
+
+def test_by_keyboard_help_reset_export_and_delete_do_what_they_say(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB") as page:
+        page.keyboard.press("?")
+        page.wait_for_selector("#help-dialog[open]")
+        help_text = page.locator("#help-dialog").inner_text()
+        for words in ("add up to 13", "king", "top card of the waste", "last 100", "280", "No more possible moves"):
+            assert words in help_text, words
+        _axe(page, "help-dialog")
+        page.keyboard.press("Escape")
+
+        player = _token(page, api)
+        _win(api, player)
+        assert _stat(page, "wonGames") == "1"
+        for _ in range(40):  # Tab through the header to the settings button
+            if page.evaluate("document.activeElement.id") == "open-settings":
+                break
+            page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#settings-dialog[open]")
+        _axe(page, "settings-dialog")
+
+        page.focus("#reset-stats")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#confirm-dialog[open]")
+        expect(page.locator("#confirm-text")).to_contain_text("statistics")
+        _axe(page, "confirm-dialog")
+        page.keyboard.press("Shift+Tab")  # from Cancel to the confirming button
+        page.keyboard.press("Enter")
+        expect(page.locator("#settings-message")).to_have_text("Statistics reset")
+        page.keyboard.press("Escape")
+        assert _stat(page, "wonGames") == "0", "the reset emptied the statistics"
+
+        page.click("#open-settings")
+        with page.expect_download() as download:
+            page.click("#export-data")
+        file = download.value
+        assert file.suggested_filename.startswith("pyramide-my-data-") and file.suggested_filename.endswith(".json")
+        exported = json.loads(Path(file.path()).read_text("utf-8"))
+        assert exported == httpx.get(f"{api}/v1/players/me/export", headers=player).json()
+
+        page.click("#erase-data")
+        page.wait_for_selector("#confirm-dialog[open]")
+        for lost in ("name", "statistics", "every game", "leaderboard"):
+            expect(page.locator("#confirm-text")).to_contain_text(lost)
+        page.click("#confirm-yes")
+        expect(page.locator("#settings-message")).to_have_text("Your data was deleted; you play as a new player.")
+        assert httpx.get(f"{api}/v1/players/me", headers=player).status_code == 401, "the old player is gone"
+        fresh = _token(page, api)
+        assert fresh != player
+        assert httpx.get(f"{api}/v1/players/me/games", headers=fresh).json()["entries"][0]["moves"] == 0
+        page.keyboard.press("Escape")
+        assert _stat(page, "played") == "0"
+
+
+def test_every_view_has_no_axe_violation_in_either_language(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB") as page:
+        _win(api, _token(page, api))
+        for language in ("hu", "en"):
+            page.select_option("#language", language)
+            for view in ("help", "settings", "games"):
+                page.click(f"#open-{view}")
+                page.wait_for_selector(f"#{view}-dialog[open]")
+                if view == "games":
+                    expect(page.locator("#games-entries tr[data-game]")).to_have_count(2)
+                _axe(page, f"{view}-dialog")
+                _shot(page, f"{view}-{language}")
+                if view == "games":
+                    page.locator('#games-entries tr[data-status="won"] button').first.click()
+                    page.click("#replay-forward")
+                    expect(page.locator("#replay-board")).to_have_attribute("data-step", "1")
+                    _axe(page, "replay-dialog")
+                    _shot(page, f"replay-{language}")
+                    page.keyboard.press("Escape")
+                page.keyboard.press("Escape")
+
+
+def test_my_games_come_page_by_page_and_an_unfinished_one_resumes(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB") as page:
+        player = _token(page, api)
+        first = httpx.post(f"{api}/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
+        httpx.post(f"{api}/v1/games/{first['id']}/moves", json={"type": "draw"}, headers=player)
+        for _ in range(20):  # with the page's own deal, 22 games: a page of 20 and one of 2
+            assert httpx.post(f"{api}/v1/games", json={}, headers=player).status_code == 201
+        page.focus("#open-games")
+        page.keyboard.press("Enter")
+        rows = page.locator("#games-entries tr[data-game]")
+        expect(rows).to_have_count(20)
+        page.focus("#games-more")
+        page.keyboard.press("Enter")
+        expect(rows).to_have_count(22)
+        expect(page.locator("#games-more")).to_be_hidden()
+        page.locator(f'#games-entries tr[data-game="{first["id"]}"] button').first.click()
+        expect(page.locator("#code")).to_have_text("PY1-N-AAAAAAS", timeout=10000)
+        expect(page.locator("#moves")).to_have_text("1")
