@@ -158,13 +158,22 @@ def test_game_create(settings: Settings, redis_client: redis.Redis) -> None:
 
 
 def test_game_count_hint(settings: Settings, redis_client: redis.Redis) -> None:
-    player = uuid4()
-    keys = store.HintKeys(hints=keyspace.game_hints(player, uuid4()), tombstone=keyspace.tombstone(player))
-    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(ttl_ms=60_000)) == Result.OK
+    player, game = uuid4(), uuid4()
+    keys = store.HintKeys(
+        hints=keyspace.game_hints(player, game),
+        hinted=keyspace.game_hinted(player, game),
+        tombstone=keyspace.tombstone(player),
+    )
+    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(version=3, ttl_ms=60_000)) == Result.OK
     assert redis_client.get(keys.hints) == b"1" and 0 < redis_client.pttl(keys.hints) <= 60_000
+    assert 0 < redis_client.pttl(keys.hinted) <= 60_000
+    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(version=3, ttl_ms=60_000)) == Result.UNCHANGED
+    assert redis_client.get(keys.hints) == b"1"  # the same version: the same hint
+    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(version=4, ttl_ms=60_000)) == Result.OK
+    assert redis_client.get(keys.hints) == b"2"
     redis_client.set(keys.tombstone, 1)
-    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(ttl_ms=60_000)) == Result.ERASED
-    assert redis_client.get(keys.hints) == b"1"
+    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(version=5, ttl_ms=60_000)) == Result.ERASED
+    assert redis_client.get(keys.hints) == b"2"
 
 
 # -- rate limits --------------------------------------------------------------------------------------------------

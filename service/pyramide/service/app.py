@@ -27,7 +27,7 @@ from pyramide.service.http.openapi import docs_asset, docs_router, render_plugin
 from pyramide.service.http.options import MethodAnswers
 from pyramide.service.http.problem_pages import problem_page
 from pyramide.service.http.problems import EXCEPTION_HANDLERS
-from pyramide.service.http.web import play_file, play_page
+from pyramide.service.http.web import play_file, play_page, root
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics, scrape_registry
 from pyramide.service.infra.settings import Settings
@@ -95,6 +95,7 @@ def create_app(
             MetricsController,
             docs_asset,
             problem_page,
+            root,
             play_page,
             play_file,
             *extra_route_handlers,

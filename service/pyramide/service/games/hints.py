@@ -37,6 +37,6 @@ class GameHints:
             raise IllegalMoveError(Code.GAME_OVER)
         await self.limiter.check(self.hints_limit, keyspace.player_limit(player.id, self.hints_limit.name))
         analysis = await self.solver.for_player(player.id, stored.game)
-        await self.store.count_hint(player.id, game_id)
-        await self.settlement.stats.count_hint(player.id)
+        if await self.store.count_hint(player.id, game_id, stored.version):
+            await self.settlement.stats.count_hint(player.id)
         return analysis

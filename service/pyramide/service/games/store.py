@@ -110,15 +110,17 @@ CREATE: Final = Script("game_create", CreateKeys, CreateArgs)
 
 class HintKeys(NamedTuple):
     hints: str
+    hinted: str
     tombstone: str
 
 
 class HintArgs(NamedTuple):
+    version: int
     ttl_ms: int
 
 
 COUNT_HINT: Final = Script("game_count_hint", HintKeys, HintArgs)
-"""One more hint in a game, unless its player is being erased."""
+"""One more hint in a game, unless its player is being erased or this version of the game was hinted already."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,10 +394,17 @@ class GameStore:
         game = raw(await self.redis.get(keyspace.attempt(player, challenge)))
         return None if game is None else UUID(game.decode())
 
-    async def count_hint(self, player: UUID, game_id: UUID) -> None:
-        """One more hint used in this game; it expires with an unfinished game (the save script keeps it in step)."""
-        keys = HintKeys(hints=keyspace.game_hints(player, game_id), tombstone=keyspace.tombstone(player))
-        await self._count_hint(keys, HintArgs(ttl_ms=self.settings.unfinished_ttl_s * 1000))
+    async def count_hint(self, player: UUID, game_id: UUID, version: int) -> bool:
+        """One more hint used in this game, unless one was counted at this ``version`` already (a hint asked again on
+        the same position is the same hint: counting it twice would charge the player for pressing a button twice).
+        Whether it counted; it expires with an unfinished game (the save script keeps it in step)."""
+        keys = HintKeys(
+            hints=keyspace.game_hints(player, game_id),
+            hinted=keyspace.game_hinted(player, game_id),
+            tombstone=keyspace.tombstone(player),
+        )
+        ttl_ms = self.settings.unfinished_ttl_s * 1000
+        return Result(int(await self._count_hint(keys, HintArgs(version=version, ttl_ms=ttl_ms)))) is Result.OK
 
     async def settled(self, player: UUID, game_id: UUID) -> tuple[bytes | None, bytes | None, int]:
         """The stored game, its result and its hints, read together (one slot)."""

@@ -159,6 +159,11 @@ def game_hints(player: UUID, game: UUID) -> str:
     return game_tag(player, game) + "hints"
 
 
+def game_hinted(player: UUID, game: UUID) -> str:
+    """The game's version its last counted hint was given at: a hint asked again there is not counted again."""
+    return game_tag(player, game) + "hinted"
+
+
 def game_kept(player: UUID, game: UUID) -> str:
     """The digests of the game's kept responses, newest first."""
     return game_tag(player, game) + "kept"
