@@ -16,6 +16,7 @@ from pyramide.engine.moves import RemoveKing, RemovePair
 from pyramide.solver import solve
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_web_client import _deal_code, _page, _ready, _stuck_after_drawing_everything
+from tests.integration.test_web_views import _shot
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "tools" / "node" / "node_modules" / "axe-core" / "axe.min.js"
@@ -34,6 +35,11 @@ DIALOGS = [
     ("#open-board", "#board-dialog"),
     ("#open-challenge", "#challenge-dialog"),
 ]
+SHOWN = {
+    "#new-game-dialog": "new-game", "#stats-dialog": "stats", "#board-dialog": "leaderboard",
+    "#challenge-dialog": "challenge",
+}  # fmt: skip
+"""Each dialog's screenshot in docs/web/ (``PYRAMIDE_SCREENSHOT=1``)."""
 ISSUE_2S = "PY1-2S-AAAAAAS"  # the issue's deal: the first draw puts 3S on 10C, and 10C+3S is legal
 SIZES = [(390, 844), (844, 390), (1280, 800), (1920, 1080)]
 
@@ -199,10 +205,12 @@ def test_axe_finds_nothing_on_the_board_and_the_dialogs_in_both_languages(browse
             page.click("#hint")
             page.wait_for_selector(".hinted")
             found += _axe(page, f"{language} board")
+            _shot(page, f"board-{language}")
             for opener, dialog in DIALOGS:
                 page.click(opener)
                 page.wait_for_selector(f"{dialog}[open]")
                 found += _axe(page, f"{language} {dialog}")
+                _shot(page, f"{SHOWN[dialog]}-{language}")
                 page.keyboard.press("Escape")
                 expect(page.locator(f"{dialog}[open]")).to_have_count(0)
             _deal_code(page, stuck)
@@ -211,6 +219,7 @@ def test_axe_finds_nothing_on_the_board_and_the_dialogs_in_both_languages(browse
                 expect(page.locator("#board")).to_have_attribute("aria-busy", "false")
             page.wait_for_selector("#end-dialog[open]", timeout=10000)
             found += _axe(page, f"{language} #end-dialog")
+            _shot(page, f"end-{language}")
             page.keyboard.press("Escape")
         assert found == [], "\n".join(found)
         assert outside == []
