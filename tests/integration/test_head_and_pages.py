@@ -59,7 +59,8 @@ def _path_values(api: httpx.Client, auth: dict[str, str]) -> dict[str, str]:
     me = api.get("/v1/players/me", headers=auth).json()["id"]
     return {
         "game_id": game, "code": "PY1-N-AAAAAAS", "challenge_id": challenge, "app_id": app["id"], "player_id": me,
-        "board": "PY1-N-AAAAAAS", "review_id": "00000000-0000-4000-8000-000000000000", "external_id": "someone",
+        "board": "PY1-N-AAAAAAS", "step": "0", "review_id": "00000000-0000-4000-8000-000000000000",
+        "external_id": "someone",
     }  # fmt: skip
 
 
