@@ -13,6 +13,9 @@ whether it can be won, the most pyramid cards any line removes, and a line that 
 ``pyramide backup FILE [--data-dir DIR]`` and ``pyramide restore FILE [--data-dir DIR]`` copy the embedded Redis's
 data to a snapshot and back (``service/backup.py``).
 
+``pyramide verify-challenge ID [--url URL]`` checks a closed daily challenge's proof: SHA-256 of its code and nonce
+equals the commitment it published before its day (``service/challenges/verify.py``); exit 1 with the reason if not.
+
 ``pyramide openapi [--check]`` writes the app's OpenAPI schema to ``openapi/openapi.json`` (or checks it).
 """
 
@@ -120,6 +123,9 @@ def _parser() -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=text)
         command.add_argument("file", help="the snapshot (an RDB file)")
         command.add_argument("--data-dir", default=None, help="the embedded Redis's directory (default: ./data)")
+    verify = commands.add_parser("verify-challenge", help="check a closed challenge's deal against its commitment")
+    verify.add_argument("challenge", help="the challenge's id, e.g. 2026-12-01-N")
+    verify.add_argument("--url", default=None, help="the service's base URL (default: http://127.0.0.1:8000)")
     schema = commands.add_parser("openapi", help="write openapi/openapi.json from the app")
     schema.add_argument("--check", action="store_true", help="only check that the committed file is current")
     return parser
@@ -142,6 +148,17 @@ def _backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify_challenge(args: argparse.Namespace) -> int:
+    from pyramide.service.challenges.verify import DEFAULT_URL, NotVerifiedError, verify_challenge  # noqa: PLC0415
+
+    try:
+        print(verify_challenge(args.url or DEFAULT_URL, args.challenge))
+    except NotVerifiedError as error:
+        print(f"pyramide verify-challenge: NOT verified: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
@@ -150,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve(args.host, args.port, args.data_dir, args.workers)
     if args.command in ("backup", "restore"):
         return _backup(args)
+    if args.command == "verify-challenge":
+        return _verify_challenge(args)
     if args.command == "openapi":
         from pyramide.service.serve import write_openapi  # noqa: PLC0415 - as above
 

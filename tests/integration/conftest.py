@@ -28,9 +28,11 @@ TEST_LIMITS: dict[str, Any] = {
     **{f"quota_{name}": 1_000_000 for name in ("players", "games")},
     "max_unfinished_games": 100_000,
     "min_move_ms": 0,
+    "challenge_days_ahead": 0,
 }
 """Limits, quotas and caps the tests' bursts do not reach (they run far faster than a person, from one address; so
-their challenge wins rank without waiting for a review); tests of the limits set their own."""
+their challenge wins rank without waiting for a review); tests of the limits set their own. No challenge is chosen
+ahead in the background (every test's app would solve sixteen on its fresh Redis); tests of commitments set 7."""
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ OPERATIONS = {
     "abandonGame", "getGameRecord", "getGamePosition", "getDeal", "listRules", "getLiveness", "getReadiness",
     "getHint", "analyseDeal",
     "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard", "listPlayerGames",
-    "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge",
+    "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge", "listChallenges",
     "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "banPlayer", "unbanPlayer",
     "annulLeaderboardEntry", "erasePlayerByOperator", "createSession", "listReviews", "acceptReview", "rejectReview",
 }  # fmt: skip

@@ -84,7 +84,14 @@ class Running:
         )
         players = PlayerStore(redis, settings)
         secret = DealSecret(redis, settings.deal_secret)
-        deals = ChallengeDeals(redis, secret, solver, settings.challenge_presets, settings.challenge_candidates)
+        deals = ChallengeDeals(
+            redis,
+            secret,
+            solver,
+            settings.challenge_presets,
+            settings.challenge_candidates,
+            days_ahead=settings.challenge_days_ahead,
+        )
         games = GameReading(store)
         audit = AuditLog(redis)
         apps = AppStore(redis)
@@ -147,6 +154,7 @@ class Services:
         self._running: Running | None = None
         self._disk_task: asyncio.Task[None] | None = None
         self._moves_task: asyncio.Task[None] | None = None
+        self._ahead_task: asyncio.Task[None] | None = None
 
     @property
     def running(self) -> Running:
@@ -159,6 +167,7 @@ class Services:
         if self._running.disk is not None:
             self._disk_task = asyncio.get_running_loop().create_task(self._running.disk.run())
         self._moves_task = asyncio.get_running_loop().create_task(self._running.move_allowance.run())
+        self._ahead_task = asyncio.get_running_loop().create_task(self._running.challenges.deals.run())
 
     async def stop(self) -> None:
         if self._disk_task is not None:
@@ -167,6 +176,9 @@ class Services:
         if self._moves_task is not None:
             self._moves_task.cancel()
             self._moves_task = None
+        if self._ahead_task is not None:
+            self._ahead_task.cancel()
+            self._ahead_task = None
         running, self._running = self._running, None
         if running is not None:
             await running.stop()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated
 
 from litestar import Controller, Response, get
 from litestar.params import Parameter, QueryParameter
 
 from pyramide.service.apps import AppPlayers
-from pyramide.service.challenges.schemas import Challenge, ChallengeLeaderboard
+from pyramide.service.challenges.schemas import Challenge, ChallengeCalendar, ChallengeLeaderboard
 from pyramide.service.challenges.service import ChallengeService
 from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
@@ -39,6 +40,28 @@ class ChallengeController(Controller):
     tags = ["challenges"]
 
     @get(
+        "/",
+        operation_id="listChallenges",
+        summary="The challenge calendar: each day's challenges with their commitments",
+        description="Every challenge chosen from `from` to `to` (UTC days, both included; default today and the"
+        " days chosen ahead, at most 31 days, else 400 `calendar_range`). Each shows its commitment from the moment"
+        " it was chosen, at least 7 days ahead, and after its close the code and nonce that open it:"
+        " SHA-256(`<code>:<nonce>`) equals the commitment (see `docs/fair-play.md`).",
+        responses=problems(400),
+        exclude_from_auth=True,
+    )
+    async def calendar(
+        self,
+        request: AnyRequest,
+        challenges: Injected[ChallengeService],
+        first: Annotated[date | None, QueryParameter(name="from", description="The first UTC day.")] = None,
+        last: Annotated[date | None, QueryParameter(name="to", description="The last UTC day.")] = None,
+    ) -> Response[ChallengeCalendar]:
+        check_paging_query(request, "from", "to")
+        found = await challenges.calendar(first, last)
+        return Response(ChallengeCalendar.model_validate(found), headers={"Cache-Control": "no-cache"})
+
+    @get(
         "/current",
         operation_id="getCurrentChallenge",
         app_player=True,
@@ -66,8 +89,9 @@ class ChallengeController(Controller):
         "/{challenge_id:str}",
         operation_id="getChallenge",
         app_player=True,
-        summary="A daily challenge: its deal code once it has closed",
-        description="Only today's and earlier challenges that were played exist.",
+        summary="A daily challenge: its commitment from the moment it is chosen, its code and nonce once closed",
+        description="Today's, earlier ones that were played, and coming ones already chosen (at least 7 days"
+        " ahead): a coming one shows only its commitment and cannot be played before its day.",
         responses=problems(400, 403, 404, 503),
         exclude_from_auth=True,
     )

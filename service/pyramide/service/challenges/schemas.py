@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
@@ -37,7 +37,17 @@ class Challenge(BaseModel):
     closes_at: datetime
     open: bool
     players: Count = Field(description="Players who started it.")
+    commitment: str | None = Field(
+        description="Hex SHA-256 over the ASCII bytes `<code>:<nonce>`, published from the moment the deal was"
+        " chosen (at least 7 days ahead) and never changed; null for a challenge chosen before commitments existed.",
+        examples=["9f2c5e0b7d1a4c3e8b6f0a2d4c6e8f1a3b5d7f9e1c3a5b7d9f1e3c5a7b9d1f3e"],
+    )
+    committed_at: datetime | None = Field(description="When the deal was chosen and committed to.")
     code: str | None = Field(description="The deal code, once the challenge has closed; null while it is open.")
+    nonce: str | None = Field(
+        description="The commitment's nonce (64 hex digits), once the challenge has closed; null before.",
+        examples=[None],
+    )
     you: ChallengeAttempt | None = Field(description="The caller's attempt; null without a token or without one.")
 
 
@@ -52,3 +62,26 @@ class ChallengeLeaderboard(BaseModel):
     final: bool = Field(description="The challenge has closed: no win enters the board any more.")
     entries: list[LeaderboardEntry]
     next_cursor: str | None
+
+
+class CalendarChallenge(BaseModel):
+    """A chosen challenge in the calendar: its commitment from the moment it was chosen, its code and nonce after
+    the close, so that anyone can check the deal played was the one committed before its day."""
+
+    id: str
+    rules: RuleSet
+    opens_at: datetime
+    closes_at: datetime
+    open: bool
+    commitment: str | None = Field(description="Hex SHA-256 over the ASCII bytes `<code>:<nonce>`.")
+    committed_at: datetime | None
+    code: str | None = Field(description="After the close only.")
+    nonce: str | None = Field(description="After the close only.")
+
+
+class ChallengeCalendar(BaseModel):
+    """Every challenge chosen from ``from`` to ``to`` (UTC days, both included, at most 31), by day then preset."""
+
+    first_day: date = Field(description="The request's `from`.")
+    last_day: date = Field(description="The request's `to`.")
+    challenges: list[CalendarChallenge]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import date, timedelta
+from typing import Any, Final
 
 from pyramide.service.challenges.calendar import ChallengeId, day_of, moment, now_ms
-from pyramide.service.challenges.deals import ChallengeDeals
+from pyramide.service.challenges.deals import ChallengeDeals, Chosen
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games import GameReading, summary
 from pyramide.service.players import Player
 from pyramide.service.stats import Leaderboards, challenge_board
+
+CALENDAR_MAX_DAYS: Final = 31
+"""The most days one calendar request covers."""
 
 
 class ChallengeService:
@@ -29,17 +33,27 @@ class ChallengeService:
 
     async def _describe(self, challenge: ChallengeId, player: Player | None, now: int) -> dict[str, Any]:
         chosen = await self.deals.chosen(challenge, now)
-        closed = now >= challenge.closes_ms
         return {
-            "id": str(challenge),
-            "rules": challenge.rules.to_json(),
-            "opens_at": moment(challenge.opens_ms),
-            "closes_at": moment(challenge.closes_ms),
-            "open": not closed,
+            **_published(chosen, now),
             "players": await self.deals.players(challenge),
-            "code": str(chosen.code) if closed else None,
             "you": None if player is None else await self._attempt(challenge, player),
         }
+
+    async def calendar(self, first: date | None, last: date | None) -> dict[str, Any]:
+        """Every chosen challenge from ``first`` to ``last`` (default: today to the last day chosen ahead), as
+        :func:`_published` shows it; 400 ``calendar_range`` over more than ``CALENDAR_MAX_DAYS`` days or backwards."""
+        now = now_ms()
+        first = day_of(now) if first is None else first
+        last = first + (self.deals.last_day_ahead(now) - day_of(now)) if last is None else last
+        if last < first or (last - first).days >= CALENDAR_MAX_DAYS:
+            raise DomainError(ErrorCode.CALENDAR_RANGE)
+        entries = []
+        for offset in range((last - first).days + 1):
+            for preset in self.deals.presets:
+                chosen = await self.deals.kept(ChallengeId(first + timedelta(days=offset), preset))
+                if chosen is not None:
+                    entries.append(_published(chosen, now))
+        return {"first_day": first, "last_day": last, "challenges": entries}
 
     async def _attempt(self, challenge: ChallengeId, player: Player) -> dict[str, Any] | None:
         attempt = await self.games.attempt(player, str(challenge))
@@ -59,7 +73,7 @@ class ChallengeService:
         """A page of the challenge's board (with ``identity``, only those players' entries)."""
         now = now_ms()
         named = self.deals.named(challenge, now)
-        if await self.deals.kept(named) is None and not named.is_open(now):
+        if now < named.opens_ms or (await self.deals.kept(named) is None and not named.is_open(now)):
             raise DomainError(ErrorCode.CHALLENGE_NOT_FOUND)
         page = await self.boards.page(challenge_board(str(named)), cursor, limit, identity)
         return {
@@ -69,3 +83,20 @@ class ChallengeService:
             "entries": page.entries,
             "next_cursor": page.next_cursor,
         }
+
+
+def _published(chosen: Chosen, now: int) -> dict[str, Any]:
+    """What anyone may see of a chosen challenge: its commitment from the start, its code and nonce after the close."""
+    challenge = chosen.challenge
+    closed = now >= challenge.closes_ms
+    return {
+        "id": str(challenge),
+        "rules": challenge.rules.to_json(),
+        "opens_at": moment(challenge.opens_ms),
+        "closes_at": moment(challenge.closes_ms),
+        "open": challenge.is_open(now),
+        "commitment": chosen.commitment,
+        "committed_at": None if chosen.commitment is None else moment(chosen.chosen_ms),
+        "code": str(chosen.code) if closed else None,
+        "nonce": chosen.nonce if closed else None,
+    }

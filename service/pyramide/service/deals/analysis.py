@@ -202,9 +202,10 @@ class Solver:
                 break
         heapq.heapify(self._waiting)
 
-    async def analyse(self, game: Game, budget: int = HINT_BUDGET) -> Analysis:
-        """What the solver proves about ``game`` within the budget and the time limit, for a player."""
-        return Analysis.model_validate(await self._answer(game, budget, Priority.PLAYER, shortest=False))
+    async def analyse(self, game: Game, budget: int = HINT_BUDGET, *, priority: Priority = Priority.PLAYER) -> Analysis:
+        """What the solver proves about ``game`` within the budget and the time limit, for a player (or, with
+        ``Priority.PUBLIC``, for work that nobody waits on)."""
+        return Analysis.model_validate(await self._answer(game, budget, priority, shortest=False))
 
     async def _answer(self, game: Game, budget: int, priority: Priority, *, shortest: bool) -> dict[str, Any]:
         """The worker's answer, as the JSON it sends (:func:`pyramide.solver.worker.analyse_state`)."""

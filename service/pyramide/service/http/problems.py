@@ -93,6 +93,7 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.CHALLENGE_NOT_FOUND: 404,
     ErrorCode.CHALLENGE_ALREADY_PLAYED: 409,
     ErrorCode.CHALLENGE_CLOSED: 409,
+    ErrorCode.CALENDAR_RANGE: 400,
     ErrorCode.HINTS_NOT_ALLOWED: 409,
     ErrorCode.REVIEW_NOT_FOUND: 404,
     ErrorCode.REVIEW_ALREADY_DECIDED: 409,

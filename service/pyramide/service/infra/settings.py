@@ -170,6 +170,10 @@ class Settings(BaseSettings):
     """The rule sets with a daily challenge, by deal-code segment (``N,2S``); ``N`` always among them."""
     challenge_candidates: int = Field(64, ge=1)
     """Sealed candidates tried, in order, for a challenge's deal before giving up on the day (503)."""
+    challenge_days_ahead: int = Field(7, ge=0, le=31)
+    """Days after today whose challenges a background task keeps chosen, with their commitments published (at the
+    solver's low priority). The promise to players is 7; 0 chooses each on its day's first request, with no
+    commitment ahead of the day (for development and tests that do not look at commitments)."""
     challenge_players: Literal["any", "app"] = "any"
     """Whose wins enter a daily challenge's board: ``any`` player's, or only ``app`` players' (those an app vouches
     for); anonymous players may still play."""
