@@ -234,6 +234,7 @@ def _answers(base: str) -> list[tuple[str, str, int, Any]]:
         call("POST", "/v1/games", "/v1/games", auth, json={"challenge": challenge})
         call("GET", "/v1/challenges/{challenge_id}", f"/v1/challenges/{challenge}", auth)  # with the attempt
         call("GET", "/v1/challenges/{challenge_id}/leaderboard", f"/v1/challenges/{challenge}/leaderboard")
+        call("GET", "/v1/challenges", "/v1/challenges")  # the calendar
         kiosk = {"name": "Kiosk", "scopes": ["players"]}
         key = call("POST", "/v1/admin/apps", "/v1/admin/apps", operator, json=kiosk)["key"]
         call("GET", "/v1/admin/apps", "/v1/admin/apps", operator)
