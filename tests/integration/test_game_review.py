@@ -207,3 +207,16 @@ def test_a_challenge_game_is_reviewed_only_after_its_challenge_closes(
             "moves_left": 0,
             "on_shortest_line": after.json()["positions"][-1]["on_shortest_line"],
         }
+
+
+def test_reviews_count_against_the_address_s_limit_of_analyses(settings: Settings) -> None:
+    code, line = _winnable_deal(1)
+    app = create_app(settings.model_copy(update={"limit_analyses": 2, "solver_time_limit_s": 5.0}))
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        headers = _player(http)
+        game_id = _new_game(http, headers, code)
+        _play(http, headers, game_id, line)
+        answers = [http.get(f"/v1/games/{game_id}/review", headers=headers) for _ in range(3)]
+        assert [a.status_code for a in answers] == [200, 200, 429]
+        assert "ratelimit" in answers[0].headers
+        assert answers[2].json()["code"] == "rate_limited" and int(answers[2].headers["retry-after"]) >= 1

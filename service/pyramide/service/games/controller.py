@@ -253,18 +253,23 @@ class GameController(Controller):
         " Worked out once per game (queued and budgeted like a hint: 503 `solver_busy`, 429"
         " `solver_in_progress`), then kept: a second request answers at once. 409 `game_not_finished` while the"
         " game runs; 409 `hints_not_allowed` for a daily challenge's game until its challenge closes; 404"
-        " `step_not_found` for a `from` outside 0 to the record's length.",
+        " `step_not_found` for a `from` outside 0 to the record's length. Each request counts against the client"
+        " address's limit of analyses, as `analyseDeal` does.",
         responses=problems(400, 401, 403, 404, 409, 429, 503),
+        rate_limited=True,
+        after_request=rate_limit_headers,
     )
     async def review(
         self,
         request: PlayerRequest,
         game_id: GameIdText,
         game_reviews: Injected[GameReviews],
+        address_limits: Injected[AddressLimits],
         start: Annotated[
             int | None, QueryParameter(name="from", ge=0, le=999_999, description="A step to continue from.")
         ] = None,
     ) -> GameReview:
+        await address_limits.check(request, "analyses")
         body = await game_reviews.review(request.user, game_id_of(game_id), start)
         return GameReview.model_validate(body)
 
