@@ -220,3 +220,33 @@ def test_reviews_count_against_the_address_s_limit_of_analyses(settings: Setting
         assert [a.status_code for a in answers] == [200, 200, 429]
         assert "ratelimit" in answers[0].headers
         assert answers[2].json()["code"] == "rate_limited" and int(answers[2].headers["retry-after"]) >= 1
+
+
+def test_a_stuck_game_undone_and_won_is_reviewed_anew(review_url: str) -> None:
+    """A stuck game can still be undone: its review must describe the record it has now, not the one kept."""
+    code, _ = _winnable_deal(2)
+    moves = _into_a_dead_end(code, 3)
+    with httpx.Client(base_url=review_url, timeout=30) as http:
+        headers = _player(http)
+        game_id = _new_game(http, headers, code)
+        _play(http, headers, game_id, moves)
+        stuck = http.get(f"/v1/games/{game_id}/review", headers=headers).json()
+        back = len(moves) - stuck["point_of_no_return"] + 1
+        assert back <= 100, "undo reaches that far back"
+        _play(http, headers, game_id, [UNDO] * back)
+        line = http.get(f"/v1/games/{game_id}/review", params={"from": len(moves) - back}, headers=headers)
+        assert line.status_code == 409 and line.json()["code"] == "game_not_finished"
+        winning = solve(_replayed(code, moves[: len(moves) - back]), budget=BUDGET, shortest=True).shortest
+        assert winning is not None
+        assert _play(http, headers, game_id, winning)["status"] == "won"
+        review = http.get(f"/v1/games/{game_id}/review", headers=headers).json()
+        assert review["status"] == "won" and review["point_of_no_return"] is None
+        assert review["steps"] == len(moves) + back + len(winning)
+        assert review["positions"][-1]["moves_left"] == 0
+
+
+def _replayed(code: DealCode, moves: list[Any]) -> Game:
+    game = Game(code)
+    for move in moves:
+        game.play(move)
+    return game
