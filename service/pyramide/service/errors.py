@@ -16,6 +16,7 @@ class ErrorCode(StrEnum):
     FORBIDDEN = "forbidden"
     GAME_NOT_FOUND = "game_not_found"
     STEP_NOT_FOUND = "step_not_found"
+    GAME_NOT_FINISHED = "game_not_finished"
     NOT_FOUND = "not_found"
     VALIDATION_FAILED = "validation_failed"
     PRECONDITION_FAILED = "precondition_failed"

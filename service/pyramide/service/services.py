@@ -26,6 +26,7 @@ from pyramide.service.games.creation import GameCreation
 from pyramide.service.games.hints import GameHints
 from pyramide.service.games.play import GamePlay
 from pyramide.service.games.reading import GameReading
+from pyramide.service.games.review import GameReviews
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
@@ -57,6 +58,7 @@ class Running:
     games: GameReading
     creation: GameCreation
     hints: GameHints
+    game_reviews: GameReviews
     address_limits: AddressLimits
     move_allowance: MoveAllowance
     game_writes: GameWrites
@@ -112,6 +114,7 @@ class Running:
             games=games,
             creation=GameCreation(store, solver, sealed_deals=deals),
             hints=GameHints(games, solver, settlement, limiter),
+            game_reviews=GameReviews(games, solver, settings.analysis_ttl_s),
             address_limits=AddressLimits(limiter, settings),
             move_allowance=move_allowance,
             game_writes=GameWrites(GamePlay(store, settings.conflict_retries, settlement), move_allowance),
@@ -227,6 +230,7 @@ class Services:
             "games",
             "creation",
             "hints",
+            "game_reviews",
             "game_writes",
             "address_limits",
             "privacy",

@@ -28,8 +28,10 @@ import logging
 import math
 import multiprocessing
 import time
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
 from typing import Any, Final
 from uuid import UUID
 
@@ -39,6 +41,7 @@ from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.redis import RedisClient
+from pyramide.solver.review import review_record
 from pyramide.solver.worker import analyse_state, started
 
 HINT_BUDGET: Final = 300_000
@@ -211,17 +214,30 @@ class Solver:
         """The worker's answer, as the JSON it sends (:func:`pyramide.solver.worker.analyse_state`)."""
         await self._acquire(priority)
         try:
-            return await self._search(dump_game(game), budget, shortest)
+            answer = await self._search(analyse_state, dump_game(game), budget, self.time_limit_s, shortest)
         finally:
             self._release(priority)
+        return unknown(self.time_limit_s) if answer is None else answer
 
-    async def _search(self, state: bytes, budget: int, shortest: bool) -> dict[str, Any]:
-        """One search on a worker; "unknown" if it did not answer in time, 503 ``solver_busy`` if its worker died."""
+    async def review(self, player: UUID, code: DealCode, record: list[str]) -> dict[str, Any] | None:
+        """The review of a game played as ``record`` from ``code`` (:func:`pyramide.solver.review.review_record`),
+        for its player: one search at a time per player (429 ``solver_in_progress``), queued as a player's search,
+        all its positions within one time limit; ``None`` (a timed-out answer) when the worker did not answer."""
+        async with self._one_per_player(player):
+            await self._acquire(Priority.PLAYER)
+            try:
+                return await self._search(review_record, str(code), record, HINT_BUDGET, self.time_limit_s)
+            finally:
+                self._release(Priority.PLAYER)
+
+    async def _search(self, job: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any] | None:
+        """One search on a worker: its answer, ``None`` if it did not answer in time, 503 ``solver_busy`` if its
+        worker died."""
         loop = asyncio.get_running_loop()
         for _ in range(2):  # once more if a worker died since the pool was checked: the search never started
             pool = await self._ready_pool()
             try:
-                future = loop.run_in_executor(pool, analyse_state, state, budget, self.time_limit_s, shortest)
+                future = loop.run_in_executor(pool, job, *args)
                 break
             except BrokenProcessPool:
                 continue
@@ -230,21 +246,29 @@ class Solver:
         try:
             return await asyncio.wait_for(future, self.time_limit_s + WORKER_GRACE_S)
         except TimeoutError:
-            return unknown(self.time_limit_s)
+            return None
         except BrokenProcessPool:
             self._replace(pool)
             raise self.busy() from None
 
     async def for_player(self, player: UUID, game: Game, budget: int = HINT_BUDGET) -> Analysis:
         """A search for a player: one at a time per player across every process (429 ``solver_in_progress``)."""
-        if self.redis is None:
+        async with self._one_per_player(player):
             return await self.analyse(game, budget)
+
+    @asynccontextmanager
+    async def _one_per_player(self, player: UUID) -> AsyncIterator[None]:
+        """Holds the player's one search (a Redis key with the search's time to live, across every process);
+        429 ``solver_in_progress`` while another runs."""
+        if self.redis is None:
+            yield
+            return
         key = keyspace.solving(player)
         ttl_ms = int((self.time_limit_s + WORKER_GRACE_S) * 1000)
         if not await self.redis.set(key, "1", nx=True, px=ttl_ms):
             raise DomainError(ErrorCode.SOLVER_IN_PROGRESS, retry_after_s=1)
         try:
-            return await self.analyse(game, budget)
+            yield
         finally:
             await self.redis.delete(key)
 

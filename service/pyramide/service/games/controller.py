@@ -23,6 +23,7 @@ from pyramide.service.games.hints import GameHints
 from pyramide.service.games.play import GamePlay
 from pyramide.service.games.reading import GameReading
 from pyramide.service.games.replies import Reply
+from pyramide.service.games.review import GameReviews
 from pyramide.service.games.schemas import (
     CardTap,
     ChallengeGameBody,
@@ -30,6 +31,7 @@ from pyramide.service.games.schemas import (
     CreateGameBody,
     DrawMove,
     GameRecord,
+    GameReview,
     GamesPage,
     GameSummary,
     Hint,
@@ -240,6 +242,36 @@ class GameController(Controller):
     ) -> Response[GameRecord]:
         stored, moves = await games.record(request.user, game_id_of(game_id))
         return revalidated(request, _record(stored, moves))
+
+    @get(
+        "/{game_id:str}/review",
+        operation_id="getGameReview",
+        summary="A finished game's review: every position judged by the solver",
+        description="For each step of getGameRecord's `moves` (0: the deal): whether the game could still be won"
+        " (null: not decided within the solver's budget) and the fewest moves left; the point of no return; which"
+        " operations kept it on a shortest line; with `?from=<step>`, a shortest winning line from that step."
+        " Worked out once per game (queued and budgeted like a hint: 503 `solver_busy`, 429"
+        " `solver_in_progress`), then kept: a second request answers at once. 409 `game_not_finished` while the"
+        " game runs; 409 `hints_not_allowed` for a daily challenge's game until its challenge closes; 404"
+        " `step_not_found` for a `from` outside 0 to the record's length. Each request counts against the client"
+        " address's limit of analyses, as `analyseDeal` does.",
+        responses=problems(400, 401, 403, 404, 409, 429, 503),
+        rate_limited=True,
+        after_request=rate_limit_headers,
+    )
+    async def review(
+        self,
+        request: PlayerRequest,
+        game_id: GameIdText,
+        game_reviews: Injected[GameReviews],
+        address_limits: Injected[AddressLimits],
+        start: Annotated[
+            int | None, QueryParameter(name="from", ge=0, le=999_999, description="A step to continue from.")
+        ] = None,
+    ) -> GameReview:
+        await address_limits.check(request, "analyses")
+        body = await game_reviews.review(request.user, game_id_of(game_id), start)
+        return GameReview.model_validate(body)
 
     @get(
         "/{game_id:str}/positions/{step:str}",

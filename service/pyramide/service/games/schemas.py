@@ -225,3 +225,46 @@ class Position(BaseModel):
     waste: Waste
     stock: Stock
     recycles: RecyclesState
+
+
+class ReviewedPosition(BaseModel):
+    """One position of a finished game's record, as the solver judges it."""
+
+    step: Count = Field(description="How many operations of the record were played to reach it (0: the deal).")
+    operation: str | None = Field(description="The operation that led here, in move notation; null at step 0.")
+    winnable: bool | None = Field(
+        description="Whether the game could still be won from here; null: not decided within the solver's budget."
+    )
+    moves_left: Count | None = Field(
+        description="The fewest moves (removals, draws, turn-overs) that win from here; null when lost or not known."
+    )
+    on_shortest_line: bool | None = Field(
+        description="Whether the operation that led here was on a shortest winning line from the step before (it"
+        " left one move fewer); null at step 0 and when that is not known (the step before was lost or undecided)."
+    )
+
+
+class Continuation(BaseModel):
+    """A shortest winning line from one step of the record."""
+
+    step: Count = Field(description="The step it starts from (the query's `from`).")
+    line: list[str] | None = Field(
+        description="The moves, in move notation; replayed from that step they win. Null: lost or not known."
+    )
+    moves: Count | None = Field(description="How many moves the line has (that step's `moves_left`).")
+
+
+class GameReview(BaseModel):
+    """A finished game's review by the solver: every position of its record, from the deal (step 0) to the end."""
+
+    id: UUID
+    status: GameStatus = Field(description="The game's final status: `won`, `stuck` or `abandoned`.")
+    steps: Count = Field(description="The number of operations in the record: the last step.")
+    point_of_no_return: Count | None = Field(
+        description="The first step from which the game could no longer be won (0: the deal itself cannot be won);"
+        " null when it was won, or never proven lost."
+    )
+    positions: list[ReviewedPosition] = Field(description="Every step, 0 to `steps`.")
+    continuation: Continuation | None = Field(
+        description="With `?from=<step>`: a shortest winning line from that step; null without it."
+    )

@@ -95,6 +95,7 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.CHALLENGE_CLOSED: 409,
     ErrorCode.CALENDAR_RANGE: 400,
     ErrorCode.HINTS_NOT_ALLOWED: 409,
+    ErrorCode.GAME_NOT_FINISHED: 409,
     ErrorCode.REVIEW_NOT_FOUND: 404,
     ErrorCode.REVIEW_ALREADY_DECIDED: 409,
     ErrorCode.CHALLENGE_NOT_READY: 503,

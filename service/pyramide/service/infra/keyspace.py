@@ -155,6 +155,12 @@ def game_result(player: UUID, game: UUID) -> str:
     return game_tag(player, game) + "result"
 
 
+def game_review(player: UUID, game: UUID, version: int, budget: int, time_limit_ms: int) -> str:
+    """The review by the solver (``pyramide.solver.review``) of one version of the game (a stuck game may still be
+    undone and played on), kept for its budget and time limit."""
+    return game_tag(player, game) + f"review:{version}:{budget}:{time_limit_ms}"
+
+
 def game_hints(player: UUID, game: UUID) -> str:
     return game_tag(player, game) + "hints"
 
