@@ -22,9 +22,11 @@ from litestar.testing import TestClient
 
 from pyramide.engine import DealCode, Game, Status
 from pyramide.engine.moves import parse_record
+from pyramide.service.app import create_app
+from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.signing import SigningKey, private_jwk, thumbprint
 from pyramide.verification import CertificateError, verify
-from tests.integration.conftest import new_player
+from tests.integration.conftest import new_player, serve_in_thread
 from tests.integration.test_challenges import _Clock, _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_robustness import Served, serving
@@ -245,10 +247,6 @@ def test_a_challenge_game_s_certificate_waits_for_the_close_then_names_the_chall
     )
 
 
-def _jwk_env(*keys: dict[str, str]) -> dict[str, str]:
-    return {"PYRAMIDE_SIGNING_KEYS": json.dumps(list(keys))}
-
-
 def _stop(served: Served) -> None:
     """SIGKILL the server and every process it started, as a crash does."""
     for process in served.family():
@@ -256,20 +254,25 @@ def _stop(served: Served) -> None:
     served.process.wait(timeout=10)
 
 
-def test_a_rotation_keeps_old_certificates_verifiable_while_new_ones_use_the_new_kid(tmp_path: Path) -> None:
-    """The operator puts a new key first and keeps the old one's public half: the restarted service signs with the
-    new kid, publishes both, and the certificate signed before the rotation still verifies; a verifier given only
-    the new key refuses the old certificate as signed by an unknown key."""
+def test_a_rotation_keeps_old_certificates_verifiable_while_new_ones_use_the_new_kid(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """The operator puts a new key first and keeps the old one's public half: the service started on that signs with
+    the new kid, publishes both, and the certificate signed before the rotation still verifies; a verifier given only
+    the new key refuses the old certificate as signed by an unknown key. (Two app starts over one Redis, each served
+    over real HTTP: the change of settings is a restart's.)"""
     old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     old_jwk, new_jwk = private_jwk(old, "2026-01"), private_jwk(new, "2026-07")
     old_public = {k: v for k, v in old_jwk.items() if k != "d"}
-    with serving(tmp_path / "data", tmp_path, env=_jwk_env(old_jwk)) as served:
-        headers = _player(served.url, "Zoli")
-        before = _certificate(served.url, headers, _won_game(served.url, headers))
+    before_rotation = settings.model_copy(update={"signing_keys": json.dumps([old_jwk])})
+    with serve_in_thread(create_app(before_rotation)) as url:
+        headers = _player(url, "Zoli")
+        before = _certificate(url, headers, _won_game(url, headers))
     assert before["kid"] == "2026-01"
-    with serving(tmp_path / "data", tmp_path, env=_jwk_env(new_jwk, old_public)) as served:
-        after = _certificate(served.url, headers, _won_game(served.url, headers))
-        jwks_url = f"{served.url}/.well-known/jwks.json"
+    after_rotation = settings.model_copy(update={"signing_keys": json.dumps([new_jwk, old_public])})
+    with serve_in_thread(create_app(after_rotation)) as url:
+        after = _certificate(url, headers, _won_game(url, headers))
+        jwks_url = f"{url}/.well-known/jwks.json"
         assert [k["kid"] for k in httpx.get(jwks_url).json()["keys"]] == ["2026-07", "2026-01"]
         for answer in (before, after):
             checked = _pyramide_verify(answer["certificate"], jwks_url, tmp_path)
