@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final
 
 import httpx
 from litestar import Litestar
@@ -13,6 +13,7 @@ from litestar import Litestar
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
+from tests.integration.test_erasure import EASY_CODE, WINNING
 
 VARYING = frozenset({"date", "x-request-id"})
 """Headers that differ between any two requests."""
@@ -53,6 +54,9 @@ def _path_values(api: httpx.Client, auth: dict[str, str]) -> dict[str, str]:
     """A real value for each path parameter of the schema: a created game, a deal code, today's challenge, an app, a
     player, a board."""
     game = api.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+    won = api.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
+    for move in WINNING:
+        assert api.post(f"/v1/games/{won}/moves", json=move, headers=auth).status_code == 200
     challenge = api.get("/v1/challenges/current").json()["id"]
     operator = {"Authorization": f"Bearer {OPERATOR_KEY}"}
     app = api.post("/v1/admin/apps", json={"name": "head walk", "scopes": ["players"]}, headers=operator).json()
@@ -60,6 +64,7 @@ def _path_values(api: httpx.Client, auth: dict[str, str]) -> dict[str, str]:
     return {
         "game_id": game, "code": "PY1-N-AAAAAAS", "challenge_id": challenge, "app_id": app["id"], "player_id": me,
         "board": "PY1-N-AAAAAAS", "review_id": "00000000-0000-4000-8000-000000000000", "external_id": "someone",
+        "step": "0", "won_game_id": won,
     }  # fmt: skip
 
 
@@ -70,11 +75,16 @@ the HEAD's own body, computed anew, may differ by a digit from the GET's."""
 
 def _walk_gets(api: httpx.Client, document: dict[str, Any], values: dict[str, str]) -> list[str]:
     """Every GET operation of ``document``: its path with real values."""
-    return [
-        re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
-        for path, operations in document["paths"].items()
-        if "get" in operations
-    ]
+    return [_filled(path, values) for path, operations in document["paths"].items() if "get" in operations]
+
+
+def _filled(path: str, values: dict[str, str]) -> str:
+    names = WON.get(path, {})
+    return re.sub(r"\{(\w+)\}", lambda m: values[names.get(m.group(1), m.group(1))], path)
+
+
+WON: Final = {"/v1/games/{game_id}/certificate": {"game_id": "won_game_id"}}
+"""The paths that answer 200 only for a won game: they are walked with one."""
 
 
 def test_head_of_every_get_in_the_schema_answers_as_the_get(settings: Settings) -> None:
