@@ -130,7 +130,9 @@ def test_a_won_game_s_certificate_verifies_with_pyjwt_alone_and_with_pyramide_ve
         replay.play(move)
     assert replay.outcome().status is Status.WON and replay.moves == claims["moves"]
 
-    checked = _pyramide_verify(token, f"{live_url}/.well-known/jwks.json", tmp_path)
+    checked = _pyramide_verify(
+        json.dumps(answer), f"{live_url}/.well-known/jwks.json", tmp_path
+    )  # the answer, as saved
     assert checked.returncode == 0, checked.stderr
     assert f"valid: signed by key {answer['kid']}" in checked.stdout and "Ildikó won " + EASY_CODE in checked.stdout
 
