@@ -16,6 +16,10 @@ data to a snapshot and back (``service/backup.py``).
 ``pyramide verify-challenge ID [--url URL]`` checks a closed daily challenge's proof: SHA-256 of its code and nonce
 equals the commitment it published before its day (``service/challenges/verify.py``); exit 1 with the reason if not.
 
+``pyramide verify FILE [--jwks URL|FILE]`` checks a result certificate (the compact JWS, or getGameCertificate's
+JSON; ``-`` reads it from standard input) against the service's public keys and replays its record from the deal
+code: exit 0 and what it proves, or exit 1 and why not (``docs/certificates.md``).
+
 ``pyramide openapi [--check]`` writes the app's OpenAPI schema to ``openapi/openapi.json`` (or checks it).
 """
 
@@ -123,9 +127,12 @@ def _parser() -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=text)
         command.add_argument("file", help="the snapshot (an RDB file)")
         command.add_argument("--data-dir", default=None, help="the embedded Redis's directory (default: ./data)")
-    verify = commands.add_parser("verify-challenge", help="check a closed challenge's deal against its commitment")
-    verify.add_argument("challenge", help="the challenge's id, e.g. 2026-12-01-N")
-    verify.add_argument("--url", default=None, help="the service's base URL (default: http://127.0.0.1:8000)")
+    challenge = commands.add_parser("verify-challenge", help="check a closed challenge's deal against its commitment")
+    challenge.add_argument("challenge", help="the challenge's id, e.g. 2026-12-01-N")
+    challenge.add_argument("--url", default=None, help="the service's base URL (default: http://127.0.0.1:8000)")
+    verify = commands.add_parser("verify", help="check a result certificate's signature and replay its record")
+    verify.add_argument("file", help="the certificate (the JWS or getGameCertificate's JSON); - for stdin")
+    verify.add_argument("--jwks", help="the public keys: a URL or a JWK Set file (default: a local service's)")
     schema = commands.add_parser("openapi", help="write openapi/openapi.json from the app")
     schema.add_argument("--check", action="store_true", help="only check that the committed file is current")
     return parser
@@ -159,8 +166,30 @@ def _verify_challenge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """Exit 0 with what the certificate proves; 1 with why it does not hold; 2 when it cannot be read."""
+    from pyramide.verification import DEFAULT_JWKS, CertificateError, load_jwks, read_certificate, verify  # noqa: PLC0415
+
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+        token = read_certificate(text)
+        jwks = load_jwks(args.jwks or DEFAULT_JWKS)
+    except (OSError, UnicodeDecodeError, CertificateError) as error:
+        print(f"pyramide verify: {error}", file=sys.stderr)
+        return 2
+    try:
+        verified = verify(token, jwks)
+    except CertificateError as error:
+        print(f"pyramide verify: invalid: {error}", file=sys.stderr)
+        return 1
+    print(verified.describe())
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "verify":
+        return _verify(args)
     if args.command == "serve":
         from pyramide.service.serve import serve  # noqa: PLC0415 - `deal` must not load the web stack
 

@@ -22,6 +22,7 @@ OPERATIONS = {
     "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge", "listChallenges",
     "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "banPlayer", "unbanPlayer",
     "annulLeaderboardEntry", "erasePlayerByOperator", "createSession", "listReviews", "acceptReview", "rejectReview",
+    "getGameCertificate", "getSigningKeys",
 }  # fmt: skip
 
 

@@ -15,6 +15,9 @@ from pydantic.fields import FieldInfo
 from pyramide.service.infra.settings import Settings, variable
 from tests.integration.test_robustness import ROOT, _free_port
 
+PUBLIC_ONLY = '[{"kty": "OKP", "crv": "Ed25519", "x": "hunter2hunter2hunter2hunter2hunter2hunter2hun"}]'
+"""A public key alone (a made-up one): it cannot sign, so it may not come first."""
+
 BAD = {
     "memory limit": ({"PYRAMIDE_REDIS_MAXMEMORY": "lots"}, "PYRAMIDE_REDIS_MAXMEMORY"),
     "Redis URL": ({"REDIS_URL": "notaurl"}, "REDIS_URL"),
@@ -29,6 +32,8 @@ BAD = {
     ),
     "rate limit": ({"PYRAMIDE_LIMIT_MOVES": "many"}, "PYRAMIDE_LIMIT_MOVES"),
     "connection limit": ({"PYRAMIDE_MAX_CONNECTIONS": "lots"}, "PYRAMIDE_MAX_CONNECTIONS"),
+    "signing key not a key": ({"PYRAMIDE_SIGNING_KEYS": "hunter2"}, "PYRAMIDE_SIGNING_KEYS"),
+    "signing key that cannot sign": ({"PYRAMIDE_SIGNING_KEYS": PUBLIC_ONLY}, "PYRAMIDE_SIGNING_KEYS"),
 }
 
 

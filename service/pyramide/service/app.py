@@ -18,6 +18,7 @@ import pyramide
 from pyramide.service.apps.controller import AppAdminController, AppController
 from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
+from pyramide.service.games.certificate_controller import CertificateController, signing_keys
 from pyramide.service.games.controller import GameController, MyGamesController
 from pyramide.service.http.auth import BearerAuthentication
 from pyramide.service.http.cors import cors_config, keep_vary
@@ -85,6 +86,8 @@ def create_app(
             StatsController,
             GameController,
             MyGamesController,
+            CertificateController,
+            signing_keys,
             PrivacyController,
             LeaderboardController,
             ChallengeController,

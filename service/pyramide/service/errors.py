@@ -40,6 +40,8 @@ class ErrorCode(StrEnum):
     PLAYER_HEADER_NOT_ALLOWED = "player_header_not_allowed"
     REVIEW_NOT_FOUND = "review_not_found"
     REVIEW_ALREADY_DECIDED = "review_already_decided"
+    GAME_NOT_WON = "game_not_won"
+    CERTIFICATE_SEALED = "certificate_sealed"
 
 
 class DomainError(Exception):

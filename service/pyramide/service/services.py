@@ -21,6 +21,7 @@ from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.sealed import DealSecret
+from pyramide.service.games.certificates import Certificates, SigningKeys
 from pyramide.service.games.controller import GameWrites
 from pyramide.service.games.creation import GameCreation
 from pyramide.service.games.hints import GameHints
@@ -70,6 +71,8 @@ class Running:
     disk: DiskWatch | None
     bans: Bans
     annulments: Annulments
+    signing: SigningKeys
+    certificates: Certificates
 
     @classmethod
     def start(cls, settings: Settings) -> Running:
@@ -95,6 +98,7 @@ class Running:
             days_ahead=settings.challenge_days_ahead,
         )
         games = GameReading(store)
+        signing = SigningKeys(redis, settings.signing_keys)
         audit = AuditLog(redis)
         apps = AppStore(redis)
         app_players = AppPlayers(redis, players, settings.session_ttl_s)
@@ -139,6 +143,8 @@ class Running:
             audit=audit,
             bans=Bans(players, leaderboards, audit, apps, app_players),
             annulments=Annulments(players, leaderboards, audit),
+            signing=signing,
+            certificates=Certificates(store, signing),
         )
 
     async def stop(self) -> None:
@@ -240,6 +246,8 @@ class Services:
             "audit",
             "bans",
             "annulments",
+            "signing",
+            "certificates",
         )
         settings = self.settings
         return {name: provide(name) for name in fields} | {

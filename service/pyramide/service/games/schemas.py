@@ -268,3 +268,53 @@ class GameReview(BaseModel):
     continuation: Continuation | None = Field(
         description="With `?from=<step>`: a shortest winning line from that step; null without it."
     )
+
+
+class CertificateClaims(BaseModel):
+    """What a result certificate states (its JWS payload, ``docs/certificates.md``)."""
+
+    v: int = Field(description="The payload's format: 1.")
+    game: UUID
+    code: str = Field(description="The deal code: replaying `record` from it under `rules` must reach a win.")
+    rules: RuleSet
+    record: str = Field(description="Every operation in order, in move notation, separated by spaces.")
+    moves: int = Field(description="The game's move count (as its snapshot showed it).")
+    elapsed_ms: int | None = Field(description="Server time from the first move to the win.")
+    started_at: datetime = Field(description="The first move (the deal, for a game won without one).")
+    finished_at: datetime = Field(description="The win.")
+    player: str | None = Field(description="The player's shown name when signed; null: none chosen.")
+    challenge: str | None = Field(description="The daily challenge the game was an attempt at; null: none.")
+    tier: Literal["clean", "assisted"] | None = Field(
+        description="A challenge win's tier (`clean`: no undo and no hint); null for a game of no challenge."
+    )
+    signed_at: datetime = Field(
+        description="When the certificate was signed (not a JWT `iat`: a verifier's clock has no say in it)."
+    )
+
+
+class Certificate(BaseModel):
+    """A won game's result certificate: a compact JWS (EdDSA, Ed25519) and what it states, for reading."""
+
+    certificate: str = Field(
+        description="The compact JWS: check it with the key of its `kid` from `/.well-known/jwks.json`, then replay"
+        " `record` from `code` (`pyramide verify`, or the recipe in docs/certificates.md)."
+    )
+    kid: str = Field(description="The id of the key that signed it.")
+    claims: CertificateClaims = Field(description="The JWS payload as signed (trust it only once verified).")
+
+
+class JsonWebKey(BaseModel):
+    """An Ed25519 public key (RFC 8037) that signs certificates."""
+
+    kty: Literal["OKP"]
+    crv: Literal["Ed25519"]
+    x: str
+    kid: str
+    use: Literal["sig"]
+    alg: Literal["EdDSA"]
+
+
+class JsonWebKeySet(BaseModel):
+    """Every key whose certificates verify: the signing one first, then those rotated out but still honoured."""
+
+    keys: list[JsonWebKey]

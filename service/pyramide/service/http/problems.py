@@ -98,6 +98,8 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.GAME_NOT_FINISHED: 409,
     ErrorCode.REVIEW_NOT_FOUND: 404,
     ErrorCode.REVIEW_ALREADY_DECIDED: 409,
+    ErrorCode.GAME_NOT_WON: 409,
+    ErrorCode.CERTIFICATE_SEALED: 409,
     ErrorCode.CHALLENGE_NOT_READY: 503,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.QUOTA_EXCEEDED: 429,

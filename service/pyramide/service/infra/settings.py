@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pyramide.engine.errors import InvalidRulesError
 from pyramide.engine.rules import Rules
 from pyramide.service.infra.ratelimit import Limit, Quota
+from pyramide.service.infra.signing import parse_keys
 
 DAY_S = 24 * 3600
 LIMIT_NAMES = (
@@ -71,7 +72,7 @@ _MEMORY = re.compile(r"^[0-9]+(?:[kmg]b?)?$", re.IGNORECASE)
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 """An HTTP field name (RFC 9110's ``token``)."""
 REDIS_SCHEMES = ("redis", "rediss", "unix")
-SECRET_FIELDS = frozenset({"deal_secret", "operator_key", "redis_url", "REDIS_URL"})
+SECRET_FIELDS = frozenset({"deal_secret", "operator_key", "signing_keys", "redis_url", "REDIS_URL"})
 """Settings whose value never appears in an error (a Redis URL may carry a password)."""
 
 QUOTA_PLAYERS = 300
@@ -166,6 +167,10 @@ class Settings(BaseSettings):
     operator_key: str | None = Field(None, min_length=32, max_length=512, pattern=r"^[\x21-\x7e]+$", repr=False)
     """The operator's key for ``/v1/admin`` (``Authorization: Bearer <key>``): at least 32 visible ASCII characters;
     unset, every admin route answers 404. Never shown."""
+    signing_keys: Annotated[str | None, NoDecode] = Field(None, repr=False)
+    """The Ed25519 keys result certificates are signed with, the first signing and all published at
+    ``/.well-known/jwks.json``: a JSON array of JWKs (or a JWK Set) or PEM blocks (``docs/certificates.md``); without
+    it, one is generated once and kept in Redis. Never shown."""
     challenge_presets: Annotated[tuple[str, ...], NoDecode] = ("N", "2S")
     """The rule sets with a daily challenge, by deal-code segment (``N,2S``); ``N`` always among them."""
     challenge_candidates: int = Field(64, ge=1)
@@ -258,6 +263,15 @@ class Settings(BaseSettings):
             raise ValueError(f"a {url.scheme}:// Redis URL needs a host ({url.scheme}://redis:6379/0)")
         if url.scheme != "unix" and url.path.strip("/") and not url.path.strip("/").isdigit():
             raise ValueError("a Redis URL's path is its database number (redis://host:6379/0)")
+        return value
+
+    @field_validator("signing_keys")
+    @classmethod
+    def _signing_keys(cls, value: str | None) -> str | None:
+        """Keys that sign and verify (:func:`signing.parse_keys`): a key that is not Ed25519, a first key without
+        its private half or two keys with one id would show only at the first certificate."""
+        if value is not None:
+            parse_keys(value)
         return value
 
     @field_validator("redis_maxmemory")
