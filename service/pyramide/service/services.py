@@ -20,6 +20,7 @@ from litestar.plugins import InitPluginProtocol
 from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
+from pyramide.service.deals.par import ParBook
 from pyramide.service.deals.sealed import DealSecret
 from pyramide.service.games.controller import GameWrites
 from pyramide.service.games.creation import GameCreation
@@ -50,6 +51,7 @@ class Running:
     redis: RedisClient
     players: PlayerStore
     solver: Solver
+    pars: ParBook
     stats: StatsStore
     leaderboards: Leaderboards
     reviews: Reviews
@@ -98,6 +100,7 @@ class Running:
             redis=redis,
             players=players,
             solver=solver,
+            pars=ParBook(redis, solver, settings.analysis_ttl_s),
             stats=stats,
             leaderboards=leaderboards,
             reviews=reviews,
@@ -135,6 +138,7 @@ class Running:
         if self.privacy.rewrites is not None:
             await self.privacy.rewrites.close()
         await self.challenges.deals.close()
+        self.pars.close()
         self.solver.close()
         await self.redis.aclose()
 
@@ -208,6 +212,7 @@ class Services:
             "redis",
             "players",
             "solver",
+            "pars",
             "stats",
             "leaderboards",
             "reviews",
