@@ -3,14 +3,24 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 import httpx
+import redis
+
+from pyramide.engine import DealCode, Game
+from pyramide.engine.moves import parse_record
+from pyramide.service.games.controller import move_body
+from pyramide.solver import solve
+from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 WON = "PY1-N-AAAAAAB"  # its shortest line is found in about 15 ms of one core
 LOST = "PY1-0W-AAAALSP"  # proved unwinnable in a few milliseconds
 POLL_S = 20.0
+EASY_CODE = str(DealCode.for_layout(easy_game().layout))
+CLEARING = [move_body(m) for m in parse_record(EASY_CLEARING)]
 
 
 def _until_decided(client: httpx.Client, code: str) -> dict[str, Any]:
@@ -47,3 +57,63 @@ def test_a_lost_deal_says_so_with_a_null_par(live_url: str) -> None:
         decided = _until_decided(client, LOST)
         assert (decided["par"], decided["par_status"]) == (None, "unwinnable")
         assert client.get(f"/v1/deals/{LOST}/analysis").json()["winnable"] is False
+
+
+def _player(client: httpx.Client) -> dict[str, str]:
+    return {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+
+
+def _win(client: httpx.Client, auth: dict[str, str], body: dict[str, Any], moves: list[dict[str, Any]]) -> str:
+    game = client.post("/v1/games", json=body, headers=auth).json()["id"]
+    for move in moves:
+        assert client.post(f"/v1/games/{game}/moves", json=move, headers=auth).status_code == 200
+    assert client.get(f"/v1/games/{game}", headers=auth).json()["status"] == "won"
+    return str(game)
+
+
+def _pars(body: object) -> list[object]:
+    """Every value under a key ``par`` or ``over_par`` anywhere in a JSON body."""
+    if isinstance(body, dict):
+        found = [v for k, v in body.items() if k in ("par", "over_par")]
+        return found + [p for v in body.values() for p in _pars(v)]
+    if isinstance(body, list):
+        return [p for v in body for p in _pars(v)]
+    return []
+
+
+def test_board_entries_show_par_and_over_par_and_an_open_challenge_shows_neither(
+    live_url: str, redis_client: redis.Redis
+) -> None:
+    """A win at par and one a draw over it, on the deal's board: `par` and `over_par` 0 and 1. The open daily
+    challenge, won by a bot that read its line from the solver, shows no par through any route its player can call."""
+    with httpx.Client(base_url=live_url, timeout=10) as client:
+        _win(client, _player(client), {"code": EASY_CODE}, CLEARING)
+        _win(client, _player(client), {"code": EASY_CODE}, [{"type": "draw"}, *CLEARING])
+        assert _until_decided(client, EASY_CODE)["par"] == len(CLEARING)
+        board = client.get(f"/v1/leaderboards/{EASY_CODE}").json()
+        assert (board["par"], board["par_status"]) == (len(CLEARING), "known")
+        assert sorted((e["moves"], e["par"], e["over_par"]) for e in board["entries"]) == [
+            (len(CLEARING), len(CLEARING), 0),
+            (len(CLEARING) + 1, len(CLEARING), 1),
+        ]
+
+        auth = _player(client)
+        challenge = client.get("/v1/challenges/current").json()["id"]
+        kept = redis_client.get(f"pyr:{{c:{challenge}}}:deal")
+        assert kept is not None
+        line = solve(Game(DealCode.parse(json.loads(kept)["code"])), shortest=True).line
+        game = _win(client, auth, {"challenge": challenge}, [move_body(m) for m in line])
+        for path in (
+            f"/v1/challenges/{challenge}",
+            f"/v1/challenges/{challenge}/leaderboard",
+            f"/v1/challenges/{challenge}/leaderboard?around=me",
+            "/v1/challenges/current",
+            f"/v1/games/{game}",
+            f"/v1/games/{game}/record",
+            "/v1/players/me/stats",
+            "/v1/players/me/wins",
+            "/v1/players/me/games",
+        ):
+            answer = client.get(path, headers=auth)
+            assert answer.status_code in (200, 400), (path, answer.text)
+            assert all(p is None for p in _pars(answer.json())), path

@@ -66,6 +66,6 @@ class ChallengeService:
             "challenge": str(named),
             "rules": named.rules.to_json(),
             "final": now >= named.closes_ms,
-            "entries": page.entries,
+            "entries": [{**entry, "par": None, "over_par": None} for entry in page.entries],  # never while sealed
             "next_cursor": page.next_cursor,
         }

@@ -1,6 +1,7 @@
 """Deals: their codes' cards, the solver's analysis, the rules catalogue, and sealed deals' secret."""
 
 from pyramide.service.deals.analysis import WINNABLE_ONLY_ATTEMPTS, Solver
+from pyramide.service.deals.par import Par, ParBook, ParStatus
 from pyramide.service.deals.sealed import DealSecret
 
-__all__ = ["WINNABLE_ONLY_ATTEMPTS", "DealSecret", "Solver"]
+__all__ = ["WINNABLE_ONLY_ATTEMPTS", "DealSecret", "Par", "ParBook", "ParStatus", "Solver"]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from litestar import Controller, Response, get
 
+from pyramide.service.deals import ParBook
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
@@ -24,7 +27,9 @@ class LeaderboardController(Controller):
         if_none_match=True,
         summary="The wins on a deal code, each player's best once: clean wins first, then fastest, fewest moves and"
         " the earlier finish",
-        description="Wins without an undo or a hint (`tier: clean`) rank before every other (`assisted`); `identity`"
+        description="Each entry carries the deal's `par` and `over_par` once the par is known (worked out off the"
+        " request path, like `getDeal`'s). Wins without an undo or a hint (`tier: clean`) rank before every other"
+        " (`assisted`); `identity`"
         " filters app players' or anonymous players' entries. Unverified (`verified: false`): anyone with an open"
         " code can know its cards, so a program can top this board. The daily challenges' boards"
         " (`getChallengeLeaderboard`) are the verified ones.",
@@ -36,6 +41,7 @@ class LeaderboardController(Controller):
         request: AnyRequest,
         code: DealCodeText,
         leaderboards: Injected[Leaderboards],
+        pars: Injected[ParBook],
         *,
         limit: Limit = DEFAULT_LIMIT,
         cursor: BoardCursor = None,
@@ -44,10 +50,18 @@ class LeaderboardController(Controller):
         check_paging_query(request, "identity")
         deal = deal_code_of(code)
         page = await leaderboards.page(str(deal), cursor, limit, identity)
+        par = await pars.par(deal)
         board = Leaderboard(
             code=str(deal),
             rules=RuleSet(**deal.rules.to_json()),
-            entries=[LeaderboardEntry.model_validate(e) for e in page.entries],
+            par=par.moves,
+            par_status=par.status.value,
+            entries=[LeaderboardEntry.model_validate(with_par(e, par.moves)) for e in page.entries],
             next_cursor=page.next_cursor,
         )
         return revalidated(request, board)
+
+
+def with_par(entry: dict[str, Any], par: int | None) -> dict[str, Any]:
+    """A board entry with the deal's par and how many moves over it the win took (both null while not known)."""
+    return {**entry, "par": par, "over_par": None if par is None else entry["moves"] - par}
