@@ -117,3 +117,26 @@ def test_board_entries_show_par_and_over_par_and_an_open_challenge_shows_neither
             answer = client.get(path, headers=auth)
             assert answer.status_code in (200, 400), (path, answer.text)
             assert all(p is None for p in _pars(answer.json())), path
+
+
+def test_order_par_ranks_a_board_by_moves_over_par_and_pages_it(live_url: str) -> None:
+    """Three wins: three draws over par, one over and at par. `?order=par` ranks them 0, 1, 3 over par, one per page
+    through the cursor; the default order stays the rules document's (fastest first); another order is a 400."""
+    with httpx.Client(base_url=live_url, timeout=10) as client:
+        over = {3: [{"type": "draw"}] * 3, 1: [{"type": "draw"}], 0: []}
+        for extra in over.values():
+            _win(client, _player(client), {"code": EASY_CODE}, [*extra, *CLEARING])
+        _until_decided(client, EASY_CODE)
+        by_rules = client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"]
+        assert [e["elapsed_ms"] for e in by_rules] == sorted(e["elapsed_ms"] for e in by_rules)
+        seen, cursor = [], None
+        for _ in range(4):
+            params = {"order": "par", "limit": "1", **({"cursor": cursor} if cursor else {})}
+            page = client.get(f"/v1/leaderboards/{EASY_CODE}", params=params).json()
+            seen += [(e["rank"], e["over_par"]) for e in page["entries"]]
+            cursor = page["next_cursor"]
+            if cursor is None:
+                break
+        assert seen == [(1, 0), (2, 1), (3, 3)]
+        bad = client.get(f"/v1/leaderboards/{EASY_CODE}", params={"order": "fastest"})
+        assert bad.status_code == 400 and bad.headers["content-type"] == "application/problem+json"

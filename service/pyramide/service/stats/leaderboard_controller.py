@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from litestar import Controller, Response, get
+from litestar.params import QueryParameter
 
 from pyramide.service.deals import ParBook
 from pyramide.service.deals.schemas import RuleSet
@@ -15,6 +16,15 @@ from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.schemas import Leaderboard, LeaderboardEntry
+
+BoardOrder = Annotated[
+    Literal["rules", "par"],
+    QueryParameter(
+        required=False,
+        description="`rules` (default): the rules document's order; `par`: by `over_par`, fewest moves over the"
+        " deal's par first (ties in the rules document's order). `rank` follows the order asked for.",
+    ),
+]
 
 
 class LeaderboardController(Controller):
@@ -46,10 +56,12 @@ class LeaderboardController(Controller):
         limit: Limit = DEFAULT_LIMIT,
         cursor: BoardCursor = None,
         identity: IdentityFilter = None,
+        order: BoardOrder = "rules",
     ) -> Response[Leaderboard]:
-        check_paging_query(request, "identity")
+        check_paging_query(request, "identity", "order")
         deal = deal_code_of(code)
-        page = await leaderboards.page(str(deal), cursor, limit, identity)
+        read = leaderboards.page_by_moves if order == "par" else leaderboards.page
+        page = await read(str(deal), cursor, limit, identity)
         par = await pars.par(deal)
         board = Leaderboard(
             code=str(deal),

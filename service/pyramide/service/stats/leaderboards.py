@@ -13,6 +13,7 @@ board keeps a ranking per identity beside its whole one, so a filtered board pag
 
 from __future__ import annotations
 
+import bisect
 import json
 from typing import Any, Final, NamedTuple
 from uuid import UUID
@@ -100,6 +101,11 @@ def board_member(result: GameResult, hints: int) -> str:
     """The member that ranks a win on a board: its tier, then time, moves and the earlier finish."""
     member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.player))
     return member if result.clean(hints) else ASSISTED + member
+
+
+def _moves_of(member: str) -> int:
+    """The moves a ranked member records (see :func:`rank_member`)."""
+    return int(member.removeprefix(ASSISTED).split(":")[1])
 
 
 def _text(value: bytes | str) -> str:
@@ -226,6 +232,26 @@ class Leaderboards:
             entry.setdefault("tier", "clean")
             entry.setdefault("identity", "anonymous")
         return page
+
+    async def page_by_moves(self, code: str, cursor: str | None, limit: int, identity: str | None = None) -> Page:
+        """A page of the deal board named ``code`` by moves, fewest first, ties in the board's own order: the order
+        of ``over_par``, since every entry of one deal shares its par. Reads the whole ranking (one sorted set) to
+        sort it; the cursor is the last member of the previous page, as with :meth:`page`."""
+        keys = keyspace.boards_of_deal(code)
+        ranking = {None: keys.ranked, "app": keys.apps, "anonymous": keys.anonymous}[identity]
+        ordered = sorted((_moves_of(m), m) for m in map(_text, await self.redis.zrange(ranking, 0, -1)))
+        start = 0 if cursor is None else bisect.bisect_right(ordered, (_moves_of(cursor), cursor))
+        chosen = ordered[start : start + limit]
+        entries = []
+        for offset, (_, member) in enumerate(chosen):
+            details = await self.redis.hget(keys.entries, member.rpartition(":")[2])
+            if details is not None:
+                entry = {**json.loads(details), "rank": start + offset + 1}
+                entry.setdefault("tier", "clean")
+                entry.setdefault("identity", "anonymous")
+                entries.append(entry)
+        next_cursor = chosen[-1][1] if chosen and start + limit < len(ordered) else None
+        return Page(entries, next_cursor)
 
     async def standing(self, code: str, player: UUID) -> int | None:
         """The player's rank on the board named ``code``; ``None`` when not on it."""
