@@ -140,3 +140,26 @@ def test_order_par_ranks_a_board_by_moves_over_par_and_pages_it(live_url: str) -
         assert seen == [(1, 0), (2, 1), (3, 3)]
         bad = client.get(f"/v1/leaderboards/{EASY_CODE}", params={"order": "fastest"})
         assert bad.status_code == 400 and bad.headers["content-type"] == "application/problem+json"
+
+
+def test_around_me_shows_the_callers_neighbourhood_rank_and_percentile(live_url: str) -> None:
+    """Twelve wins on a deal's board: `?around=me` for the one ranked 8th shows ranks 3 to 12 (five above, the four
+    there are below), with rank 8 and percentile 5/12; a player not on the board gets no entries and null rank;
+    without a token it is 401 problem+json."""
+    with httpx.Client(base_url=live_url, timeout=10) as client:
+        players = [_player(client) for _ in range(12)]
+        for auth in players:
+            _win(client, auth, {"code": EASY_CODE}, CLEARING)
+        board = client.get(f"/v1/leaderboards/{EASY_CODE}").json()
+        assert (board["rank"], board["percentile"]) == (None, None)
+        ids = [e["player"] for e in board["entries"]]
+        eighth = players[[client.get("/v1/players/me", headers=a).json()["id"] for a in players].index(ids[7])]
+        mine = client.get(f"/v1/leaderboards/{EASY_CODE}", params={"around": "me"}, headers=eighth).json()
+        assert [e["rank"] for e in mine["entries"]] == list(range(3, 13))
+        assert [e["player"] for e in mine["entries"]] == ids[2:12]
+        assert (mine["rank"], mine["percentile"]) == (8, round(100 * 5 / 12, 1))
+        stranger = client.get(f"/v1/leaderboards/{EASY_CODE}", params={"around": "me"}, headers=_player(client))
+        assert (stranger.json()["entries"], stranger.json()["rank"], stranger.json()["percentile"]) == ([], None, None)
+        anonymous = client.get(f"/v1/leaderboards/{EASY_CODE}", params={"around": "me"})
+        assert anonymous.status_code == 401 and anonymous.headers["content-type"] == "application/problem+json"
+        assert anonymous.json()["code"] == "unauthorized"

@@ -378,6 +378,8 @@ def test_an_unplayed_deal_has_an_empty_leaderboard(client: Client) -> None:
         "par_status": "pending",
         "entries": [],
         "next_cursor": None,
+        "rank": None,
+        "percentile": None,
     }
 
 

@@ -9,11 +9,14 @@ from litestar.params import QueryParameter
 
 from pyramide.service.deals import ParBook
 from pyramide.service.deals.schemas import RuleSet
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, BoardCursor, IdentityFilter, Limit, check_paging_query
 from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
+from pyramide.service.players import PlayerStore
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.schemas import Leaderboard, LeaderboardEntry
 
@@ -23,6 +26,16 @@ BoardOrder = Annotated[
         required=False,
         description="`rules` (default): the rules document's order; `par`: by `over_par`, fewest moves over the"
         " deal's par first (ties in the rules document's order). `rank` follows the order asked for.",
+    ),
+]
+
+
+AroundFilter = Annotated[
+    Literal["me"] | None,
+    QueryParameter(
+        required=False,
+        description="`me`: the caller's entry (bearer token required) with up to 5 entries above and below it,"
+        " instead of a page from the top, and the caller's `rank` and `percentile`.",
     ),
 ]
 
@@ -43,7 +56,8 @@ class LeaderboardController(Controller):
         " filters app players' or anonymous players' entries. Unverified (`verified: false`): anyone with an open"
         " code can know its cards, so a program can top this board. The daily challenges' boards"
         " (`getChallengeLeaderboard`) are the verified ones.",
-        responses=problems(400, 409, 422),
+        responses=problems(400, 401, 409, 422),
+        security=[{}, {"bearerAuth": []}],
         exclude_from_auth=True,
     )
     async def board(
@@ -52,16 +66,26 @@ class LeaderboardController(Controller):
         code: DealCodeText,
         leaderboards: Injected[Leaderboards],
         pars: Injected[ParBook],
+        players: Injected[PlayerStore],
         *,
         limit: Limit = DEFAULT_LIMIT,
         cursor: BoardCursor = None,
         identity: IdentityFilter = None,
         order: BoardOrder = "rules",
+        around: AroundFilter = None,
     ) -> Response[Leaderboard]:
-        check_paging_query(request, "identity", "order")
+        check_paging_query(request, "identity", "order", "around")
         deal = deal_code_of(code)
-        read = leaderboards.page_by_moves if order == "par" else leaderboards.page
-        page = await read(str(deal), cursor, limit, identity)
+        rank, percentile = None, None
+        if around == "me":
+            caller = await bearer_player(request, players)
+            if caller is None:
+                raise DomainError(ErrorCode.UNAUTHORIZED)
+            page, rank, size = await leaderboards.around(str(deal), caller.id, identity)
+            percentile = None if rank is None else percentile_of(rank, size)
+        else:
+            read = leaderboards.page_by_moves if order == "par" else leaderboards.page
+            page = await read(str(deal), cursor, limit, identity)
         par = await pars.par(deal)
         board = Leaderboard(
             code=str(deal),
@@ -70,8 +94,15 @@ class LeaderboardController(Controller):
             par_status=par.status.value,
             entries=[LeaderboardEntry.model_validate(with_par(e, par.moves)) for e in page.entries],
             next_cursor=page.next_cursor,
+            rank=rank,
+            percentile=percentile,
         )
         return revalidated(request, board)
+
+
+def percentile_of(rank: int, size: int) -> float:
+    """The share of the board's entries, in percent, that the entry at ``rank`` ranks level with or above."""
+    return round(100 * (size - rank + 1) / size, 1)
 
 
 def with_par(entry: dict[str, Any], par: int | None) -> dict[str, Any]:

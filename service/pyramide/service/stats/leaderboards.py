@@ -93,6 +93,9 @@ REMOVE_IF: Final = Script("board_remove_if", keyspace.Boards, RemoveIfArgs)
 """Takes the player's entry off a board if it is still the one kept (a better one entered since stays)."""
 
 
+AROUND: Final = 5
+"""How many entries ``?around=me`` shows above and below the caller's."""
+
 ASSISTED: Final = "a:"
 """The start of an assisted win's ranked member (see the module)."""
 
@@ -252,6 +255,27 @@ class Leaderboards:
                 entries.append(entry)
         next_cursor = chosen[-1][1] if chosen and start + limit < len(ordered) else None
         return Page(entries, next_cursor)
+
+    async def around(self, code: str, player: UUID, identity: str | None = None) -> tuple[Page, int | None, int]:
+        """The player's entry on the board named ``code`` with up to :data:`AROUND` entries above and below, in the
+        board's own order; the player's rank (``None`` and no entries when not on it) and the board's size."""
+        keys = keyspace.boards_of_deal(code)
+        ranking = {None: keys.ranked, "app": keys.apps, "anonymous": keys.anonymous}[identity]
+        member, size = await self.redis.hget(keys.best, str(player)), int(await self.redis.zcard(ranking))
+        mine = None if member is None else _text(member)
+        if mine is None or not await self.redis.zlexcount(ranking, "[" + mine, "[" + mine):
+            return Page([], None), None, size  # not on the board (or not in the identity's ranking)
+        rank = int(await self.redis.zlexcount(ranking, "-", "(" + mine)) + 1
+        first = max(0, rank - 1 - AROUND)
+        entries = []
+        for offset, near in enumerate(map(_text, await self.redis.zrange(ranking, first, rank - 1 + AROUND))):
+            details = await self.redis.hget(keys.entries, near.rpartition(":")[2])
+            if details is not None:
+                entry = {**json.loads(details), "rank": first + offset + 1}
+                entry.setdefault("tier", "clean")
+                entry.setdefault("identity", "anonymous")
+                entries.append(entry)
+        return Page(entries, None), rank, size
 
     async def standing(self, code: str, player: UUID) -> int | None:
         """The player's rank on the board named ``code``; ``None`` when not on it."""
