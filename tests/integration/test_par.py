@@ -163,3 +163,31 @@ def test_around_me_shows_the_callers_neighbourhood_rank_and_percentile(live_url:
         anonymous = client.get(f"/v1/leaderboards/{EASY_CODE}", params={"around": "me"})
         assert anonymous.status_code == 401 and anonymous.headers["content-type"] == "application/problem+json"
         assert anonymous.json()["code"] == "unauthorized"
+
+
+def test_around_me_on_a_challenge_board(live_url: str, redis_client: redis.Redis) -> None:
+    """Two players win the open daily challenge (playing the solver's line): each reads its own place with
+    `?around=me`; one who did not play reads nulls."""
+    with httpx.Client(base_url=live_url, timeout=10) as client:
+        challenge = client.get("/v1/challenges/current").json()["id"]
+        kept = redis_client.get(f"pyr:{{c:{challenge}}}:deal")
+        assert kept is not None
+        line = [move_body(m) for m in solve(Game(DealCode.parse(json.loads(kept)["code"]))).line]
+        winners = [_player(client), _player(client)]
+        for auth in winners:
+            _win(client, auth, {"challenge": challenge}, line)
+        path = f"/v1/challenges/{challenge}/leaderboard"
+        board = client.get(path).json()
+        assert (board["rank"], board["percentile"]) == (None, None)
+        for auth in winners:
+            me = client.get(path, params={"around": "me"}, headers=auth).json()
+            mine = next(i for i, e in enumerate(board["entries"], start=1) if e["player"] == _id(client, auth))
+            assert (me["rank"], me["percentile"]) == (mine, 100.0 if mine == 1 else 50.0)
+            assert [e["rank"] for e in me["entries"]] == [1, 2]
+        stranger = client.get(path, params={"around": "me"}, headers=_player(client)).json()
+        assert (stranger["entries"], stranger["rank"], stranger["percentile"]) == ([], None, None)
+        assert client.get(path, params={"around": "me"}).status_code == 401
+
+
+def _id(client: httpx.Client, auth: dict[str, str]) -> str:
+    return str(client.get("/v1/players/me", headers=auth).json()["id"])

@@ -13,7 +13,14 @@ from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.paging import DEFAULT_LIMIT, BoardCursor, IdentityFilter, Limit, check_paging_query
+from pyramide.service.http.paging import (
+    DEFAULT_LIMIT,
+    AroundFilter,
+    BoardCursor,
+    IdentityFilter,
+    Limit,
+    check_paging_query,
+)
 from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.players import PlayerStore
@@ -26,16 +33,6 @@ BoardOrder = Annotated[
         required=False,
         description="`rules` (default): the rules document's order; `par`: by `over_par`, fewest moves over the"
         " deal's par first (ties in the rules document's order). `rank` follows the order asked for.",
-    ),
-]
-
-
-AroundFilter = Annotated[
-    Literal["me"] | None,
-    QueryParameter(
-        required=False,
-        description="`me`: the caller's entry (bearer token required) with up to 5 entries above and below it,"
-        " instead of a page from the top, and the caller's `rank` and `percentile`.",
     ),
 ]
 
@@ -81,8 +78,7 @@ class LeaderboardController(Controller):
             caller = await bearer_player(request, players)
             if caller is None:
                 raise DomainError(ErrorCode.UNAUTHORIZED)
-            page, rank, size = await leaderboards.around(str(deal), caller.id, identity)
-            percentile = None if rank is None else percentile_of(rank, size)
+            page, rank, percentile = await leaderboards.around(str(deal), caller.id, identity)
         else:
             read = leaderboards.page_by_moves if order == "par" else leaderboards.page
             page = await read(str(deal), cursor, limit, identity)
@@ -98,11 +94,6 @@ class LeaderboardController(Controller):
             percentile=percentile,
         )
         return revalidated(request, board)
-
-
-def percentile_of(rank: int, size: int) -> float:
-    """The share of the board's entries, in percent, that the entry at ``rank`` ranks level with or above."""
-    return round(100 * (size - rank + 1) / size, 1)
 
 
 def with_par(entry: dict[str, Any], par: int | None) -> dict[str, Any]:

@@ -106,6 +106,11 @@ def board_member(result: GameResult, hints: int) -> str:
     return member if result.clean(hints) else ASSISTED + member
 
 
+def percentile_of(rank: int, size: int) -> float:
+    """The share of a board's entries, in percent, that the entry at ``rank`` ranks level with or above."""
+    return round(100 * (size - rank + 1) / size, 1)
+
+
 def _moves_of(member: str) -> int:
     """The moves a ranked member records (see :func:`rank_member`)."""
     return int(member.removeprefix(ASSISTED).split(":")[1])
@@ -256,15 +261,17 @@ class Leaderboards:
         next_cursor = chosen[-1][1] if chosen and start + limit < len(ordered) else None
         return Page(entries, next_cursor)
 
-    async def around(self, code: str, player: UUID, identity: str | None = None) -> tuple[Page, int | None, int]:
+    async def around(
+        self, code: str, player: UUID, identity: str | None = None
+    ) -> tuple[Page, int | None, float | None]:
         """The player's entry on the board named ``code`` with up to :data:`AROUND` entries above and below, in the
-        board's own order; the player's rank (``None`` and no entries when not on it) and the board's size."""
+        board's own order; the player's rank and percentile (``None`` and no entries when not on it)."""
         keys = keyspace.boards_of_deal(code)
         ranking = {None: keys.ranked, "app": keys.apps, "anonymous": keys.anonymous}[identity]
         member, size = await self.redis.hget(keys.best, str(player)), int(await self.redis.zcard(ranking))
         mine = None if member is None else _text(member)
         if mine is None or not await self.redis.zlexcount(ranking, "[" + mine, "[" + mine):
-            return Page([], None), None, size  # not on the board (or not in the identity's ranking)
+            return Page([], None), None, None  # not on the board (or not in the identity's ranking)
         rank = int(await self.redis.zlexcount(ranking, "-", "(" + mine)) + 1
         first = max(0, rank - 1 - AROUND)
         entries = []
@@ -275,7 +282,7 @@ class Leaderboards:
                 entry.setdefault("tier", "clean")
                 entry.setdefault("identity", "anonymous")
                 entries.append(entry)
-        return Page(entries, None), rank, size
+        return Page(entries, None), rank, percentile_of(rank, size)
 
     async def standing(self, code: str, player: UUID) -> int | None:
         """The player's rank on the board named ``code``; ``None`` when not on it."""
