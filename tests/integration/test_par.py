@@ -191,3 +191,17 @@ def test_around_me_on_a_challenge_board(live_url: str, redis_client: redis.Redis
 
 def _id(client: httpx.Client, auth: dict[str, str]) -> str:
     return str(client.get("/v1/players/me", headers=auth).json()["id"])
+
+
+def test_a_deal_dealt_gets_its_par_worked_out_before_anyone_reads_it(live_url: str, redis_client: redis.Redis) -> None:
+    """Dealing a game from a code starts its par: the deal's first read, after the solver had time, is already
+    known (the kept par is watched in Redis, never through the route that would start it)."""
+    with httpx.Client(base_url=live_url, timeout=10) as client:
+        created = client.post("/v1/games", json={"code": WON}, headers=_player(client))
+        assert created.status_code == 201
+        deadline = time.monotonic() + POLL_S
+        while b"known" not in (redis_client.get(f"pyr:{{analysis:{WON}}}:par") or b""):
+            assert time.monotonic() < deadline, "the par was not worked out after dealing"
+            time.sleep(0.05)
+        first = client.get(f"/v1/deals/{WON}").json()
+        assert (first["par"], first["par_status"]) == (64, "known")
