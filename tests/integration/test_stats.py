@@ -374,8 +374,12 @@ def test_an_unplayed_deal_has_an_empty_leaderboard(client: Client) -> None:
         "code": "PY1-N-AAAAAAS",
         "rules": board["rules"],
         "verified": False,
+        "par": None,
+        "par_status": "pending",
         "entries": [],
         "next_cursor": None,
+        "rank": None,
+        "percentile": None,
     }
 
 

@@ -20,6 +20,7 @@ from litestar.plugins import InitPluginProtocol
 from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
+from pyramide.service.deals.par import ParBook
 from pyramide.service.deals.sealed import DealSecret
 from pyramide.service.games.certificates import Certificates, SigningKeys
 from pyramide.service.games.controller import GameWrites
@@ -52,6 +53,7 @@ class Running:
     redis: RedisClient
     players: PlayerStore
     solver: Solver
+    pars: ParBook
     stats: StatsStore
     leaderboards: Leaderboards
     reviews: Reviews
@@ -111,6 +113,7 @@ class Running:
             redis=redis,
             players=players,
             solver=solver,
+            pars=ParBook(redis, solver, settings.analysis_ttl_s),
             stats=stats,
             leaderboards=leaderboards,
             reviews=reviews,
@@ -151,6 +154,7 @@ class Running:
         if self.privacy.rewrites is not None:
             await self.privacy.rewrites.close()
         await self.challenges.deals.close()
+        self.pars.close()
         self.solver.close()
         await self.redis.aclose()
 
@@ -229,6 +233,7 @@ class Services:
             "redis",
             "players",
             "solver",
+            "pars",
             "stats",
             "leaderboards",
             "reviews",

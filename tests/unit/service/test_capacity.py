@@ -39,7 +39,7 @@ def test_a_waiting_hint_goes_ahead_of_waiting_analyses_and_a_full_queue_refuses_
         solver._release(Priority.PLAYER)
         solver._release(Priority.PUBLIC)
         await asyncio.gather(*tasks)
-        assert solver._running == {Priority.PLAYER: 0, Priority.PUBLIC: 0} and not solver._waiting
+        assert solver._running == dict.fromkeys(Priority, 0) and not solver._waiting
         return order
 
     assert asyncio.run(scenario()) == ["hint", "analysis-1", "analysis-2"]
@@ -55,7 +55,7 @@ def test_a_waiting_request_that_goes_away_gives_its_place_up() -> None:
         await asyncio.gather(waiting, return_exceptions=True)
         assert not solver._waiting
         solver._release(Priority.PUBLIC)
-        assert solver._running == {Priority.PLAYER: 0, Priority.PUBLIC: 0}
+        assert solver._running == dict.fromkeys(Priority, 0)
 
 
 def test_public_analyses_never_take_the_worker_kept_for_players() -> None:

@@ -11,10 +11,18 @@ from litestar.params import Parameter, QueryParameter
 from pyramide.service.apps import AppPlayers
 from pyramide.service.challenges.schemas import Challenge, ChallengeCalendar, ChallengeLeaderboard
 from pyramide.service.challenges.service import ChallengeService
+from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.paging import DEFAULT_LIMIT, BoardCursor, IdentityFilter, Limit, check_paging_query
+from pyramide.service.http.paging import (
+    DEFAULT_LIMIT,
+    AroundFilter,
+    BoardCursor,
+    IdentityFilter,
+    Limit,
+    check_paging_query,
+)
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.http.schemas import CHALLENGE_ID_PATTERN
 from pyramide.service.players import PlayerStore
@@ -117,8 +125,10 @@ class ChallengeController(Controller):
         " rank. Wins without an undo (`tier: clean`) rank before every other (`assisted`); a win faster than"
         " `PYRAMIDE_MIN_MOVE_MS` per move waits for a moderator's review, and with `PYRAMIDE_CHALLENGE_PLAYERS=app`"
         " only app players' wins rank. `identity` filters app players' or anonymous players' entries. Final once the"
-        " challenge has closed.",
-        responses=problems(400, 404),
+        " challenge has closed. `around=me` (bearer token): the caller's entry and up to 5 entries above and below,"
+        " with the caller's `rank` and `percentile`.",
+        responses=problems(400, 401, 404),
+        security=[{}, {"bearerAuth": []}],
         exclude_from_auth=True,
     )
     async def leaderboard(
@@ -126,11 +136,20 @@ class ChallengeController(Controller):
         request: AnyRequest,
         challenge_id: ChallengeIdPath,
         challenges: Injected[ChallengeService],
+        players: Injected[PlayerStore],
+        app_players: Injected[AppPlayers],
         *,
         limit: Limit = DEFAULT_LIMIT,
         cursor: BoardCursor = None,
         identity: IdentityFilter = None,
+        around: AroundFilter = None,
     ) -> Response[ChallengeLeaderboard]:
-        check_paging_query(request, "identity")
-        board = await challenges.leaderboard(challenge_id, cursor, limit, identity)
+        check_paging_query(request, "identity", "around")
+        caller = None
+        if around == "me":
+            player = await bearer_player(request, players, app_players)
+            if player is None:
+                raise DomainError(ErrorCode.UNAUTHORIZED)
+            caller = player.id
+        board = await challenges.leaderboard(challenge_id, cursor, limit, identity, caller)
         return revalidated(request, ChallengeLeaderboard.model_validate(board))

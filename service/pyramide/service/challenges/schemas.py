@@ -62,6 +62,13 @@ class ChallengeLeaderboard(BaseModel):
     final: bool = Field(description="The challenge has closed: no win enters the board any more.")
     entries: list[LeaderboardEntry]
     next_cursor: str | None
+    rank: Annotated[int, Field(ge=1)] | None = Field(
+        description="With `around=me`: the caller's rank; null when not on the board, or without `around=me`."
+    )
+    percentile: Annotated[float, Field(ge=0, le=100)] | None = Field(
+        description="With `around=me`: the share of the board's entries, in percent, the caller ranks level with or"
+        " above; null when not on the board, or without `around=me`."
+    )
 
 
 class CalendarChallenge(BaseModel):

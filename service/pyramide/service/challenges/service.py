@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from typing import Any, Final
+from uuid import UUID
 
 from pyramide.service.challenges.calendar import ChallengeId, day_of, moment, now_ms
 from pyramide.service.challenges.deals import ChallengeDeals, Chosen
@@ -68,19 +69,32 @@ class ChallengeService:
         return {"game_id": game_id, **{k: shown[k] for k in keys}, "rank": rank}
 
     async def leaderboard(
-        self, challenge: str, cursor: str | None, limit: int, identity: str | None = None
+        self,
+        challenge: str,
+        cursor: str | None,
+        limit: int,
+        identity: str | None = None,
+        around: UUID | None = None,
     ) -> dict[str, Any]:
-        """A page of the challenge's board (with ``identity``, only those players' entries)."""
+        """A page of the challenge's board (with ``identity``, only those players' entries); with ``around``, that
+        player's entry and its neighbours instead, and the player's rank and percentile."""
         now = now_ms()
         named = self.deals.named(challenge, now)
         if now < named.opens_ms or (await self.deals.kept(named) is None and not named.is_open(now)):
             raise DomainError(ErrorCode.CHALLENGE_NOT_FOUND)
-        page = await self.boards.page(challenge_board(str(named)), cursor, limit, identity)
+        board = challenge_board(str(named))
+        rank, percentile = None, None
+        if around is None:
+            page = await self.boards.page(board, cursor, limit, identity)
+        else:
+            page, rank, percentile = await self.boards.around(board, around, identity)
         return {
+            "rank": rank,
+            "percentile": percentile,
             "challenge": str(named),
             "rules": named.rules.to_json(),
             "final": now >= named.closes_ms,
-            "entries": page.entries,
+            "entries": [{**entry, "par": None, "over_par": None} for entry in page.entries],  # never while sealed
             "next_cursor": page.next_cursor,
         }
 

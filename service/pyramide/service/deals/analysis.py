@@ -58,6 +58,7 @@ class Priority(enum.IntEnum):
 
     PLAYER = 0
     PUBLIC = 1
+    BACKGROUND = 2  # a deal's par, worked out off the request path: after every public analysis waiting
 
 
 def _broken(pool: ProcessPoolExecutor) -> bool:
@@ -85,7 +86,7 @@ class Solver:
         self.queue = max(0, queue)
         self.redis = redis
         self._pool: ProcessPoolExecutor | None = None
-        self._running = {Priority.PLAYER: 0, Priority.PUBLIC: 0}
+        self._running = dict.fromkeys(Priority, 0)
         self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
         self._starting: asyncio.Future[bool] | None = None
@@ -151,10 +152,10 @@ class Solver:
         return DomainError(ErrorCode.SOLVER_BUSY, retry_after_s=max(1, math.ceil(self.time_limit_s)))
 
     def _free(self, priority: Priority) -> bool:
-        """Whether a search of ``priority`` may start now: public ones on the shared workers only."""
-        running = self._running[Priority.PLAYER] + self._running[Priority.PUBLIC]
-        if priority is Priority.PUBLIC:
-            return running < self.workers + 1 and self._running[Priority.PUBLIC] < self.workers
+        """Whether a search of ``priority`` may start now: public and background ones on the shared workers only."""
+        running = sum(self._running.values())
+        if priority is not Priority.PLAYER:
+            return running < self.workers + 1 and running - self._running[Priority.PLAYER] < self.workers
         return running < self.workers + 1
 
     async def _acquire(self, priority: Priority) -> None:
@@ -181,7 +182,7 @@ class Solver:
         """A full queue takes a player's search all the same by refusing the public analysis that came last."""
         if priority is not Priority.PLAYER:
             return False
-        public = [entry for entry in self._waiting if entry[0] == Priority.PUBLIC and not entry[2].done()]
+        public = [entry for entry in self._waiting if entry[0] != Priority.PLAYER and not entry[2].done()]
         if not public:
             return False
         last = max(public, key=lambda entry: entry[1])
@@ -273,7 +274,13 @@ class Solver:
             await self.redis.delete(key)
 
     async def analyse_deal(
-        self, redis: RedisClient, code: DealCode, ttl_s: int, *, shortest: bool = False
+        self,
+        redis: RedisClient,
+        code: DealCode,
+        ttl_s: int,
+        *,
+        shortest: bool = False,
+        priority: Priority = Priority.PUBLIC,
     ) -> DealAnalysis:
         """A fresh deal's analysis (with ``shortest``, a shortest winning line too), from the cache when it was
         analysed before the same way with this budget and time limit."""
@@ -283,7 +290,7 @@ class Solver:
         if cached is not None:
             answer: dict[str, Any] = json.loads(cached)
         else:
-            answer = await self._answer(Game(code), HINT_BUDGET, Priority.PUBLIC, shortest=shortest)
+            answer = await self._answer(Game(code), HINT_BUDGET, priority, shortest=shortest)
             await redis.set(key, json.dumps(answer), ex=ttl_s)
         return DealAnalysis.model_validate({**answer, "code": str(code)})
 

@@ -9,6 +9,7 @@ from litestar.params import QueryParameter
 
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.catalogue import PRESETS, VARIANTS
+from pyramide.service.deals.par import ParBook
 from pyramide.service.deals.schemas import DealAnalysis, DealLayout, RulePreset, RulesCatalogue, RuleSet, RuleVariant
 from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
@@ -31,12 +32,17 @@ class DealController(Controller):
         operation_id="getDeal",
         if_none_match=True,
         summary="The cards and rules of a deal code",
-        description="The pyramid, waste and stock the code deals, and its rules: to preview or share a deal.",
-        responses=problems(400, 409, 422, redis=False),
+        description="The pyramid, waste and stock the code deals, and its rules: to preview or share a deal. With"
+        " its `par` once worked out: the first read starts the solver on it off the request path (`par_status`"
+        " `pending` until it answers).",
+        responses=problems(400, 409, 422, 503),
         exclude_from_auth=True,
     )
-    async def deal(self, request: AnyRequest, code: DealCodeText) -> Response[DealLayout]:
-        return revalidated(request, DealLayout.model_validate(deal_code_of(code).to_json()))
+    async def deal(self, request: AnyRequest, code: DealCodeText, pars: Injected[ParBook]) -> Response[DealLayout]:
+        deal = deal_code_of(code)
+        par = await pars.par(deal)
+        layout = {**deal.to_json(), "par": par.moves, "par_status": str(par.status)}
+        return revalidated(request, DealLayout.model_validate(layout))
 
     @get(
         "/deals/{code:str}/analysis",

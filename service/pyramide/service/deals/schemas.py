@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
@@ -50,6 +50,17 @@ def _rows_as_items(schema: dict[str, Any]) -> None:
     schema["items"] = {"type": "array", "items": schema["prefixItems"][0]["items"]}
 
 
+PAR: Final = (
+    "The number of moves (removals, draws and turn-overs) of the deal's shortest winning line under its rules; null"
+    " until known, or when the deal is lost or the solver did not decide it within its budget (see `par_status`)."
+)
+PAR_STATUS: Final = (
+    "`known`: `par` is set; `unwinnable`: no line wins; `unknown`: not decided within the solver's budget and time"
+    " limit; `pending`: being worked out off the request path (read again later)."
+)
+ParStatusText = Literal["known", "unwinnable", "unknown", "pending"]
+
+
 class LayoutBody(StrictModel):
     """The JSON that ``pyramide deal --json`` prints: each of the 52 cards exactly once."""
 
@@ -60,16 +71,24 @@ class LayoutBody(StrictModel):
     )
     waste: OtherCards = Field(description="Bottom to top.")
     stock: OtherCards = Field(description="In draw order, the next card first.")
+    par: Annotated[int, Field(ge=1)] | None = Field(
+        None, description="Ignored: `getDeal`'s, so that its body is accepted back as it came."
+    )
+    par_status: ParStatusText | None = Field(
+        None, description="Ignored: `getDeal`'s, so that its body is accepted back as it came."
+    )
 
 
 class DealLayout(BaseModel):
-    """A deal: its code, rules and cards."""
+    """A deal: its code, rules and cards, and its par once worked out."""
 
     code: str
     rules: RuleSet
     pyramid: list[list[str]]
     waste: list[str]
     stock: list[str]
+    par: Annotated[int, Field(ge=1)] | None = Field(None, description=PAR)
+    par_status: ParStatusText = Field("pending", description=PAR_STATUS)
 
 
 class Analysis(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -14,6 +15,7 @@ from pydantic import TypeAdapter
 
 from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
 from pyramide.engine.moves import format_record
+from pyramide.service.deals import ParBook
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.commands import Abandon, Command, Tap, Versions
@@ -121,7 +123,11 @@ class GameController(Controller):
         after_request=rate_limit_headers,
     )
     async def create(
-        self, request: PlayerRequest, creation: Injected[GameCreation], address_limits: Injected[AddressLimits]
+        self,
+        request: PlayerRequest,
+        creation: Injected[GameCreation],
+        address_limits: Injected[AddressLimits],
+        pars: Injected[ParBook],
     ) -> Response[Snapshot]:
         player = request.user
         key = idempotency_key(request)
@@ -130,6 +136,8 @@ class GameController(Controller):
         async with address_limits.quota(request, "games", limit="address_games"):
             new = new_game(body)
             game_id, reply = await creation.create(player, new, locale_of(request, player.locale), key, fp)
+        if reply.created and new.challenge is None:  # a sealed deal's par is never worked out while it is open
+            await pars.see(new.deal or DealCode.parse(json.loads(reply.body)["code"]))  # the deal is first seen
         return _send(reply, game_id)
 
     @get(

@@ -72,3 +72,13 @@ def check_paging_query(request: AnyRequest, *also: str) -> None:
         raise ProblemError(
             400, HttpCode.BAD_REQUEST, errors=lambda locale: [unknown_parameter("query", n, locale) for n in names]
         )
+
+
+AroundFilter = Annotated[
+    Literal["me"] | None,
+    QueryParameter(
+        required=False,
+        description="`me`: the caller's entry (bearer token required) with up to 5 entries above and below it,"
+        " instead of a page from the top, and the caller's `rank` and `percentile`.",
+    ),
+]

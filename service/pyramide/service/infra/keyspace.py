@@ -318,6 +318,12 @@ def analysis(code: str, budget: int, time_limit_ms: int, kind: str) -> str:
     return f"pyr:{{analysis:{code}}}:{budget}:{time_limit_ms}{kind}"
 
 
+def par(code: str) -> str:
+    """A deal's par (its shortest winning line's length), or why there is none, per code (the code names the
+    rules too)."""
+    return f"pyr:{{analysis:{code}}}:par"
+
+
 AUDIT: Final = "pyr:audit"
 """Every operator and app action, newest last."""
 

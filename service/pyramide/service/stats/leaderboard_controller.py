@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Response, get
+from typing import Annotated, Any, Literal
 
+from litestar import Controller, Response, get
+from litestar.params import QueryParameter
+
+from pyramide.service.deals import ParBook
 from pyramide.service.deals.schemas import RuleSet
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.paging import DEFAULT_LIMIT, BoardCursor, IdentityFilter, Limit, check_paging_query
+from pyramide.service.http.paging import (
+    DEFAULT_LIMIT,
+    AroundFilter,
+    BoardCursor,
+    IdentityFilter,
+    Limit,
+    check_paging_query,
+)
 from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
+from pyramide.service.players import PlayerStore
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.schemas import Leaderboard, LeaderboardEntry
+
+BoardOrder = Annotated[
+    Literal["rules", "par"],
+    QueryParameter(
+        required=False,
+        description="`rules` (default): the rules document's order; `par`: by `over_par`, fewest moves over the"
+        " deal's par first (ties in the rules document's order). `rank` follows the order asked for.",
+    ),
+]
 
 
 class LeaderboardController(Controller):
@@ -24,11 +47,14 @@ class LeaderboardController(Controller):
         if_none_match=True,
         summary="The wins on a deal code, each player's best once: clean wins first, then fastest, fewest moves and"
         " the earlier finish",
-        description="Wins without an undo or a hint (`tier: clean`) rank before every other (`assisted`); `identity`"
+        description="Each entry carries the deal's `par` and `over_par` once the par is known (worked out off the"
+        " request path, like `getDeal`'s). Wins without an undo or a hint (`tier: clean`) rank before every other"
+        " (`assisted`); `identity`"
         " filters app players' or anonymous players' entries. Unverified (`verified: false`): anyone with an open"
         " code can know its cards, so a program can top this board. The daily challenges' boards"
         " (`getChallengeLeaderboard`) are the verified ones.",
-        responses=problems(400, 409, 422),
+        responses=problems(400, 401, 409, 422),
+        security=[{}, {"bearerAuth": []}],
         exclude_from_auth=True,
     )
     async def board(
@@ -36,18 +62,40 @@ class LeaderboardController(Controller):
         request: AnyRequest,
         code: DealCodeText,
         leaderboards: Injected[Leaderboards],
+        pars: Injected[ParBook],
+        players: Injected[PlayerStore],
         *,
         limit: Limit = DEFAULT_LIMIT,
         cursor: BoardCursor = None,
         identity: IdentityFilter = None,
+        order: BoardOrder = "rules",
+        around: AroundFilter = None,
     ) -> Response[Leaderboard]:
-        check_paging_query(request, "identity")
+        check_paging_query(request, "identity", "order", "around")
         deal = deal_code_of(code)
-        page = await leaderboards.page(str(deal), cursor, limit, identity)
+        rank, percentile = None, None
+        if around == "me":
+            caller = await bearer_player(request, players)
+            if caller is None:
+                raise DomainError(ErrorCode.UNAUTHORIZED)
+            page, rank, percentile = await leaderboards.around(str(deal), caller.id, identity)
+        else:
+            read = leaderboards.page_by_moves if order == "par" else leaderboards.page
+            page = await read(str(deal), cursor, limit, identity)
+        par = await pars.par(deal)
         board = Leaderboard(
             code=str(deal),
             rules=RuleSet(**deal.rules.to_json()),
-            entries=[LeaderboardEntry.model_validate(e) for e in page.entries],
+            par=par.moves,
+            par_status=par.status.value,
+            entries=[LeaderboardEntry.model_validate(with_par(e, par.moves)) for e in page.entries],
             next_cursor=page.next_cursor,
+            rank=rank,
+            percentile=percentile,
         )
         return revalidated(request, board)
+
+
+def with_par(entry: dict[str, Any], par: int | None) -> dict[str, Any]:
+    """A board entry with the deal's par and how many moves over it the win took (both null while not known)."""
+    return {**entry, "par": par, "over_par": None if par is None else entry["moves"] - par}

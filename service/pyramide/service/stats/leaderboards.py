@@ -13,6 +13,7 @@ board keeps a ranking per identity beside its whole one, so a filtered board pag
 
 from __future__ import annotations
 
+import bisect
 import json
 from typing import Any, Final, NamedTuple
 from uuid import UUID
@@ -92,6 +93,9 @@ REMOVE_IF: Final = Script("board_remove_if", keyspace.Boards, RemoveIfArgs)
 """Takes the player's entry off a board if it is still the one kept (a better one entered since stays)."""
 
 
+AROUND: Final = 5
+"""How many entries ``?around=me`` shows above and below the caller's."""
+
 ASSISTED: Final = "a:"
 """The start of an assisted win's ranked member (see the module)."""
 
@@ -100,6 +104,16 @@ def board_member(result: GameResult, hints: int) -> str:
     """The member that ranks a win on a board: its tier, then time, moves and the earlier finish."""
     member = rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.player))
     return member if result.clean(hints) else ASSISTED + member
+
+
+def percentile_of(rank: int, size: int) -> float:
+    """The share of a board's entries, in percent, that the entry at ``rank`` ranks level with or above."""
+    return round(100 * (size - rank + 1) / size, 1)
+
+
+def _moves_of(member: str) -> int:
+    """The moves a ranked member records (see :func:`rank_member`)."""
+    return int(member.removeprefix(ASSISTED).split(":")[1])
 
 
 def _text(value: bytes | str) -> str:
@@ -226,6 +240,49 @@ class Leaderboards:
             entry.setdefault("tier", "clean")
             entry.setdefault("identity", "anonymous")
         return page
+
+    async def page_by_moves(self, code: str, cursor: str | None, limit: int, identity: str | None = None) -> Page:
+        """A page of the deal board named ``code`` by moves, fewest first, ties in the board's own order: the order
+        of ``over_par``, since every entry of one deal shares its par. Reads the whole ranking (one sorted set) to
+        sort it; the cursor is the last member of the previous page, as with :meth:`page`."""
+        keys = keyspace.boards_of_deal(code)
+        ranking = {None: keys.ranked, "app": keys.apps, "anonymous": keys.anonymous}[identity]
+        ordered = sorted((_moves_of(m), m) for m in map(_text, await self.redis.zrange(ranking, 0, -1)))
+        start = 0 if cursor is None else bisect.bisect_right(ordered, (_moves_of(cursor), cursor))
+        chosen = ordered[start : start + limit]
+        entries = []
+        for offset, (_, member) in enumerate(chosen):
+            details = await self.redis.hget(keys.entries, member.rpartition(":")[2])
+            if details is not None:
+                entry = {**json.loads(details), "rank": start + offset + 1}
+                entry.setdefault("tier", "clean")
+                entry.setdefault("identity", "anonymous")
+                entries.append(entry)
+        next_cursor = chosen[-1][1] if chosen and start + limit < len(ordered) else None
+        return Page(entries, next_cursor)
+
+    async def around(
+        self, code: str, player: UUID, identity: str | None = None
+    ) -> tuple[Page, int | None, float | None]:
+        """The player's entry on the board named ``code`` with up to :data:`AROUND` entries above and below, in the
+        board's own order; the player's rank and percentile (``None`` and no entries when not on it)."""
+        keys = keyspace.boards_of_deal(code)
+        ranking = {None: keys.ranked, "app": keys.apps, "anonymous": keys.anonymous}[identity]
+        member, size = await self.redis.hget(keys.best, str(player)), int(await self.redis.zcard(ranking))
+        mine = None if member is None else _text(member)
+        if mine is None or not await self.redis.zlexcount(ranking, "[" + mine, "[" + mine):
+            return Page([], None), None, None  # not on the board (or not in the identity's ranking)
+        rank = int(await self.redis.zlexcount(ranking, "-", "(" + mine)) + 1
+        first = max(0, rank - 1 - AROUND)
+        entries = []
+        for offset, near in enumerate(map(_text, await self.redis.zrange(ranking, first, rank - 1 + AROUND))):
+            details = await self.redis.hget(keys.entries, near.rpartition(":")[2])
+            if details is not None:
+                entry = {**json.loads(details), "rank": first + offset + 1}
+                entry.setdefault("tier", "clean")
+                entry.setdefault("identity", "anonymous")
+                entries.append(entry)
+        return Page(entries, None), rank, percentile_of(rank, size)
 
     async def standing(self, code: str, player: UUID) -> int | None:
         """The player's rank on the board named ``code``; ``None`` when not on it."""

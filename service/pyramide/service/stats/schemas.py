@@ -8,7 +8,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
-from pyramide.service.deals.schemas import RuleSet
+from pyramide.service.deals.schemas import PAR, PAR_STATUS, ParStatusText, RuleSet
 from pyramide.service.http.schemas import Count, StrictModel
 
 
@@ -67,6 +67,13 @@ class LeaderboardEntry(RankedWin):
         "anonymous", description="`app`: a player an app vouches for (see `app`); `anonymous`: any other player."
     )
     app: str | None = Field(None, description="The app's name when the win was entered (`identity` `app`).")
+    par: Annotated[int, Field(ge=1)] | None = Field(
+        description="The deal's par (its shortest winning line's moves) once known; always null on a daily"
+        " challenge's board.",
+    )
+    over_par: Annotated[int, Field(ge=0)] | None = Field(
+        description="`moves` minus `par`: 0 is a win at par; null while the par is not known."
+    )
 
 
 class WonGamesPage(BaseModel):
@@ -87,8 +94,17 @@ class Leaderboard(BaseModel):
     verified: Literal[False] = Field(
         False, description="Always false: anyone with the code can know every card. See the daily challenges."
     )
+    par: Annotated[int, Field(ge=1)] | None = Field(description=PAR)
+    par_status: ParStatusText = Field(description=PAR_STATUS)
     entries: list[LeaderboardEntry]
     next_cursor: str | None
+    rank: Annotated[int, Field(ge=1)] | None = Field(
+        description="With `around=me`: the caller's rank; null when not on the board, or without `around=me`."
+    )
+    percentile: Annotated[float, Field(ge=0, le=100)] | None = Field(
+        description="With `around=me`: the share of the board's entries, in percent, the caller ranks level with or"
+        " above; null when not on the board, or without `around=me`."
+    )
 
 
 ReviewStatus = Literal["pending", "accepted", "rejected"]

@@ -1,0 +1,121 @@
+"""A deal's par: the number of moves (removals, draws and turn-overs) of its shortest winning line under its rules.
+
+Worked out off the request path: the first time a deal is seen, a background task asks the solver pool for the
+shortest line at the lowest priority (after every player's search and every public analysis waiting), and keeps the
+answer per code in Redis (the code names the rules too). Until then the par is ``pending``; a deal that cannot be
+won is ``unwinnable``, one the solver did not decide within its budget and time limit ``unknown``: the par is then
+null, never a guess. At most ``in_flight`` pars are worked out at once per process, so a client reading many codes
+cannot fill the solver's queue: a deal seen while that many run stays ``pending`` and is started again when next
+seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import json
+import logging
+from dataclasses import dataclass
+from typing import Final
+
+from redis.exceptions import ResponseError
+
+from pyramide.engine import DealCode
+from pyramide.service.deals.analysis import Priority, Solver
+from pyramide.service.deals.schemas import DealAnalysis
+from pyramide.service.errors import DomainError
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.redis import RedisClient, raw, storage_full
+
+PENDING_TTL_S: Final = 60  # a claim on working a par out, should its process die before it answers
+
+log = logging.getLogger("pyramide.service")
+
+
+class ParStatus(enum.StrEnum):
+    KNOWN = "known"
+    UNWINNABLE = "unwinnable"
+    UNKNOWN = "unknown"
+    PENDING = "pending"
+
+
+@dataclass(frozen=True, slots=True)
+class Par:
+    """A deal's par (``None`` unless ``status`` is ``known``) and why."""
+
+    moves: int | None
+    status: ParStatus
+
+
+PENDING: Final = Par(None, ParStatus.PENDING)
+
+
+def par_of(analysis: DealAnalysis) -> Par:
+    """The par a shortest-line analysis proves: the length of its line, lost, or unknown within the budget."""
+    if analysis.winnable is False:
+        return Par(None, ParStatus.UNWINNABLE)
+    if analysis.winnable and analysis.shortest is not None:
+        return Par(len(analysis.shortest), ParStatus.KNOWN)
+    return Par(None, ParStatus.UNKNOWN)
+
+
+class ParBook:
+    """Pars kept per code in Redis, each worked out once by a background task through the solver pool."""
+
+    def __init__(self, redis: RedisClient, solver: Solver, ttl_s: int, in_flight: int = 1) -> None:
+        self.redis, self.solver, self.ttl_s, self.in_flight = redis, solver, ttl_s, in_flight
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def par(self, code: DealCode) -> Par:
+        """The deal's par as known now; starts working it out when nobody has."""
+        kept = raw(await self.redis.get(keyspace.par(str(code))))
+        if kept is not None:
+            answer = json.loads(kept)
+            return Par(answer["par"], ParStatus(answer["status"]))
+        await self.see(code)
+        return PENDING
+
+    async def see(self, code: DealCode) -> None:
+        """A deal was seen: work its par out in the background unless it is known or being worked out."""
+        if len(self._tasks) >= self.in_flight:
+            return
+        try:
+            claimed = await self.redis.set(keyspace.par(str(code)), _dump(PENDING), nx=True, ex=PENDING_TTL_S)
+        except ResponseError as error:
+            if storage_full(error):
+                return  # a full Redis keeps the deal readable: its par stays pending until there is room
+            raise
+        if not claimed:
+            return
+        task = asyncio.get_running_loop().create_task(self._work_out(code))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _work_out(self, code: DealCode) -> None:
+        """Ask the solver and keep its answer; on a full solver, let go of the claim so the next sight retries."""
+        key = keyspace.par(str(code))
+        try:
+            analysis = await self.solver.analyse_deal(
+                self.redis, code, self.ttl_s, shortest=True, priority=Priority.BACKGROUND
+            )
+        except DomainError:
+            await self.redis.delete(key)
+            return
+        except Exception:
+            log.exception("working out the par of %s failed", code)
+            await self.redis.delete(key)
+            return
+        try:
+            await self.redis.set(key, _dump(par_of(analysis)), ex=self.ttl_s)
+        except ResponseError as error:
+            if not storage_full(error):
+                raise
+            log.warning("the par of %s could not be kept: Redis is full", code)
+
+    def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+
+def _dump(par: Par) -> str:
+    return json.dumps({"par": par.moves, "status": str(par.status)})
