@@ -33,7 +33,6 @@ class ErrorCode(StrEnum):
     CHALLENGE_ALREADY_PLAYED = "challenge_already_played"
     CHALLENGE_CLOSED = "challenge_closed"
     CHALLENGE_NOT_READY = "challenge_not_ready"
-    CALENDAR_RANGE = "calendar_range"
     HINTS_NOT_ALLOWED = "hints_not_allowed"
     PLAYER_BANNED = "player_banned"
     INVALID_PLAYER_HEADER = "invalid_player_header"

@@ -52,7 +52,7 @@ class ChallengeController(Controller):
         operation_id="listChallenges",
         summary="The challenge calendar: each day's challenges with their commitments",
         description="Every challenge chosen from `from` to `to` (UTC days, both included; default today and the"
-        " days chosen ahead, at most 31 days, else 400 `calendar_range`). Each shows its commitment from the moment"
+        " days chosen ahead, 31 days a page, `next_from` giving the next). Each shows its commitment from the moment"
         " it was chosen, at least 7 days ahead, and after its close the code and nonce that open it:"
         " SHA-256(`<code>:<nonce>`) equals the commitment (see `docs/fair-play.md`).",
         responses=problems(400),

@@ -87,8 +87,13 @@ class CalendarChallenge(BaseModel):
 
 
 class ChallengeCalendar(BaseModel):
-    """Every challenge chosen from ``from`` to ``to`` (UTC days, both included, at most 31), by day then preset."""
+    """Every challenge chosen from ``from`` to ``to`` (UTC days, both included), by day then preset, at most 31 days
+    a page."""
 
-    first_day: date = Field(description="The request's `from`.")
-    last_day: date = Field(description="The request's `to`.")
+    first_day: date = Field(description="The request's `from` (default: today).")
+    last_day: date = Field(
+        description="The last day this page covers: the request's `to`, or the 31st day from `from` when the range is"
+        " longer (then `next_from` says where the rest starts). A `to` before `from` is an empty range."
+    )
     challenges: list[CalendarChallenge]
+    next_from: date | None = Field(description="The `from` of the next page; null: the range ends on this page.")

@@ -42,19 +42,21 @@ class ChallengeService:
 
     async def calendar(self, first: date | None, last: date | None) -> dict[str, Any]:
         """Every chosen challenge from ``first`` to ``last`` (default: today to the last day chosen ahead), as
-        :func:`_published` shows it; 400 ``calendar_range`` over more than ``CALENDAR_MAX_DAYS`` days or backwards."""
+        :func:`_published` shows it, at most ``CALENDAR_MAX_DAYS`` days a page: a longer range answers its first
+        days and ``next_from``, where the next page starts (every range a client can write is an answer, none an
+        error); a backwards one is empty."""
         now = now_ms()
         first = day_of(now) if first is None else first
-        last = first + (self.deals.last_day_ahead(now) - day_of(now)) if last is None else last
-        if last < first or (last - first).days >= CALENDAR_MAX_DAYS:
-            raise DomainError(ErrorCode.CALENDAR_RANGE)
+        last = _plus(first, (self.deals.last_day_ahead(now) - day_of(now)).days) if last is None else last
+        end = min(last, _plus(first, CALENDAR_MAX_DAYS - 1))
         entries = []
-        for offset in range((last - first).days + 1):
+        for offset in range((end - first).days + 1):
             for preset in self.deals.presets:
                 chosen = await self.deals.kept(ChallengeId(first + timedelta(days=offset), preset))
                 if chosen is not None:
                     entries.append(_published(chosen, now))
-        return {"first_day": first, "last_day": last, "challenges": entries}
+        next_from = _plus(end, 1) if end < last else None
+        return {"first_day": first, "last_day": max(end, first), "challenges": entries, "next_from": next_from}
 
     async def _attempt(self, challenge: ChallengeId, player: Player) -> dict[str, Any] | None:
         attempt = await self.games.attempt(player, str(challenge))
@@ -114,3 +116,11 @@ def _published(chosen: Chosen, now: int) -> dict[str, Any]:
         "code": str(chosen.code) if closed else None,
         "nonce": chosen.nonce if closed else None,
     }
+
+
+def _plus(day: date, days: int) -> date:
+    """``day`` and ``days`` more, or the last day there is (a date near year 9999 cannot go further)."""
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return date.max

@@ -274,7 +274,14 @@ class GameController(Controller):
         game_reviews: Injected[GameReviews],
         address_limits: Injected[AddressLimits],
         start: Annotated[
-            int | None, QueryParameter(name="from", ge=0, le=999_999, description="A step to continue from.")
+            int | None,
+            QueryParameter(
+                name="from",
+                ge=0,
+                le=999_999,
+                description="A step to continue from.",
+                schema_extra={"minimum": 0},  # Litestar leaves a bound of 0 out of the schema
+            ),
         ] = None,
     ) -> GameReview:
         await address_limits.check(request, "analyses")

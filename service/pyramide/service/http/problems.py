@@ -93,7 +93,6 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.CHALLENGE_NOT_FOUND: 404,
     ErrorCode.CHALLENGE_ALREADY_PLAYED: 409,
     ErrorCode.CHALLENGE_CLOSED: 409,
-    ErrorCode.CALENDAR_RANGE: 400,
     ErrorCode.HINTS_NOT_ALLOWED: 409,
     ErrorCode.GAME_NOT_FINISHED: 409,
     ErrorCode.REVIEW_NOT_FOUND: 404,
@@ -268,7 +267,7 @@ def handle_http_error(request: Request, error: HTTPException) -> Response[dict[s
         )
     status = error.status_code
     code = _STATUS_CODES.get(status, HttpCode.BAD_REQUEST if status < 500 else HttpCode.INTERNAL_ERROR)
-    entries = _framework_entries(error) if isinstance(error, ValidationException) else None
+    entries = _framework_entries(error, request) if isinstance(error, ValidationException) else None
     headers = dict(error.headers or {})
     if status == 405 and "allow" in headers:  # HEAD is answered wherever GET is (``options.MethodAnswers``)
         headers["allow"] = allow_with_head(headers["allow"].split(","))
@@ -283,13 +282,25 @@ def allow_with_head(methods: Iterable[str]) -> str:
     return ", ".join(sorted(names))
 
 
-def _framework_entries(error: HTTPException) -> Entries | None:
-    """Litestar's own validation of query and path parameters, as entries naming the parameter."""
+def _framework_entries(error: HTTPException, request: Request) -> Entries | None:  # type: ignore[type-arg]
+    """Litestar's own validation of query and path parameters, as entries naming the parameter as the client sent
+    it (``from``, not the handler's ``start``)."""
     extra = error.extra
     if not isinstance(extra, list) or not extra:
         return None
-    names = [(_source(i.get("source")), str(i.get("key", ""))) for i in extra[:5] if isinstance(i, dict)]
+    names = [
+        (_source(i.get("source")), _sent_name(request, str(i.get("key", "")))) for i in extra[:5] if isinstance(i, dict)
+    ]
     return lambda locale: [parameter_error(where, name, locale) for where, name in names]
+
+
+def _sent_name(request: Request, key: str) -> str:  # type: ignore[type-arg]
+    """The name a client sends the handler's parameter ``key`` under: its alias (``QueryParameter(name=...)``)."""
+    try:
+        definition = request.route_handler.parsed_fn_signature.parameters[key].kwarg_definition
+    except (AttributeError, KeyError):
+        return key
+    return str(getattr(definition, "query", None) or getattr(definition, "header", None) or key)
 
 
 def _source(source: object) -> str:
