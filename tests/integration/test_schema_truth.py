@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from pyramide.service.app import create_app
+from pyramide.service.http.openapi import reached_components
 from pyramide.service.http.schemas import class_ranges
 from pyramide.service.infra.settings import Settings
 from pyramide.service.players.name_chars import NAME_BASES, NAME_MARKS
@@ -295,7 +296,7 @@ def test_responses_require_every_key_they_always_send(settings: Settings) -> Non
         for status, response in operation["responses"].items()
         if status.startswith("2") and "application/json" in response.get("content", {})
     ]
-    sent = {name for name in _reached_components(responses, schemas) if "properties" in schemas[name]}
+    sent = {name for name in reached_components(responses, schemas) if "properties" in schemas[name]}
     for name in sorted(sent):
         for example in schemas[name].get("examples", []):
             _observe(example, {"$ref": f"#/components/schemas/{name}"}, schemas, seen)
@@ -311,20 +312,3 @@ def test_responses_require_every_key_they_always_send(settings: Settings) -> Non
     assert not untrue, untrue
     assert set(schemas["RuleSet"]["required"]) == set(schemas["RuleSet"]["properties"])
     assert not schemas["RulesBody"].get("required")
-
-
-def _reached_components(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
-    """The components that ``roots`` refer to, directly or through others: the objects a response may send."""
-    reached: set[str] = set()
-    pending = list(roots)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, list):
-            pending += node
-        elif isinstance(node, dict):
-            name = node["$ref"].rpartition("/")[2] if isinstance(node.get("$ref"), str) else None
-            if name is not None and name not in reached:
-                reached.add(name)
-                pending.append(schemas[name])
-            pending += [v for k, v in node.items() if k != "examples"]
-    return reached

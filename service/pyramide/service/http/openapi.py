@@ -277,7 +277,7 @@ def _without_request_defaults(bodies: dict[str, Any], schemas: dict[str, Any]) -
     generator with its default options (openapi-typescript's ``defaultNonNullable``) types a property with a
     default as required, so that ``createPlayer({})`` or a partial ``rules`` would not compile, though the service
     takes them. A default other than null stays in the property's description ("Default: false.")."""
-    for name in _reached(list(bodies.values()), schemas):
+    for name in reached_components(list(bodies.values()), schemas):
         for field in schemas[name].get("properties", {}).values():
             if "default" not in field:
                 continue
@@ -287,8 +287,9 @@ def _without_request_defaults(bodies: dict[str, Any], schemas: dict[str, Any]) -
                 field["description"] = f"{field['description']} {said}" if field.get("description") else said
 
 
-def _reached(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
-    """The names of the components that ``roots`` refer to, directly or through other components."""
+def reached_components(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
+    """The names of the components that ``roots`` refer to, directly or through other components (examples are
+    data, not schema: not walked)."""
     reached: set[str] = set()
     pending = list(roots)
     while pending:
@@ -301,7 +302,7 @@ def _reached(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
             if name is not None and name not in reached and name in schemas:
                 reached.add(name)
                 pending.append(schemas[name])
-            pending += node.values()
+            pending += [value for key, value in node.items() if key != "examples"]
     return reached
 
 
