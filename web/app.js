@@ -1,10 +1,12 @@
 // The reference front end's wiring: renders the API's snapshots and sends the player's taps; every rule is the
 // service's. The modules: state.js (the state, changed through the API), render.js (the DOM from a snapshot),
 // input.js (clicks and keys), dialogs.js (the dialogs), texts.js (the catalogue's texts), api.js (the HTTP client);
-// the player's views: settings.js, help.js, games.js (my games and wins), replay.js, and views.js (what they share).
+// the player's views: settings.js, help.js, games.js (my games and wins), replay.js, calendar.js (the challenge
+// calendar and its proofs), and views.js (what they share).
 
 import { Api } from "./api.js";
 import * as state from "./state.js";
+import { wireCalendar } from "./calendar.js";
 import { wireDialogs } from "./dialogs.js";
 import { wireInput } from "./input.js";
 import { wireGames } from "./games.js";
@@ -53,6 +55,7 @@ wireSettings();
 wireHelp();
 wireGames();
 wireReplay();
+wireCalendar();
 setInterval(() => tick(state.snapshot()), 1000);
 state.say(state.text("loading"));
 await state.boot();

@@ -1,0 +1,155 @@
+"""Issue 46, item 6: the web client's challenge calendar in a real headless Chromium against the real server (on the
+embedded Redis): the commitments the API publishes, a closed day's proof verified by the browser itself
+(``crypto.subtle``), a tampered answer shown as a mismatch, reached by keyboard, axe-core clean in both languages."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from pyramide.service.app import create_app
+from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
+from tests.integration.test_web_views import _axe, _page, _shot
+
+SPAN = 7
+"""The page shows a week back to a week ahead."""
+
+
+def _today() -> date:
+    return datetime.now(UTC).date()
+
+
+@contextmanager
+def _past_tomorrows_close(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
+    """A real server that chose the coming week ahead (bounded wait), then its clock moved past tomorrow's close
+    (the way tests/integration/test_challenge_commitments.py moves it): the service's URL and tomorrow's N id."""
+    offset = [0.0]
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
+    app = create_app(settings.model_copy(update={"challenge_days_ahead": SPAN}))
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        deadline = time.monotonic() + 120
+        while len(http.get("/v1/challenges").json()["challenges"]) < (SPAN + 2) * 2:
+            assert time.monotonic() < deadline, "the coming week was not chosen in time"
+            time.sleep(0.2)
+        today = _today()
+        midnight = datetime(today.year, today.month, today.day, tzinfo=UTC) + timedelta(days=2)
+        offset[0] = (midnight - datetime.now(UTC)).total_seconds() + 60  # the day after tomorrow, 00:01
+        yield url, f"{today + timedelta(days=1)}-N"
+
+
+def _published(url: str) -> dict[str, dict[str, Any]]:
+    """What the API publishes for the page's range, by challenge id."""
+    today = _today()
+    query = {"from": str(today - timedelta(days=SPAN)), "to": str(today + timedelta(days=SPAN))}
+    answer = httpx.get(f"{url}/v1/challenges", params=query).json()
+    assert answer["next_from"] is None
+    return {entry["id"]: entry for entry in answer["challenges"]}
+
+
+def _open_by_keyboard(page: Any) -> None:
+    for _ in range(40):  # Tab through the header to the calendar's button
+        if page.evaluate("document.activeElement.id") == "open-calendar":
+            break
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#calendar-dialog[open]")
+
+
+def test_the_calendar_shows_the_published_commitments_and_verifies_a_closed_day_in_the_browser(
+    browser: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _past_tomorrows_close(settings, monkeypatch) as (url, tomorrow), _page(browser, url, "en-GB") as page:
+        published = _published(url)
+        closed = published[tomorrow]
+        assert closed["code"] and closed["nonce"] and not closed["open"], closed
+        _open_by_keyboard(page)
+        rows = page.locator("#calendar-entries tr[data-challenge]")
+        expect(rows).to_have_count(len(published))
+        assert {rows.nth(i).get_attribute("data-challenge") for i in range(len(published))} == set(published)
+        for challenge, entry in published.items():
+            line = page.locator(f'#calendar-entries tr[data-challenge="{challenge}"]')
+            assert line.locator("code[data-full=commitment]").text_content() == entry["commitment"], challenge
+            state = "closed" if entry["code"] else "open" if entry["open"] else "coming"
+            assert line.get_attribute("data-state") == state, challenge
+            if entry["code"]:
+                assert line.locator("code[data-full=code]").text_content() == entry["code"]
+                assert line.locator("code[data-full=nonce]").text_content() == entry["nonce"]
+            else:
+                assert line.locator("code[data-full=code]").count() == 0, "sealed until the close"
+                assert line.locator("[data-action=verify]").count() == 0
+
+        row = page.locator(f'#calendar-entries tr[data-challenge="{tomorrow}"]')
+        verify = row.locator("[data-action=verify]")
+        for _ in range(80):  # keyboard only: Tab on to tomorrow's Verify
+            if verify.evaluate("(button) => button === document.activeElement"):
+                break
+            page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        result = row.locator(".proof-result")
+        expect(result).to_have_attribute("data-verified", "match")
+        published_on = page.evaluate(
+            "(iso) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'short' })",
+            closed["committed_at"],
+        )
+        expect(result).to_have_text(f"Matches the commitment published on {published_on} (checked on this device).")
+        # today's was chosen after its day began (the service started today): it opens, but the page says it
+        today_row = page.locator(f'#calendar-entries tr[data-challenge="{_today()}-N"]')
+        today_row.locator("[data-action=verify]").click()
+        expect(today_row.locator(".proof-result")).to_have_attribute("data-verified", "late")
+        expect(today_row.locator(".proof-result")).to_contain_text("only after the day had begun")
+        _axe(page, "calendar-dialog")
+        _shot(page, "calendar-en")
+        page.keyboard.press("Escape")
+        page.select_option("#language", "hu")
+        page.click("#open-calendar")
+        expect(page.locator("#calendar-dialog caption")).to_have_text(
+            "Napi kihívások egy héttel előbbtől egy héttel későbbig"
+        )
+        row.locator("[data-action=verify]").click()
+        expect(row.locator(".proof-result")).to_contain_text("Egyezik")
+        _axe(page, "calendar-dialog")
+        _shot(page, "calendar-hu")
+
+        row.locator("[data-action=play-deal]").click()
+        expect(page.locator("#calendar-dialog")).not_to_have_attribute("open", "")
+        expect(page.locator("#code")).to_have_text(closed["code"], timeout=10000)
+        expect(page.locator("#moves")).to_have_text("0")
+
+        opened = next(e for e in published.values() if e["open"] and e["id"].endswith("-N"))
+        page.click("#open-calendar")
+        page.locator(f'#calendar-entries tr[data-challenge="{opened["id"]}"] [data-action=play-today]').click()
+        page.wait_for_selector("#challenge-dialog[open]")
+        expect(page.locator("#challenge-info")).to_contain_text(opened["id"])
+
+
+def test_a_tampered_nonce_shows_a_mismatch(browser: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The calendar's answer is intercepted on loopback and one closed day's nonce changed: the browser's own hash
+    no longer opens the commitment, and the page says so (a page that took the server's word would not notice)."""
+    with _past_tomorrows_close(settings, monkeypatch) as (url, tomorrow), _page(browser, url, "hu-HU") as page:
+
+        def tamper(route: Any) -> None:
+            response = route.fetch()
+            body = response.json()
+            for entry in body["challenges"]:
+                if entry["id"] == tomorrow:
+                    entry["nonce"] = entry["nonce"][:-1] + ("0" if entry["nonce"][-1] != "0" else "1")
+            route.fulfill(response=response, json=body)
+
+        page.route(lambda address: address.startswith(f"{url}/v1/challenges?"), tamper)
+        page.click("#open-calendar")
+        row = page.locator(f'#calendar-entries tr[data-challenge="{tomorrow}"]')
+        row.locator("[data-action=verify]").click()
+        result = row.locator(".proof-result")
+        expect(result).to_have_attribute("data-verified", "mismatch")
+        expect(result).to_contain_text("NEM egyezik")
+        expect(page.locator("#calendar-message")).to_have_class("view-message error")
+        _axe(page, "calendar-dialog")
