@@ -105,6 +105,7 @@ def test_a_won_game_shows_par_its_review_and_a_certificate_that_verifies(
         page.click('button[data-card="KC"]')
         page.wait_for_selector("#end-dialog[open]")
         expect(page.locator("#end-cert")).to_be_visible()
+        _axe(page, "end-dialog")
 
         page.click("#end-cert-copy")
         expect(page.locator("#end-cert-message")).to_have_text("A tanúsítvány a vágólapra került")
@@ -182,6 +183,10 @@ def test_a_dead_end_s_review_marks_its_point_of_no_return_and_lists_a_way_out(br
         expect(page.locator("#review-continue")).to_be_disabled()
         _axe(page, "replay-dialog")
         _shot(page, "review-en")
+        page.keyboard.press("Escape")
+        page.click("#open-games")
+        page.click(f'#games-entries button[data-game="{game}"]:text-is("Review")')
+        expect(page.locator("#review-steps li.no-return")).to_have_attribute("data-step", str(point))
 
 
 def test_a_refused_review_counts_down_and_asks_again(browser: Any, settings: Settings) -> None:
