@@ -11,11 +11,13 @@ import re
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 import jwt
+import redis
 from litestar import Litestar
 from playwright.sync_api import expect
 
@@ -26,6 +28,7 @@ from pyramide.service.games.controller import move_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import serve_in_thread
+from tests.integration.test_challenges import _deal
 from tests.integration.web_page import _axe, _page, _shot, _token
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
@@ -45,7 +48,7 @@ def _winnable_until_drawn_out() -> str:
     raise AssertionError("no such deal among the first 3000")
 
 
-def _deal(page: Any, code: str) -> str:
+def _play_code(page: Any, code: str) -> str:
     """Plays ``code`` through the New game dialog; the game's id."""
     page.click("#new-game")
     page.fill("#paste-code", code)
@@ -92,7 +95,7 @@ def test_a_won_game_shows_par_its_review_and_a_certificate_that_verifies(
     code = str(DealCode.for_layout(easy_game().layout))
     with serve_in_thread(app) as api, _page(browser, api, "hu-HU") as page:
         page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=api)
-        game = _deal(page, code)
+        game = _play_code(page, code)
         deal = _par(api, code)
         assert deal["par_status"] == "known" and deal["par"] == 16, deal
         expect(page.locator("#par")).to_have_text("Par: 16", timeout=10000)
@@ -146,7 +149,7 @@ def test_a_won_game_shows_par_its_review_and_a_certificate_that_verifies(
 def test_a_dead_end_s_review_marks_its_point_of_no_return_and_lists_a_way_out(browser: Any, app: Litestar) -> None:
     code = _winnable_until_drawn_out()
     with serve_in_thread(app) as api, _page(browser, api, "en-GB") as page:
-        game = _deal(page, code)
+        game = _play_code(page, code)
         deal = _par(api, code)
         assert deal["par_status"] == "known", deal
         expect(page.locator("#par")).to_have_text(f"Par {deal['par']}", timeout=10000)
@@ -194,10 +197,10 @@ def test_a_refused_review_counts_down_and_asks_again(browser: Any, settings: Set
     code = _winnable_until_drawn_out()
     with serve_in_thread(app) as api, _page(browser, api, "en-GB") as page:
         lost = str(DealCode(Rules(recycles=0), number=0))
-        _deal(page, lost)
+        _play_code(page, lost)
         assert _par(api, lost)["par_status"] == "unwinnable"
         expect(page.locator("#par")).to_have_text("Par: none, the deal cannot be won", timeout=10000)
-        _deal(page, code)
+        _play_code(page, code)
         expect(page.locator("#par")).not_to_have_text("Par: none, the deal cannot be won")
         for _ in range(23):
             page.keyboard.press("d")
@@ -211,3 +214,44 @@ def test_a_refused_review_counts_down_and_asks_again(browser: Any, settings: Set
         first = int(re.findall(r"\d+", message.text_content() or "")[0])
         assert first >= 2
         expect(message).to_have_text(f"The solver is busy; trying again in {first - 1} second" + "s" * (first > 2))
+
+
+def _a_winnable_challenge(api: str, redis_client: redis.Redis) -> tuple[dict[str, Any], list[Any]]:
+    """Today's challenge of the first preset whose deal (read from the server's Redis, which no client may) the
+    solver wins, and its shortest line: each fresh server draws its own deals."""
+    for preset in httpx.get(f"{api}/v1/rules").json()["presets"]:
+        challenge: dict[str, Any] = httpx.get(f"{api}/v1/challenges/current?rules={preset['segment']}").json()
+        analysis = solve(Game(_deal(redis_client, challenge["id"])), budget=300_000, shortest=True)
+        if analysis.shortest:
+            return {**challenge, "rules_segment": preset["segment"]}, list(analysis.shortest)
+    raise AssertionError("no preset's challenge is won within the budget")
+
+
+def test_a_won_challenge_game_says_when_its_certificate_is_given(
+    browser: Any, app: Litestar, redis_client: redis.Redis
+) -> None:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB") as page:
+        challenge, line = _a_winnable_challenge(api, redis_client)
+        page.click("#open-challenge")
+        page.select_option("#challenge-preset", challenge["rules_segment"])
+        expect(page.locator("#challenge-info")).to_contain_text(challenge["id"])
+        page.click("#challenge-start")
+        expect(page.locator("#code")).to_contain_text("sealed until the close")
+        expect(page.locator("#par")).to_be_hidden()
+        game = str(page.evaluate("([key]) => localStorage.getItem(key)", [f"pyramide:{api}:game"]))
+        player = _token(page, api)
+        for move in line[:-1]:  # the deal is read from the server's Redis
+            assert httpx.post(f"{api}/v1/games/{game}/moves", json=move_body(move), headers=player).status_code == 200
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        last = str(line[-1])
+        if last in ("D", "R"):
+            page.click("#stock")
+        for card in [] if last in ("D", "R") else last.split("+"):
+            page.click(f'button[data-card="{card}"]')
+        page.wait_for_selector("#end-dialog[open]")
+        expect(page.locator("#end-cert")).to_be_hidden()
+        closes = datetime.fromisoformat(challenge["closes_at"]).astimezone().strftime("%d/%m/%Y, %H:%M")
+        expect(page.locator("#end-cert-message")).to_have_text(
+            f"The certificate is given after the challenge closes, at {closes}."
+        )
