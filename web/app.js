@@ -1,8 +1,8 @@
 // The reference front end's wiring: renders the API's snapshots and sends the player's taps; every rule is the
 // service's. The modules: state.js (the state, changed through the API), render.js (the DOM from a snapshot),
 // input.js (clicks and keys), dialogs.js (the dialogs), texts.js (the catalogue's texts), api.js (the HTTP client);
-// the player's views: settings.js, help.js, games.js (my games and wins), replay.js, calendar.js (the challenge
-// calendar and its proofs), and views.js (what they share).
+// the player's views: settings.js, help.js, games.js (my games and wins), replay.js, review.js (par, a game's review,
+// its certificate), calendar.js (the challenge calendar and its proofs), and views.js (what they share).
 
 import { Api } from "./api.js";
 import * as state from "./state.js";
@@ -12,14 +12,14 @@ import { wireInput } from "./input.js";
 import { wireGames } from "./games.js";
 import { wireHelp } from "./help.js";
 import { wireReplay } from "./replay.js";
+import { wireReview } from "./review.js";
 import { wireSettings } from "./settings.js";
 import { $, applyTexts, render, retell, showMessage, tick, wait } from "./render.js";
 import { chooseLocale, locale, setLocale } from "./texts.js";
+import { apiBase } from "./views.js";
 
-const params = new URLSearchParams(location.search);
-const apiBase = params.get("api") || document.querySelector('meta[name="pyramide-api"]').content || "";
 setLocale(chooseLocale(localStorage.getItem("pyramide:locale")));
-const api = new Api(apiBase, locale());
+const api = new Api(apiBase(), locale());
 state.connect(api);
 
 state.subscribe((now, event) => {
@@ -56,6 +56,7 @@ wireHelp();
 wireGames();
 wireReplay();
 wireCalendar();
+wireReview();
 setInterval(() => tick(state.snapshot()), 1000);
 state.say(state.text("loading"));
 await state.boot();

@@ -5,6 +5,7 @@ import * as state from "./state.js";
 import { $ } from "./render.js";
 import { clock, t } from "./texts.js";
 import { showReplay } from "./replay.js";
+import { showReview } from "./review.js";
 import { playAgain, problemText, tell, when } from "./views.js";
 
 const cursors = { games: null, wins: null };
@@ -50,6 +51,7 @@ function gameActions(game) {
   const actions = [];
   if (!state.outcome(game.status).final) actions.push(button(t("resume"), () => resume(game.id))); // stuck: undo
   if (game.status !== "in_progress") actions.push(button(t("replay"), () => showReplay(game.id, code)));
+  if (game.status !== "in_progress") actions.push(button(t("review"), () => showReview(game.id, code)));
   if (game.code) actions.push(button(t("playAgain"), () => { $("games-dialog").close(); playAgain(game.code); }));
   for (const action of actions) action.dataset.game = game.id;
   return actions;
@@ -64,7 +66,8 @@ function gameRow(game) {
 }
 
 function winRow(win) {
-  const actions = [button(t("replay"), () => showReplay(win.game_id, win.code || ""))];
+  const actions = [button(t("replay"), () => showReplay(win.game_id, win.code || "")),
+    button(t("review"), () => showReview(win.game_id, win.code || ""))];
   if (win.code) actions.push(button(t("playAgain"), () => { $("games-dialog").close(); playAgain(win.code); }));
   const line = row([win.rank ?? "—", win.code || win.challenge, clock(win.elapsed_ms), win.moves, when(win.finished_at)], actions);
   line.dataset.game = win.game_id;

@@ -61,9 +61,15 @@ async function go(step) {
     shown = { ...shown, step: data.step, steps: data.steps, position: data };
     tell("replay-message", "");
     draw();
+    $("replay-dialog").dispatchEvent(new CustomEvent("replay:step", { detail: { step: data.step } })); // review.js
   } catch (error) {
     tell("replay-message", problemText(error), true);
   }
+}
+
+/** Shows step ``step`` of the replay that is open (the review's list of steps). */
+export function replayStep(step) {
+  return go(step);
 }
 
 /** Opens the replay of game ``id`` (deal ``code``, empty while sealed) at its deal. */

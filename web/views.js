@@ -43,3 +43,9 @@ export function when(iso) {
 export function playAgain(code) {
   if (code) state.deal({ code });
 }
+
+/** The API's base URL: `?api=` on the page's address, else the `pyramide-api` meta tag; empty: this origin. */
+export function apiBase() {
+  const asked = new URLSearchParams(location.search).get("api");
+  return asked || document.querySelector('meta[name="pyramide-api"]').content || "";
+}

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
-from tests.integration.test_web_views import _axe, _page, _shot
+from tests.integration.web_page import _axe, _page, _shot
 
 SPAN = 7
 """The page shows a week back to a week ahead."""

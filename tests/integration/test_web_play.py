@@ -16,7 +16,7 @@ from pyramide.engine.moves import RemoveKing, RemovePair
 from pyramide.solver import solve
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_web_client import _deal_code, _page, _ready, _stuck_after_drawing_everything
-from tests.integration.test_web_views import _shot
+from tests.integration.web_page import _shot
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "tools" / "node" / "node_modules" / "axe-core" / "axe.min.js"

@@ -5,9 +5,6 @@ says, and axe-core finding no violation of any impact on each, in Hungarian and 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,44 +16,10 @@ from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.controller import move_body
 from tests.integration.conftest import serve_in_thread
+from tests.integration.web_page import _axe, _page, _shot, _token
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
-ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "tools" / "node" / "node_modules" / "axe-core" / "axe.min.js"
 NAME = "Kati Teszt"
-
-
-@contextmanager
-def _page(browser: Any, api: str, language: str) -> Iterator[Any]:
-    """A fresh profile on the play page, ready; any request off the service is aborted and fails the test."""
-    profile = browser.new_context(
-        locale=language, viewport={"width": 1280, "height": 800}, accept_downloads=True, bypass_csp=True
-    )  # bypass_csp: only so that axe-core can be injected
-    page = profile.new_page()
-    outside: list[str] = []
-
-    def only(route: Any) -> None:
-        if route.request.url.startswith(api):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", only)
-    try:
-        page.goto(f"{api}/play/")
-        page.wait_for_selector("body[data-ready=true]", timeout=20000)
-        yield page
-        assert outside == [], outside
-    finally:
-        profile.close()
-
-
-def _token(page: Any, api: str) -> dict[str, str]:
-    """The page's player, as a bearer header (the page keeps its token in localStorage)."""
-    token = page.evaluate(f"localStorage.getItem('pyramide:{api}:token')")
-    assert token
-    return {"Authorization": f"Bearer {token}"}
 
 
 def _win(api: str, player: dict[str, str]) -> str:
@@ -69,25 +32,6 @@ def _win(api: str, player: dict[str, str]) -> str:
     assert answer.json()["status"] == "won"
     code: str = game["code"]
     return code
-
-
-def _axe(page: Any, dialog: str) -> None:
-    """axe-core on the open view (the page behind a modal dialog is inert): no violation of any impact."""
-    if not page.evaluate("typeof axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE))
-    passes, found = page.evaluate(
-        "async (selector) => { const r = await axe.run(document.querySelector(selector));"
-        " return [r.passes.length, r.violations.map(v => `${v.impact} ${v.id}: ${v.nodes.map(n => n.target)}`)]; }",
-        f"#{dialog}",
-    )
-    assert found == [] and passes > 5, (passes, found)
-
-
-def _shot(page: Any, name: str) -> None:
-    """The view's screenshot into docs/web/ when asked (``PYRAMIDE_SCREENSHOT=1``)."""
-    if os.environ.get("PYRAMIDE_SCREENSHOT") == "1":
-        (ROOT / "docs" / "web").mkdir(exist_ok=True)
-        page.screenshot(path=str(ROOT / "docs" / "web" / f"{name}.png"))
 
 
 def _stat(page: Any, name: str) -> str:
