@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 
 from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
 from pyramide.engine.moves import format_record
-from pyramide.service.deals import ParBook
+from pyramide.service.deals import Par, ParBook
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.commands import Abandon, Command, Tap, Versions
@@ -47,7 +47,7 @@ from pyramide.service.games.schemas import (
     TapBody,
     UndoMove,
 )
-from pyramide.service.games.snapshots import now_ms, shown_code
+from pyramide.service.games.snapshots import now_ms, par_fields, shown_code
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, if_none_match, locale_of, none_match
@@ -72,13 +72,18 @@ PlayerRequest = Request[Player, str, State]
 
 
 def _send(
-    reply: Reply, game_id: UUID, response: type[Response[Any]] = Response, limit: tuple[str, str] | None = None
+    reply: Reply,
+    game_id: UUID,
+    response: type[Response[Any]] = Response,
+    limit: tuple[str, str] | None = None,
+    etag: str | None = None,
 ) -> Response[Snapshot]:
     """The snapshot as serialised once (and kept as such for idempotent retries), its version as the ETag, in the
     caller's language (``Vary: Accept-Language``); for a game just dealt, 201 with its location; for an answer
-    replayed from an Idempotency-Key, ``Idempotent-Replayed: true``; with ``limit``, the RateLimit headers."""
+    replayed from an Idempotency-Key, ``Idempotent-Replayed: true``; with ``limit``, the RateLimit headers;
+    ``etag`` (default: the version's) as a read gives it (:func:`~pyramide.service.games.reading.etag_of`)."""
     body: Any = reply.body
-    headers = {"ETag": f'"{reply.version}"', "Content-Language": reply.locale, "Vary": "Accept-Language"}
+    headers = {"ETag": etag or f'"{reply.version}"', "Content-Language": reply.locale, "Vary": "Accept-Language"}
     if reply.created:
         headers["Location"] = f"/v1/games/{game_id}"
     if reply.replayed:
@@ -148,7 +153,10 @@ class GameController(Controller):
         summary="A game's snapshot",
         description="With `If-None-Match` naming the game's version (its ETag), 304 while the snapshot is the one"
         " held: a game not started yet or finished (a challenge game: finished after its challenge closed). A game"
-        " whose clock runs (`elapsed_ms` grows) is always the whole 200, with the same ETag while no move is made.",
+        " whose clock runs (`elapsed_ms` grows) is always the whole 200, with the same ETag while no move is made. A"
+        " finished game's `par` appears without a new version: while it is `pending` the answer is the whole 200;"
+        ' once settled, a won or abandoned game\'s ETag is its version followed by `p` (`"7p"`), so that a body'
+        " held with the par pending is never answered 304.",
         responses=problems(400, 401, 403, 404),
     )
     async def read(
@@ -156,11 +164,10 @@ class GameController(Controller):
     ) -> Response[Snapshot]:
         tags = if_none_match(request)
         game = game_id_of(game_id)
-        reply, unchanging = await games.read(request.user, game, locale_of(request, request.user.locale))
-        etag = f'"{reply.version}"'
+        reply, unchanging, etag = await games.read(request.user, game, locale_of(request, request.user.locale))
         if unchanging and not none_match(tags, etag):
             return not_modified(etag, {"Content-Language": reply.locale, "Vary": "Accept-Language"})
-        return _send(reply, game)
+        return _send(reply, game, etag=etag)
 
     @post(
         "/{game_id:str}/moves",
@@ -249,7 +256,8 @@ class GameController(Controller):
         self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]
     ) -> Response[GameRecord]:
         stored, moves = await games.record(request.user, game_id_of(game_id))
-        return revalidated(request, _record(stored, moves))
+        now = now_ms()
+        return revalidated(request, _record(stored, moves, now, await games.par(stored, now)))
 
     @get(
         "/{game_id:str}/review",
@@ -306,15 +314,16 @@ class GameController(Controller):
         return revalidated(request, Position.model_validate(position))
 
 
-def _record(stored: StoredGame, moves: list[Move]) -> GameRecord:
-    """The record of ``stored`` (whose code shows once it may)."""
+def _record(stored: StoredGame, moves: list[Move], now: int, par: Par | None) -> GameRecord:
+    """The record of ``stored`` (whose code and par show once they may)."""
     return GameRecord(
         id=stored.id,
-        code=shown_code(stored, now_ms()),
+        code=shown_code(stored, now),
         challenge=stored.challenge,
         rules=RuleSet(**stored.game.rules.to_json()),
         moves=[m.notation() for m in moves],
         record=format_record(moves),
+        **par_fields(stored, par, now),
     )
 
 

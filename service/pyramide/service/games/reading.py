@@ -7,6 +7,7 @@ from uuid import UUID
 
 from pyramide.engine import Move, parse_move
 from pyramide.engine.messages import Locale
+from pyramide.service.deals import Par, ParBook, ParStatus
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.positions import position_after
 from pyramide.service.games.replies import Reply, reply_for
@@ -49,14 +50,28 @@ def summary(stored: StoredGame, changed_ms: int) -> dict[str, object]:
 class GameReading:
     """A player's games as they stand: another player's game does not exist for them (404, never 403)."""
 
-    def __init__(self, store: GameStore) -> None:
+    def __init__(self, store: GameStore, pars: ParBook | None = None) -> None:
         self.store = store
+        self.pars = pars
 
-    async def read(self, player: Player, game_id: UUID, locale: Locale) -> tuple[Reply, bool]:
-        """The game's snapshot now, and whether every snapshot of its version is that same body
-        (:func:`same_every_time`: what a 304 may stand for)."""
+    async def read(self, player: Player, game_id: UUID, locale: Locale) -> tuple[Reply, bool, str]:
+        """The game's snapshot now, whether every snapshot of its version is that same body
+        (:func:`same_every_time`: what a 304 may stand for) and its ETag: the version, or for a finished game whose
+        par is settled (no longer ``pending``) the version and ``p``, since the par appears without a new version
+        and a body held with the par pending must not be answered 304 (:func:`etag_of`)."""
         stored = await self.load(player, game_id)
-        return reply_for(stored, locale, None), same_every_time(stored)
+        now = now_ms()
+        par = await self.par(stored, now)
+        settled = par is not None and par.status is not ParStatus.PENDING
+        unchanging = same_every_time(stored) and (par is None or settled)
+        return reply_for(stored, locale, None, now=now, par=par), unchanging, etag_of(stored, settled)
+
+    async def par(self, stored: StoredGame, now: int) -> Par | None:
+        """The par of a finished game's deal as known now (and its work started if nobody has); ``None`` for a
+        game that runs, or a challenge game before its close, whose par is never looked up (or started) then."""
+        if self.pars is None or not stored.status.decided or stored.sealed(now):
+            return None
+        return await self.pars.par(stored.game.code)
 
     async def list_games(
         self, player: Player, status: ListFilter, cursor: tuple[int, str] | None, limit: int
@@ -108,6 +123,13 @@ class GameReading:
     async def load(self, player: Player, game_id: UUID) -> StoredGame:
         """The player's game, to read; 404 when the player has no such game."""
         return owned(player, game_id, await self.store.read(player.id, game_id))
+
+
+def etag_of(stored: StoredGame, par_settled: bool) -> str:
+    """A game's ETag as its read sends it: its version (what ``If-Match`` names), with ``p`` once a finished
+    game's par is settled. Only a won or abandoned game, which no move changes any more, gets the ``p``."""
+    suffix = "p" if par_settled and stored.status.final else ""
+    return f'"{stored.version}{suffix}"'
 
 
 def owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
