@@ -16,11 +16,22 @@ from litestar.testing import TestClient
 
 from pyramide.engine import DealCode, Game
 from pyramide.service.games.controller import move_body
+from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import new_player
 from tests.integration.test_par import CLEARING, EASY_CODE
 
 POLL_S = 20.0
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    """The shared settings with the solver's default time limit: a day's challenge deal may need more than the
+    half second the other tests allow to prove its shortest line on a busy machine, and its par would read
+    `unknown`."""
+    return settings.model_copy(update={"solver_time_limit_s": 5.0})
+
+
 PAR_FIELDS = ("par", "par_status", "over_par")
 
 
@@ -104,29 +115,66 @@ class _Clock:
         self.offset_s = (midnight - now).total_seconds() + 60
 
 
-def test_a_challenge_games_par_stays_sealed_until_the_close(
+def _challenge_win(client: TestClient[Any], auth: dict[str, str], challenge: str, moves: list[dict[str, Any]]) -> str:
+    game = client.post("/v1/games", json={"challenge": challenge}, headers=auth).json()
+    for move in moves:
+        answer = client.post(f"/v1/games/{game['id']}/moves", json=move, headers=auth)
+        assert answer.status_code == 200, answer.text
+    assert answer.json()["status"] == "won"
+    return str(game["id"])
+
+
+def test_a_challenges_par_stays_sealed_until_the_close(
     client: TestClient[Any], redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A bot wins the open daily challenge with the solver's shortest line: its snapshot and record say `sealed`
-    with no par, and no par is worked out for the sealed deal (nothing kept in Redis). After the close both show
-    the par (the shortest line's length) and `over_par` 0."""
+    """Two bots win the open daily challenge: one draws, undoes and plays the solver's shortest line (an assisted
+    win near par), the other plays a long line cleanly. Before the close the games' snapshots and records say
+    `sealed`, and the challenge, its board in either order and `around=me` show no par, and no par is worked out
+    for the sealed deal (nothing kept in Redis). After the close all of them show the par (the shortest line's
+    length) and each win's `over_par`, and `order=par` puts the win near par first where the rules document's
+    order puts the clean one first."""
     clock = _Clock(monkeypatch)
-    auth = new_player(client)
+    near, far = new_player(client), new_player(client)
     challenge = client.get("/v1/challenges/current").json()["id"]
     kept = redis_client.get(f"pyr:{{c:{challenge}}}:deal")
     assert kept is not None
     code = json.loads(kept)["code"]
-    line = solve(Game(DealCode.parse(code)), shortest=True).shortest
-    assert line is not None
-    game = client.post("/v1/games", json={"challenge": challenge}, headers=auth).json()
-    for move in (move_body(m) for m in line):
-        answer = client.post(f"/v1/games/{game['id']}/moves", json=move, headers=auth)
-        assert answer.status_code == 200, answer.text
-    assert answer.json()["status"] == "won"
-    for path in (f"/v1/games/{game['id']}", f"/v1/games/{game['id']}/record"):
-        assert _fields(client.get(path, headers=auth).json()) == (None, "sealed", None), path
+    analysis = solve(Game(DealCode.parse(code)), shortest=True)
+    assert analysis.shortest is not None and len(analysis.line) > len(analysis.shortest) + 2
+    par = len(analysis.shortest)
+    near_game = _challenge_win(
+        client, near, challenge, [{"type": "draw"}, {"type": "undo"}, *map(move_body, analysis.shortest)]
+    )
+    _challenge_win(client, far, challenge, [move_body(m) for m in analysis.line])
+    board = f"/v1/challenges/{challenge}/leaderboard"
+    views = {
+        f"/v1/games/{near_game}": near,
+        f"/v1/games/{near_game}/record": near,
+        f"/v1/challenges/{challenge}": near,
+        board: near,
+        f"{board}?order=par": near,
+        f"{board}?around=me": near,
+    }
+    for path, auth in views.items():
+        body = client.get(path, headers=auth).json()
+        assert (body["par"], body["par_status"]) == (None, "sealed"), path
+        assert all((e["par"], e["over_par"]) == (None, None) for e in body.get("entries", [])), path
     assert redis_client.get(_par_key(code)) is None, "no par is worked out for a sealed deal"
+    sealed_order = [e["moves"] for e in client.get(f"{board}?order=par").json()["entries"]]
+    assert sealed_order == sorted(sealed_order), "by moves: nothing the entries do not show already"
 
     clock.past_the_close()
-    for path in (f"/v1/games/{game['id']}", f"/v1/games/{game['id']}/record"):
-        assert _fields(_read_until_decided(client, path, auth)) == (len(line), "known", 0), path
+    near_moves = _read_until_decided(client, f"/v1/games/{near_game}", near)["moves"]
+    assert near_moves > par
+    for path, auth in views.items():
+        body = _read_until_decided(client, path, auth)
+        assert (body["par"], body["par_status"]) == (par, "known"), path
+        for entry in body.get("entries", []):
+            assert (entry["par"], entry["over_par"]) == (par, entry["moves"] - par), path
+    near_game_body = client.get(f"/v1/games/{near_game}", headers=near).json()
+    assert near_game_body["over_par"] == near_moves - par
+    by_rules = client.get(board).json()["entries"]
+    by_par = client.get(f"{board}?order=par").json()["entries"]
+    assert [e["tier"] for e in by_rules] == ["clean", "assisted"]
+    assert [e["over_par"] for e in by_par] == [near_moves - par, len(analysis.line) - par]
+    assert [e["rank"] for e in by_par] == [1, 2]

@@ -140,7 +140,7 @@ class Running:
                 rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
                 audit=audit,
             ),
-            challenges=ChallengeService(deals, games, leaderboards),
+            challenges=ChallengeService(deals, games, leaderboards, pars),
             apps=apps,
             app_players=app_players,
             disk=_disk_watch(settings),
