@@ -4,6 +4,7 @@ the close; through HTTP on a real server over the embedded Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from datetime import UTC, datetime, timedelta
@@ -101,6 +102,40 @@ def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
         assert _fields(client.get(f"/v1/games/{left['id']}", headers=auth).json()) == (16, "known", None)
 
 
+def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(live_url: str, redis_client: redis.Redis) -> None:
+    """A win at par whose par was not known when it was won (kept waiting in the statistics), then one a draw over
+    par: eight statistics reads at once after the par landed count `par_hits` 1 and `best_over_par` 0, exactly
+    once; the later win leaves them so; a reset clears them."""
+    with httpx.Client(base_url=live_url, timeout=10) as client:
+        auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+        player = client.get("/v1/players/me", headers=auth).json()["id"]
+        game = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
+        _until_kept(redis_client, EASY_CODE)
+        redis_client.delete(_par_key(EASY_CODE))  # as if expired: the par lands after the win
+        for move in CLEARING:
+            client.post(f"/v1/games/{game}/moves", json=move, headers=auth)
+        counters = f"pyr:{{p:{player}}}:stats"
+        assert redis_client.hexists(counters, f"par:{game}"), "the win waits for its par"
+        _until_kept(redis_client, EASY_CODE)
+
+        async def read_at_once() -> list[dict[str, Any]]:
+            async with httpx.AsyncClient(base_url=live_url, timeout=10, headers=auth) as concurrent:
+                answers = await asyncio.gather(*(concurrent.get("/v1/players/me/stats") for _ in range(8)))
+            return [a.json() for a in answers]
+
+        for stats in asyncio.run(read_at_once()):
+            assert (stats["par_hits"], stats["best_over_par"]) == (1, 0)
+        assert not redis_client.hexists(counters, f"par:{game}")
+
+        over = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
+        for step in [{"type": "draw"}, *CLEARING]:
+            client.post(f"/v1/games/{over}/moves", json=step, headers=auth)
+        stats = client.get("/v1/players/me/stats", headers=auth).json()
+        assert (stats["won"], stats["par_hits"], stats["best_over_par"]) == (2, 1, 0)
+        reset = client.delete("/v1/players/me/stats", headers=auth).json()
+        assert (reset["par_hits"], reset["best_over_par"]) == (0, None)
+
+
 class _Clock:
     """The service's wall clock moved forward, as if the test waited (``time.time`` is what the service reads)."""
 
@@ -155,6 +190,9 @@ def test_a_challenges_par_stays_sealed_until_the_close(
         f"{board}?order=par": near,
         f"{board}?around=me": near,
     }
+    for auth in (near, far):
+        stats = client.get("/v1/players/me/stats", headers=auth).json()
+        assert (stats["won"], stats["par_hits"], stats["best_over_par"]) == (1, 0, None), "nothing before the close"
     for path, auth in views.items():
         body = client.get(path, headers=auth).json()
         assert (body["par"], body["par_status"]) == (None, "sealed"), path
@@ -171,6 +209,8 @@ def test_a_challenges_par_stays_sealed_until_the_close(
         assert (body["par"], body["par_status"]) == (par, "known"), path
         for entry in body.get("entries", []):
             assert (entry["par"], entry["over_par"]) == (par, entry["moves"] - par), path
+    near_stats = client.get("/v1/players/me/stats", headers=near).json()
+    assert (near_stats["par_hits"], near_stats["best_over_par"]) == (0, near_moves - par)
     near_game_body = client.get(f"/v1/games/{near_game}", headers=near).json()
     assert near_game_body["over_par"] == near_moves - par
     by_rules = client.get(board).json()["entries"]
