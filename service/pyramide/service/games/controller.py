@@ -72,18 +72,13 @@ PlayerRequest = Request[Player, str, State]
 
 
 def _send(
-    reply: Reply,
-    game_id: UUID,
-    response: type[Response[Any]] = Response,
-    limit: tuple[str, str] | None = None,
-    etag: str | None = None,
+    reply: Reply, game_id: UUID, response: type[Response[Any]] = Response, limit: tuple[str, str] | None = None
 ) -> Response[Snapshot]:
     """The snapshot as serialised once (and kept as such for idempotent retries), its version as the ETag, in the
     caller's language (``Vary: Accept-Language``); for a game just dealt, 201 with its location; for an answer
-    replayed from an Idempotency-Key, ``Idempotent-Replayed: true``; with ``limit``, the RateLimit headers;
-    ``etag`` (default: the version's) as a read gives it (:func:`~pyramide.service.games.reading.etag_of`)."""
+    replayed from an Idempotency-Key, ``Idempotent-Replayed: true``; with ``limit``, the RateLimit headers."""
     body: Any = reply.body
-    headers = {"ETag": etag or f'"{reply.version}"', "Content-Language": reply.locale, "Vary": "Accept-Language"}
+    headers = {"ETag": f'"{reply.version}"', "Content-Language": reply.locale, "Vary": "Accept-Language"}
     if reply.created:
         headers["Location"] = f"/v1/games/{game_id}"
     if reply.replayed:
@@ -152,11 +147,9 @@ class GameController(Controller):
         if_none_match=True,
         summary="A game's snapshot",
         description="With `If-None-Match` naming the game's version (its ETag), 304 while the snapshot is the one"
-        " held: a game not started yet or finished (a challenge game: finished after its challenge closed). A game"
-        " whose clock runs (`elapsed_ms` grows) is always the whole 200, with the same ETag while no move is made. A"
-        " finished game's `par` appears without a new version: while it is `pending` the answer is the whole 200;"
-        ' once settled, a won or abandoned game\'s ETag is its version followed by `p` (`"7p"`), so that a body'
-        " held with the par pending is never answered 304.",
+        " held: a game not started yet. A game whose clock runs (`elapsed_ms` grows) is always the whole 200, with"
+        " the same ETag while no move is made; so is a finished game, whose deal's `par` appears without a new"
+        " version (`par_status` `pending`, then settled).",
         responses=problems(400, 401, 403, 404),
     )
     async def read(
@@ -164,10 +157,11 @@ class GameController(Controller):
     ) -> Response[Snapshot]:
         tags = if_none_match(request)
         game = game_id_of(game_id)
-        reply, unchanging, etag = await games.read(request.user, game, locale_of(request, request.user.locale))
+        reply, unchanging = await games.read(request.user, game, locale_of(request, request.user.locale))
+        etag = f'"{reply.version}"'
         if unchanging and not none_match(tags, etag):
             return not_modified(etag, {"Content-Language": reply.locale, "Vary": "Accept-Language"})
-        return _send(reply, game, etag=etag)
+        return _send(reply, game)
 
     @post(
         "/{game_id:str}/moves",

@@ -7,7 +7,7 @@ from uuid import UUID
 
 from pyramide.engine import Move, parse_move
 from pyramide.engine.messages import Locale
-from pyramide.service.deals import Par, ParBook, ParStatus
+from pyramide.service.deals import Par, ParBook
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.positions import position_after
 from pyramide.service.games.replies import Reply, reply_for
@@ -54,17 +54,16 @@ class GameReading:
         self.store = store
         self.pars = pars
 
-    async def read(self, player: Player, game_id: UUID, locale: Locale) -> tuple[Reply, bool, str]:
-        """The game's snapshot now, whether every snapshot of its version is that same body
-        (:func:`same_every_time`: what a 304 may stand for) and its ETag: the version, or for a finished game whose
-        par is settled (no longer ``pending``) the version and ``p``, since the par appears without a new version
-        and a body held with the par pending must not be answered 304 (:func:`etag_of`)."""
+    async def read(self, player: Player, game_id: UUID, locale: Locale) -> tuple[Reply, bool]:
+        """The game's snapshot now, and whether every snapshot of its version is that same body
+        (:func:`same_every_time`: what a 304 may stand for). Not for a finished game whose par is shown: the par
+        appears (and may go back to ``pending`` when its kept answer expires) without a new version, and the ETag
+        stays the version that ``If-Match`` takes, so no ETag could tell a body held with the par pending from
+        one with it known."""
         stored = await self.load(player, game_id)
         now = now_ms()
         par = await self.par(stored, now)
-        settled = par is not None and par.status is not ParStatus.PENDING
-        unchanging = same_every_time(stored) and (par is None or settled)
-        return reply_for(stored, locale, None, now=now, par=par), unchanging, etag_of(stored, settled)
+        return reply_for(stored, locale, None, now=now, par=par), same_every_time(stored) and par is None
 
     async def par(self, stored: StoredGame, now: int) -> Par | None:
         """The par of a finished game's deal as known now (and its work started if nobody has); ``None`` for a
@@ -123,13 +122,6 @@ class GameReading:
     async def load(self, player: Player, game_id: UUID) -> StoredGame:
         """The player's game, to read; 404 when the player has no such game."""
         return owned(player, game_id, await self.store.read(player.id, game_id))
-
-
-def etag_of(stored: StoredGame, par_settled: bool) -> str:
-    """A game's ETag as its read sends it: its version (what ``If-Match`` names), with ``p`` once a finished
-    game's par is settled. Only a won or abandoned game, which no move changes any more, gets the ``p``."""
-    suffix = "p" if par_settled and stored.status.final else ""
-    return f'"{stored.version}{suffix}"'
 
 
 def owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:
