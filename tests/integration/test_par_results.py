@@ -103,7 +103,8 @@ def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
 def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(live_url: str, redis_client: redis.Redis) -> None:
     """A win at par whose par was not known when it was won (kept waiting in the statistics), then one a draw over
     par: eight statistics reads at once after the par landed count `par_hits` 1 and `best_over_par` 0, exactly
-    once; the later win leaves them so; a reset clears them."""
+    once; the later win leaves them so; the data export shows them; a reset clears them; erasing the player with a
+    win still waiting for its par leaves nothing of it."""
     with httpx.Client(base_url=live_url, timeout=10) as client:
         auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
         player = client.get("/v1/players/me", headers=auth).json()["id"]
@@ -130,8 +131,19 @@ def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(live_url: str
             client.post(f"/v1/games/{over}/moves", json=step, headers=auth)
         stats = client.get("/v1/players/me/stats", headers=auth).json()
         assert (stats["won"], stats["par_hits"], stats["best_over_par"]) == (2, 1, 0)
+        exported = client.get("/v1/players/me/export", headers=auth).json()["statistics"]
+        assert (exported["par_hits"], exported["best_over_par"]) == (1, 0)
         reset = client.delete("/v1/players/me/stats", headers=auth).json()
         assert (reset["par_hits"], reset["best_over_par"]) == (0, None)
+
+        waiting = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
+        redis_client.delete(_par_key(EASY_CODE))
+        for move in CLEARING:
+            client.post(f"/v1/games/{waiting}/moves", json=move, headers=auth)
+        assert redis_client.hexists(counters, f"par:{waiting}")
+        assert client.delete("/v1/players/me", headers=auth).status_code < 300
+        left = list(redis_client.scan_iter(match=f"pyr:{{p:{player}}}*"))
+        assert left == [f"pyr:{{p:{player}}}:erased".encode()], "only the erasure's tombstone, no waiting win"
 
 
 class _Clock:
