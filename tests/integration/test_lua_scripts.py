@@ -53,7 +53,7 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
     }
     pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields"}
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
-    assert len(scripts) == 37
+    assert len(scripts) == 38
 
 
 # -- games --------------------------------------------------------------------------------------------------------
@@ -219,7 +219,9 @@ def test_statistics_record_reset_and_hints(settings: Settings, redis_client: red
     redis_client.hset(keys.player, "name", "x")
     redis_client.pexpire(keys.player, 60_000)
     redis_client.zadd(keys.pending, {"g": 1})
-    start = statistics.RecordArgs(game="g", outcome="start", elapsed_ms=0, moves=0, member="", entry="")
+    start = statistics.RecordArgs(
+        game="g", outcome="start", elapsed_ms=0, moves=0, member="", entry="", par_deal="", par_from=0, par_max=50
+    )
     assert run(settings, statistics.RECORD, keys, start) == Result.OK
     assert run(settings, statistics.RECORD, keys, start) == Result.UNCHANGED
     assert redis_client.zcard(keys.pending) == 0 and 0 < redis_client.pttl(keys.games) <= 60_000

@@ -99,7 +99,8 @@ class Running:
             settings.challenge_candidates,
             days_ahead=settings.challenge_days_ahead,
         )
-        games = GameReading(store)
+        pars = ParBook(redis, solver, settings.analysis_ttl_s)
+        games = GameReading(store, pars)
         signing = SigningKeys(redis, settings.signing_keys)
         audit = AuditLog(redis)
         apps = AppStore(redis)
@@ -113,7 +114,7 @@ class Running:
             redis=redis,
             players=players,
             solver=solver,
-            pars=ParBook(redis, solver, settings.analysis_ttl_s),
+            pars=pars,
             stats=stats,
             leaderboards=leaderboards,
             reviews=reviews,
@@ -124,7 +125,7 @@ class Running:
             game_reviews=GameReviews(games, solver, settings.analysis_ttl_s),
             address_limits=AddressLimits(limiter, settings),
             move_allowance=move_allowance,
-            game_writes=GameWrites(GamePlay(store, settings.conflict_retries, settlement), move_allowance),
+            game_writes=GameWrites(GamePlay(store, settings.conflict_retries, settlement, pars), move_allowance),
             privacy=PlayerData(
                 redis=redis,
                 players=players,
@@ -139,7 +140,7 @@ class Running:
                 rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
                 audit=audit,
             ),
-            challenges=ChallengeService(deals, games, leaderboards),
+            challenges=ChallengeService(deals, games, leaderboards, pars),
             apps=apps,
             app_players=app_players,
             disk=_disk_watch(settings),

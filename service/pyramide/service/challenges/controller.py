@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Literal
 
 from litestar import Controller, Response, get
 from litestar.params import Parameter, QueryParameter
@@ -27,6 +27,16 @@ from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.http.schemas import CHALLENGE_ID_PATTERN
 from pyramide.service.players import PlayerStore
 
+ChallengeBoardOrder = Annotated[
+    Literal["rules", "par"],
+    QueryParameter(
+        required=False,
+        description="`rules` (default): the rules document's order; `par`: by `over_par`, fewest moves over the"
+        " deal's par first, ties in the rules document's order. Within one deal `over_par` is `moves` minus one"
+        " par, so this is the order of `moves`: the same while the challenge is sealed, when `par` and `over_par`"
+        " stay null and the order tells nothing of the par. `rank` follows the order asked for.",
+    ),
+]
 ChallengeIdPath = Annotated[
     str,
     Parameter(description="The challenge's id, e.g. 2026-12-01-N.", schema_extra={"pattern": CHALLENGE_ID_PATTERN}),
@@ -126,7 +136,8 @@ class ChallengeController(Controller):
         " `PYRAMIDE_MIN_MOVE_MS` per move waits for a moderator's review, and with `PYRAMIDE_CHALLENGE_PLAYERS=app`"
         " only app players' wins rank. `identity` filters app players' or anonymous players' entries. Final once the"
         " challenge has closed. `around=me` (bearer token): the caller's entry and up to 5 entries above and below,"
-        " with the caller's `rank` and `percentile`.",
+        " with the caller's `rank` and `percentile`. The deal's `par` and each entry's `over_par` show after the"
+        " close only; `order=par` ranks by `over_par` (by moves).",
         responses=problems(400, 401, 404),
         security=[{}, {"bearerAuth": []}],
         exclude_from_auth=True,
@@ -142,14 +153,15 @@ class ChallengeController(Controller):
         limit: Limit = DEFAULT_LIMIT,
         cursor: BoardCursor = None,
         identity: IdentityFilter = None,
+        order: ChallengeBoardOrder = "rules",
         around: AroundFilter = None,
     ) -> Response[ChallengeLeaderboard]:
-        check_paging_query(request, "identity", "around")
+        check_paging_query(request, "identity", "order", "around")
         caller = None
         if around == "me":
             player = await bearer_player(request, players, app_players)
             if player is None:
                 raise DomainError(ErrorCode.UNAUTHORIZED)
             caller = player.id
-        board = await challenges.leaderboard(challenge_id, cursor, limit, identity, caller)
+        board = await challenges.leaderboard(challenge_id, cursor, limit, identity, caller, order=order)
         return revalidated(request, ChallengeLeaderboard.model_validate(board))

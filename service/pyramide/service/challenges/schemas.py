@@ -8,10 +8,17 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
-from pyramide.service.deals.schemas import RuleSet
+from pyramide.service.deals.schemas import PAR, PAR_STATUS, RuleSet
 from pyramide.service.http.schemas import Count
 from pyramide.service.stats.schemas import LeaderboardEntry
 from pyramide.service.status import GameStatus
+
+ChallengeParStatus = Literal["known", "unwinnable", "unknown", "pending", "sealed"]
+CHALLENGE_PAR = PAR + " Null while the challenge is open (`par_status`: `sealed`)."
+CHALLENGE_PAR_STATUS = (
+    PAR_STATUS + " `sealed`: the challenge is open, and nothing of its par is shown (nor worked out) until the close;"
+    " the first read after the close starts working it out."
+)
 
 
 class ChallengeAttempt(BaseModel):
@@ -48,6 +55,8 @@ class Challenge(BaseModel):
         description="The commitment's nonce (64 hex digits), once the challenge has closed; null before.",
         examples=[None],
     )
+    par: Annotated[int, Field(ge=1)] | None = Field(description=CHALLENGE_PAR)
+    par_status: ChallengeParStatus = Field(description=CHALLENGE_PAR_STATUS)
     you: ChallengeAttempt | None = Field(description="The caller's attempt; null without a token or without one.")
 
 
@@ -60,7 +69,11 @@ class ChallengeLeaderboard(BaseModel):
     rules: RuleSet
     verified: Literal[True] = Field(True, description="Always true: the cards were sealed while it was played.")
     final: bool = Field(description="The challenge has closed: no win enters the board any more.")
-    entries: list[LeaderboardEntry]
+    par: Annotated[int, Field(ge=1)] | None = Field(description=CHALLENGE_PAR)
+    par_status: ChallengeParStatus = Field(description=CHALLENGE_PAR_STATUS)
+    entries: list[LeaderboardEntry] = Field(
+        description="Each entry's `par` and `over_par` are null until the challenge has closed."
+    )
     next_cursor: str | None
     rank: Annotated[int, Field(ge=1)] | None = Field(
         description="With `around=me`: the caller's rank; null when not on the board, or without `around=me`."

@@ -8,6 +8,7 @@ from uuid import UUID
 
 from pyramide.service.challenges.calendar import ChallengeId, day_of, moment, now_ms
 from pyramide.service.challenges.deals import ChallengeDeals, Chosen
+from pyramide.service.deals import ParBook
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games import GameReading, summary
 from pyramide.service.players import Player
@@ -15,13 +16,18 @@ from pyramide.service.stats import Leaderboards, challenge_board
 
 CALENDAR_MAX_DAYS: Final = 31
 """The most days one calendar request covers."""
+SEALED_PAR: Final[dict[str, Any]] = {"par": None, "par_status": "sealed"}
+"""A challenge's par while it is open: nothing, whatever is known (its length would tell the deal's depth)."""
 
 
 class ChallengeService:
-    def __init__(self, deals: ChallengeDeals, games: GameReading, boards: Leaderboards) -> None:
+    def __init__(
+        self, deals: ChallengeDeals, games: GameReading, boards: Leaderboards, pars: ParBook | None = None
+    ) -> None:
         self.deals = deals
         self.games = games
         self.boards = boards
+        self.pars = pars
 
     async def current(self, preset: str, player: Player | None) -> dict[str, Any]:
         """Today's challenge under ``preset`` (404 ``challenge_not_found`` for a preset without challenges)."""
@@ -36,6 +42,7 @@ class ChallengeService:
         chosen = await self.deals.chosen(challenge, now)
         return {
             **_published(chosen, now),
+            **await self._par(chosen, now),
             "players": await self.deals.players(challenge),
             "you": None if player is None else await self._attempt(challenge, player),
         }
@@ -58,6 +65,14 @@ class ChallengeService:
         next_from = _plus(end, 1) if end < last else None
         return {"first_day": first, "last_day": max(end, first), "challenges": entries, "next_from": next_from}
 
+    async def _par(self, chosen: Chosen | None, now: int) -> dict[str, Any]:
+        """The challenge deal's ``par`` and ``par_status`` once it has closed (the first read after the close
+        starts working it out, as for any code); ``sealed`` before, and never looked up or started then."""
+        if chosen is None or self.pars is None or now < chosen.challenge.closes_ms:
+            return SEALED_PAR
+        par = await self.pars.par(chosen.code)
+        return {"par": par.moves, "par_status": str(par.status)}
+
     async def _attempt(self, challenge: ChallengeId, player: Player) -> dict[str, Any] | None:
         attempt = await self.games.attempt(player, str(challenge))
         if attempt is None:
@@ -77,28 +92,42 @@ class ChallengeService:
         limit: int,
         identity: str | None = None,
         around: UUID | None = None,
+        *,
+        order: str = "rules",
     ) -> dict[str, Any]:
-        """A page of the challenge's board (with ``identity``, only those players' entries); with ``around``, that
-        player's entry and its neighbours instead, and the player's rank and percentile."""
+        """A page of the challenge's board (with ``identity``, only those players' entries; ``order="par"``: by
+        moves, which within one deal is the order of ``over_par`` and tells nothing of the par while it is
+        sealed); with ``around``, that player's entry and its neighbours instead, and the player's rank and
+        percentile. The par and each entry's ``over_par`` show after the close only."""
         now = now_ms()
         named = self.deals.named(challenge, now)
-        if now < named.opens_ms or (await self.deals.kept(named) is None and not named.is_open(now)):
+        kept = await self.deals.kept(named)
+        if now < named.opens_ms or (kept is None and not named.is_open(now)):
             raise DomainError(ErrorCode.CHALLENGE_NOT_FOUND)
         board = challenge_board(str(named))
         rank, percentile = None, None
-        if around is None:
-            page = await self.boards.page(board, cursor, limit, identity)
-        else:
+        if around is not None:
             page, rank, percentile = await self.boards.around(board, around, identity)
+        elif order == "par":
+            page = await self.boards.page_by_moves(board, cursor, limit, identity)
+        else:
+            page = await self.boards.page(board, cursor, limit, identity)
+        par = await self._par(kept, now)
         return {
             "rank": rank,
             "percentile": percentile,
             "challenge": str(named),
             "rules": named.rules.to_json(),
             "final": now >= named.closes_ms,
-            "entries": [{**entry, "par": None, "over_par": None} for entry in page.entries],  # never while sealed
+            **par,
+            "entries": [_with_par(entry, par["par"]) for entry in page.entries],
             "next_cursor": page.next_cursor,
         }
+
+
+def _with_par(entry: dict[str, Any], par: int | None) -> dict[str, Any]:
+    """A board entry with the deal's par and its moves over it (both null while sealed or not known)."""
+    return {**entry, "par": par, "over_par": None if par is None else entry["moves"] - par}
 
 
 def _published(chosen: Chosen, now: int) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 
 from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
 from pyramide.engine.moves import format_record
-from pyramide.service.deals import ParBook
+from pyramide.service.deals import Par, ParBook
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.commands import Abandon, Command, Tap, Versions
@@ -47,7 +47,7 @@ from pyramide.service.games.schemas import (
     TapBody,
     UndoMove,
 )
-from pyramide.service.games.snapshots import now_ms, shown_code
+from pyramide.service.games.snapshots import now_ms, par_fields, shown_code
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, if_none_match, locale_of, none_match
@@ -147,8 +147,9 @@ class GameController(Controller):
         if_none_match=True,
         summary="A game's snapshot",
         description="With `If-None-Match` naming the game's version (its ETag), 304 while the snapshot is the one"
-        " held: a game not started yet or finished (a challenge game: finished after its challenge closed). A game"
-        " whose clock runs (`elapsed_ms` grows) is always the whole 200, with the same ETag while no move is made.",
+        " held: a game not started yet. A game whose clock runs (`elapsed_ms` grows) is always the whole 200, with"
+        " the same ETag while no move is made; so is a finished game, whose deal's `par` appears without a new"
+        " version (`par_status` `pending`, then settled).",
         responses=problems(400, 401, 403, 404),
     )
     async def read(
@@ -249,7 +250,8 @@ class GameController(Controller):
         self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]
     ) -> Response[GameRecord]:
         stored, moves = await games.record(request.user, game_id_of(game_id))
-        return revalidated(request, _record(stored, moves))
+        now = now_ms()
+        return revalidated(request, _record(stored, moves, now, await games.par(stored, now)))
 
     @get(
         "/{game_id:str}/review",
@@ -306,15 +308,16 @@ class GameController(Controller):
         return revalidated(request, Position.model_validate(position))
 
 
-def _record(stored: StoredGame, moves: list[Move]) -> GameRecord:
-    """The record of ``stored`` (whose code shows once it may)."""
+def _record(stored: StoredGame, moves: list[Move], now: int, par: Par | None) -> GameRecord:
+    """The record of ``stored`` (whose code and par show once they may)."""
     return GameRecord(
         id=stored.id,
-        code=shown_code(stored, now_ms()),
+        code=shown_code(stored, now),
         challenge=stored.challenge,
         rules=RuleSet(**stored.game.rules.to_json()),
         moves=[m.notation() for m in moves],
         record=format_record(moves),
+        **par_fields(stored, par, now),
     )
 
 

@@ -19,6 +19,7 @@ from uuid import UUID
 
 from pyramide.engine import IllegalMoveError
 from pyramide.engine.messages import Locale
+from pyramide.service.deals import ParBook
 from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
 from pyramide.service.games.commands import Command, Versions
 from pyramide.service.games.reading import owned
@@ -37,10 +38,13 @@ RETRY_BACKOFF_S = 0.001
 class GamePlay:
     """Carries out the commands that change a game (see the module's concurrency policy)."""
 
-    def __init__(self, store: GameStore, conflict_retries: int, settlement: Settlement) -> None:
+    def __init__(
+        self, store: GameStore, conflict_retries: int, settlement: Settlement, pars: ParBook | None = None
+    ) -> None:
         self.store = store
         self.conflict_retries = conflict_retries
         self.settlement = settlement
+        self.pars = pars
 
     async def act(
         self,
@@ -140,12 +144,21 @@ class GamePlay:
         if saved.saved is Result.OK:
             if started or result is not None:
                 await self.settlement.record(player.id, stored.id, started, result, saved.hints)
+            if result is not None or stored.finished_ms == now:
+                await self._see_par(stored, now)
             return replace(reply, kept_more=True) if saved.kept_more else reply
         if saved.saved is Result.KEPT:
             return Reply.from_kept(saved.kept, fingerprint, stored.id)
         if saved.saved is Result.MISSING:
             raise DomainError(ErrorCode.GAME_NOT_FOUND)
         return saved.current
+
+    async def _see_par(self, stored: StoredGame, now: int) -> None:
+        """The game just ended: start working its deal's par out in the background (one Redis write at most, never
+        a wait on the solver), so that its snapshot and record can show it soon; a challenge game's waits for the
+        close, since its par would tell the sealed deal's depth."""
+        if self.pars is not None and not stored.sealed(now):
+            await self.pars.see(stored.game.code)
 
 
 def _matches(expected: Versions, version: int) -> bool:

@@ -7,6 +7,7 @@ from uuid import UUID
 
 from pyramide.engine import Move, parse_move
 from pyramide.engine.messages import Locale
+from pyramide.service.deals import Par, ParBook
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.positions import position_after
 from pyramide.service.games.replies import Reply, reply_for
@@ -49,14 +50,27 @@ def summary(stored: StoredGame, changed_ms: int) -> dict[str, object]:
 class GameReading:
     """A player's games as they stand: another player's game does not exist for them (404, never 403)."""
 
-    def __init__(self, store: GameStore) -> None:
+    def __init__(self, store: GameStore, pars: ParBook | None = None) -> None:
         self.store = store
+        self.pars = pars
 
     async def read(self, player: Player, game_id: UUID, locale: Locale) -> tuple[Reply, bool]:
         """The game's snapshot now, and whether every snapshot of its version is that same body
-        (:func:`same_every_time`: what a 304 may stand for)."""
+        (:func:`same_every_time`: what a 304 may stand for). Not for a finished game whose par is shown: the par
+        appears (and may go back to ``pending`` when its kept answer expires) without a new version, and the ETag
+        stays the version that ``If-Match`` takes, so no ETag could tell a body held with the par pending from
+        one with it known."""
         stored = await self.load(player, game_id)
-        return reply_for(stored, locale, None), same_every_time(stored)
+        now = now_ms()
+        par = await self.par(stored, now)
+        return reply_for(stored, locale, None, now=now, par=par), same_every_time(stored) and par is None
+
+    async def par(self, stored: StoredGame, now: int) -> Par | None:
+        """The par of a finished game's deal as known now (and its work started if nobody has); ``None`` for a
+        game that runs, or a challenge game before its close, whose par is never looked up (or started) then."""
+        if self.pars is None or not stored.status.decided or stored.sealed(now):
+            return None
+        return await self.pars.par(stored.game.code)
 
     async def list_games(
         self, player: Player, status: ListFilter, cursor: tuple[int, str] | None, limit: int

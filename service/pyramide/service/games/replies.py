@@ -9,6 +9,7 @@ from uuid import UUID
 
 from pyramide.engine import Feedback
 from pyramide.engine.messages import Locale
+from pyramide.service.deals import Par
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.snapshots import now_ms, snapshot_json
 from pyramide.service.games.stored_game import StoredGame
@@ -69,8 +70,14 @@ def _feedback_from_json(data: bytes) -> Feedback:
 
 
 def reply_for(
-    stored: StoredGame, locale: Locale, feedback: Feedback | None, *, created: bool = False, now: int | None = None
+    stored: StoredGame,
+    locale: Locale,
+    feedback: Feedback | None,
+    *,
+    created: bool = False,
+    now: int | None = None,
+    par: Par | None = None,
 ) -> Reply:
     now = now_ms() if now is None else now
-    body = snapshot_json(stored, locale, feedback, now)
+    body = snapshot_json(stored, locale, feedback, now, par)
     return Reply(created, body, stored.version, locale, feedback, now)

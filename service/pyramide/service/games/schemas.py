@@ -13,6 +13,20 @@ from pyramide.service.deals.schemas import Analysis, LayoutBody, RulesBody, Rule
 from pyramide.service.http.schemas import CardCode, ChallengeIdText, Count, DealCodeText, StrictModel
 from pyramide.service.status import GameStatus
 
+GameParStatus = Literal["known", "unwinnable", "unknown", "pending", "sealed"]
+GAME_PAR = (
+    "The deal's par (the moves of its shortest winning line, as `getDeal` gives it) once the game is finished (won,"
+    " lost or abandoned) and the par is known; null while the game runs, while its par is not known (see"
+    " `par_status`), and for a daily challenge's game until the challenge closes."
+)
+GAME_PAR_STATUS = (
+    "Null while the game runs (the page shows `getDeal`'s par beside the move counter). Once finished: `known`,"
+    " `unwinnable`, `unknown` or `pending` as `getDeal`'s `par_status` says (the par is worked out off the request"
+    " path from the finish; the move that finishes the game answers `pending`: read the game again);"
+    " `sealed` for a daily challenge's game until the challenge closes, whatever is known of its par."
+)
+OVER_PAR = "For a won game whose par is known: its moves minus the par (0: a game at par); null otherwise."
+
 
 class RandomGameBody(StrictModel):
     """A uniformly random deal under ``rules``; with ``winnable_only``, dealt again until the solver proves the
@@ -165,6 +179,9 @@ class Snapshot(BaseModel):
     feedback: Feedback | None = None
     created_at: datetime
     finished_at: datetime | None
+    par: Annotated[int, Field(ge=1)] | None = Field(description=GAME_PAR)
+    par_status: GameParStatus | None = Field(description=GAME_PAR_STATUS)
+    over_par: int | None = Field(description=OVER_PAR)
 
 
 class Hint(Analysis):
@@ -183,6 +200,9 @@ class GameRecord(BaseModel):
     rules: RuleSet
     moves: list[str]
     record: str = Field(description="The moves separated by spaces.")
+    par: Annotated[int, Field(ge=1)] | None = Field(description=GAME_PAR)
+    par_status: GameParStatus | None = Field(description=GAME_PAR_STATUS)
+    over_par: int | None = Field(description=OVER_PAR)
 
 
 class GameSummary(BaseModel):

@@ -16,9 +16,11 @@ from pyramide.engine.cards import Card
 from pyramide.engine.messages import Locale
 from pyramide.engine.pyramid import POSITIONS, free_slots
 from pyramide.engine.rules import Rules
+from pyramide.service.deals import Par
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.games.schemas import Slot, Snapshot
 from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.status import GameStatus
 
 
 class _SnapshotWithCheckedSlots(Snapshot):
@@ -66,6 +68,25 @@ def shown_code(stored: StoredGame, now: int) -> str | None:
     return None if stored.sealed(now) else str(stored.game.code)
 
 
+_RUNNING: dict[str, Any] = {"par": None, "par_status": None, "over_par": None}
+_SEALED: dict[str, Any] = {"par": None, "par_status": "sealed", "over_par": None}
+
+
+def par_fields(stored: StoredGame, par: Par | None, now: int) -> dict[str, Any]:
+    """``par``, ``par_status`` and ``over_par`` as a game shows them: nothing while it runs; for a daily
+    challenge's game, ``sealed`` until the close (its par would tell the deal's depth); else the deal's ``par`` as
+    looked up (``None``: not looked up, shown as ``pending``) and, for a win at a known par, its moves minus it."""
+    if not stored.status.decided:
+        return _RUNNING
+    if stored.sealed(now):
+        return _SEALED
+    if par is None:
+        return {"par": None, "par_status": "pending", "over_par": None}
+    won = stored.status is GameStatus.WON and par.moves is not None
+    over = stored.game.moves - par.moves if won and par.moves is not None else None
+    return {"par": par.moves, "par_status": str(par.status), "over_par": over}
+
+
 def elapsed_ms(stored: StoredGame, now: int) -> int | None:
     """Server time from the first move to the win (or the end, or now)."""
     if stored.first_move_ms is None:
@@ -111,11 +132,11 @@ def snapshot_data(stored: StoredGame, locale: Locale, feedback: EngineFeedback |
     """The snapshot as plain data, validated by pydantic against :class:`Snapshot`. Plain data validated in one
     call costs far less than building the nested models one by one, which matters on every move."""
     pyramid = _pyramid(stored.game.layout.pyramid, stored.game.present)
-    return _validated(stored, locale, feedback, pyramid.slots, now_ms())
+    return _validated(stored, locale, feedback, pyramid.slots, now_ms(), par=None)
 
 
 def _validated(
-    stored: StoredGame, locale: Locale, feedback: EngineFeedback | None, slots: list[Slot], now: int
+    stored: StoredGame, locale: Locale, feedback: EngineFeedback | None, slots: list[Slot], now: int, *, par: Par | None
 ) -> dict[str, Any]:
     game = stored.game
     status = stored.status
@@ -144,19 +165,25 @@ def _validated(
         else {"code": feedback.code, "message": feedback.message(locale, game.explain_errors)},
         "created_at": _time(stored.created_ms),
         "finished_at": _time(stored.finished_ms),
+        **par_fields(stored, par, now),
     }
     _SNAPSHOT.validate_python(data)
     return data
 
 
 def snapshot_json(
-    stored: StoredGame, locale: Locale, feedback: EngineFeedback | None = None, now: int | None = None
+    stored: StoredGame,
+    locale: Locale,
+    feedback: EngineFeedback | None = None,
+    now: int | None = None,
+    par: Par | None = None,
 ) -> bytes:
     """The snapshot as sent: :func:`snapshot_data` with the pyramid's kept JSON. It holds only JSON types, UUIDs
     and UTC datetimes, which msgspec writes exactly as pydantic would (a test holds it to that), in a fraction of
     the time. ``now`` (default: the clock) is the moment its running time is measured at: a retried request
-    rebuilds the very same snapshot from the moment the first was answered."""
+    rebuilds the very same snapshot from the moment the first was answered. ``par``: the deal's par as looked up
+    for a finished game's read (:func:`par_fields`)."""
     pyramid = _pyramid(stored.game.layout.pyramid, stored.game.present)
-    data = _validated(stored, locale, feedback, pyramid.slots, now_ms() if now is None else now)
+    data = _validated(stored, locale, feedback, pyramid.slots, now_ms() if now is None else now, par=par)
     data["pyramid"] = pyramid.written
     return _JSON.encode(data)

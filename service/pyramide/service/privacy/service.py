@@ -139,7 +139,7 @@ class PlayerData:
                         **{k: v for k, v in entry.items() if k != "changed_ms"},
                         "record": await self.games.store.record(player.id, game),
                         "hints": hints,
-                        "result": None if result is None else json.loads(result),
+                        "result": None if result is None else _shown_result(json.loads(result), entry["code"]),
                     }
                 )
             if cursor is None:
@@ -186,3 +186,9 @@ class PlayerData:
 
     async def was_erased(self, token: str) -> bool:
         return raw(await self.redis.get(keyspace.erased_token(token))) is not None
+
+
+def _shown_result(result: dict[str, Any], code: object) -> dict[str, Any]:
+    """A game's kept result as the export shows it: without its ``deal`` (the code its par is looked up by) while
+    the game withholds its code (a daily challenge's game before the close: the code deals the face-down cards)."""
+    return result if code is not None else {k: v for k, v in result.items() if k != "deal"}

@@ -9,6 +9,7 @@ from uuid import UUID
 from litestar import Controller, Request, delete, get
 from litestar.datastructures import State
 
+from pyramide.service.deals import ParBook
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
 from pyramide.service.http.responses import problems
@@ -40,14 +41,19 @@ class StatsController(Controller):
         "/stats",
         operation_id="getPlayerStats",
         summary="The caller's statistics",
-        description="Games played, won and lost, streaks, best and average times and moves, hints used; since the"
-        " last reset.",
+        description="Games played, won and lost, streaks, best and average times and moves, hints used, wins at"
+        " par and the best `over_par`; since the last reset.",
         responses=problems(400, 401, 403),
     )
     async def stats(
-        self, request: PlayerRequest, stats: Injected[StatsStore], settlement: Injected[PendingResults]
+        self,
+        request: PlayerRequest,
+        stats: Injected[StatsStore],
+        settlement: Injected[PendingResults],
+        pars: Injected[ParBook],
     ) -> PlayerStats:
         await settlement.reconcile(request.user.id)
+        await stats.fold_pars(request.user.id, pars)
         return _view(await stats.read(request.user.id))
 
     @delete(

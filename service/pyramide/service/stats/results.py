@@ -37,6 +37,11 @@ class GameResult:
     """That app's name when the game ended, for the leaderboard."""
     times: list[int] | None = None
     """A challenge game's operation times (ms after the first move), for its cadence; ``None`` for other games."""
+    deal: str | None = None
+    """The deal code, a challenge's too (never shown with the result: it is what a win's par is looked up by);
+    ``None`` in results written before par existed."""
+    sealed_until_ms: int = 0
+    """For a challenge's game, its close: the win's par counts in the statistics from then on only."""
 
     def to_bytes(self) -> bytes:
         return json.dumps({**asdict(self), "player": str(self.player), "game": str(self.game)}).encode()

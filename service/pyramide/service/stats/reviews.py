@@ -151,7 +151,7 @@ class Reviews:
             "hints": hints,
             "operations": len(record),
             "record": record[:KEPT_OPERATIONS],
-            "result": json.loads(replace(result, times=(result.times or [])[:KEPT_OPERATIONS]).to_bytes()),
+            "result": json.loads(replace(result, times=(result.times or [])[:KEPT_OPERATIONS], deal=None).to_bytes()),
         }
         keys = _keys(result.challenge)
         args = HoldArgs(

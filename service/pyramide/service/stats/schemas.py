@@ -29,6 +29,14 @@ class PlayerStats(BaseModel):
     average_time_ms: Count | None
     average_moves: Annotated[float, Field(ge=0)] | None
     hints_used: Count
+    par_hits: Count = Field(
+        description="Wins in exactly the deal's par (its shortest line's length). A win counts once its par is"
+        " known (worked out after the win, counted on a later read); a daily challenge's win, after the close."
+    )
+    best_over_par: int | None = Field(
+        description="The fewest moves over par among the wins whose par is known (0: a win at par); null before"
+        " any such win."
+    )
     since: datetime | None = Field(description="When the statistics were last reset; null if never.")
 
 

@@ -14,6 +14,8 @@ import time
 from typing import Any, Final, NamedTuple
 from uuid import UUID
 
+from pyramide.engine import DealCode
+from pyramide.service.deals import ParBook, ParStatus
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import NoKeys, Result, Script
@@ -44,6 +46,12 @@ class RecordArgs(NamedTuple):
     """The win's member in the player's ranked wins."""
     entry: str
     """The win's details (JSON)."""
+    par_deal: str
+    """A win's deal code, kept until its par is folded in (:meth:`StatsStore.fold_pars`); empty: none."""
+    par_from: int
+    """From when the win's par may count (a challenge's close; 0: at once)."""
+    par_max: int
+    """The most wins kept waiting for their par (:data:`PAR_DUE_MAX`)."""
 
 
 RECORD: Final = Script("stats_record", StatsKeys, RecordArgs)
@@ -69,12 +77,32 @@ class HintKeys(NamedTuple):
 COUNT_HINT: Final = Script("stats_count_hint", HintKeys, NoKeys)
 
 
+class FoldKeys(NamedTuple):
+    counters: str
+    tombstone: str
+
+
+class FoldArgs(NamedTuple):
+    game: str
+    par: str
+    """The deal's par, or empty when it has none (unwinnable, or not decided within the solver's budget)."""
+
+
+FOLD_PAR: Final = Script("stats_fold_par", FoldKeys, FoldArgs)
+"""Folds one win's par into ``par_hits`` and ``best_over_par`` exactly once (:attr:`Result.UNCHANGED` after)."""
+PAR_DUE_MAX: Final = 50
+"""The most wins a player has waiting for their deal's par: a win past that is never counted at par (the counters
+stay bounded however many wins come before the solver answers)."""
+PAR_DUE: Final = "par:"
+
+
 class StatsStore:
     def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self._record = RECORD.load(redis)
         self._reset = RESET.load(redis)
         self._count_hint = COUNT_HINT.load(redis)
+        self._fold_par = FOLD_PAR.load(redis)
         self._lists = RankedLists(redis)
 
     @staticmethod
@@ -92,7 +120,17 @@ class StatsStore:
 
     async def record_start(self, player: UUID, game: UUID) -> None:
         """Count a game as played once; it leaves the pending settlements in the same step."""
-        start = RecordArgs(game=str(game), outcome="start", elapsed_ms=0, moves=0, member="", entry="")
+        start = RecordArgs(
+            game=str(game),
+            outcome="start",
+            elapsed_ms=0,
+            moves=0,
+            member="",
+            entry="",
+            par_deal="",
+            par_from=0,
+            par_max=PAR_DUE_MAX,
+        )
         await self._record(self._keys(player), start)
 
     async def record_result(self, result: GameResult, hints: int) -> Result:
@@ -105,6 +143,9 @@ class StatsStore:
             moves=result.moves,
             member=rank_member(result.elapsed_ms, result.moves, result.finished_ms, str(result.game)),
             entry=json.dumps(result.entry(hints)),
+            par_deal=result.deal or "",
+            par_from=result.sealed_until_ms,
+            par_max=PAR_DUE_MAX,
         )
         return Result(int(await self._record(self._keys(result.player), args)))
 
@@ -116,11 +157,31 @@ class StatsStore:
         )
         await self._count_hint(keys, NoKeys())
 
+    async def fold_pars(self, player: UUID, pars: ParBook) -> None:
+        """Count the player's wins whose deal's par is now known in ``par_hits`` and ``best_over_par``, each once
+        (:data:`FOLD_PAR`; a win whose deal has no par leaves without counting). A win whose par is still pending
+        stays for the next read (its par is started if nobody works on it), and a challenge's win waits for the
+        close, so that the statistics never tell a sealed deal's par."""
+        counters = keyspace.statistics(player).counters
+        now = int(time.time() * 1000)
+        for field, value in (await self.redis.hgetall(counters)).items():
+            name = field.decode()
+            if not name.startswith(PAR_DUE):
+                continue
+            deal, _moves, since = value.decode().split(" ")
+            if int(since) > now:
+                continue
+            par = await pars.par(DealCode.parse(deal))
+            if par.status is not ParStatus.PENDING:
+                shown = "" if par.moves is None else str(par.moves)
+                args = FoldArgs(game=name.removeprefix(PAR_DUE), par=shown)
+                await self._fold_par(FoldKeys(counters, keyspace.tombstone(player)), args)
+
     async def read(self, player: UUID) -> dict[str, Any]:
         stats = keyspace.statistics(player)
         raw = await self.redis.hgetall(stats.counters)
         played = await self.redis.hlen(stats.games)
-        counters = {k.decode(): int(v) for k, v in raw.items()}
+        counters = {k.decode(): int(v) for k, v in raw.items() if not k.startswith(PAR_DUE.encode())}
         won, lost = counters.get(GameStatus.WON, 0), counters.get(GameStatus.LOST, 0)
         return dict(  # noqa: C408 (the fields of stats.schemas.Statistics by name: they are no status values)
             played=played,
@@ -135,6 +196,8 @@ class StatsStore:
             average_time_ms=round(counters["won_time_ms"] / won) if won else None,
             average_moves=round(counters["won_moves"] / won, 2) if won else None,
             hints_used=counters.get("hints", 0),
+            par_hits=counters.get("par_hits", 0),
+            best_over_par=counters.get("best_over_par"),
             since_ms=counters.get("since_ms"),
         )
 

@@ -29,6 +29,12 @@ local function record()
   if not best or elapsed < tonumber(best) then redis.call('HSET', KEYS.counters, 'best_time_ms', elapsed) end
   local fewest = redis.call('HGET', KEYS.counters, 'fewest_moves')
   if not fewest or moves < tonumber(fewest) then redis.call('HSET', KEYS.counters, 'fewest_moves', moves) end
+  -- the win's par is looked up later (it is often not known yet): kept as 'par:<game>' = '<code> <moves> <from ms>',
+  -- at most ARGV.par_max of them, until a statistics read folds it into par_hits and best_over_par
+  if ARGV.par_deal ~= '' and tonumber(redis.call('HGET', KEYS.counters, 'par_due') or '0') < tonumber(ARGV.par_max) then
+    redis.call('HSET', KEYS.counters, 'par:' .. ARGV.game, ARGV.par_deal .. ' ' .. moves .. ' ' .. ARGV.par_from)
+    redis.call('HINCRBY', KEYS.counters, 'par_due', 1)
+  end
   redis.call('ZADD', KEYS.wins, 0, ARGV.member)
   redis.call('HSET', KEYS.win, ARGV.game, ARGV.entry)
   return RESULT.OK
