@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,6 +17,7 @@ import redis
 from litestar.testing import TestClient
 
 from pyramide.engine import DealCode, Game
+from pyramide.service.deals.catalogue import PRESETS
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
@@ -228,3 +230,25 @@ def test_a_challenges_par_stays_sealed_until_the_close(
     assert [e["tier"] for e in by_rules] == ["clean", "assisted"]
     assert [e["over_par"] for e in by_par] == [near_moves - par, len(analysis.line) - par]
     assert [e["rank"] for e in by_par] == [1, 2]
+
+
+def test_every_finished_deal_gets_its_par_while_others_are_worked_out(live_url: str, redis_client: redis.Redis) -> None:
+    """Six players deal six different deals at once and abandon them at once, while a process works out one par at
+    a time: each finished deal waits its turn instead of being dropped, and every one of the six pars is kept
+    (watched in Redis; no route that reads a par is called)."""
+    rules = PRESETS["N"][0]
+    codes = [str(DealCode(rules, number=1_000_003 * (i + 1))) for i in range(6)]
+    for code in codes:
+        redis_client.delete(_par_key(code))
+
+    def play_and_abandon(code: str) -> None:
+        with httpx.Client(base_url=live_url, timeout=30) as client:
+            auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+            game = client.post("/v1/games", json={"code": code}, headers=auth).json()
+            client.post(f"/v1/games/{game['id']}/moves", json={"type": "draw"}, headers=auth)
+            assert client.post(f"/v1/games/{game['id']}/abandon", headers=auth).status_code == 200
+
+    with ThreadPoolExecutor(len(codes)) as pool:
+        list(pool.map(play_and_abandon, codes))
+    for code in codes:
+        _until_kept(redis_client, code)

@@ -5,8 +5,9 @@ shortest line at the lowest priority (after every player's search and every publ
 answer per code in Redis (the code names the rules too). Until then the par is ``pending``; a deal that cannot be
 won is ``unwinnable``, one the solver did not decide within its budget and time limit ``unknown``: the par is then
 null, never a guess. At most ``in_flight`` pars are worked out at once per process, so a client reading many codes
-cannot fill the solver's queue: a deal seen while that many run stays ``pending`` and is started again when next
-seen.
+cannot fill the solver's queue: a deal seen while that many run waits in a backlog of at most ``BACKLOG`` codes
+(then it stays ``pending`` and is started again when next seen), the deals of finished games before those merely
+read, whose par a player is waiting for in the game's snapshot and statistics.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import logging
 from dataclasses import dataclass
 from typing import Final
 
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 
 from pyramide.engine import DealCode
 from pyramide.service.deals.analysis import Priority, Solver
@@ -28,6 +29,8 @@ from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 
 PENDING_TTL_S: Final = 60  # a claim on working a par out, should its process die before it answers
+BACKLOG: Final = 1000
+"""Deals waiting for a par to be worked out in one process, of each kind (finished games', and read ones)."""
 
 log = logging.getLogger("pyramide.service")
 
@@ -65,6 +68,9 @@ class ParBook:
     def __init__(self, redis: RedisClient, solver: Solver, ttl_s: int, in_flight: int = 1) -> None:
         self.redis, self.solver, self.ttl_s, self.in_flight = redis, solver, ttl_s, in_flight
         self._tasks: set[asyncio.Task[None]] = set()
+        self._finished: dict[str, DealCode] = {}
+        self._read: dict[str, DealCode] = {}
+        self._closed = False
 
     async def par(self, code: DealCode) -> Par:
         """The deal's par as known now; starts working it out when nobody has."""
@@ -75,21 +81,44 @@ class ParBook:
         await self.see(code)
         return PENDING
 
-    async def see(self, code: DealCode) -> None:
-        """A deal was seen: work its par out in the background unless it is known or being worked out."""
-        if len(self._tasks) >= self.in_flight:
+    async def see(self, code: DealCode, *, finished: bool = False) -> None:
+        """A deal was seen (in a game that ``finished``, or read): work its par out in the background unless it is
+        known or being worked out; while ``in_flight`` run, it waits its turn in the backlog."""
+        if len(self._tasks) < self.in_flight:
+            self._launch(code)
             return
+        waiting = self._finished if finished else self._read
+        if len(waiting) < BACKLOG:
+            waiting.setdefault(str(code), code)
+
+    def _launch(self, code: DealCode) -> None:
+        task = asyncio.get_running_loop().create_task(self._claim(code))
+        self._tasks.add(task)
+        task.add_done_callback(self._next)
+
+    def _next(self, task: asyncio.Task[None]) -> None:
+        """A par was worked out (or let go): the next deal waiting, finished games' first."""
+        self._tasks.discard(task)
+        if self._closed:
+            return
+        for waiting in (self._finished, self._read):
+            if waiting:
+                self._launch(waiting.pop(next(iter(waiting))))
+                return
+
+    async def _claim(self, code: DealCode) -> None:
+        """Work the par out unless another process claimed it or it is known (the claim is ``SET NX``)."""
         try:
             claimed = await self.redis.set(keyspace.par(str(code)), _dump(PENDING), nx=True, ex=PENDING_TTL_S)
         except ResponseError as error:
-            if storage_full(error):
-                return  # a full Redis keeps the deal readable: its par stays pending until there is room
-            raise
-        if not claimed:
+            if not storage_full(error):
+                log.exception("claiming the par of %s failed", code)
+            return  # a full Redis keeps the deal readable: its par stays pending until there is room
+        except RedisError:
+            log.warning("claiming the par of %s failed: Redis unavailable", code)
             return
-        task = asyncio.get_running_loop().create_task(self._work_out(code))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        if claimed:
+            await self._work_out(code)
 
     async def _work_out(self, code: DealCode) -> None:
         """Ask the solver and keep its answer; on a full solver, let go of the claim so the next sight retries."""
@@ -113,6 +142,7 @@ class ParBook:
             log.warning("the par of %s could not be kept: Redis is full", code)
 
     def close(self) -> None:
+        self._closed = True
         for task in list(self._tasks):
             task.cancel()
 

@@ -154,11 +154,11 @@ class GamePlay:
         return saved.current
 
     async def _see_par(self, stored: StoredGame, now: int) -> None:
-        """The game just ended: start working its deal's par out in the background (one Redis write at most, never
-        a wait on the solver), so that its snapshot and record can show it soon; a challenge game's waits for the
-        close, since its par would tell the sealed deal's depth."""
+        """The game just ended: start working its deal's par out in the background (a task started or a place in
+        the backlog, never a wait on Redis or the solver), so that its snapshot, record and statistics can show it
+        soon; a challenge game's waits for the close, since its par would tell the sealed deal's depth."""
         if self.pars is not None and not stored.sealed(now):
-            await self.pars.see(stored.game.code)
+            await self.pars.see(stored.game.code, finished=True)
 
 
 def _matches(expected: Versions, version: int) -> bool:
