@@ -26,12 +26,16 @@ MAX_OPERATIONS = 300
 
 def _finished_game(client: httpx.Client, auth: dict[str, str], rng: random.Random) -> str:
     """A fresh game played to its end (won, stuck, or abandoned after :data:`MAX_OPERATIONS`)."""
-    game: dict[str, Any] = client.post("/v1/games", json={}, headers=auth).json()
+    created = client.post("/v1/games", json={}, headers=auth)
+    assert created.status_code == 201, created.text
+    game: dict[str, Any] = created.json()
     for _ in range(MAX_OPERATIONS):
         if game["status"] != "in_progress":
             return str(game["id"])
         move = choose_move(game["legal_moves"], rng)
-        game = client.post(f"/v1/games/{game['id']}/moves", json=move, headers=auth).json()
+        answer = client.post(f"/v1/games/{game['id']}/moves", json=move, headers=auth)
+        assert answer.status_code == 200, answer.text
+        game = answer.json()
     client.post(f"/v1/games/{game['id']}/abandon", headers=auth)
     return str(game["id"])
 
@@ -50,7 +54,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    limits = {f"PYRAMIDE_LIMIT_{name}": "0" for name in ("PLAYERS", "ANALYSES", "GAMES", "MOVES", "HINTS")}
+    limits = {
+        f"PYRAMIDE_LIMIT_{name}": "0"
+        for name in (
+            "PLAYERS",
+            "ANALYSES",
+            "GAMES",
+            "MOVES",
+            "HINTS",
+            "ADDRESS_MOVES",
+            "ADDRESS_GAMES",
+            "ADDRESS_KEYED_MOVES",
+        )
+    }
     first: list[float] = []
     kept: list[float] = []
     decided = positions = 0
