@@ -246,6 +246,15 @@ def test_a_layout_from_the_deal_endpoint_is_accepted_back(client: Client, player
     assert game["rules"]["recycles"] == 0 and game["rules"]["strict_win"] is True
 
 
+def test_a_layout_whose_par_is_written_as_a_whole_float_is_accepted(client: Client, player: dict[str, str]) -> None:
+    """JSON Schema's `integer` takes `16.0`: a client whose JSON writes numbers so (the fuzzer found one) must not
+    get a 422 for the ignored par it sends back."""
+    deal = {**client.get("/v1/deals/PY1-N-AAAAAAS").json(), "par": 16.0, "par_status": "known"}
+    assert _layout_game(client, player, deal)["code"] == "PY1-N-AAAAAAS"
+    refused = client.post("/v1/games", json={"layout": {**deal, "par": 16.5}}, headers=player)
+    assert refused.status_code == 422 and refused.json()["errors"][0]["pointer"] == "/layout/par"
+
+
 def test_player_settings_are_the_default_for_new_games(client: Client) -> None:
     player = new_player(client, locale="en", explain_errors=True)
     me = client.get("/v1/players/me", headers=player).json()

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
-from pyramide.service.http.schemas import CardCode, Count, DealCodeText, Recycles, StrictModel
+from pyramide.service.http.schemas import CardCode, Count, DealCodeText, PositiveWhole, Recycles, StrictModel
 
 RECYCLES: Final = "Turn-overs of the waste allowed; null: without limit."
 STOCK_WASTE_PAIRS: Final = "The card just drawn may pair with the waste card beneath."
@@ -71,7 +71,7 @@ class LayoutBody(StrictModel):
     )
     waste: OtherCards = Field(description="Bottom to top.")
     stock: OtherCards = Field(description="In draw order, the next card first.")
-    par: Annotated[int, Field(ge=1)] | None = Field(
+    par: PositiveWhole | None = Field(
         None, description="Ignored: `getDeal`'s, so that its body is accepted back as it came."
     )
     par_status: ParStatusText | None = Field(

@@ -55,6 +55,8 @@ def _whole_number(value: object) -> object:
 
 
 Recycles = Annotated[int, Field(ge=0, le=MAX_RECYCLES, strict=True), BeforeValidator(_whole_number)]
+PositiveWhole = Annotated[int, Field(ge=1, strict=True), BeforeValidator(_whole_number)]
+"""A request body's whole number from 1: ``6.0`` is one, as JSON Schema's ``integer`` says."""
 Count = Annotated[int, Field(ge=0)]
 
 
