@@ -324,6 +324,27 @@ def par(code: str) -> str:
     return f"pyr:{{analysis:{code}}}:par"
 
 
+# -- events ---------------------------------------------------------------------------------------------------------
+
+
+def player_outbox(player: UUID) -> str:
+    """The events of one player's changes (a game won, lost or abandoned; erased; banned), in its slot, in the order
+    they were made: written by the script that makes the change (``lua/emit_event.lua``)."""
+    return player_tag(player) + "outbox"
+
+
+def challenge_outbox(challenge: str) -> str:
+    """The events of one daily challenge (closed; an app player entered or left its board), in its slot."""
+    return f"pyr:{{c:{challenge}}}:outbox"
+
+
+OUTBOX_PATTERN: Final = "pyr:*:outbox"
+"""What the outbox sweep scans for: every outbox, whatever its slot."""
+
+EVENTS_DUE: Final = "pyr:{events}:due"
+"""The outboxes with events to deliver (members: outbox key names), under the ms from which they are due."""
+
+
 AUDIT: Final = "pyr:audit"
 """Every operator and app action, newest last."""
 
