@@ -281,11 +281,23 @@ class Boards(NamedTuple):
     """The entries of app players."""
     anonymous: str
     """The entries of anonymous players."""
+    event_ids: str
+    """A challenge board's app players: the ids their app's events name them by (a hash, JSON by player)."""
+    outbox: str
+    """A challenge board's outbox, in the board's slot: its ``challenge.entry`` events."""
 
 
 def boards_of_deal(code: str) -> Boards:
     tag = f"pyr:{{d:{code}}}:"
-    return Boards(tag + "board", tag + "best", tag + "entries", tag + "board:app", tag + "board:anonymous")
+    return Boards(
+        tag + "board",
+        tag + "best",
+        tag + "entries",
+        tag + "board:app",
+        tag + "board:anonymous",
+        tag + "event-ids",
+        tag + "outbox",
+    )
 
 
 def challenge_deal(challenge: str) -> str:
@@ -336,6 +348,11 @@ def player_outbox(player: UUID) -> str:
 def challenge_outbox(challenge: str) -> str:
     """The events of one daily challenge (closed; an app player entered or left its board), in its slot."""
     return f"pyr:{{c:{challenge}}}:outbox"
+
+
+def app_outbox(app_id: UUID | str) -> str:
+    """The app's own outbox, in the app's slot: events that must outlive the player they concern (player.erased)."""
+    return f"pyr:{{app:{app_id}}}:outbox"
 
 
 OUTBOX_PATTERN: Final = "pyr:*:outbox"
