@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 import httpx
@@ -16,6 +18,7 @@ import redis
 from pyramide.engine import DealCode, Game
 from pyramide.service.app import create_app
 from pyramide.service.apps.store import key_app_id
+from pyramide.service.challenges.deals import commitment
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.settings import Settings
@@ -186,3 +189,39 @@ def test_an_app_players_challenge_entry_emits_challenge_entry_without_the_sealed
     for name in _outboxes(redis_client):
         for event in _events(redis_client, name):
             assert code not in json.dumps(event.data), f"the sealed code in {name}"
+
+
+def test_a_challenges_close_emits_challenge_closed_once_with_what_it_unseals(
+    settings: Settings, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two servers (two processes' worth of close tasks) on one Redis, checking every 50 ms: while the challenge is
+    open nothing is emitted; once the clock passes its close, exactly one ``challenge.closed`` lands in the
+    challenge's outbox, to every app, with the code, nonce and commitment (which check against each other), and the
+    tasks seeing it again emit nothing more."""
+    real = time.time
+    offset = [0.0]
+    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
+    checking = settings.model_copy(update={"challenge_close_check_s": 0.05})
+    with serve_in_thread(create_app(checking)) as url, serve_in_thread(create_app(checking)):
+        challenge = httpx.get(f"{url}/v1/challenges/current", timeout=30).json()
+        box = keyspace.challenge_outbox(challenge["id"])
+        time.sleep(0.3)  # several checks while it is open
+        assert not redis_client.exists(box), "nothing before the close"
+        offset[0] = (challenge_close_ms(challenge) - real() * 1000) / 1000 + 1
+        deadline = time.monotonic() + 10
+        while not redis_client.exists(box) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # several more checks, in both servers
+        [closed] = _events(redis_client, box)
+    assert (closed.type, closed.app, closed.player) == ("challenge.closed", "*", "")
+    data = closed.data
+    assert data["challenge"] == challenge["id"] and data["closed_at"] == challenge["closes_at"].replace("+00:00", "Z")
+    kept = json.loads(redis_client.get(keyspace.challenge_deal(challenge["id"])) or b"{}")
+    assert (data["code"], data["nonce"], data["commitment"]) == (kept["code"], kept["nonce"], challenge["commitment"])
+    assert commitment(data["code"], data["nonce"]) == data["commitment"]
+    assert redis_client.zscore(keyspace.EVENTS_DUE, box) is not None
+
+
+def challenge_close_ms(challenge: dict[str, Any]) -> float:
+    """The challenge's close, in ms, as its description gives it."""
+    return datetime.fromisoformat(challenge["closes_at"].replace("Z", "+00:00")).timestamp() * 1000

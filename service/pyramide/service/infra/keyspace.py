@@ -350,6 +350,11 @@ def challenge_outbox(challenge: str) -> str:
     return f"pyr:{{c:{challenge}}}:outbox"
 
 
+def challenge_closed_event(challenge: str) -> str:
+    """Set once the challenge's ``challenge.closed`` event was emitted (with it, in its slot): never emitted twice."""
+    return f"pyr:{{c:{challenge}}}:closed-event"
+
+
 def app_outbox(app_id: UUID | str) -> str:
     """The app's own outbox, in the app's slot: events that must outlive the player they concern (player.erased)."""
     return f"pyr:{{app:{app_id}}}:outbox"
