@@ -19,7 +19,15 @@ from standardwebhooks import Webhook
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
-from tests.integration.test_events_emitted import OPERATOR, OPERATOR_KEY, _app, _app_player, _as, _win_the_challenge
+from tests.integration.test_events_emitted import (
+    OPERATOR,
+    OPERATOR_KEY,
+    _app,
+    _app_player,
+    _as,
+    _win_the_challenge,
+    challenge_close_ms,
+)
 
 
 def _has_webhooks() -> bool:
@@ -115,3 +123,25 @@ def test_challenge_entry_reaches_the_apps_endpoint_signed_without_the_code(
     [entry] = receiver.events(secret, "challenge.entry", 1)
     assert entry["data"]["player_id"] == player and entry["data"]["change"] == "entered"
     assert code not in json.dumps(entry)
+
+
+def test_challenge_closed_reaches_every_apps_endpoint_signed_after_the_close(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = time.time
+    offset = [0.0]
+    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
+    update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, "challenge_close_check_s": 0.05}
+    receivers = [Receiver(), Receiver()]
+    try:
+        with serve_in_thread(create_app(settings.model_copy(update=update))) as url, httpx.Client(base_url=url) as http:
+            secrets = [_endpoint(http, _app(http)[0], r.url, ["challenge.closed"]) for r in receivers]
+            challenge = http.get("/v1/challenges/current").json()
+            offset[0] = (challenge_close_ms(challenge) - real() * 1000) / 1000 + 1
+            for receiver, secret in zip(receivers, secrets, strict=True):  # every app's endpoint, with its secret
+                [closed] = receiver.events(secret, "challenge.closed", 1)
+                assert closed["data"]["challenge"] == challenge["id"]
+                assert closed["data"]["commitment"] == challenge["commitment"]
+    finally:
+        for receiver in receivers:
+            receiver.close()

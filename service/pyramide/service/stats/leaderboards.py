@@ -51,7 +51,8 @@ class EnterArgs(NamedTuple):
     """``app`` or ``anonymous``: the ranking the entry goes in besides the whole one."""
     ids: str
     """On a challenge's board, an app player's ids for its app's events (JSON: ``app``, ``external_id``,
-    ``challenge``); empty for none (then those noted before, if any: an entry a lifted ban puts back)."""
+    ``challenge``); empty for none (a deal's board, an anonymous player: nothing more to pay); :data:`NOTED_IDS`
+    for those noted before, if any (an entry a lifted ban puts back)."""
     at_ms: int
 
 
@@ -130,6 +131,9 @@ def _moves_of(member: str) -> int:
     """The moves a ranked member records (see :func:`rank_member`)."""
     return int(member.removeprefix(ASSISTED).split(":")[1])
 
+
+NOTED_IDS: Final = "noted"
+"""``EnterArgs.ids`` for an entry put back: the ids noted when it was first entered."""
 
 CHALLENGE_BOARD: Final = challenge_board("")
 """How the name of every challenge's board begins."""
@@ -263,7 +267,7 @@ class Leaderboards:
             board = _text(code)
             member, _, entry = _text(kept).partition("\n")
             identity = json.loads(entry).get("identity", "anonymous")
-            args = EnterArgs(str(player), member, entry, identity, "", _now_ms())
+            args = EnterArgs(str(player), member, entry, identity, NOTED_IDS, _now_ms())
             keys = keyspace.boards_of_deal(board)
             if await self._enter(keys, args) == Result.OK and board.startswith(CHALLENGE_BOARD):
                 await outbox.mark_due(self.redis, keys.outbox)
