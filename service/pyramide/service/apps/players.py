@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import re
 import secrets
 import time
@@ -35,11 +36,13 @@ from datetime import UTC, datetime
 from typing import Final, NamedTuple
 from uuid import UUID
 
+from redis.exceptions import ResponseError
+
 from pyramide.service.apps.store import App, checked, key_app_id
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
 from pyramide.service.infra import outbox as outbox_module
-from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import NoKeys, Result, Script
 from pyramide.service.players import Player, PlayerStore
 
@@ -53,6 +56,8 @@ BANNED_BINDING: Final = "banned"
 _SESSION: Final = re.compile(r"^pyrses_([0-9a-f]{32})_([A-Za-z0-9_-]{40,64})$")
 _BIND_TRIES: Final = 3
 Creating = Callable[[App], Awaitable[None]]
+
+log = logging.getLogger("pyramide.service")
 
 
 class ResolveKeys(NamedTuple):
@@ -259,7 +264,12 @@ class AppPlayers:
             digest = binding.rsplit(":", 1)[1]
             keys = KeepBanKeys(binding=binding, note=erased_ban_key(player.app_id, player.id), outbox=outbox)
             await self._keep_ban(keys, KeepBanArgs(who, BANNED_BINDING, digest, app, data))
-        await outbox_module.mark_due(self.redis, outbox)
+        try:
+            await outbox_module.mark_due(self.redis, outbox)
+        except ResponseError as error:  # erased all the same; the outbox sweep marks the event due later
+            if not storage_full(error):
+                raise
+            log.warning("Redis is full: an erased player's event waits for the outbox sweep")
 
     async def lift_erased_ban(self, app_id: UUID, player_id: UUID) -> bool:
         """Lift the ban an erased player of ``app_id`` left on its binding; whether there was one."""
