@@ -4,6 +4,7 @@ the contract between the scripts that emit and the delivery worker, so the tests
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from pyramide.service.apps.store import key_app_id
 from pyramide.service.challenges.deals import commitment
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra import keyspace, outbox
+from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats import challenge_board
 from pyramide.solver import solve
@@ -225,3 +227,33 @@ def test_a_challenges_close_emits_challenge_closed_once_with_what_it_unseals(
 def challenge_close_ms(challenge: dict[str, Any]) -> float:
     """The challenge's close, in ms, as its description gives it."""
     return datetime.fromisoformat(challenge["closes_at"].replace("Z", "+00:00")).timestamp() * 1000
+
+
+def test_an_app_players_erasure_while_redis_is_full_answers_204_and_keeps_its_event(
+    http: httpx.Client, redis_client: redis.Redis, settings: Settings
+) -> None:
+    """Redis at its ``maxmemory`` (a real one of 1 byte): the app player's erasure still answers 204, and its
+    ``player.erased`` is in the app's outbox (written by the step that frees the binding), found by the sweep once
+    room comes back, though marking it due was refused."""
+    key, app = _app(http)
+    player = _app_player(http, key, "user-5")
+    redis_client.config_set("maxmemory", "1")
+    try:
+        erased = http.delete("/v1/players/me", headers=_as(key, "user-5"))
+    finally:
+        redis_client.config_set("maxmemory", "0")
+    assert erased.status_code == 204, erased.text
+    app_outbox = keyspace.app_outbox(app)
+    [event] = _events(redis_client, app_outbox)
+    assert event.type == "player.erased" and event.data == {"player_id": player, "external_id": "user-5"}
+    assert redis_client.zscore(keyspace.EVENTS_DUE, app_outbox) is None, "Redis refused the mark while full"
+
+    async def sweep() -> int:
+        client = connect(settings)
+        try:
+            return await outbox.sweep(client)
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(sweep()) == 1
+    assert redis_client.zscore(keyspace.EVENTS_DUE, app_outbox) is not None, "due once the sweep ran"
