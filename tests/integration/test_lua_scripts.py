@@ -13,6 +13,7 @@ import pytest
 import redis
 
 from pyramide.service.apps import players as app_players
+from pyramide.service.challenges import closes
 from pyramide.service.games import store
 from pyramide.service.infra import address_moves, keyspace, ratelimit
 from pyramide.service.infra.redis import connect
@@ -48,10 +49,9 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         for s in vars(module).values()
         if isinstance(s, Script)
     }
-    scripts |= {
-        s.name for m in (audit, app_players, privacy, rewrites) for s in vars(m).values() if isinstance(s, Script)
-    }
-    pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields"}
+    more = (audit, app_players, privacy, rewrites, closes)
+    scripts |= {s.name for m in more for s in vars(m).values() if isinstance(s, Script)}
+    pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields", "emit_event", "board_left"}
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
     assert len(scripts) == 38
 
@@ -249,7 +249,7 @@ def test_leaderboard_scripts(settings: Settings, redis_client: redis.Redis) -> N
     player = uuid4()
     board = keyspace.boards_of_deal("PY1-N-CODE")
     who = str(player)
-    enter = leaderboards.EnterArgs(player=who, member="0002", entry='{"n": 2}', identity="app")
+    enter = leaderboards.EnterArgs(who, "0002", '{"n": 2}', "app", "", 1)
     assert run(settings, leaderboards.ENTER, board, enter) == Result.OK
     assert run(settings, leaderboards.ENTER, board, enter._replace(member="0003")) == Result.UNCHANGED
     assert run(settings, leaderboards.ENTER, board, enter._replace(member="0001", identity="anonymous")) == Result.OK
@@ -264,12 +264,12 @@ def test_leaderboard_scripts(settings: Settings, redis_client: redis.Redis) -> N
     redis_client.hset(kept.player, "banned_ms", 1)
     assert run(settings, leaderboards.KEEP, kept, keep) == Result.OK
     assert redis_client.hget(kept.kept, "PY1-N-CODE") == b"0001\n{}"
-    remove_if = leaderboards.RemoveIfArgs(player=who, member="0009")
+    remove_if = leaderboards.RemoveIfArgs(player=who, member="0009", at_ms=1)
     assert run(settings, leaderboards.REMOVE_IF, board, remove_if) == Result.UNCHANGED, "a better one stays"
     assert run(settings, leaderboards.REMOVE_IF, board, remove_if._replace(member="0001")) == Result.OK
-    assert run(settings, leaderboards.REMOVE, board, leaderboards.PlayerArgs(player=who)) == Result.MISSING
+    assert run(settings, leaderboards.REMOVE, board, leaderboards.RemoveArgs(player=who, at_ms=1)) == Result.MISSING
     run(settings, leaderboards.ENTER, board, enter)
-    assert run(settings, leaderboards.REMOVE, board, leaderboards.PlayerArgs(player=who)) == Result.OK
+    assert run(settings, leaderboards.REMOVE, board, leaderboards.RemoveArgs(player=who, at_ms=1)) == Result.OK
     assert not redis_client.exists(board.ranked, board.best, board.entries, board.apps)
     note = leaderboards.NoteKeys(boards=keyspace.boards(player), tombstone=keyspace.tombstone(player))
     assert run(settings, leaderboards.NOTE, note, leaderboards.NoteArgs(board="B")) == Result.OK
@@ -339,18 +339,22 @@ def test_player_scripts(settings: Settings, redis_client: redis.Redis) -> None:
     assert run(settings, players.ROTATE, rotate, args) == Result.CONFLICT, "not the token the request holds"
     assert run(settings, players.ROTATE, rotate, args._replace(old_hash="h1")) == Result.OK
     assert redis_client.get(keys.auth) == b"h2" and redis_client.get(sealed) == b"sealed"
-    ban = players.BanKeys(player=keys.player, auth=keys.auth, tombstone=keyspace.tombstone(player))
-    by_app = players.BanArgs(at_ms=5, mark=players.BANNED, actor="app:1", by_operator="0")
+    outbox = keyspace.player_outbox(player)
+    ban = players.BanKeys(player=keys.player, auth=keys.auth, tombstone=keyspace.tombstone(player), outbox=outbox)
+    by_app = players.BanArgs(5, players.BANNED, "app:1", "0", str(player), "")
     assert run(settings, players.BAN, ban, by_app) == b"app:1"
     assert redis_client.get(keys.auth) == players.BANNED
-    unban = players.UnbanArgs(actor="app:2", by_operator="0")
-    assert run(settings, players.UNBAN, keys, unban) == Result.FORBIDDEN, "not the app's ban"
-    assert run(settings, players.UNBAN, keys, unban._replace(actor="app:1")) == Result.OK
+    assert not redis_client.exists(outbox), "a player of no app emits nothing"
+    unban = players.UnbanArgs("app:2", "0", str(player), 6, "")
+    unban_keys = players.UnbanKeys(player=keys.player, auth=keys.auth, outbox=outbox)
+    assert run(settings, players.UNBAN, unban_keys, unban) == Result.FORBIDDEN, "not the app's ban"
+    assert run(settings, players.UNBAN, unban_keys, unban._replace(actor="app:1")) == Result.OK
     assert redis_client.get(keys.auth) == b"h2", "the current token works again"
-    assert run(settings, players.UNBAN, keys, unban._replace(actor="app:1")) == Result.UNCHANGED
+    assert run(settings, players.UNBAN, unban_keys, unban._replace(actor="app:1")) == Result.UNCHANGED
+    assert not redis_client.exists(outbox)
     redis_client.set(ban.tombstone, 1)
     assert run(settings, players.BAN, ban, by_app) == Result.MISSING, "being erased"
-    gone = players.PlayerKeys(player="pyr:{p:y}:player", auth="pyr:{p:y}:auth")
+    gone = players.UnbanKeys(player="pyr:{p:y}:player", auth="pyr:{p:y}:auth", outbox="pyr:{p:y}:outbox")
     assert run(settings, players.UNBAN, gone, unban) == Result.MISSING
 
 
@@ -377,10 +381,14 @@ def test_app_scripts(settings: Settings, redis_client: redis.Redis) -> None:
     bind = app_players.BindingKeys(binding=binding)
     assert run(settings, app_players.BIND, bind, app_players.BindArgs(seen="", player="p1")) == b"p1"
     assert run(settings, app_players.BIND, bind, app_players.BindArgs(seen="", player="p2")) == b"p1", "bound first"
-    assert run(settings, app_players.UNBIND, bind, app_players.PlayerArgs(player="p2")) == Result.OK
+    unbind = app_players.UnbindKeys(binding=binding, outbox=keyspace.app_outbox(app))
+    erased = app_players.ErasedArgs(player="p2", app=str(app), data="{}")
+    assert run(settings, app_players.UNBIND, unbind, erased) == Result.OK
     assert redis_client.get(binding) == b"p1", "another player's binding stays"
-    run(settings, app_players.UNBIND, bind, app_players.PlayerArgs(player="p1"))
+    assert not redis_client.exists(unbind.outbox), "no erasure, no event"
+    run(settings, app_players.UNBIND, unbind, erased._replace(player="p1"))
     assert not redis_client.exists(binding)
+    assert redis_client.xlen(unbind.outbox) == 1
     sessions = app_players.SessionKeys(player=keyspace.player(player), sessions=keyspace.sessions(player))
     issue = app_players.IssueArgs(session="s1", app=str(app), expires_ms=10**13, now_ms=1000, most=2)
     assert run(settings, app_players.ISSUE, sessions, issue) == Result.MISSING, "an erased player gets none"
@@ -392,10 +400,12 @@ def test_app_scripts(settings: Settings, redis_client: redis.Redis) -> None:
     assert set(redis_client.hkeys(sessions.sessions)) == {b"s1", b"s2"}, "expired and oldest gone"
     note = app_players.erased_ban_key(app, player)
     ban = app_players.BanKeys(binding=binding, note=note)
+    keep_keys = app_players.KeepBanKeys(binding=binding, note=note, outbox=unbind.outbox)
     redis_client.set(binding, str(player))
-    keep = app_players.KeepBanArgs(player="other", banned="banned", digest="d")
-    assert run(settings, app_players.KEEP_BAN, ban, keep) == Result.CONFLICT
-    assert run(settings, app_players.KEEP_BAN, ban, keep._replace(player=str(player))) == Result.OK
+    keep = app_players.KeepBanArgs("other", "banned", "d", str(app), "{}")
+    assert run(settings, app_players.KEEP_BAN, keep_keys, keep) == Result.CONFLICT
+    assert run(settings, app_players.KEEP_BAN, keep_keys, keep._replace(player=str(player))) == Result.OK
+    assert redis_client.xlen(unbind.outbox) == 2
     assert redis_client.get(binding) == b"banned" and redis_client.get(note) == b"d"
     lift = app_players.LiftArgs(digest="other", banned="banned")
     assert run(settings, app_players.LIFT, ban, lift) == Result.CONFLICT

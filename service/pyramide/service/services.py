@@ -18,7 +18,7 @@ from litestar.di import Provide
 from litestar.plugins import InitPluginProtocol
 
 from pyramide.service.apps import AppPlayers, AppStore
-from pyramide.service.challenges import ChallengeDeals, ChallengeService
+from pyramide.service.challenges import ChallengeCloses, ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.par import ParBook
 from pyramide.service.deals.sealed import DealSecret
@@ -67,6 +67,7 @@ class Running:
     game_writes: GameWrites
     privacy: PlayerData
     challenges: ChallengeService
+    closes: ChallengeCloses
     apps: AppStore
     app_players: AppPlayers
     audit: AuditLog
@@ -141,6 +142,7 @@ class Running:
                 audit=audit,
             ),
             challenges=ChallengeService(deals, games, leaderboards, pars),
+            closes=ChallengeCloses(redis, deals, settings.challenge_close_check_s),
             apps=apps,
             app_players=app_players,
             disk=_disk_watch(settings),
@@ -169,6 +171,7 @@ class Services:
         self._disk_task: asyncio.Task[None] | None = None
         self._moves_task: asyncio.Task[None] | None = None
         self._ahead_task: asyncio.Task[None] | None = None
+        self._closes_task: asyncio.Task[None] | None = None
 
     @property
     def running(self) -> Running:
@@ -182,6 +185,7 @@ class Services:
             self._disk_task = asyncio.get_running_loop().create_task(self._running.disk.run())
         self._moves_task = asyncio.get_running_loop().create_task(self._running.move_allowance.run())
         self._ahead_task = asyncio.get_running_loop().create_task(self._running.challenges.deals.run())
+        self._closes_task = asyncio.get_running_loop().create_task(self._running.closes.run())
 
     async def stop(self) -> None:
         if self._disk_task is not None:
@@ -193,6 +197,9 @@ class Services:
         if self._ahead_task is not None:
             self._ahead_task.cancel()
             self._ahead_task = None
+        if self._closes_task is not None:
+            self._closes_task.cancel()
+            self._closes_task = None
         running, self._running = self._running, None
         if running is not None:
             await running.stop()

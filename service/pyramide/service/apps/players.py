@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import logging
 import re
 import secrets
 import time
@@ -34,10 +36,13 @@ from datetime import UTC, datetime
 from typing import Final, NamedTuple
 from uuid import UUID
 
+from redis.exceptions import ResponseError
+
 from pyramide.service.apps.store import App, checked, key_app_id
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
-from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra import outbox as outbox_module
+from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import NoKeys, Result, Script
 from pyramide.service.players import Player, PlayerStore
 
@@ -51,6 +56,8 @@ BANNED_BINDING: Final = "banned"
 _SESSION: Final = re.compile(r"^pyrses_([0-9a-f]{32})_([A-Za-z0-9_-]{40,64})$")
 _BIND_TRIES: Final = 3
 Creating = Callable[[App], Awaitable[None]]
+
+log = logging.getLogger("pyramide.service")
 
 
 class ResolveKeys(NamedTuple):
@@ -77,11 +84,22 @@ BIND: Final = Script("app_bind", BindingKeys, BindArgs)
 """Binds the new player only if the binding still holds what this request saw; answers the player bound now."""
 
 
-class PlayerArgs(NamedTuple):
+class UnbindKeys(NamedTuple):
+    binding: str
+    outbox: str
+    """The app's outbox (``keyspace.app_outbox``): ``player.erased`` outlives the player's slot there."""
+
+
+class ErasedArgs(NamedTuple):
     player: str
+    app: str
+    data: str
+    """The ``player.erased`` payload: only the ids the app gave or was given (``player_id``, ``external_id``)."""
 
 
-UNBIND: Final = Script("app_unbind", BindingKeys, PlayerArgs)
+UNBIND: Final = Script("app_unbind", UnbindKeys, ErasedArgs)
+"""Deletes an erased player's binding if it still names it, and emits ``player.erased`` to the app's outbox with
+it: the erasure's last step (see :meth:`AppPlayers.unbind`)."""
 
 
 class SessionKeys(NamedTuple):
@@ -109,14 +127,22 @@ class BanKeys(NamedTuple):
     """The erased ban, under the hash of the player's id."""
 
 
+class KeepBanKeys(NamedTuple):
+    binding: str
+    note: str
+    outbox: str
+
+
 class KeepBanArgs(NamedTuple):
     player: str
     banned: str
     digest: str
     """The binding's digest of the external id."""
+    app: str
+    data: str
 
 
-KEEP_BAN: Final = Script("app_keep_ban", BanKeys, KeepBanArgs)
+KEEP_BAN: Final = Script("app_keep_ban", KeepBanKeys, KeepBanArgs)
 """A banned player's erasure: its binding (if it still names it) keeps only the ban, and the erased ban is noted
 under the player id's hash so that its unban finds the binding."""
 
@@ -219,16 +245,31 @@ class AppPlayers:
 
     async def unbind(self, player: Player) -> None:
         """Delete an erased app player's binding (if it still names it): its external id gets a fresh player. A
-        banned player's binding keeps the ban instead (see the module)."""
+        banned player's binding keeps the ban instead (see the module).
+
+        This is the erasure's last step, in the app's slot, and it emits ``player.erased`` to the app's outbox in the
+        same script: the player's own outbox goes with the player, and no script can write both slots. So the event
+        is written only once the player's keys are gone (never for an erasure that did not happen), exactly once
+        (the binding no longer names the player the second time), and with the binding's change (together or not
+        at all). Its payload holds only the ids the app gave or was given."""
         if player.app_id is None or player.external_id is None:
             return
         binding = binding_key(player.app_id, player.external_id)
+        outbox = keyspace.app_outbox(player.app_id)
+        data = json.dumps({"player_id": str(player.id), "external_id": player.external_id})
+        app, who = str(player.app_id), str(player.id)
         if not player.banned:
-            await self._unbind(BindingKeys(binding=binding), PlayerArgs(player=str(player.id)))
-            return
-        digest = binding.rsplit(":", 1)[1]
-        keys = BanKeys(binding=binding, note=erased_ban_key(player.app_id, player.id))
-        await self._keep_ban(keys, KeepBanArgs(player=str(player.id), banned=BANNED_BINDING, digest=digest))
+            await self._unbind(UnbindKeys(binding=binding, outbox=outbox), ErasedArgs(who, app, data))
+        else:
+            digest = binding.rsplit(":", 1)[1]
+            keys = KeepBanKeys(binding=binding, note=erased_ban_key(player.app_id, player.id), outbox=outbox)
+            await self._keep_ban(keys, KeepBanArgs(who, BANNED_BINDING, digest, app, data))
+        try:
+            await outbox_module.mark_due(self.redis, outbox)
+        except ResponseError as error:  # erased all the same; the outbox sweep marks the event due later
+            if not storage_full(error):
+                raise
+            log.warning("Redis is full: an erased player's event waits for the outbox sweep")
 
     async def lift_erased_ban(self, app_id: UUID, player_id: UUID) -> bool:
         """Lift the ban an erased player of ``app_id`` left on its binding; whether there was one."""

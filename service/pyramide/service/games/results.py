@@ -37,6 +37,7 @@ def settle(stored: StoredGame, now_ms: int, player: Player | None = None) -> Gam
         name=None if player is None else player.name,
         app_id=None if player is None or player.app_id is None else str(player.app_id),
         app_name=None if player is None or player.app_id is None else player.app_name,
+        external_id=None if player is None or player.app_id is None else player.external_id,
         times=list(stored.times or []) if stored.challenge is not None else None,
         deal=str(game.code),
         sealed_until_ms=stored.sealed_until_ms if stored.challenge is not None else 0,

@@ -21,6 +21,7 @@ from litestar.routes import HTTPRoute
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
+from pyramide.service.events import WEBHOOKS
 from pyramide.service.http.examples import EXAMPLES, problem_example
 from pyramide.service.http.problems import PROBLEM_JSON, PROBLEM_STATUS
 from pyramide.service.http.responses import PRECONDITION_FAILED
@@ -170,6 +171,7 @@ TAGS: Final = {
     "apps": "An app's own routes, with its key: sessions for its users.",
     "admin": "The operator's routes (`/v1/admin`): apps, bans, annulments, reviews, the audit log.",
     "health": "Liveness and readiness, for orchestrators.",
+    "events": "The signed requests an app's webhook endpoints receive (`webhooks`; `docs/events.md`).",
 }
 """Each tag the controllers give their operations, described once: the document's global ``tags``."""
 
@@ -177,9 +179,8 @@ TAGS: Final = {
 def _tags(document: dict[str, Any]) -> list[dict[str, str]]:
     """The document's ``tags``: the ones its operations use, in :data:`TAGS`'s order (a tag missing there is a
     ``KeyError`` when the document is built)."""
-    used = {
-        tag for path in document["paths"].values() for operation in path.values() for tag in operation.get("tags", ())
-    }
+    paths = [*document["paths"].values(), *document.get("webhooks", {}).values()]
+    used = {tag for path in paths for operation in path.values() for tag in operation.get("tags", ())}
     described = [{"name": name, "description": TAGS[name]} for name in used]
     return sorted(described, key=lambda tag: list(TAGS).index(tag["name"]))
 
@@ -336,6 +337,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
                     body = _one_object(f"{operation['operationId'][0].upper()}{operation['operationId'][1:]}Body",
                                        body, components["schemas"])  # fmt: skip
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
+    document["webhooks"] = _webhooks(components["schemas"])
     document["tags"] = _tags(document)
     _add_links(document, operations)
     _catalogue(components["schemas"]["Problem"])
@@ -345,6 +347,51 @@ def build_document(app: Litestar) -> dict[str, Any]:
         k: v for k, v in sorted(components["schemas"].items()) if f'"{_REF.format(model=k)}"' in used
     }
     return document
+
+
+_SIGNATURE_HEADERS: Final = (
+    ("webhook-id", "The event's id (as the body's `id`): the same on every attempt; drop repeats by it.", r"^evt_"),
+    ("webhook-timestamp", "The attempt's time, in unix seconds: refuse one far from your clock.", r"^[0-9]+$"),
+    (
+        "webhook-signature",
+        "`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret;"
+        " two, separated by a space, while a secret is rotated (`docs/events.md`).",
+        r"^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$",
+    ),
+)
+
+
+def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
+    """The ``webhooks`` section (OpenAPI 3.1): for every event type, the signed POST an app's endpoint receives,
+    its body's schema added to the components (``events.WEBHOOKS``)."""
+    inputs: list[tuple[str, JsonSchemaMode, TypeAdapter[Any]]] = [
+        (str(kind), "serialization", TypeAdapter(model)) for kind, model in WEBHOOKS.items()
+    ]
+    bodies, definitions = TypeAdapter.json_schemas(inputs, ref_template=_REF, schema_generator=_AsSent)
+    schemas.update(definitions.get("$defs", {}))
+    headers = [
+        {"name": name, "in": "header", "required": True, "description": text, "schema": {"type": "string",
+                                                                                     "pattern": pattern}}
+        for name, text, pattern in _SIGNATURE_HEADERS
+    ]  # fmt: skip
+    hooks: dict[str, Any] = {}
+    for (kind, _), body in sorted(bodies.items()):
+        hooks[str(kind)] = {
+            "post": {
+                "summary": f"The `{kind}` event",
+                "description": "Sent to each endpoint of an app subscribed to it, signed as Standard Webhooks"
+                " describes (`docs/events.md`).",
+                "operationId": "on" + "".join(part.title() for part in str(kind).split(".")),
+                "tags": ["events"],
+                "parameters": headers,
+                "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+                "responses": {
+                    "200": {"description": "Received (any 2xx within the timeout will do; anything else is retried)."}
+                },
+                "security": [],
+            }
+        }
+    return hooks
 
 
 def _one_object(name: str, union: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
@@ -396,7 +443,7 @@ def _add_examples(document: dict[str, Any]) -> None:
     for name, examples in EXAMPLES.items():
         if name in schemas:
             schemas[name]["examples"] = examples
-    for path in document["paths"].values():
+    for path in [*document["paths"].values(), *document.get("webhooks", {}).values()]:
         for operation in path.values():
             bodies: list[tuple[int | None, dict[str, Any]]] = [(None, operation.get("requestBody", {}))]
             bodies += [(int(status), response) for status, response in operation.get("responses", {}).items()]

@@ -281,11 +281,23 @@ class Boards(NamedTuple):
     """The entries of app players."""
     anonymous: str
     """The entries of anonymous players."""
+    event_ids: str
+    """A challenge board's app players: the ids their app's events name them by (a hash, JSON by player)."""
+    outbox: str
+    """A challenge board's outbox, in the board's slot: its ``challenge.entry`` events."""
 
 
 def boards_of_deal(code: str) -> Boards:
     tag = f"pyr:{{d:{code}}}:"
-    return Boards(tag + "board", tag + "best", tag + "entries", tag + "board:app", tag + "board:anonymous")
+    return Boards(
+        tag + "board",
+        tag + "best",
+        tag + "entries",
+        tag + "board:app",
+        tag + "board:anonymous",
+        tag + "event-ids",
+        tag + "outbox",
+    )
 
 
 def challenge_deal(challenge: str) -> str:
@@ -322,6 +334,37 @@ def par(code: str) -> str:
     """A deal's par (its shortest winning line's length), or why there is none, per code (the code names the
     rules too)."""
     return f"pyr:{{analysis:{code}}}:par"
+
+
+# -- events ---------------------------------------------------------------------------------------------------------
+
+
+def player_outbox(player: UUID) -> str:
+    """The events of one player's changes (a game won, lost or abandoned; erased; banned), in its slot, in the order
+    they were made: written by the script that makes the change (``lua/emit_event.lua``)."""
+    return player_tag(player) + "outbox"
+
+
+def challenge_outbox(challenge: str) -> str:
+    """The events of one daily challenge (closed; an app player entered or left its board), in its slot."""
+    return f"pyr:{{c:{challenge}}}:outbox"
+
+
+def challenge_closed_event(challenge: str) -> str:
+    """Set once the challenge's ``challenge.closed`` event was emitted (with it, in its slot): never emitted twice."""
+    return f"pyr:{{c:{challenge}}}:closed-event"
+
+
+def app_outbox(app_id: UUID | str) -> str:
+    """The app's own outbox, in the app's slot: events that must outlive the player they concern (player.erased)."""
+    return f"pyr:{{app:{app_id}}}:outbox"
+
+
+OUTBOX_PATTERN: Final = "pyr:*:outbox"
+"""What the outbox sweep scans for: every outbox, whatever its slot."""
+
+EVENTS_DUE: Final = "pyr:{events}:due"
+"""The outboxes with events to deliver (members: outbox key names), under the ms from which they are due."""
 
 
 AUDIT: Final = "pyr:audit"

@@ -179,6 +179,9 @@ class Settings(BaseSettings):
     """Days after today whose challenges a background task keeps chosen, with their commitments published (at the
     solver's low priority). The promise to players is 7; 0 chooses each on its day's first request, with no
     commitment ahead of the day (for development and tests that do not look at commitments)."""
+    challenge_close_check_s: float = Field(30.0, gt=0, le=3600)
+    """How often each process looks for challenges that closed and emits their ``challenge.closed`` event (once per
+    challenge, whichever process sees it first): the event's delay after midnight UTC is at most this."""
     challenge_players: Literal["any", "app"] = "any"
     """Whose wins enter a daily challenge's board: ``any`` player's, or only ``app`` players' (those an app vouches
     for); anonymous players may still play."""

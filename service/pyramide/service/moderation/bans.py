@@ -52,7 +52,7 @@ class Bans:
         operator's)."""
         await moderated_player(self.players, actor, player_id)
         at_ms = int(time.time() * 1000)
-        owner = await self.players.ban(player_id, at_ms, actor.actor, by_operator=actor.is_operator)
+        owner = await self.players.ban(player_id, at_ms, actor.actor, by_operator=actor.is_operator, reason=reason)
         if owner is None:
             raise DomainError(ErrorCode.NOT_FOUND)  # erased meanwhile
         removed = await self.boards.set_aside(player_id)
@@ -69,7 +69,7 @@ class Bans:
         if await self.players.get(player_id) is None:
             return await self._unban_erased(actor, player_id, reason)
         player = await moderated_player(self.players, actor, player_id)
-        lifted = await self.players.unban(player_id, actor.actor, by_operator=actor.is_operator)
+        lifted = await self.players.unban(player_id, actor.actor, by_operator=actor.is_operator, reason=reason)
         if lifted is None:
             raise DomainError(ErrorCode.NOT_FOUND)
         if not lifted:

@@ -34,6 +34,7 @@ from redis.exceptions import ResponseError
 from pyramide.engine.messages import Locale
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
+from pyramide.service.infra import outbox as outbox_module
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.infra.settings import Settings
@@ -116,6 +117,8 @@ class BanKeys(NamedTuple):
     player: str
     auth: str
     tombstone: str
+    outbox: str
+    """The player's outbox: an app player's ban emits ``player.banned`` there, with the change."""
 
 
 class BanArgs(NamedTuple):
@@ -124,6 +127,9 @@ class BanArgs(NamedTuple):
     """:data:`BANNED`, in place of the token hash."""
     actor: str
     by_operator: str
+    player: str
+    reason: str
+    """The moderator's reason, in the event (empty: ``null``)."""
 
 
 BAN: Final = Script("player_ban", BanKeys, BanArgs)
@@ -134,12 +140,22 @@ first banner, unless the operator bans again, who then owns it. Answers who owns
 (:attr:`Result.MISSING`: no such player)."""
 
 
+class UnbanKeys(NamedTuple):
+    player: str
+    auth: str
+    outbox: str
+    """The player's outbox: lifting an app player's ban emits ``player.banned`` (``banned`` false) there."""
+
+
 class UnbanArgs(NamedTuple):
     actor: str
     by_operator: str
+    player: str
+    at_ms: int
+    reason: str
 
 
-UNBAN: Final = Script("player_unban", PlayerKeys, UnbanArgs)
+UNBAN: Final = Script("player_unban", UnbanKeys, UnbanArgs)
 """Lifts a ban, when the caller may: the operator any ban, an app only one it imposed itself (a ban with no
 ``banned_by``, from before it was kept, is the operator's). The flag goes and the player's current token hash is
 back where the game scripts compare it: :attr:`Result.OK`; :attr:`Result.UNCHANGED` when it was not banned;
@@ -463,26 +479,37 @@ class PlayerStore:
         )
         return bool(changed == Result.OK)
 
-    async def ban(self, player_id: UUID, at_ms: int, actor: str, *, by_operator: bool) -> str | None:
+    async def ban(self, player_id: UUID, at_ms: int, actor: str, *, by_operator: bool, reason: str = "") -> str | None:
         """Ban the player in every process at once (see :data:`BANNED`) on behalf of ``actor`` (``operator`` or
         ``app:<id>``); who owns the ban now, ``None`` when there is no such player (or it is being erased). Banning
         again changes nothing but the moment (and the owner, when the operator bans)."""
+        outbox = keyspace.player_outbox(player_id)
         keys = BanKeys(
-            player=keyspace.player(player_id), auth=keyspace.auth(player_id), tombstone=keyspace.tombstone(player_id)
+            player=keyspace.player(player_id),
+            auth=keyspace.auth(player_id),
+            tombstone=keyspace.tombstone(player_id),
+            outbox=outbox,
         )
-        args = BanArgs(at_ms=at_ms, mark=BANNED, actor=actor, by_operator="1" if by_operator else "0")
+        operator = "1" if by_operator else "0"
+        args = BanArgs(at_ms, BANNED, actor, operator, str(player_id), reason)
         owner = await self._ban_script(keys, args)
         self.forget(player_id)
+        if owner != Result.MISSING:
+            await outbox_module.mark_due(self.redis, outbox)  # an app player's first ban emitted player.banned
         return None if owner == Result.MISSING else (raw(owner) or b"operator").decode()
 
-    async def unban(self, player_id: UUID, actor: str, *, by_operator: bool) -> bool | None:
+    async def unban(self, player_id: UUID, actor: str, *, by_operator: bool, reason: str = "") -> bool | None:
         """Lift the player's ban: true when it was banned, false when it was not, ``None`` when there is no such
         player; 403 ``forbidden`` when ``actor`` is an app that did not impose it. Its current token works again at
         once in every process."""
-        keys = PlayerKeys(player=keyspace.player(player_id), auth=keyspace.auth(player_id))
-        args = UnbanArgs(actor=actor, by_operator="1" if by_operator else "0")
+        outbox = keyspace.player_outbox(player_id)
+        keys = UnbanKeys(player=keyspace.player(player_id), auth=keyspace.auth(player_id), outbox=outbox)
+        at_ms = int(time.time() * 1000)
+        args = UnbanArgs(actor, "1" if by_operator else "0", str(player_id), at_ms, reason)
         answer = Result(int(await self._unban_script(keys, args)))
         self.forget(player_id)
+        if answer is Result.OK:
+            await outbox_module.mark_due(self.redis, outbox)  # lifting an app player's ban emitted player.banned
         if answer is Result.FORBIDDEN:
             raise DomainError(ErrorCode.FORBIDDEN)
         return None if answer is Result.MISSING else answer is Result.OK

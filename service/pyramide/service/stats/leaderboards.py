@@ -15,22 +15,30 @@ from __future__ import annotations
 
 import bisect
 import json
+import time
 from typing import Any, Final, NamedTuple
 from uuid import UUID
 
-from pyramide.service.infra import keyspace
+from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
-from pyramide.service.stats.results import GameResult
+from pyramide.service.stats.results import GameResult, challenge_board
 
 
 class PlayerArgs(NamedTuple):
     player: str
 
 
-REMOVE: Final = Script("board_remove", keyspace.Boards, PlayerArgs)
-"""Takes a player's entry off a board: :attr:`Result.OK`, or :attr:`Result.MISSING` when it had none."""
+class RemoveArgs(NamedTuple):
+    player: str
+    at_ms: int
+    """When, for the ``challenge.entry`` event it may emit."""
+
+
+REMOVE: Final = Script("board_remove", keyspace.Boards, RemoveArgs)
+"""Takes a player's entry off a board for good: :attr:`Result.OK`, or :attr:`Result.MISSING` when it had none. An
+app player's entry leaving a challenge's board emits ``challenge.entry`` (``left``) to the board's outbox."""
 
 
 class EnterArgs(NamedTuple):
@@ -41,10 +49,17 @@ class EnterArgs(NamedTuple):
     """The entry's details (JSON)."""
     identity: str
     """``app`` or ``anonymous``: the ranking the entry goes in besides the whole one."""
+    ids: str
+    """On a challenge's board, an app player's ids for its app's events (JSON: ``app``, ``external_id``,
+    ``challenge``); empty for none (a deal's board, an anonymous player: nothing more to pay); :data:`NOTED_IDS`
+    for those noted before, if any (an entry a lifted ban puts back)."""
+    at_ms: int
 
 
 ENTER: Final = Script("board_enter", keyspace.Boards, EnterArgs)
-"""Enters a win: :attr:`Result.OK` when it is the player's new best, :attr:`Result.UNCHANGED` otherwise."""
+"""Enters a win: :attr:`Result.OK` when it is the player's new best, :attr:`Result.UNCHANGED` otherwise. An app
+player's new best on a challenge's board emits ``challenge.entry`` (``entered`` or ``improved``; the entry without
+the code, sealed until the close) to the board's outbox, in the same script."""
 
 
 class NoteKeys(NamedTuple):
@@ -87,6 +102,7 @@ KEEP: Final = Script("board_keep", KeepKeys, KeepArgs)
 class RemoveIfArgs(NamedTuple):
     player: str
     member: str
+    at_ms: int
 
 
 REMOVE_IF: Final = Script("board_remove_if", keyspace.Boards, RemoveIfArgs)
@@ -114,6 +130,25 @@ def percentile_of(rank: int, size: int) -> float:
 def _moves_of(member: str) -> int:
     """The moves a ranked member records (see :func:`rank_member`)."""
     return int(member.removeprefix(ASSISTED).split(":")[1])
+
+
+NOTED_IDS: Final = "noted"
+"""``EnterArgs.ids`` for an entry put back: the ids noted when it was first entered."""
+
+CHALLENGE_BOARD: Final = challenge_board("")
+"""How the name of every challenge's board begins."""
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _event_ids(result: GameResult) -> str:
+    """What a challenge's board keeps of an app player for its app's events (JSON), or '' (a deal's board, or a
+    player of no app: no event)."""
+    if result.challenge is None or result.app_id is None:
+        return ""
+    return json.dumps({"app": result.app_id, "external_id": result.external_id or "", "challenge": result.challenge})
 
 
 def _text(value: bytes | str) -> str:
@@ -153,13 +188,18 @@ class Leaderboards:
         note = NoteKeys(boards=keyspace.boards(result.player), tombstone=keyspace.tombstone(result.player))
         if await self._note(note, NoteArgs(board=result.board)) != Result.OK:
             return False
-        args = EnterArgs(player=player, member=member, entry=json.dumps(entry), identity=result.identity)
-        return bool(await self._enter(keyspace.boards_of_deal(result.board), args) == Result.OK)
+        ids = _event_ids(result)
+        args = EnterArgs(player, member, json.dumps(entry), result.identity, ids, _now_ms())
+        keys = keyspace.boards_of_deal(result.board)
+        entered = bool(await self._enter(keys, args) == Result.OK)
+        if entered and ids:
+            await outbox.mark_due(self.redis, keys.outbox)
+        return entered
 
     async def withdraw(self, result: GameResult) -> None:
         """Take the player of ``result`` off its board again: it was erased while the win was being entered."""
         if result.board is not None:
-            await self._remove(keyspace.boards_of_deal(result.board), PlayerArgs(player=str(result.player)))
+            await self._remove_for_good(result.board, result.player)
 
     async def _codes(self, player: UUID) -> list[str]:
         """The codes of the boards the player is on."""
@@ -186,7 +226,16 @@ class Leaderboards:
         many there were. Deletions only: Redis allows them when it is full."""
         removed = 0
         for code in await self._codes(player) if codes is None else codes:
-            removed += await self._remove(keyspace.boards_of_deal(code), PlayerArgs(player=str(player))) == Result.OK
+            removed += await self._remove_for_good(code, player)
+        return removed
+
+    async def _remove_for_good(self, code: str, player: UUID) -> bool:
+        """Take the player's entry off the board named ``code``; whether it was there. A challenge's board may have
+        emitted ``challenge.entry`` (``left``): its outbox is marked due then."""
+        keys = keyspace.boards_of_deal(code)
+        removed = bool(await self._remove(keys, RemoveArgs(str(player), _now_ms())) == Result.OK)
+        if removed and code.startswith(CHALLENGE_BOARD):
+            await outbox.mark_due(self.redis, keys.outbox)
         return removed
 
     async def set_aside(self, player: UUID, codes: list[str] | None = None) -> list[str]:
@@ -204,8 +253,10 @@ class Leaderboards:
             kept = KeepKeys(kept=keyspace.ban_kept(player), player=keyspace.player(player))
             if await self._keep(kept, KeepArgs(board=code, member=member, entry=entry)) != Result.OK:
                 break
-            if await self._remove_if(keys, RemoveIfArgs(player=who, member=member)) == Result.OK:
+            if await self._remove_if(keys, RemoveIfArgs(who, member, _now_ms())) == Result.OK:
                 moved.append(code)
+                if code.startswith(CHALLENGE_BOARD):
+                    await outbox.mark_due(self.redis, keys.outbox)
         return moved
 
     async def restore(self, player: UUID) -> list[str]:
@@ -216,8 +267,10 @@ class Leaderboards:
             board = _text(code)
             member, _, entry = _text(kept).partition("\n")
             identity = json.loads(entry).get("identity", "anonymous")
-            args = EnterArgs(player=str(player), member=member, entry=entry, identity=identity)
-            await self._enter(keyspace.boards_of_deal(board), args)
+            args = EnterArgs(str(player), member, entry, identity, NOTED_IDS, _now_ms())
+            keys = keyspace.boards_of_deal(board)
+            if await self._enter(keys, args) == Result.OK and board.startswith(CHALLENGE_BOARD):
+                await outbox.mark_due(self.redis, keys.outbox)
             await self.redis.hdel(keyspace.ban_kept(player), board)
             restored.append(board)
         return sorted(restored)
@@ -225,7 +278,7 @@ class Leaderboards:
     async def annul(self, code: str, player: UUID) -> bool:
         """Take the player's entry off the board named ``code`` for good, or out of what a ban keeps of it;
         whether there was one."""
-        on_board = await self._remove(keyspace.boards_of_deal(code), PlayerArgs(player=str(player))) == Result.OK
+        on_board = await self._remove_for_good(code, player)
         kept = bool(await self.redis.hdel(keyspace.ban_kept(player), code))
         return on_board or kept
 

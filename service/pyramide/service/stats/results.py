@@ -35,6 +35,8 @@ class GameResult:
     """The app whose player won (its id); ``None`` for an anonymous player."""
     app_name: str | None = None
     """That app's name when the game ended, for the leaderboard."""
+    external_id: str | None = None
+    """The app's own id of its player (for the app's events only: never on a board)."""
     times: list[int] | None = None
     """A challenge game's operation times (ms after the first move), for its cadence; ``None`` for other games."""
     deal: str | None = None

@@ -1,4 +1,7 @@
--- Takes a player's entry off a deal's board and its rankings: OK, or MISSING when it had none.
+-- Takes a player's entry off a deal's board and its rankings: OK, or MISSING when it had none. For good (an
+-- erasure, an annulment, a win withdrawn): an app player's challenge entry emits challenge.entry 'left'.
+--! include emit_event
+--! include board_left
 local member = redis.call('HGET', KEYS.best, ARGV.player)
 if member then
   redis.call('ZREM', KEYS.ranked, member)
@@ -7,5 +10,9 @@ if member then
 end
 redis.call('HDEL', KEYS.best, ARGV.player)
 redis.call('HDEL', KEYS.entries, ARGV.player)
-if member then return RESULT.OK end
+if member then
+  board_left(ARGV.player, ARGV.at_ms, true)
+  return RESULT.OK
+end
+redis.call('HDEL', KEYS.event_ids, ARGV.player)
 return RESULT.MISSING

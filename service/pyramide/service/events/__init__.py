@@ -1,0 +1,6 @@
+"""Events: what an app's back end is told of its players' games and of the daily challenges (webhooks)."""
+
+from pyramide.service.events.schemas import WEBHOOKS
+from pyramide.service.events.types import EventType
+
+__all__ = ["WEBHOOKS", "EventType"]

@@ -1,0 +1,86 @@
+"""Outboxes: the events the service's changes cause, kept in Redis until they are delivered.
+
+A script that makes a change appends the event it causes to an outbox stream in its own slot, in the same script
+(``lua/emit_event.lua``): the change and its event are written together or not at all, so no event is lost when a
+process dies after the change. An outbox lives in the slot of what changed (a player's, a challenge's; see
+``keyspace.player_outbox``), so under Redis Cluster no single script can also note it in one index; the caller does
+that right after (:func:`mark_due`), and should the process die in between, :func:`sweep` (run at start and now and
+then) finds every outbox by its name and marks it due. Entries leave an outbox once delivered or given up.
+
+An event's id is derived from its outbox and its stream entry id, so every attempt at delivering it, by any process,
+names it the same (receivers drop repeats by it).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.redis import RedisClient
+
+SWEEP_BATCH: Final = 500
+"""Keys a sweep asks Redis for at a time: a sweep walks the keyspace without holding Redis up."""
+
+
+def event_id(outbox: str, entry: str) -> str:
+    """The event's id: ``evt_`` and 26 characters of base32 over its outbox and stream entry id, stable across
+    retries and processes."""
+    digest = hashlib.sha256(f"{outbox}\n{entry}".encode()).digest()
+    return "evt_" + base64.b32encode(digest).decode().rstrip("=").lower()[:26]
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxEvent:
+    """One event as an outbox holds it."""
+
+    id: str
+    outbox: str
+    entry: str
+    """The stream entry id: events of one outbox are in the order of their entries."""
+    type: str
+    app: str
+    """The app whose endpoints may receive it; ``*`` for every app."""
+    player: str
+    """The player it concerns; empty for none."""
+    at_ms: int
+    data: dict[str, Any]
+
+
+def parse(outbox: str, entry: bytes | str, fields: dict[Any, Any]) -> OutboxEvent:
+    """An outbox stream entry (as XRANGE gives it, bytes or text) as an event."""
+    text = {_text(name): _text(value) for name, value in fields.items()}
+    entry_id = _text(entry)
+    return OutboxEvent(
+        event_id(outbox, entry_id),
+        outbox,
+        entry_id,
+        text["type"],
+        text["app"],
+        text["player"],
+        int(text["at"]),
+        json.loads(text["data"]),
+    )
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+async def mark_due(redis: RedisClient, outbox: str, at_ms: int | None = None) -> None:
+    """Notes that ``outbox`` has events to deliver from ``at_ms`` (now by default)."""
+    await redis.zadd(keyspace.EVENTS_DUE, {outbox: int(time.time() * 1000) if at_ms is None else at_ms})
+
+
+async def sweep(redis: RedisClient) -> int:
+    """Marks every outbox due (those whose events are noted already are due again at once, which is harmless: a
+    delivery worker takes each event once); how many there were."""
+    found = 0
+    async for key in redis.scan_iter(match=keyspace.OUTBOX_PATTERN, count=SWEEP_BATCH):
+        await mark_due(redis, _text(key))
+        found += 1
+    return found

@@ -1,0 +1,259 @@
+"""The events other than the game ones land in their outboxes (issue 47), through HTTP against a real server on a real
+Redis: each exactly once, with its payload, when the change is made, and none when it is not. The outbox streams are
+the contract between the scripts that emit and the delivery worker, so the tests read them with XRANGE."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import httpx
+import pytest
+import redis
+
+from pyramide.engine import DealCode, Game
+from pyramide.service.app import create_app
+from pyramide.service.apps.store import key_app_id
+from pyramide.service.challenges.deals import commitment
+from pyramide.service.games.controller import move_body
+from pyramide.service.infra import keyspace, outbox
+from pyramide.service.infra.redis import connect
+from pyramide.service.infra.settings import Settings
+from pyramide.service.stats import challenge_board
+from pyramide.solver import solve
+from tests.integration.conftest import serve_in_thread
+
+OPERATOR_KEY = "events-test-operator-key-0123456789abcdef"
+OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+
+
+@pytest.fixture
+def http(settings: Settings) -> Iterator[httpx.Client]:
+    """A real server (uvicorn on loopback) with an operator key, on the test's Redis."""
+    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY}))
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        yield client
+
+
+def _app(http: httpx.Client, scopes: tuple[str, ...] = ("players",)) -> tuple[str, str]:
+    """A new app's key and id."""
+    response = http.post("/v1/admin/apps", json={"name": "Kártya Klub", "scopes": list(scopes)}, headers=OPERATOR)
+    assert response.status_code == 201, response.text
+    key: str = response.json()["key"]
+    return key, str(key_app_id(key))
+
+
+def _as(key: str, external_id: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}", "Pyramide-Player": external_id}
+
+
+def _app_player(http: httpx.Client, key: str, external_id: str) -> str:
+    me = http.get("/v1/players/me", headers=_as(key, external_id))
+    assert me.status_code == 200, me.text
+    player: str = me.json()["id"]
+    return player
+
+
+def _events(store: redis.Redis, key: str) -> list[outbox.OutboxEvent]:
+    entries: list[tuple[bytes, dict[bytes, bytes]]] = store.xrange(key)  # type: ignore[assignment]
+    return [outbox.parse(key, entry, fields) for entry, fields in entries]
+
+
+def _outboxes(store: redis.Redis) -> list[str]:
+    return sorted(k.decode() for k in store.scan_iter(match=keyspace.OUTBOX_PATTERN))
+
+
+def test_erasing_an_app_player_emits_player_erased_once_to_the_apps_outbox(
+    http: httpx.Client, redis_client: redis.Redis
+) -> None:
+    """The event outlives the player's slot (the app's outbox), holds only the ids the app gave or was given, is due
+    for delivery, and is emitted once: a second erasure, and the erasure of a player of no app, emit nothing."""
+    key, app = _app(http)
+    player = _app_player(http, key, "user-1")
+    anonymous = http.post("/v1/players", json={}).json()["token"]
+    assert http.delete("/v1/players/me", headers={"Authorization": f"Bearer {anonymous}"}).status_code == 204
+    assert _outboxes(redis_client) == [], "a player of no app emits nothing"
+    assert http.delete("/v1/players/me", headers=_as(key, "user-1")).status_code == 204
+    app_outbox = keyspace.app_outbox(app)
+    assert _outboxes(redis_client) == [app_outbox], "the player's own keys are gone; the app's outbox is not"
+    [event] = _events(redis_client, app_outbox)
+    assert (event.type, event.app, event.player) == ("player.erased", app, player)
+    assert event.data == {"player_id": player, "external_id": "user-1"}
+    assert event.id.startswith("evt_")
+    assert redis_client.zscore(keyspace.EVENTS_DUE, app_outbox) is not None, "marked due for the delivery"
+    assert http.delete("/v1/players/me", headers=_as(key, "user-1")).status_code == 204  # no player: none made
+    assert len(_events(redis_client, app_outbox)) == 1, "a second erasure emits nothing"
+
+
+def test_a_banned_app_players_erasure_by_the_operator_emits_player_erased_once(
+    http: httpx.Client, redis_client: redis.Redis
+) -> None:
+    """The other path of an app player's erasure (its binding keeps the ban) emits it too, once."""
+    key, app = _app(http)
+    player = _app_player(http, key, "user-2")
+    assert http.post(f"/v1/admin/players/{player}/ban", json={"reason": "bot"}, headers=OPERATOR).status_code == 200
+    assert http.delete(f"/v1/admin/players/{player}", headers=OPERATOR).status_code == 204
+    assert http.delete(f"/v1/admin/players/{player}", headers=OPERATOR).status_code == 404
+    [event] = _events(redis_client, keyspace.app_outbox(app))
+    assert event.type == "player.erased" and event.data == {"player_id": player, "external_id": "user-2"}
+
+
+def test_banning_and_unbanning_an_app_player_emits_player_banned_for_each_change_only(
+    http: httpx.Client, redis_client: redis.Redis
+) -> None:
+    """A ban and its lifting each emit once to the player's outbox, with the reason; banning a banned player again,
+    unbanning one that is not banned, a refused ban and a ban of a player of no app emit nothing."""
+    key, app = _app(http)
+    player = _app_player(http, key, "user-3")
+    other_key, _ = _app(http, ("players", "moderation"))
+    refused = http.post(
+        f"/v1/admin/players/{player}/ban", json={"reason": "x"}, headers={"Authorization": f"Bearer {other_key}"}
+    )
+    assert refused.status_code == 403, refused.text
+    anonymous = http.post("/v1/players", json={}).json()["id"]
+    assert http.post(f"/v1/admin/players/{anonymous}/ban", json={"reason": "x"}, headers=OPERATOR).status_code == 200
+    assert _outboxes(redis_client) == [], "no change of an app player, no event"
+    for _ in range(2):
+        assert http.post(f"/v1/admin/players/{player}/ban", json={"reason": "bot"}, headers=OPERATOR).status_code == 200
+    for _ in range(2):
+        lifted = http.post(f"/v1/admin/players/{player}/unban", json={"reason": "appeal"}, headers=OPERATOR)
+        assert lifted.status_code == 200, lifted.text
+    player_outbox = keyspace.player_outbox(UUID(player))
+    events = _events(redis_client, player_outbox)
+    assert [(e.type, e.app, e.player) for e in events] == [("player.banned", app, player)] * 2
+    assert [e.data for e in events] == [
+        {"player_id": player, "external_id": "user-3", "banned": True, "reason": "bot"},
+        {"player_id": player, "external_id": "user-3", "banned": False, "reason": "appeal"},
+    ]
+    assert events[0].at_ms <= events[1].at_ms and len({e.id for e in events}) == 2
+    assert redis_client.zscore(keyspace.EVENTS_DUE, player_outbox) is not None
+
+
+def _win_the_challenge(http: httpx.Client, headers: dict[str, str], challenge: str, store: redis.Redis) -> str:
+    """The bot's way: the challenge's deal from the server's store, solved, and its line played through the API; the
+    deal's code (sealed until the close)."""
+    kept = store.get(keyspace.challenge_deal(challenge))
+    assert kept is not None
+    code = DealCode.parse(json.loads(kept)["code"])
+    game = http.post("/v1/games", json={"challenge": challenge}, headers=headers)
+    assert game.status_code == 201, game.text
+    analysis = solve(Game(code))
+    assert analysis.winnable is True
+    for move in analysis.line:
+        played = http.post(f"/v1/games/{game.json()['id']}/moves", json=move_body(move), headers=headers)
+        assert played.status_code == 200, played.text
+    assert played.json()["status"] == "won"
+    return str(code)
+
+
+def _entries(store: redis.Redis, challenge: str, count: int) -> list[outbox.OutboxEvent]:
+    """The challenge board's events, once there are ``count`` (the win is entered as it settles)."""
+    key = keyspace.boards_of_deal(challenge_board(challenge)).outbox
+    deadline = time.monotonic() + 10
+    while len(events := _events(store, key)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return events
+
+
+def test_an_app_players_challenge_entry_emits_challenge_entry_without_the_sealed_code(
+    http: httpx.Client, redis_client: redis.Redis
+) -> None:
+    """An app player's win entering the challenge's board emits ``entered`` with the entry (no code); its ban takes
+    it off (``left``), the lifted ban puts it back (``entered``), its erasure takes it off for good (``left``). An
+    anonymous player's win on the same board emits nothing, and the sealed code is in no outbox."""
+    key, app = _app(http)
+    challenge = http.get("/v1/challenges/current").json()["id"]
+    anonymous = {"Authorization": "Bearer " + http.post("/v1/players", json={}).json()["token"]}
+    code = _win_the_challenge(http, anonymous, challenge, redis_client)
+    player = _app_player(http, key, "user-4")
+    _win_the_challenge(http, _as(key, "user-4"), challenge, redis_client)
+    [entered] = _entries(redis_client, challenge, 1)
+    assert (entered.type, entered.app, entered.player) == ("challenge.entry", app, player)
+    data = entered.data
+    assert {k: data[k] for k in ("challenge", "player_id", "external_id", "change")} == {
+        "challenge": challenge, "player_id": player, "external_id": "user-4", "change": "entered",
+    }  # fmt: skip
+    assert data["entry"]["player"] == player and data["entry"]["moves"] > 0 and "code" not in data["entry"]
+    assert http.post(f"/v1/admin/players/{player}/ban", json={"reason": "bot"}, headers=OPERATOR).status_code == 200
+    assert http.post(f"/v1/admin/players/{player}/unban", json={"reason": "ok"}, headers=OPERATOR).status_code == 200
+    assert http.delete("/v1/players/me", headers=_as(key, "user-4")).status_code == 204
+    events = _entries(redis_client, challenge, 4)
+    assert [(e.data["change"], e.data["entry"] is None) for e in events] == [
+        ("entered", False), ("left", True), ("entered", False), ("left", True),
+    ]  # fmt: skip
+    assert {e.data["external_id"] for e in events} == {"user-4"} and {e.app for e in events} == {app}
+    assert not redis_client.hgetall(keyspace.boards_of_deal(challenge_board(challenge)).event_ids), "forgotten"
+    for name in _outboxes(redis_client):
+        for event in _events(redis_client, name):
+            assert code not in json.dumps(event.data), f"the sealed code in {name}"
+
+
+def test_a_challenges_close_emits_challenge_closed_once_with_what_it_unseals(
+    settings: Settings, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two servers (two processes' worth of close tasks) on one Redis, checking every 50 ms: while the challenge is
+    open nothing is emitted; once the clock passes its close, exactly one ``challenge.closed`` lands in the
+    challenge's outbox, to every app, with the code, nonce and commitment (which check against each other), and the
+    tasks seeing it again emit nothing more."""
+    real = time.time
+    offset = [0.0]
+    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
+    checking = settings.model_copy(update={"challenge_close_check_s": 0.05})
+    with serve_in_thread(create_app(checking)) as url, serve_in_thread(create_app(checking)):
+        challenge = httpx.get(f"{url}/v1/challenges/current", timeout=30).json()
+        box = keyspace.challenge_outbox(challenge["id"])
+        time.sleep(0.3)  # several checks while it is open
+        assert not redis_client.exists(box), "nothing before the close"
+        offset[0] = (challenge_close_ms(challenge) - real() * 1000) / 1000 + 1
+        deadline = time.monotonic() + 10
+        while not redis_client.exists(box) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # several more checks, in both servers
+        [closed] = _events(redis_client, box)
+    assert (closed.type, closed.app, closed.player) == ("challenge.closed", "*", "")
+    data = closed.data
+    assert data["challenge"] == challenge["id"] and data["closed_at"] == challenge["closes_at"].replace("+00:00", "Z")
+    kept = json.loads(redis_client.get(keyspace.challenge_deal(challenge["id"])) or b"{}")
+    assert (data["code"], data["nonce"], data["commitment"]) == (kept["code"], kept["nonce"], challenge["commitment"])
+    assert commitment(data["code"], data["nonce"]) == data["commitment"]
+    assert redis_client.zscore(keyspace.EVENTS_DUE, box) is not None
+
+
+def challenge_close_ms(challenge: dict[str, Any]) -> float:
+    """The challenge's close, in ms, as its description gives it."""
+    return datetime.fromisoformat(challenge["closes_at"].replace("Z", "+00:00")).timestamp() * 1000
+
+
+def test_an_app_players_erasure_while_redis_is_full_answers_204_and_keeps_its_event(
+    http: httpx.Client, redis_client: redis.Redis, settings: Settings
+) -> None:
+    """Redis at its ``maxmemory`` (a real one of 1 byte): the app player's erasure still answers 204, and its
+    ``player.erased`` is in the app's outbox (written by the step that frees the binding), found by the sweep once
+    room comes back, though marking it due was refused."""
+    key, app = _app(http)
+    player = _app_player(http, key, "user-5")
+    redis_client.config_set("maxmemory", "1")
+    try:
+        erased = http.delete("/v1/players/me", headers=_as(key, "user-5"))
+    finally:
+        redis_client.config_set("maxmemory", "0")
+    assert erased.status_code == 204, erased.text
+    app_outbox = keyspace.app_outbox(app)
+    [event] = _events(redis_client, app_outbox)
+    assert event.type == "player.erased" and event.data == {"player_id": player, "external_id": "user-5"}
+    assert redis_client.zscore(keyspace.EVENTS_DUE, app_outbox) is None, "Redis refused the mark while full"
+
+    async def sweep() -> int:
+        client = connect(settings)
+        try:
+            return await outbox.sweep(client)
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(sweep()) == 1
+    assert redis_client.zscore(keyspace.EVENTS_DUE, app_outbox) is not None, "due once the sweep ran"
