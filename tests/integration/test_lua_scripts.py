@@ -13,6 +13,8 @@ import pytest
 import redis
 
 from pyramide.service.apps import players as app_players
+from pyramide.service.events import delivery
+from pyramide.service.events import store as webhook_store
 from pyramide.service.games import store
 from pyramide.service.infra import address_moves, keyspace, ratelimit
 from pyramide.service.infra.redis import connect
@@ -51,9 +53,10 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
     scripts |= {
         s.name for m in (audit, app_players, privacy, rewrites) for s in vars(m).values() if isinstance(s, Script)
     }
-    pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields"}
+    scripts |= {s.name for m in (delivery, webhook_store) for s in vars(m).values() if isinstance(s, Script)}
+    pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields", "save_game", "emit_event"}
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
-    assert len(scripts) == 37
+    assert len(scripts) == 41
 
 
 # -- games --------------------------------------------------------------------------------------------------------

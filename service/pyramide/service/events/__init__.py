@@ -1,5 +1,7 @@
 """Events: what an app's back end is told of its players' games and of the daily challenges (webhooks)."""
 
+from pyramide.service.events.delivery import Deliverer
+from pyramide.service.events.store import WebhookStore
 from pyramide.service.events.types import EventType
 
-__all__ = ["EventType"]
+__all__ = ["Deliverer", "EventType", "WebhookStore"]
