@@ -21,6 +21,7 @@ from pyramide.service.events.schemas import (
     CreateWebhookBody,
     DeliveryPage,
     DeliveryView,
+    Redelivery,
     RotatedSecret,
     WebhookList,
     WebhookView,
@@ -190,7 +191,7 @@ class WebhookController(Controller):
     )
     async def redeliver(
         self, request: AppRequest, webhook_id: WebhookId, event_id: EventId, webhooks: Injected[WebhookStore]
-    ) -> Response[None]:
+    ) -> Response[Redelivery]:
         endpoint = await webhooks.get(request.user.id, webhook_id)
         await webhooks.redeliver(endpoint, event_id)
-        return Response(None, status_code=202)
+        return Response(Redelivery(event_id=event_id, status="pending"), status_code=202)

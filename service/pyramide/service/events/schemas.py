@@ -66,3 +66,8 @@ class DeliveryView(BaseModel):
 class DeliveryPage(BaseModel):
     entries: list[DeliveryView]
     next_cursor: str | None
+
+
+class Redelivery(BaseModel):
+    event_id: str
+    status: Literal["pending"] = Field(description="Queued: the deliveries log shows the outcome.")
