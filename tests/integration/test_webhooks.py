@@ -23,6 +23,7 @@ from pyramide.service.app import create_app
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra.settings import Settings
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
+from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_robustness import _free_port, serving
 from tests.unit.engine.layouts import dead_end_moves, dead_end_start
@@ -225,7 +226,8 @@ def test_a_receiver_that_fails_for_a_while_gets_everything_in_order(settings: Se
 def test_one_failing_endpoint_holds_no_other(settings: Settings) -> None:
     """Two endpoints of one app; the first answers 500 every time and then waits 30 s to be tried again: the other
     gets both of the player's wins at once (the failing one's wait holds only itself)."""
-    with service(settings, webhook_retry_schedule_s=(0, 30, 30)) as client, receiving(answer=lambda _: 500) as failing, \
+    slow_retry = (0, 30, 30)
+    with service(settings, webhook_retry_schedule_s=slow_retry) as client, receiving(answer=lambda _: 500) as failing, \
             receiving() as healthy:  # fmt: skip
         key = new_app(client)
         register(client, key, failing.url)
@@ -369,3 +371,21 @@ def test_a_win_survives_a_killed_server(tmp_path: Path) -> None:
         receiver.wait(1, seconds=15)
         event = receiver.events(endpoint["secret"])[0]
         assert event["type"] == "game.won" and event["data"]["game_id"] == game
+
+
+def test_a_challenge_games_event_keeps_the_code_sealed(settings: Settings, redis_client: Any) -> None:
+    """An app player wins today's open challenge: the `game.won` event names the challenge, and its `code` is null
+    (the deal stays sealed until the close): the body carries no trace of the code."""
+    with service(settings) as client, receiving() as receiver:
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url, ["game.won"])
+        user = as_user(key, "u")
+        challenge = client.get("/v1/challenges/current", headers=user).json()["id"]
+        game = client.post("/v1/games", json={"challenge": challenge}, headers=user)
+        assert game.status_code == 201, game.text
+        code = _deal(redis_client, challenge)
+        _win(client, user, game.json(), code)
+        receiver.wait(1)
+        event = receiver.events(endpoint["secret"])[0]
+        assert event["data"]["challenge"] == challenge and event["data"]["code"] is None
+        assert str(code) not in receiver.got[0][1].decode()
