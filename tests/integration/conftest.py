@@ -110,6 +110,8 @@ def client_commands(url: str) -> Iterator[list[str]]:
 
 _HANDSHAKE = frozenset({"HELLO", "CLIENT", "SELECT"})
 """What a connection sends once when it opens (the stop signal's own connection among them): not a request's."""
+_BACKGROUND = ("pyr:{events}:", "pyr:*:outbox")
+"""What the webhook delivery task polls and sweeps in every process (``events/delivery.py``): not a request's."""
 
 
 def _listen(monitor: Any, seen: list[str], stop: str) -> None:
@@ -118,6 +120,8 @@ def _listen(monitor: Any, seen: list[str], stop: str) -> None:
         if stop in command:
             return
         name = command.split(" ")[0].upper()
+        if any(mark in command for mark in _BACKGROUND):
+            continue
         if event.get("client_type") != "lua" and name not in _HANDSHAKE:
             seen.append(name)
 

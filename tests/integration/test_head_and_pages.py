@@ -61,10 +61,12 @@ def _path_values(api: httpx.Client, auth: dict[str, str]) -> dict[str, str]:
     operator = {"Authorization": f"Bearer {OPERATOR_KEY}"}
     app = api.post("/v1/admin/apps", json={"name": "head walk", "scopes": ["players"]}, headers=operator).json()
     me = api.get("/v1/players/me", headers=auth).json()["id"]
+    webhook = api.post("/v1/apps/me/webhooks", json={"url": "http://127.0.0.1:9/", "events": ["game.won"]},
+                       headers={"Authorization": f"Bearer {app['key']}"}).json()["id"]  # fmt: skip
     return {
         "game_id": game, "code": "PY1-N-AAAAAAS", "challenge_id": challenge, "app_id": app["id"], "player_id": me,
         "board": "PY1-N-AAAAAAS", "review_id": "00000000-0000-4000-8000-000000000000", "external_id": "someone",
-        "step": "0", "won_game_id": won,
+        "step": "0", "won_game_id": won, "webhook_id": webhook, "app_key": app["key"],
     }  # fmt: skip
 
 
@@ -94,15 +96,18 @@ def test_head_of_every_get_in_the_schema_answers_as_the_get(settings: Settings) 
     """Issue 44, "HEAD everywhere GET is": every GET operation the schema lists (with a real game, deal code,
     challenge, app and player; as a player and as the operator) answers HEAD with the GET's status and headers,
     ``Content-Length`` the length of the GET's body (or absent with it), and no body."""
-    app: Litestar = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY}))
+    update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True}
+    app: Litestar = create_app(settings.model_copy(update=update))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=10) as api:
         token = api.post("/v1/players", json={}).json()["token"]
         player = {"Authorization": f"Bearer {token}", "Accept-Language": "en"}
         document = api.get("/schema/openapi.json").json()
-        paths = _walk_gets(api, document, _path_values(api, player))
+        values = _path_values(api, player)
+        paths = _walk_gets(api, document, values)
         assert len(paths) == sum("get" in ops for ops in document["paths"].values()) >= 20
         for path in paths:
             auth = {**player, "Authorization": f"Bearer {OPERATOR_KEY}"} if "/admin/" in path else player
+            auth = {**player, "Authorization": f"Bearer {values['app_key']}"} if "/apps/me/" in path else auth
             got = api.get(path, headers=auth)
             head = api.head(path, headers=auth)
             assert got.status_code == 200, (path, got.status_code, got.text)

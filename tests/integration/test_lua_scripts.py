@@ -14,6 +14,8 @@ import redis
 
 from pyramide.service.apps import players as app_players
 from pyramide.service.challenges import closes
+from pyramide.service.events import delivery
+from pyramide.service.events import store as webhook_store
 from pyramide.service.games import store
 from pyramide.service.infra import address_moves, keyspace, ratelimit
 from pyramide.service.infra.redis import connect
@@ -49,11 +51,11 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         for s in vars(module).values()
         if isinstance(s, Script)
     }
-    more = (audit, app_players, privacy, rewrites, closes)
+    more = (audit, app_players, privacy, rewrites, closes, delivery, webhook_store)
     scripts |= {s.name for m in more for s in vars(m).values() if isinstance(s, Script)}
-    pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields", "emit_event", "board_left"}
+    pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields", "emit_event", "board_left", "save_game"}
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
-    assert len(scripts) == 38
+    assert len(scripts) == 41
 
 
 # -- games --------------------------------------------------------------------------------------------------------

@@ -104,7 +104,7 @@ def _documented_default_matches(field: FieldInfo, cell: str) -> bool:
             return False
         return float(number[1]) == float(default)
     shown = re.match(r"`([^`]*)`", cell)
-    expected = ",".join(default) if isinstance(default, tuple) else str(default)
+    expected = ",".join(map(str, default)) if isinstance(default, tuple) else str(default)
     if isinstance(default, Path):
         return shown is not None and Path(shown[1]) == default
     return shown is not None and shown[1] == expected

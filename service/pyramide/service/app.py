@@ -18,6 +18,7 @@ import pyramide
 from pyramide.service.apps.controller import AppAdminController, AppController
 from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
+from pyramide.service.events.controller import WebhookController
 from pyramide.service.games.certificate_controller import CertificateController, signing_keys
 from pyramide.service.games.controller import GameController, MyGamesController
 from pyramide.service.http.auth import BearerAuthentication
@@ -93,6 +94,7 @@ def create_app(
             ChallengeController,
             Router("/v1/admin", route_handlers=ADMIN_CONTROLLERS),
             AppController,
+            WebhookController,
             DealController,
             HealthController,
             MetricsController,

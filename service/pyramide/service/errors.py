@@ -41,6 +41,10 @@ class ErrorCode(StrEnum):
     REVIEW_ALREADY_DECIDED = "review_already_decided"
     GAME_NOT_WON = "game_not_won"
     CERTIFICATE_SEALED = "certificate_sealed"
+    WEBHOOK_URL_REFUSED = "webhook_url_refused"
+    TOO_MANY_WEBHOOKS = "too_many_webhooks"
+    WEBHOOK_NOT_FOUND = "webhook_not_found"
+    DELIVERY_NOT_FOUND = "delivery_not_found"
 
 
 class DomainError(Exception):

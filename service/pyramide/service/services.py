@@ -22,6 +22,7 @@ from pyramide.service.challenges import ChallengeCloses, ChallengeDeals, Challen
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.par import ParBook
 from pyramide.service.deals.sealed import DealSecret
+from pyramide.service.events import Deliverer, WebhookStore
 from pyramide.service.games.certificates import Certificates, SigningKeys
 from pyramide.service.games.controller import GameWrites
 from pyramide.service.games.creation import GameCreation
@@ -76,6 +77,8 @@ class Running:
     annulments: Annulments
     signing: SigningKeys
     certificates: Certificates
+    webhooks: WebhookStore
+    deliverer: Deliverer
 
     @classmethod
     def start(cls, settings: Settings) -> Running:
@@ -106,6 +109,7 @@ class Running:
         audit = AuditLog(redis)
         apps = AppStore(redis)
         app_players = AppPlayers(redis, players, settings.session_ttl_s)
+        webhooks = WebhookStore(redis)
         move_allowance = MoveAllowance(
             AddressMoves(redis, settings.limits.limit("address_moves")),
             AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
@@ -151,9 +155,12 @@ class Running:
             annulments=Annulments(players, leaderboards, audit),
             signing=signing,
             certificates=Certificates(store, signing),
+            webhooks=webhooks,
+            deliverer=Deliverer(redis, webhooks, settings),
         )
 
     async def stop(self) -> None:
+        await self.deliverer.close()
         if self.privacy.rewrites is not None:
             await self.privacy.rewrites.close()
         await self.challenges.deals.close()
@@ -172,6 +179,7 @@ class Services:
         self._moves_task: asyncio.Task[None] | None = None
         self._ahead_task: asyncio.Task[None] | None = None
         self._closes_task: asyncio.Task[None] | None = None
+        self._delivery_task: asyncio.Task[None] | None = None
 
     @property
     def running(self) -> Running:
@@ -186,6 +194,7 @@ class Services:
         self._moves_task = asyncio.get_running_loop().create_task(self._running.move_allowance.run())
         self._ahead_task = asyncio.get_running_loop().create_task(self._running.challenges.deals.run())
         self._closes_task = asyncio.get_running_loop().create_task(self._running.closes.run())
+        self._delivery_task = asyncio.get_running_loop().create_task(self._running.deliverer.run())
 
     async def stop(self) -> None:
         if self._disk_task is not None:
@@ -200,6 +209,9 @@ class Services:
         if self._closes_task is not None:
             self._closes_task.cancel()
             self._closes_task = None
+        if self._delivery_task is not None:
+            self._delivery_task.cancel()
+            self._delivery_task = None
         running, self._running = self._running, None
         if running is not None:
             await running.stop()
@@ -261,6 +273,7 @@ class Services:
             "annulments",
             "signing",
             "certificates",
+            "webhooks",
         )
         settings = self.settings
         return {name: provide(name) for name in fields} | {

@@ -21,16 +21,21 @@ from pyramide.engine import IllegalMoveError
 from pyramide.engine.messages import Locale
 from pyramide.service.deals import ParBook
 from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
+from pyramide.service.events import EventType
 from pyramide.service.games.commands import Command, Versions
 from pyramide.service.games.reading import owned
 from pyramide.service.games.replies import Reply, reply_for
 from pyramide.service.games.results import settle
 from pyramide.service.games.settlement import Settlement
-from pyramide.service.games.snapshots import now_ms
-from pyramide.service.games.store import GameStore, digest
+from pyramide.service.games.snapshots import moment, now_ms
+from pyramide.service.games.store import GameEvent, GameStore, digest
 from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.outbox import mark_due
 from pyramide.service.infra.scripts import Result
 from pyramide.service.players import Player
+from pyramide.service.stats import GameResult
+from pyramide.service.status import GameStatus
 
 RETRY_BACKOFF_S = 0.001
 
@@ -140,8 +145,11 @@ class GamePlay:
             changed_ms=now,
             token=player.token_hash,
             pending_since=int(time.time() * 1000) if started or result is not None else "",
+            event=None if result is None or player.app_id is None else game_event(stored, result, player),
         )
         if saved.saved is Result.OK:
+            if result is not None and player.app_id is not None:
+                await mark_due(self.store.redis, keyspace.player_outbox(player.id))
             if started or result is not None:
                 await self.settlement.record(player.id, stored.id, started, result, saved.hints)
             if result is not None or stored.finished_ms == now:
@@ -159,6 +167,35 @@ class GamePlay:
         soon; a challenge game's waits for the close, since its par would tell the sealed deal's depth."""
         if self.pars is not None and not stored.sealed(now):
             await self.pars.see(stored.game.code, finished=True)
+
+
+def game_event(stored: StoredGame, result: GameResult, player: Player) -> GameEvent:
+    """The event of a change that ends an app player's game: ``game.won``, ``game.abandoned`` or ``game.lost`` (a
+    dead end), with the payload of ``docs/api.md`` (a challenge game's ``code`` is null: sealed until the close;
+    ``hints`` is set by the save script from the game's count)."""
+    status = stored.status
+    kind = (
+        EventType.GAME_WON
+        if status is GameStatus.WON
+        else EventType.GAME_ABANDONED
+        if status is GameStatus.ABANDONED
+        else EventType.GAME_LOST
+    )
+    data: dict[str, object] = {
+        "game_id": str(stored.id),
+        "player_id": str(player.id),
+        "external_id": player.external_id,
+        "code": None if stored.challenge else str(stored.game.code),
+        "challenge": stored.challenge,
+        "rules": stored.game.rules.to_json(),
+        "moves": result.moves,
+        "undos": result.undos,
+        "hints": 0,
+        "score": result.score,
+        "elapsed_ms": result.elapsed_ms,
+        "finished_at": moment(result.finished_ms).isoformat().replace("+00:00", "Z"),
+    }
+    return GameEvent(kind.value, str(player.app_id), str(player.id), data)
 
 
 def _matches(expected: Versions, version: int) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,6 +76,63 @@ SAVE: Final = Script("game_save", SaveKeys, SaveArgs, constants=("INTERVAL", "BU
 """Saves a changed game (see :meth:`GameStore.save`). The settings it needs on every call (the moves limit, how
 long and how many responses are kept, the longest record) are constants of each store's copy, not arguments:
 every argument is encoded again on every move."""
+
+
+class FinishKeys(NamedTuple):
+    """The keys of the script that saves the end of an app player's game and emits its event
+    (``lua/game_finish.lua``): the save's and the player's outbox."""
+
+    state: str
+    record: str
+    result: str
+    hints: str
+    limit: str
+    all: str
+    open: str
+    won: str
+    abandoned: str
+    auth: str
+    pending: str
+    kept: str
+    idempotency: str
+    outbox: str
+
+
+class FinishArgs(NamedTuple):
+    """The save's arguments and the event's (see ``lua/emit_event.lua``)."""
+
+    basis: bytes
+    state: bytes
+    notation: str
+    ttl_ms: int
+    response: bytes
+    result: bytes
+    game: str
+    changed_ms: int
+    listed: int
+    token: str
+    pending_since: int | str
+    event_type: str
+    event_app: str
+    event_player: str
+    event_data: str
+    """The payload as JSON, but its ``hints``, which the script sets from the game's count."""
+
+
+FINISH: Final = Script(
+    "game_finish", FinishKeys, FinishArgs, constants=("INTERVAL", "BURST", "KEPT_MS", "KEPT", "LONGEST")
+)
+"""Saves a change that ends an app player's game and appends its event to the player's outbox in the same step."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameEvent:
+    """The event a change that ends an app player's game emits (``events.EventType``: ``game.*``)."""
+
+    type: str
+    app: str
+    player: str
+    data: dict[str, object]
 
 
 class CreateKeys(NamedTuple):
@@ -225,6 +283,14 @@ class GameStore:
             KEPT=settings.kept_responses_per_game,
             LONGEST=settings.max_game_operations,
         )
+        self._finish = FINISH.load(
+            redis,
+            INTERVAL=interval,
+            BURST=burst,
+            KEPT_MS=settings.idempotency_ttl_s * 1000,
+            KEPT=settings.kept_responses_per_game,
+            LONGEST=settings.max_game_operations,
+        )
         self._create = CREATE.load(redis)
         self._count_hint = COUNT_HINT.load(redis)
         self._recent: dict[UUID, tuple[bytes, StoredGame]] = {}
@@ -337,6 +403,7 @@ class GameStore:
         changed_ms: int = 0,
         token: str = "",
         pending_since: int | str = "",
+        event: GameEvent | None = None,
     ) -> SaveResult:
         """Write ``stored`` if Redis still holds ``basis`` (the state it was changed from), append ``notation`` to
         the record, keep ``response`` (its head: the script adds the stored game) for the Idempotency-Key and the
@@ -348,27 +415,32 @@ class GameStore:
         caller that acted on an old copy needs no other read to try again. With ``pending_since`` (ms), the change
         makes the game count in the statistics, and the game goes into its player's pending settlements in the same
         step (see ``settlement``). Once saved, ``stored`` belongs to the store (see :meth:`take_recent`): the caller
-        must not change it any more."""
+        must not change it any more. With ``event`` (a change that ends an app player's game), the event goes into
+        the player's outbox in the same step; the caller then marks the outbox due (``infra.outbox.mark_due``)."""
         game_id, owner, state = stored.id, stored.owner, stored.to_bytes()
         keys = self._save_keys(owner, game_id)
         if idempotency:
             keys = keys._replace(idempotency=keyspace.game_idempotency(owner, game_id, idempotency))
-        answer = await self._save(
-            keys,
-            SaveArgs(
-                basis=basis,
-                state=state,
-                notation=notation or "",
-                ttl_ms=self._ttl_ms(stored),
-                response=response if idempotency else b"",
-                result=result,
-                game=id_text(game_id),
-                changed_ms=changed_ms,
-                listed=listed(stored),
-                token=token,
-                pending_since=pending_since,
-            ),
+        args = SaveArgs(
+            basis=basis,
+            state=state,
+            notation=notation or "",
+            ttl_ms=self._ttl_ms(stored),
+            response=response if idempotency else b"",
+            result=result,
+            game=id_text(game_id),
+            changed_ms=changed_ms,
+            listed=listed(stored),
+            token=token,
+            pending_since=pending_since,
         )
+        if event is None:
+            answer = await self._save(keys, args)
+        else:
+            answer = await self._finish(
+                FinishKeys(*keys, outbox=keyspace.player_outbox(owner)),
+                FinishArgs(*args, event.type, event.app, event.player, json.dumps(event.data)),
+            )
         outcome, payload = Result(int(answer[0])), answer[1]
         if outcome is Result.OK:
             self._remember(stored, state)

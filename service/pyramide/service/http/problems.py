@@ -59,7 +59,8 @@ MESSAGES: Final = {**CATALOGUE, **section("problems")}
 """Every code's text: the engine's and the service's."""
 TITLES: Final = section("titles")
 """Titles of the codes whose message ends in a value that only the detail carries: a title is a whole sentence."""
-MOVE_NOT_EXPLAINED: Final = section("words")["move_not_explained"]
+WORDS: Final = section("words")
+MOVE_NOT_EXPLAINED: Final = WORDS["move_not_explained"]
 """What a refused move says when the game's error explanations are off (the ``code`` still says why)."""
 
 _STATUS_CODES: Final = {
@@ -99,6 +100,10 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.REVIEW_ALREADY_DECIDED: 409,
     ErrorCode.GAME_NOT_WON: 409,
     ErrorCode.CERTIFICATE_SEALED: 409,
+    ErrorCode.WEBHOOK_URL_REFUSED: 422,
+    ErrorCode.TOO_MANY_WEBHOOKS: 409,
+    ErrorCode.WEBHOOK_NOT_FOUND: 404,
+    ErrorCode.DELIVERY_NOT_FOUND: 404,
     ErrorCode.CHALLENGE_NOT_READY: 503,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.QUOTA_EXCEEDED: 429,
@@ -236,7 +241,10 @@ def handle_domain_error(request: Request, error: DomainError) -> Response[dict[s
     if error.code is ErrorCode.UNAUTHORIZED:
         headers.update(AUTHENTICATE)
     status = DOMAIN_STATUS[error.code]
-    return problem_response(request, status, error.code, params=error.params, headers=headers)
+    params = error.params
+    if params.get("reason") in WORDS:  # a reason the domain names by its key: said in the request's language
+        params = {**params, "reason": render(WORDS[params["reason"]], locale_for(request), {})}
+    return problem_response(request, status, error.code, params=params, headers=headers)
 
 
 def handle_move_refused(request: Request, error: MoveRefusedError) -> Response[dict[str, object]]:  # type: ignore[type-arg]

@@ -383,3 +383,31 @@ def erased_token(token: str) -> str:
     """Marks a token whose player was erased, for a retried erasure: named by the token's SHA-256, never by the
     player."""
     return "pyr:erased:" + hashlib.sha256(token.encode()).hexdigest()
+
+
+def webhooks(app_id: UUID) -> str:
+    """An app's webhook endpoints (a hash: endpoint id → its JSON), in the app's slot."""
+    return f"pyr:{{app:{app_id}}}:webhooks"
+
+
+def webhook_log(app_id: UUID, webhook_id: str) -> str:
+    """An endpoint's deliveries, newest last (a ZSET of event ids by the ms they were first tried)."""
+    return f"pyr:{{app:{app_id}}}:webhook:{webhook_id}:log"
+
+
+def webhook_deliveries(app_id: UUID, webhook_id: str) -> str:
+    """An endpoint's deliveries by event id (a hash: event id → the delivery's JSON, its body included)."""
+    return f"pyr:{{app:{app_id}}}:webhook:{webhook_id}:deliveries"
+
+
+WEBHOOK_APPS: Final = "pyr:{events}:apps"
+"""The apps with at least one webhook endpoint (a set of app ids): whom an event for every app (``*``) goes to."""
+
+REDELIVERIES: Final = "pyr:{events}:redeliver"
+"""Redeliveries asked for and not yet sent (a list of ``<app id> <endpoint id> <event id>``)."""
+
+
+def delivery_cursors(outbox: str) -> str:
+    """Where each endpoint stands in one outbox (a hash: endpoint id → JSON of its last entry done, its attempts at
+    the next one and when it is tried again), in the ``{events}`` slot beside ``EVENTS_DUE``."""
+    return f"pyr:{{events}}:cursor:{outbox}"

@@ -245,6 +245,14 @@ class Settings(BaseSettings):
     kept_responses_per_game: int = Field(4, ge=1)
     """Responses kept for Idempotency-Key retries per game: the latest ones (a retry comes right after its lost
     answer); older ones go at once, not after ``idempotency_ttl_s``, so playing fast cannot fill Redis."""
+    webhook_allow_loopback: bool = False
+    """Whether webhook endpoints may be ``http://`` and loopback addresses (names that resolve to them too): for
+    tests only. Off, only ``https://`` URLs whose every address is public are registered and called."""
+    webhook_retry_schedule_s: Annotated[tuple[int, ...], NoDecode] = (0, 5, 300, 1800, 7200, 18000, 36000, 36000)
+    """The waits (s) before each attempt at delivering an event to an endpoint, the first one's included (the
+    Standard Webhooks schedule: over 24 hours); after the last attempt the delivery is ``failed``."""
+    webhook_timeout_s: float = Field(10, gt=0, le=60)
+    """How long one delivery may take (connecting, sending and reading the answer's first 4 KiB)."""
 
     @field_validator("redis_url")
     @classmethod
@@ -296,6 +304,22 @@ class Settings(BaseSettings):
         if not text.isdigit() or int(text) < 1:
             raise ValueError("a whole number of at least 1, or auto")
         return int(text)
+
+    @field_validator("webhook_retry_schedule_s", mode="before")
+    @classmethod
+    def _schedule(cls, value: object) -> object:
+        """A comma-separated list of whole seconds (``0,5,300``), as an environment variable gives it, or a list."""
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("webhook_retry_schedule_s")
+    @classmethod
+    def _schedule_values(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        """At least one attempt, no negative wait."""
+        if not value or any(wait < 0 for wait in value):
+            raise ValueError("at least one wait, none negative (0,5,300,…)")
+        return value
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -161,7 +161,10 @@ class PlayerData:
             await self.reviews.forget(player.id)  # before its note goes with the player's keys
         if self.audit is not None:
             await self.audit.forget(player.id)  # the audit log's entries about it, before their list goes
-        await self._delete_tagged(player)
+        await self._delete_tagged(player)  # its outbox among them: its events are not delivered
+        outbox = keyspace.player_outbox(player.id)  # whose name, in the events' slot, carries the player's id
+        await self.redis.zrem(keyspace.EVENTS_DUE, outbox)
+        await self.redis.unlink(keyspace.delivery_cursors(outbox))
         if player.create_record:
             await self.redis.unlink(player.create_record)  # createPlayer's sealed answer, in a slot of its own
         try:

@@ -1,0 +1,197 @@
+"""An app's webhook endpoints (its key): register, list, read, delete, rotate the secret, read the deliveries and
+redeliver one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from litestar import Controller, Request, Response, delete, get, post
+from litestar.datastructures import State
+from litestar.params import Parameter, QueryParameter
+from pydantic import TypeAdapter
+
+from pyramide.service.apps import App
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.events.guard import UrlRefusedError, resolve
+from pyramide.service.events.schemas import (
+    EVENT_ID_PATTERN,
+    WEBHOOK_ID_PATTERN,
+    CreatedWebhook,
+    CreateWebhookBody,
+    DeliveryPage,
+    DeliveryView,
+    Redelivery,
+    RotatedSecret,
+    WebhookList,
+    WebhookView,
+)
+from pyramide.service.events.store import Delivery, Endpoint, WebhookStore
+from pyramide.service.http.body import parse_body
+from pyramide.service.http.injection import Injected
+from pyramide.service.http.paging import DEFAULT_LIMIT, Limit, check_paging_query
+from pyramide.service.http.responses import problems
+from pyramide.service.infra.settings import Settings
+
+AppRequest = Request[App, App, State]
+_CREATE = TypeAdapter(CreateWebhookBody)
+WebhookId = Annotated[str, Parameter(pattern=WEBHOOK_ID_PATTERN, description="The endpoint's id (`wh_…`).")]
+EventId = Annotated[str, Parameter(pattern=EVENT_ID_PATTERN, description="The event's id (`evt_…`).")]
+DeliveriesCursor = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        pattern=r"^[0-9]{1,4}$",
+        description="Where the page starts: the previous page's `next_cursor`; omit for the first page.",
+    ),
+]
+
+
+def _moment(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def _view(endpoint: Endpoint) -> WebhookView:
+    return WebhookView(
+        id=endpoint.id,
+        url=endpoint.url,
+        events=endpoint.events,
+        description=endpoint.description,
+        created_at=datetime.fromtimestamp(endpoint.created_ms / 1000, UTC),
+    )
+
+
+def _delivery(delivery: Delivery) -> DeliveryView:
+    return DeliveryView(
+        event_id=delivery.event_id,
+        type=delivery.type,
+        status=delivery.status,
+        attempts=delivery.attempts,
+        last_status=delivery.last_status,
+        last_error=delivery.last_error,
+        next_attempt_at=_moment(delivery.next_attempt_ms),
+        delivered_at=_moment(delivery.delivered_ms),
+        created_at=datetime.fromtimestamp(delivery.created_ms / 1000, UTC),
+    )
+
+
+class WebhookController(Controller):
+    """An app's webhook endpoints (its key)."""
+
+    path = "/v1/apps/me/webhooks"
+    tags = ["apps"]
+
+    @post(
+        "/",
+        operation_id="createWebhook",
+        request_body=CreateWebhookBody,
+        summary="Register a webhook endpoint (app key)",
+        description="Events of the app's players (and every app's `challenge.closed`) of the types named are POSTed"
+        " to `url`, signed as Standard Webhooks says with the `secret` in this answer (shown once). 422"
+        " `webhook_url_refused` for a URL that is not `https://` or whose host resolves to any address that is not"
+        " public (private, loopback, link-local, shared, reserved, multicast; the detail says why), 409"
+        " `too_many_webhooks` past 10 endpoints.",
+        responses=problems(400, 401, 409, 413, 422),
+        status_code=201,
+    )
+    async def create(
+        self, request: AppRequest, webhooks: Injected[WebhookStore], settings: Injected[Settings]
+    ) -> Response[CreatedWebhook]:
+        body = await parse_body(request, _CREATE)
+        try:
+            await resolve(body.url, settings.webhook_allow_loopback)
+        except UrlRefusedError as refused:
+            raise DomainError(ErrorCode.WEBHOOK_URL_REFUSED, reason=refused.reason.value) from None
+        events = list(dict.fromkeys(e.value for e in body.events))
+        endpoint = await webhooks.add(request.user.id, body.url, events, body.description)
+        return Response(CreatedWebhook(**_view(endpoint).model_dump(), secret=endpoint.secret), status_code=201)
+
+    @get(
+        "/",
+        operation_id="listWebhooks",
+        summary="The app's webhook endpoints (app key)",
+        description="Oldest first; never a secret.",
+        responses=problems(401),
+    )
+    async def list(self, request: AppRequest, webhooks: Injected[WebhookStore]) -> WebhookList:
+        return WebhookList(entries=[_view(e) for e in await webhooks.endpoints(request.user.id)])
+
+    @get(
+        "/{webhook_id:str}",
+        operation_id="getWebhook",
+        summary="One webhook endpoint (app key)",
+        description="404 `webhook_not_found` for an id that is not one of the app's endpoints.",
+        responses=problems(400, 401, 404),
+    )
+    async def read(self, request: AppRequest, webhook_id: WebhookId, webhooks: Injected[WebhookStore]) -> WebhookView:
+        return _view(await webhooks.get(request.user.id, webhook_id))
+
+    @delete(
+        "/{webhook_id:str}",
+        operation_id="deleteWebhook",
+        summary="Delete a webhook endpoint and its deliveries' log (app key)",
+        description="Nothing more is sent to it. 404 `webhook_not_found`.",
+        responses=problems(400, 401, 404),
+        status_code=204,
+    )
+    async def remove(
+        self, request: AppRequest, webhook_id: WebhookId, webhooks: Injected[WebhookStore]
+    ) -> Response[None]:
+        await webhooks.delete(request.user.id, webhook_id)
+        return Response(None, status_code=204)
+
+    @post(
+        "/{webhook_id:str}/secret",
+        operation_id="rotateWebhookSecret",
+        summary="Replace a webhook endpoint's secret (app key)",
+        description="The new secret is in this answer only; for 24 hours deliveries carry a signature by each (the"
+        " old one's too, so receivers can switch at their pace). 404 `webhook_not_found`.",
+        responses=problems(400, 401, 404),
+        status_code=200,
+    )
+    async def rotate(
+        self, request: AppRequest, webhook_id: WebhookId, webhooks: Injected[WebhookStore]
+    ) -> RotatedSecret:
+        return RotatedSecret(secret=(await webhooks.rotate(request.user.id, webhook_id)).secret)
+
+    @get(
+        "/{webhook_id:str}/deliveries",
+        operation_id="listWebhookDeliveries",
+        summary="A webhook endpoint's deliveries, newest first (app key)",
+        description="Each event sent or being sent: its id, type, status (`pending`, `delivered`, `retrying`,"
+        " `failed`), attempts, the last answer's status or error, when it is tried next and when it was delivered;"
+        " the newest 1,000. 404 `webhook_not_found`.",
+        responses=problems(400, 401, 404),
+    )
+    async def deliveries(
+        self,
+        request: AppRequest,
+        webhook_id: WebhookId,
+        webhooks: Injected[WebhookStore],
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: DeliveriesCursor = None,
+    ) -> DeliveryPage:
+        check_paging_query(request)
+        endpoint = await webhooks.get(request.user.id, webhook_id)
+        offset = int(cursor or 0)
+        found, total = await webhooks.deliveries(endpoint, offset, limit)
+        following = offset + limit
+        return DeliveryPage(
+            entries=[_delivery(d) for d in found], next_cursor=str(following) if following < total else None
+        )
+
+    @post(
+        "/{webhook_id:str}/deliveries/{event_id:str}/redeliver",
+        operation_id="redeliverWebhookEvent",
+        summary="Send one delivered or failed event again (app key)",
+        description="The same id and body, a new `webhook-timestamp` and signature; the log shows the outcome."
+        " 404 `webhook_not_found`, 404 `delivery_not_found` for an event not in the endpoint's log.",
+        responses=problems(400, 401, 404),
+        status_code=202,
+    )
+    async def redeliver(
+        self, request: AppRequest, webhook_id: WebhookId, event_id: EventId, webhooks: Injected[WebhookStore]
+    ) -> Response[Redelivery]:
+        endpoint = await webhooks.get(request.user.id, webhook_id)
+        await webhooks.redeliver(endpoint, event_id)
+        return Response(Redelivery(event_id=event_id, status="pending"), status_code=202)

@@ -1,0 +1,343 @@
+"""Delivering events to webhook endpoints: a background task in every process.
+
+It claims a due outbox from ``EVENTS_DUE`` (``lua/events_claim.lua``: the outbox's score moves to now + a lease, so
+two processes never work one outbox at once and a dead process's claim runs out), reads its entries in order, and
+sends each to the endpoints of its app (``*``: every app) subscribed to its type. Per endpoint and outbox, events go
+in entry order: while one is retrying, the later ones wait for that endpoint only (its cursor in
+``keyspace.delivery_cursors``); the others go on. A failed attempt is tried again after the next wait of
+``webhook_retry_schedule_s``; after the last, the delivery is ``failed`` and the endpoint moves on. An entry leaves the
+outbox once every endpoint is past it; an empty outbox leaves ``EVENTS_DUE`` (``lua/events_release.lua``).
+
+Each delivery resolves and checks the endpoint's address again (``guard``), connects to that address, follows no
+redirect, reads at most ``READ_LIMIT`` bytes of the answer and ends after ``webhook_timeout_s``; at most
+``CONCURRENCY`` run at once per process, and endpoints are served side by side, so a slow one holds no other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final, NamedTuple
+from uuid import UUID
+
+import httpx
+from redis.exceptions import RedisError
+from standardwebhooks import Webhook
+
+from pyramide.service.events.guard import UrlRefusedError, resolve
+from pyramide.service.events.store import Delivery, Endpoint, WebhookStore
+from pyramide.service.infra import keyspace, outbox
+from pyramide.service.infra.outbox import OutboxEvent
+from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.scripts import Script
+from pyramide.service.infra.settings import Settings
+
+log = logging.getLogger("pyramide.service")
+
+READ_LIMIT: Final = 4096
+"""Bytes of an endpoint's answer read at most (its status is what counts)."""
+CONCURRENCY: Final = 32
+"""Deliveries one process has in flight at most."""
+OUTBOXES: Final = 64
+"""Outboxes one process works on at once at most."""
+PAGE: Final = 100
+"""Outbox entries read per claim."""
+PER_CLAIM: Final = 10
+"""Deliveries to one endpoint per claim at most (then the outbox is due again at once): bounds a claim's time."""
+POLL_S: Final = 0.2
+"""How often a process looks for due outboxes."""
+SWEEP_S: Final = 300
+"""How often a process sweeps for outboxes whose due mark was lost (a process died between its save and it)."""
+
+
+class ClaimKeys(NamedTuple):
+    due: str
+
+
+class ClaimArgs(NamedTuple):
+    now: int
+    lease_ms: int
+
+
+class ReleaseKeys(NamedTuple):
+    due: str
+
+
+class ReleaseArgs(NamedTuple):
+    outbox: str
+    lease: str
+    next: int | str
+    """When the outbox is due again (ms); '' when it is empty."""
+
+
+CLAIM: Final = Script("events_claim", ClaimKeys, ClaimArgs)
+RELEASE: Final = Script("events_release", ReleaseKeys, ReleaseArgs)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def entry_key(entry: str) -> tuple[int, int]:
+    """A stream entry id in its order."""
+    ms, _, seq = entry.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def rfc3339(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def body_of(event: OutboxEvent) -> str:
+    """The JSON body every attempt at delivering ``event`` sends."""
+    return json.dumps(
+        {"id": event.id, "type": event.type, "timestamp": rfc3339(event.at_ms), "data": event.data},
+        separators=(",", ":"),
+    )
+
+
+def wants(endpoint: Endpoint, event: OutboxEvent) -> bool:
+    """Whether ``endpoint`` gets ``event``: its app's (or every app's), a type it subscribed to, emitted after it
+    was registered."""
+    return event.app in ("*", endpoint.app) and event.type in endpoint.events and event.at_ms >= endpoint.created_ms
+
+
+def sign(endpoint: Endpoint, event_id: str, body: str, at: datetime) -> str:
+    """The ``webhook-signature`` header: one ``v1,<base64>`` per secret in force, space-separated."""
+    return " ".join(Webhook(s).sign(event_id, at, body) for s in endpoint.secrets(int(at.timestamp() * 1000)))
+
+
+@dataclass(slots=True)
+class Cursor:
+    """Where one endpoint stands in one outbox: the last entry done, the attempts made at the next, when it is
+    tried again (ms; 0: now)."""
+
+    done: str = ""
+    attempts: int = 0
+    next_ms: int = 0
+
+    def past(self, entry: str) -> bool:
+        return bool(self.done) and entry_key(entry) <= entry_key(self.done)
+
+    @classmethod
+    def from_json(cls, text: bytes | str | None) -> Cursor:
+        return cls() if text is None else cls(**json.loads(text))
+
+    def to_json(self) -> str:
+        return json.dumps({"done": self.done, "attempts": self.attempts, "next_ms": self.next_ms})
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What one attempt got: the answer's status, or why there was none."""
+
+    status: int | None
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+class Deliverer:
+    """The delivery task of one process (see the module)."""
+
+    def __init__(self, redis: RedisClient, store: WebhookStore, settings: Settings) -> None:
+        self.redis = redis
+        self.store = store
+        self.schedule_ms = [int(wait * 1000) for wait in settings.webhook_retry_schedule_s]
+        self.timeout_s = settings.webhook_timeout_s
+        self.allow_loopback = settings.webhook_allow_loopback
+        self.lease_ms = int((self.timeout_s * (PER_CLAIM + 1) + 5) * 1000)
+        self._claim = CLAIM.load(redis)
+        self._release = RELEASE.load(redis)
+        self._sending = asyncio.Semaphore(CONCURRENCY)
+        self._working: set[asyncio.Task[None]] = set()
+        self._client = httpx.AsyncClient(
+            follow_redirects=False,
+            trust_env=False,
+            timeout=httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, 5.0)),
+            limits=httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=0),
+        )
+
+    async def run(self) -> None:
+        """Works until cancelled: sweeps at start and every ``SWEEP_S``, and claims due outboxes."""
+        next_sweep = 0.0
+        while True:
+            try:
+                if time.monotonic() >= next_sweep:
+                    await outbox.sweep(self.redis)
+                    next_sweep = time.monotonic() + SWEEP_S
+                await self._redeliveries()
+                while len(self._working) < OUTBOXES:
+                    claimed = await self._claim(ClaimKeys(keyspace.EVENTS_DUE), ClaimArgs(now_ms(), self.lease_ms))
+                    if not claimed:
+                        break
+                    name, lease = (raw(claimed[0]) or b"").decode(), (raw(claimed[1]) or b"").decode()
+                    self._spawn(self._work(name, lease))
+            except (RedisError, OSError) as error:
+                log.warning("webhook delivery: %s", error)
+            await asyncio.sleep(POLL_S)
+
+    async def close(self) -> None:
+        """Stops the outboxes in work (their claims run out) and closes the connections."""
+        for task in list(self._working):
+            task.cancel()
+        for task in list(self._working):
+            with contextlib.suppress(BaseException):
+                await task
+        await self._client.aclose()
+
+    def _spawn(self, work: object) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work)  # type: ignore[arg-type]
+        self._working.add(task)
+        task.add_done_callback(self._working.discard)
+
+    async def _work(self, name: str, lease: str) -> None:
+        try:
+            next_due = await self.deliver_outbox(name)
+            await self._release(
+                ReleaseKeys(keyspace.EVENTS_DUE), ReleaseArgs(name, lease, "" if next_due is None else next_due)
+            )
+        except (RedisError, OSError) as error:
+            log.warning("webhook delivery of %s: %s (tried again when its claim runs out)", name, error)
+
+    async def deliver_outbox(self, name: str) -> int | None:
+        """Delivers what is due in one outbox; when it is due again (ms), or ``None`` when it is empty."""
+        entries = await self.redis.xrange(name, count=PAGE)
+        cursors_key = keyspace.delivery_cursors(name)
+        if not entries:
+            await self.redis.delete(cursors_key)
+            return None
+        events = [outbox.parse(name, entry, fields) for entry, fields in entries]
+        endpoints = await self.store.endpoints_of({event.app for event in events})
+        kept = await self.redis.hgetall(cursors_key)
+        cursors = {ep.id: Cursor.from_json(kept.get(ep.id.encode())) for ep in endpoints}
+        outcomes = await asyncio.gather(*(self._serve(ep, events, cursors[ep.id]) for ep in endpoints))
+        if endpoints:
+            await self.redis.hset(
+                cursors_key, mapping={ep.id: c.to_json() for ep, c in zip(endpoints, cursors.values(), strict=True)}
+            )
+        gone = [(raw(k) or b"").decode() for k in kept if (raw(k) or b"").decode() not in cursors]
+        if gone:
+            await self.redis.hdel(cursors_key, *gone)
+        finished = [e.entry for e in events if all(cursors[ep.id].past(e.entry) for ep in endpoints if wants(ep, e))]
+        if finished:
+            await self.redis.xdel(name, *finished)
+        if len(finished) == len(events):
+            return (
+                now_ms() if len(events) == PAGE else (None if not await self.redis.xrange(name, count=1) else now_ms())
+            )
+        waits = [due for due in outcomes if due is not None]
+        return min(waits) if waits else now_ms()
+
+    async def _serve(self, endpoint: Endpoint, events: list[OutboxEvent], cursor: Cursor) -> int | None:
+        """Sends one endpoint its next events of an outbox, in order, until one fails; when it is due again."""
+        sent = 0
+        for event in events:
+            if not wants(endpoint, event) or cursor.past(event.entry):
+                continue
+            now = now_ms()
+            if cursor.attempts == 0 and event.at_ms + self.schedule_ms[0] > now:
+                return event.at_ms + self.schedule_ms[0]
+            if cursor.next_ms > now:
+                return cursor.next_ms
+            if sent >= PER_CLAIM:
+                return now
+            sent += 1
+            if await self._attempt(endpoint, event, cursor.attempts):
+                cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
+                continue
+            cursor.attempts += 1
+            if cursor.attempts >= len(self.schedule_ms):
+                cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
+                continue
+            cursor.next_ms = now_ms() + self.schedule_ms[cursor.attempts]
+            return cursor.next_ms
+        return None
+
+    async def _attempt(self, endpoint: Endpoint, event: OutboxEvent, attempts: int) -> bool:
+        """One attempt at one event, noted in the endpoint's log; whether it was delivered."""
+        delivery = await self.store.delivery(endpoint, event.id)
+        if delivery is None:
+            delivery = Delivery(event.id, event.type, body_of(event), now_ms())
+        result = await self.send(endpoint, event.id, delivery.body)
+        delivery.attempts += 1
+        delivery.last_status, delivery.last_error = result.status, result.error
+        if result.ok:
+            delivery.status, delivery.delivered_ms, delivery.next_attempt_ms = "delivered", now_ms(), None
+        elif attempts + 1 >= len(self.schedule_ms):
+            delivery.status, delivery.next_attempt_ms = "failed", None
+        else:
+            delivery.status, delivery.next_attempt_ms = "retrying", now_ms() + self.schedule_ms[attempts + 1]
+        await self.store.note(endpoint, delivery)
+        return result.ok
+
+    async def send(self, endpoint: Endpoint, event_id: str, body: str) -> Sent:
+        """POSTs ``body`` to the endpoint's checked address, signed now."""
+        async with self._sending:
+            try:
+                async with asyncio.timeout(self.timeout_s):
+                    target = await resolve(endpoint.url, self.allow_loopback)
+                    at = datetime.now(UTC)
+                    headers = {
+                        "Host": target.host_header,
+                        "Content-Type": "application/json",
+                        "User-Agent": "pyramide-webhooks",
+                        "webhook-id": event_id,
+                        "webhook-timestamp": str(int(at.timestamp())),
+                        "webhook-signature": sign(endpoint, event_id, body, at),
+                    }
+                    request = self._client.build_request(
+                        "POST",
+                        target.url,
+                        content=body.encode(),
+                        headers=headers,
+                        extensions={"sni_hostname": target.host},
+                    )
+                    response = await self._client.send(request, stream=True)
+                    try:
+                        read = 0
+                        async for chunk in response.aiter_raw():
+                            read += len(chunk)
+                            if read >= READ_LIMIT:
+                                break
+                    finally:
+                        await response.aclose()
+                    return Sent(response.status_code, None)
+            except UrlRefusedError as refused:
+                return Sent(None, f"refused: {refused.reason.value}")
+            except TimeoutError:
+                return Sent(None, "timeout")
+            except httpx.HTTPError as error:
+                return Sent(None, type(error).__name__)
+
+    async def _redeliveries(self) -> None:
+        """Starts the redeliveries asked for (``WebhookStore.redeliver``)."""
+        for _ in range(CONCURRENCY):
+            item = raw(await self.redis.lpop(keyspace.REDELIVERIES))
+            if item is None:
+                return
+            app, webhook_id, event_id = item.decode().split(" ")
+            self._spawn(self._redeliver(UUID(app), webhook_id, event_id))
+
+    async def _redeliver(self, app: UUID, webhook_id: str, event_id: str) -> None:
+        try:
+            endpoint = await self.store.find(app, webhook_id)
+            delivery = None if endpoint is None else await self.store.delivery(endpoint, event_id)
+            if endpoint is None or delivery is None:
+                return
+            result = await self.send(endpoint, event_id, delivery.body)
+            delivery.attempts += 1
+            delivery.last_status, delivery.last_error, delivery.next_attempt_ms = result.status, result.error, None
+            delivery.status = "delivered" if result.ok else "failed"
+            if result.ok:
+                delivery.delivered_ms = now_ms()
+            await self.store.note(endpoint, delivery)
+        except (RedisError, OSError) as error:
+            log.warning("webhook redelivery of %s: %s", event_id, error)

@@ -1,0 +1,199 @@
+"""Webhook endpoints and their delivery logs, in the app's slot (``pyr:{app:<id>}:…``).
+
+An endpoint is one field of the app's hash ``keyspace.webhooks`` (its JSON: URL, event types, secrets); its log keeps
+each delivery's state and body (``webhook_deliveries``) in the order of ``webhook_log``, the newest ``LOG_KEPT``."""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+import time
+from dataclasses import asdict, dataclass, replace
+from typing import Final, NamedTuple
+from uuid import UUID
+
+from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.scripts import Result, Script
+
+MAX_WEBHOOKS: Final = 10
+"""Endpoints one app may have (409 ``too_many_webhooks`` past it)."""
+LOG_KEPT: Final = 1000
+"""Deliveries each endpoint's log keeps: the newest."""
+ROTATION_GRACE_MS: Final = 24 * 3600 * 1000
+"""How long a replaced secret keeps signing beside the new one."""
+
+
+class AddKeys(NamedTuple):
+    webhooks: str
+
+
+class AddArgs(NamedTuple):
+    id: str
+    endpoint: str
+
+
+ADD: Final = Script("webhook_add", AddKeys, AddArgs, constants=("MAX",))
+
+
+def new_secret() -> str:
+    """A Standard Webhooks secret: ``whsec_`` and 32 random bytes in base64."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def new_id() -> str:
+    """An endpoint id: ``wh_`` and 26 lowercase base32 characters (130 random bits)."""
+    return "wh_" + base64.b32encode(secrets.token_bytes(20)).decode().lower()[:26]
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """One webhook endpoint of an app."""
+
+    id: str
+    app: str
+    url: str
+    events: list[str]
+    description: str | None
+    created_ms: int
+    secret: str
+    old_secret: str | None = None
+    """The secret replaced last, which keeps signing beside ``secret`` until ``old_until_ms``."""
+    old_until_ms: int = 0
+
+    def secrets(self, at_ms: int) -> list[str]:
+        """The secrets a delivery at ``at_ms`` is signed with: the current one, and the replaced one in its grace."""
+        return [self.secret] + ([self.old_secret] if self.old_secret and at_ms < self.old_until_ms else [])
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: bytes | str) -> Endpoint:
+        return cls(**json.loads(text))
+
+
+@dataclass(slots=True)
+class Delivery:
+    """One event's delivery to one endpoint, as its log keeps it."""
+
+    event_id: str
+    type: str
+    body: str
+    """The JSON body sent (the same on every attempt and redelivery)."""
+    created_ms: int
+    status: str = "pending"
+    """``pending`` | ``delivered`` | ``retrying`` | ``failed``."""
+    attempts: int = 0
+    last_status: int | None = None
+    last_error: str | None = None
+    next_attempt_ms: int | None = None
+    delivered_ms: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: bytes | str) -> Delivery:
+        return cls(**json.loads(text))
+
+
+class WebhookStore:
+    """The endpoints of every app and their logs."""
+
+    def __init__(self, redis: RedisClient) -> None:
+        self.redis = redis
+        self._add = ADD.load(redis, MAX=MAX_WEBHOOKS)
+
+    async def add(self, app: UUID, url: str, events: list[str], description: str | None) -> Endpoint:
+        """A new endpoint (its secret shown once by the caller); 409 ``too_many_webhooks`` past ``MAX_WEBHOOKS``."""
+        endpoint = Endpoint(new_id(), str(app), url, events, description, now_ms(), new_secret())
+        answer = Result(int(await self._add(AddKeys(keyspace.webhooks(app)), AddArgs(endpoint.id, endpoint.to_json()))))
+        if answer is Result.FULL:
+            raise DomainError(ErrorCode.TOO_MANY_WEBHOOKS, limit=str(MAX_WEBHOOKS))
+        await self.redis.sadd(keyspace.WEBHOOK_APPS, str(app))
+        return endpoint
+
+    async def endpoints(self, app: UUID) -> list[Endpoint]:
+        """The app's endpoints, the oldest first."""
+        found = await self.redis.hgetall(keyspace.webhooks(app))
+        return sorted((Endpoint.from_json(v) for v in found.values()), key=lambda e: (e.created_ms, e.id))
+
+    async def find(self, app: UUID, webhook_id: str) -> Endpoint | None:
+        text = raw(await self.redis.hget(keyspace.webhooks(app), webhook_id))
+        return None if text is None else Endpoint.from_json(text)
+
+    async def get(self, app: UUID, webhook_id: str) -> Endpoint:
+        """One endpoint; 404 ``webhook_not_found``."""
+        endpoint = await self.find(app, webhook_id)
+        if endpoint is None:
+            raise DomainError(ErrorCode.WEBHOOK_NOT_FOUND)
+        return endpoint
+
+    async def delete(self, app: UUID, webhook_id: str) -> None:
+        """Removes an endpoint and its log; 404 ``webhook_not_found``."""
+        if not await self.redis.hdel(keyspace.webhooks(app), webhook_id):
+            raise DomainError(ErrorCode.WEBHOOK_NOT_FOUND)
+        await self.redis.delete(keyspace.webhook_log(app, webhook_id), keyspace.webhook_deliveries(app, webhook_id))
+
+    async def rotate(self, app: UUID, webhook_id: str) -> Endpoint:
+        """A new secret; the current one keeps signing beside it for ``ROTATION_GRACE_MS``."""
+        endpoint = await self.get(app, webhook_id)
+        rotated = replace(
+            endpoint, secret=new_secret(), old_secret=endpoint.secret, old_until_ms=now_ms() + ROTATION_GRACE_MS
+        )
+        await self.redis.hset(keyspace.webhooks(app), mapping={webhook_id: rotated.to_json()})
+        return rotated
+
+    async def endpoints_of(self, apps: set[str]) -> list[Endpoint]:
+        """The endpoints of ``apps`` (``*``: of every app with any)."""
+        if "*" in apps:
+            apps = {(raw(m) or b"").decode() for m in await self.redis.smembers(keyspace.WEBHOOK_APPS)}
+        found: list[Endpoint] = []
+        for app in sorted(apps):
+            try:
+                found.extend(await self.endpoints(UUID(app)))
+            except ValueError:
+                continue
+        return found
+
+    async def note(self, endpoint: Endpoint, delivery: Delivery) -> None:
+        """Writes a delivery's state to its endpoint's log (the newest ``LOG_KEPT`` are kept)."""
+        app = UUID(endpoint.app)
+        log, kept = keyspace.webhook_log(app, endpoint.id), keyspace.webhook_deliveries(app, endpoint.id)
+        await self.redis.hset(kept, mapping={delivery.event_id: delivery.to_json()})
+        await self.redis.zadd(log, {delivery.event_id: delivery.created_ms})
+        if await self.redis.zcard(log) > LOG_KEPT:
+            old = [(raw(m) or b"").decode() for m in await self.redis.zrange(log, 0, -LOG_KEPT - 1)]
+            if old:
+                await self.redis.zrem(log, *old)
+                await self.redis.hdel(kept, *old)
+
+    async def delivery(self, endpoint: Endpoint, event_id: str) -> Delivery | None:
+        text = raw(await self.redis.hget(keyspace.webhook_deliveries(UUID(endpoint.app), endpoint.id), event_id))
+        return None if text is None else Delivery.from_json(text)
+
+    async def deliveries(self, endpoint: Endpoint, offset: int, limit: int) -> tuple[list[Delivery], int]:
+        """A page of the endpoint's log, the newest first, and how many it holds."""
+        app = UUID(endpoint.app)
+        log = keyspace.webhook_log(app, endpoint.id)
+        ids = [(raw(m) or b"").decode() for m in await self.redis.zrevrange(log, offset, offset + limit - 1)]
+        total = int(await self.redis.zcard(log))
+        if not ids:
+            return [], total
+        texts = await self.redis.hmget(keyspace.webhook_deliveries(app, endpoint.id), ids)
+        return [Delivery.from_json(t) for t in texts if t is not None], total
+
+    async def redeliver(self, endpoint: Endpoint, event_id: str) -> None:
+        """Queues the event's delivery again (same id and body, a new timestamp and signature); 404
+        ``delivery_not_found`` for an event not in the endpoint's log."""
+        delivery = await self.delivery(endpoint, event_id)
+        if delivery is None:
+            raise DomainError(ErrorCode.DELIVERY_NOT_FOUND)
+        await self.redis.rpush(keyspace.REDELIVERIES, f"{endpoint.app} {endpoint.id} {event_id}")

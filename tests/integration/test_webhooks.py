@@ -1,0 +1,391 @@
+"""Webhooks (issue 47, item 1): an app's endpoints get its players' finished games, signed as Standard Webhooks says,
+at least once and in order, from the outbox in Redis; the address guard. Real HTTP on loopback: the service (in
+process, or a real ``pyramide serve`` killed with SIGKILL) and a receiving server started by each test."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+import pytest
+from litestar.testing import TestClient
+from standardwebhooks import Webhook
+
+from pyramide.service.app import create_app
+from pyramide.service.games.controller import move_body
+from pyramide.service.infra.settings import Settings
+from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
+from tests.integration.test_challenges import _deal, _win
+from tests.integration.test_erasure import EASY_CODE, WINNING
+from tests.integration.test_robustness import _free_port, serving
+from tests.unit.engine.layouts import dead_end_moves, dead_end_start
+
+FAST = (0, *[1] * 19)
+"""A retry schedule of seconds: a receiver down for a while is tried every second."""
+
+
+class Receiver:
+    """A receiving HTTP server on 127.0.0.1: answers each POST with ``answer(n)`` (n: the request's number, from 0)
+    after ``delay_s``, and keeps every request's headers and body."""
+
+    def __init__(self, answer: Callable[[int], int] = lambda _: 204, delay_s: float = 0.0, port: int = 0) -> None:
+        self.got: list[tuple[dict[str, str], bytes]] = []
+        self.answer, self.delay_s = answer, delay_s
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                number = len(receiver.got)
+                receiver.got.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                time.sleep(receiver.delay_s)
+                self.send_response(receiver.answer(number))
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def events(self, secret: str | list[str]) -> list[dict[str, Any]]:
+        """The bodies received, each verified with ``secret`` (every one of a list)."""
+        found = []
+        for headers, body in list(self.got):
+            for each in [secret] if isinstance(secret, str) else secret:
+                found.append(Webhook(each).verify(body, headers))
+        return found[:: 1 if isinstance(secret, str) else len(secret)]
+
+    def wait(self, count: int, seconds: float = 10) -> None:
+        deadline = time.monotonic() + seconds
+        while len(self.got) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(self.got) >= count, f"{len(self.got)} of {count} deliveries within {seconds} s"
+
+
+@contextmanager
+def receiving(**options: Any) -> Iterator[Receiver]:
+    receiver = Receiver(**options)
+    try:
+        yield receiver
+    finally:
+        receiver.close()
+
+
+@contextmanager
+def service(settings: Settings, **changes: Any) -> Iterator[Any]:
+    changes = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
+    with TestClient(create_app(settings.model_copy(update=changes)), raise_server_exceptions=False) as client:
+        yield client
+
+
+def new_app(client: Any) -> str:
+    response = client.post("/v1/admin/apps", json={"name": "Kártya Klub", "scopes": ["players"]}, headers=OPERATOR)
+    assert response.status_code == 201, response.text
+    return str(response.json()["key"])
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def as_user(key: str, external_id: str) -> dict[str, str]:
+    return {**bearer(key), "Pyramide-Player": external_id}
+
+
+ALL_GAME_EVENTS = ["game.won", "game.lost", "game.abandoned"]
+
+
+def register(client: Any, key: str, url: str, events: list[str] | None = None) -> dict[str, Any]:
+    response = client.post("/v1/apps/me/webhooks", json={"url": url, "events": events or ALL_GAME_EVENTS},
+                           headers=bearer(key))  # fmt: skip
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def win(http: Any, headers: dict[str, str]) -> str:
+    game = http.post("/v1/games", json={"code": EASY_CODE}, headers=headers)
+    assert game.status_code == 201, game.text
+    for move in WINNING:
+        played = http.post(f"/v1/games/{game.json()['id']}/moves", json=move, headers=headers)
+        assert played.status_code == 200, played.text
+    return str(game.json()["id"])
+
+
+def lose(http: Any, headers: dict[str, str]) -> str:
+    game = http.post("/v1/games", json={"layout": dead_end_start().code.to_json()}, headers=headers)
+    assert game.status_code == 201, game.text
+    for move in dead_end_moves():
+        played = http.post(f"/v1/games/{game.json()['id']}/moves", json=move_body(move), headers=headers)
+        assert played.status_code == 200, played.text
+    assert played.json()["status"] == "stuck", played.text
+    return str(game.json()["id"])
+
+
+def abandon(http: Any, headers: dict[str, str]) -> str:
+    game = http.post("/v1/games", json={"code": EASY_CODE}, headers=headers)
+    assert game.status_code == 201, game.text
+    assert http.post(f"/v1/games/{game.json()['id']}/moves", json=WINNING[0], headers=headers).status_code == 200
+    assert http.post(f"/v1/games/{game.json()['id']}/abandon", headers=headers).status_code == 200
+    return str(game.json()["id"])
+
+
+def test_an_app_gets_its_players_won_lost_and_abandoned_games_once_signed(settings: Settings) -> None:
+    """An app registers an endpoint (its secret shown once, never listed); its player wins, reaches a dead end and
+    abandons through HTTP: the receiver gets each event once, in that order, with the payload, and each verifies
+    with the secret (Standard Webhooks). An anonymous player's win sends nothing."""
+    with service(settings) as client, receiving() as receiver:
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url)
+        assert endpoint["id"].startswith("wh_") and len(endpoint["id"]) == 29
+        assert endpoint["secret"].startswith("whsec_")
+        listed = client.get("/v1/apps/me/webhooks", headers=bearer(key)).json()["entries"]
+        assert [e["id"] for e in listed] == [endpoint["id"]] and "secret" not in listed[0]
+        anonymous = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+        win(client, anonymous)
+        user = as_user(key, "user-1")
+        games = [win(client, user), lose(client, user), abandon(client, user)]
+        receiver.wait(3)
+        time.sleep(1.0)  # time enough for a repeat or a stray event to arrive
+        events = receiver.events(endpoint["secret"])
+        assert [e["type"] for e in events] == ALL_GAME_EVENTS
+        assert [e["data"]["game_id"] for e in events] == games
+        player = client.get("/v1/players/me", headers=user).json()["id"]
+        won = events[0]
+        assert won["id"].startswith("evt_") and receiver.got[0][0]["webhook-id"] == won["id"]
+        assert won["data"] == {
+            "game_id": games[0], "player_id": player, "external_id": "user-1", "code": EASY_CODE,
+            "challenge": None, "rules": won["data"]["rules"], "moves": len(WINNING), "undos": 0, "hints": 0,
+            "score": won["data"]["score"], "elapsed_ms": won["data"]["elapsed_ms"],
+            "finished_at": won["data"]["finished_at"],
+        }  # fmt: skip
+        assert won["data"]["score"] > 0 and won["timestamp"].endswith("Z")
+        assert isinstance(won["data"]["rules"], dict)
+        with pytest.raises(Exception):  # noqa: B017,PT011 - any verification failure
+            Webhook("whsec_" + "A" * 44).verify(receiver.got[0][1], receiver.got[0][0])
+
+
+def test_a_rotated_secret_signs_beside_the_old_one(settings: Settings) -> None:
+    """After a rotation, each delivery carries a signature by the new secret and one by the old (24 h grace): a
+    receiver still on the old secret verifies it, and so does one on the new."""
+    with service(settings) as client, receiving() as receiver:
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url)
+        rotated = client.post(f"/v1/apps/me/webhooks/{endpoint['id']}/secret", headers=bearer(key))
+        assert rotated.status_code == 200, rotated.text
+        new = rotated.json()["secret"]
+        assert new != endpoint["secret"] and new.startswith("whsec_")
+        win(client, as_user(key, "u"))
+        receiver.wait(1)
+        assert len(receiver.got[0][0]["webhook-signature"].split(" ")) == 2
+        assert receiver.events([endpoint["secret"], new])[0]["type"] == "game.won"
+
+
+def test_a_receiver_that_fails_for_a_while_gets_everything_in_order(settings: Settings) -> None:
+    """The receiver answers 500 to its first 4 requests: after it recovers it has every event, in the order the
+    games ended, each body exactly as signed; the log says each was delivered after more than one attempt."""
+    with service(settings, webhook_retry_schedule_s=FAST) as client, receiving(
+        answer=lambda n: 500 if n < 4 else 200
+    ) as receiver:  # fmt: skip
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url)
+        user = as_user(key, "u")
+        games = [win(client, user), lose(client, user), abandon(client, user), win(client, user)]
+        receiver.wait(8, seconds=20)
+        time.sleep(0.5)
+        delivered = [json.loads(b) for h, b in receiver.got[4:]]
+        assert [e["data"]["game_id"] for e in delivered] == games
+        assert [Webhook(endpoint["secret"]).verify(b, h)["id"] for h, b in receiver.got[4:]] == [
+            e["id"] for e in delivered
+        ]
+        assert all(h["webhook-id"] == json.loads(b)["id"] for h, b in receiver.got)
+        log = client.get(f"/v1/apps/me/webhooks/{endpoint['id']}/deliveries", headers=bearer(key)).json()
+        assert [e["status"] for e in log["entries"]] == ["delivered"] * 4
+        assert log["entries"][-1]["attempts"] == 5 and log["entries"][-1]["last_status"] == 200
+
+
+def test_one_failing_endpoint_holds_no_other(settings: Settings) -> None:
+    """Two endpoints of one app; the first answers 500 every time and then waits 30 s to be tried again: the other
+    gets both of the player's wins at once (the failing one's wait holds only itself)."""
+    slow_retry = (0, 30, 30)
+    with service(settings, webhook_retry_schedule_s=slow_retry) as client, receiving(answer=lambda _: 500) as failing, \
+            receiving() as healthy:  # fmt: skip
+        key = new_app(client)
+        register(client, key, failing.url)
+        register(client, key, healthy.url)
+        user = as_user(key, "u")
+        win(client, user)
+        started = time.monotonic()
+        healthy.wait(1, seconds=3)
+        win(client, user)
+        healthy.wait(2, seconds=3)
+        assert time.monotonic() - started < 3
+        assert len(failing.got) == 1
+
+
+def test_a_slow_endpoint_holds_no_other(settings: Settings) -> None:
+    """One endpoint answers only after 4 s, past the 1 s timeout: the other gets the event within a second, and the
+    slow one's log says `timeout`."""
+    with service(settings, webhook_timeout_s=1, webhook_retry_schedule_s=FAST) as client, receiving(
+        delay_s=4
+    ) as slow, receiving() as fast:  # fmt: skip
+        key = new_app(client)
+        slow_endpoint = register(client, key, slow.url)
+        register(client, key, fast.url)
+        win(client, as_user(key, "u"))
+        started = time.monotonic()
+        fast.wait(1, seconds=1)
+        assert time.monotonic() - started < 1
+        slow.wait(1, seconds=3)
+        time.sleep(1.5)
+        log = client.get(f"/v1/apps/me/webhooks/{slow_endpoint['id']}/deliveries", headers=bearer(key)).json()
+        assert log["entries"][0]["last_error"] == "timeout" and log["entries"][0]["status"] == "retrying"
+
+
+def test_the_deliveries_log_and_a_redelivery(settings: Settings) -> None:
+    """The log lists each delivery, newest first, paged; a redelivery sends the same id and body again, with a new
+    signature that verifies. Unknown ids are 404 with their codes, in English on request."""
+    with service(settings) as client, receiving() as receiver:
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url)
+        user = as_user(key, "u")
+        win(client, user)
+        lose(client, user)
+        receiver.wait(2)
+        base = f"/v1/apps/me/webhooks/{endpoint['id']}"
+        first = client.get(f"{base}/deliveries?limit=1", headers=bearer(key)).json()
+        assert [e["type"] for e in first["entries"]] == ["game.lost"] and first["next_cursor"] == "1"
+        second = client.get(f"{base}/deliveries?limit=1&cursor=1", headers=bearer(key)).json()
+        assert [e["type"] for e in second["entries"]] == ["game.won"] and second["next_cursor"] is None
+        won = second["entries"][0]
+        assert won["status"] == "delivered" and won["attempts"] == 1 and won["last_status"] == 204
+        again = client.post(f"{base}/deliveries/{won['event_id']}/redeliver", headers=bearer(key))
+        assert again.status_code == 202, again.text
+        receiver.wait(3)
+        assert receiver.got[2][1] == receiver.got[0][1]
+        assert Webhook(endpoint["secret"]).verify(receiver.got[2][1], receiver.got[2][0])["id"] == won["event_id"]
+        english = {**bearer(key), "Accept-Language": "en"}
+        missing = client.post(f"{base}/deliveries/evt_{'a' * 26}/redeliver", headers=english)
+        assert missing.status_code == 404 and missing.json()["code"] == "delivery_not_found", missing.text
+        assert missing.headers["content-type"].startswith("application/problem+json")
+        unknown = client.get(f"/v1/apps/me/webhooks/wh_{'a' * 26}", headers=bearer(key))
+        assert unknown.status_code == 404 and unknown.json()["code"] == "webhook_not_found", unknown.text
+        assert client.delete(base, headers=bearer(key)).status_code == 204
+        assert client.get(base, headers=bearer(key)).status_code == 404
+
+
+def test_bad_registrations_are_refused_clearly(settings: Settings) -> None:
+    """An unknown event type is 422 `validation_failed`; an 11th endpoint 409 `too_many_webhooks`; a player's token
+    401: each a localised problem."""
+    with service(settings) as client, receiving() as receiver:
+        key = new_app(client)
+        bad = client.post("/v1/apps/me/webhooks", json={"url": receiver.url, "events": ["game.tied"]},
+                          headers=bearer(key))  # fmt: skip
+        assert bad.status_code == 422 and bad.json()["code"] == "validation_failed", bad.text
+        for _ in range(10):
+            register(client, key, receiver.url)
+        full = client.post("/v1/apps/me/webhooks", json={"url": receiver.url, "events": ["game.won"]},
+                           headers={**bearer(key), "Accept-Language": "en"})  # fmt: skip
+        assert full.status_code == 409 and full.json()["code"] == "too_many_webhooks", full.text
+        assert "10" in full.json()["detail"] and full.headers["content-language"] == "en"
+        hungarian = client.post("/v1/apps/me/webhooks", json={"url": receiver.url, "events": ["game.won"]},
+                                headers=bearer(key))  # fmt: skip
+        assert hungarian.headers["content-language"] == "hu" and hungarian.json()["detail"] != full.json()["detail"]
+
+
+def test_the_guard_refuses_loopback_at_registration_and_at_delivery(settings: Settings) -> None:
+    """With loopback not allowed (the default), `http://127.0.0.1`, `https://127.0.0.1`, `https://[::1]` and
+    `https://localhost` (a name that resolves to loopback) are 422 `webhook_url_refused`, the detail saying why.
+    An endpoint registered while loopback was allowed is not called once the service restarts with it disallowed:
+    the receiver counts no request, and the log says the address was refused."""
+    with receiving() as receiver:
+        with service(settings) as client:
+            key = new_app(client)
+            endpoint = register(client, key, receiver.url)
+        with service(settings, webhook_allow_loopback=False, webhook_retry_schedule_s=FAST) as client:
+            port = receiver.port
+            english = {**bearer(key), "Accept-Language": "en"}
+            for url, why in [
+                (f"http://127.0.0.1:{port}/", "only https://"),
+                (f"https://127.0.0.1:{port}/", "not public"),
+                (f"https://[::1]:{port}/", "not public"),
+                (f"https://localhost:{port}/", "not public"),
+            ]:
+                refused = client.post("/v1/apps/me/webhooks", json={"url": url, "events": ["game.won"]},
+                                      headers=english)  # fmt: skip
+                assert refused.status_code == 422, refused.text
+                assert refused.json()["code"] == "webhook_url_refused" and why in refused.json()["detail"], url
+            hungarian = client.post("/v1/apps/me/webhooks", json={"url": receiver.url, "events": ["game.won"]},
+                                    headers=bearer(key))  # fmt: skip
+            assert hungarian.status_code == 422 and "https://" in hungarian.json()["detail"]
+            win(client, as_user(key, "u"))
+            base = f"/v1/apps/me/webhooks/{endpoint['id']}/deliveries"
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and not client.get(base, headers=bearer(key)).json()["entries"]:
+                time.sleep(0.05)
+            entry = client.get(base, headers=bearer(key)).json()["entries"][0]
+            assert entry["last_error"] == "refused: webhook_not_https" and entry["last_status"] is None
+            time.sleep(1.5)
+        assert receiver.got == []
+
+
+def test_a_win_survives_a_killed_server(tmp_path: Path) -> None:
+    """A real `pyramide serve`; the receiver is down (its port closed). An app player wins; right after the
+    winning move's answer the server and all its processes are killed with SIGKILL. A new server on the same
+    data starts, the receiver comes up: it gets the win, signed."""
+    port = _free_port()
+    env = {
+        "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY,
+        "PYRAMIDE_WEBHOOK_ALLOW_LOOPBACK": "true",
+        "PYRAMIDE_WEBHOOK_RETRY_SCHEDULE_S": ",".join(map(str, FAST)),
+    }
+    data = tmp_path / "data"
+    with serving(data, tmp_path, "--workers", "1", env=env) as served:
+        key = new_app(httpx.Client(base_url=served.url))
+        with httpx.Client(base_url=served.url) as http:
+            endpoint = register(http, key, f"http://127.0.0.1:{port}/hook")
+            game = win(http, as_user(key, "u"))
+            for process in served.family():
+                process.kill()
+            psutil.wait_procs(served.family(), timeout=10)
+    with serving(data, tmp_path, "--workers", "1", env=env), receiving(port=port) as receiver:
+        receiver.wait(1, seconds=15)
+        event = receiver.events(endpoint["secret"])[0]
+        assert event["type"] == "game.won" and event["data"]["game_id"] == game
+
+
+def test_a_challenge_games_event_keeps_the_code_sealed(settings: Settings, redis_client: Any) -> None:
+    """An app player wins today's open challenge: the `game.won` event names the challenge, and its `code` is null
+    (the deal stays sealed until the close): the body carries no trace of the code."""
+    with service(settings) as client, receiving() as receiver:
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url, ["game.won"])
+        user = as_user(key, "u")
+        challenge = client.get("/v1/challenges/current", headers=user).json()["id"]
+        game = client.post("/v1/games", json={"challenge": challenge}, headers=user)
+        assert game.status_code == 201, game.text
+        code = _deal(redis_client, challenge)
+        _win(client, user, game.json(), code)
+        receiver.wait(1)
+        event = receiver.events(endpoint["secret"])[0]
+        assert event["data"]["challenge"] == challenge and event["data"]["code"] is None
+        assert str(code) not in receiver.got[0][1].decode()
