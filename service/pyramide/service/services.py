@@ -194,7 +194,8 @@ class Services:
         self._moves_task = asyncio.get_running_loop().create_task(self._running.move_allowance.run())
         self._ahead_task = asyncio.get_running_loop().create_task(self._running.challenges.deals.run())
         self._closes_task = asyncio.get_running_loop().create_task(self._running.closes.run())
-        self._delivery_task = asyncio.get_running_loop().create_task(self._running.deliverer.run())
+        if self.settings.webhook_delivery:
+            self._delivery_task = asyncio.get_running_loop().create_task(self._running.deliverer.run())
 
     async def stop(self) -> None:
         if self._disk_task is not None:

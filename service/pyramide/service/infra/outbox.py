@@ -56,7 +56,7 @@ def parse(outbox: str, entry: bytes | str, fields: dict[Any, Any]) -> OutboxEven
     text = {_text(name): _text(value) for name, value in fields.items()}
     entry_id = _text(entry)
     return OutboxEvent(
-        event_id(outbox, entry_id),
+        text.get("id") or event_id(outbox, entry_id),
         outbox,
         entry_id,
         text["type"],
@@ -69,6 +69,21 @@ def parse(outbox: str, entry: bytes | str, fields: dict[Any, Any]) -> OutboxEven
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+async def hand_over(redis: RedisClient, source: str, target: str) -> int:
+    """Copies every event still in ``source`` to the end of ``target``, each with its id, and marks ``target`` due;
+    how many. For an outbox about to be deleted with its slot (an erased player's): its events outlive it, in their
+    order, before what ``target`` gets next. Should the process die before the source is deleted, a retry copies
+    them again: a receiver gets an event twice at most, under one id, as at-least-once delivery allows."""
+    entries = await redis.xrange(source)
+    for entry, fields in entries:
+        event = parse(source, entry, fields)
+        copied = {"id": event.id, "type": event.type, "app": event.app, "player": event.player}
+        await redis.xadd(target, {**copied, "at": str(event.at_ms), "data": json.dumps(event.data)})
+    if entries:
+        await mark_due(redis, target)
+    return len(entries)
 
 
 async def mark_due(redis: RedisClient, outbox: str, at_ms: int | None = None) -> None:

@@ -253,6 +253,9 @@ class Settings(BaseSettings):
     Standard Webhooks schedule: over 24 hours); after the last attempt the delivery is ``failed``."""
     webhook_timeout_s: float = Field(10, gt=0, le=60)
     """How long one delivery may take (connecting, sending and reading the answer's first 4 KiB)."""
+    webhook_delivery: bool = True
+    """Whether this process delivers webhooks. Off, it still records every event (in the script that saves its
+    change) and another process delivers it: an operator may keep delivery off the processes that serve players."""
 
     @field_validator("redis_url")
     @classmethod

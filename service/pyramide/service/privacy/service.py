@@ -30,6 +30,7 @@ from redis.exceptions import ResponseError
 
 from pyramide.service.games import GameReading
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.outbox import hand_over
 from pyramide.service.infra.ratelimit import Limit, RateLimiter
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import Script
@@ -161,8 +162,10 @@ class PlayerData:
             await self.reviews.forget(player.id)  # before its note goes with the player's keys
         if self.audit is not None:
             await self.audit.forget(player.id)  # the audit log's entries about it, before their list goes
-        await self._delete_tagged(player)  # its outbox among them: its events are not delivered
         outbox = keyspace.player_outbox(player.id)  # whose name, in the events' slot, carries the player's id
+        if player.app_id is not None:  # its events not yet delivered go on, before player.erased, in the app's
+            await self._hand_over(outbox, keyspace.app_outbox(player.app_id))
+        await self._delete_tagged(player)  # its outbox among them
         await self.redis.zrem(keyspace.EVENTS_DUE, outbox)
         await self.redis.unlink(keyspace.delivery_cursors(outbox))
         if player.create_record:
@@ -176,6 +179,16 @@ class PlayerData:
             log.warning("Redis is full: an erased player's retry will not be recognised")
         if self.rewrites is not None:
             self.rewrites.after(int(erased_ms) + self.guard_ms)
+
+    async def _hand_over(self, outbox: str, target: str) -> None:
+        """The erased player's undelivered events, to its app's outbox; a full Redis loses them (logged) rather
+        than keep the player."""
+        try:
+            await hand_over(self.redis, outbox, target)
+        except ResponseError as error:
+            if not storage_full(error):
+                raise
+            log.warning("Redis is full: an erased player's undelivered events are dropped")
 
     async def _delete_tagged(self, player: Player) -> None:
         """Every key under the player's tag but the tombstone, which expires by itself: nothing writes new ones any
