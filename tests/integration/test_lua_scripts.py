@@ -14,7 +14,7 @@ import redis
 
 from pyramide.service.apps import players as app_players
 from pyramide.service.games import store
-from pyramide.service.infra import address_moves, keyspace, ratelimit
+from pyramide.service.infra import address_moves, keyspace, ratelimit, stream_leases
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.scripts import LUA, NoKeys, Result, Script
 from pyramide.service.infra.settings import Settings
@@ -49,11 +49,14 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         if isinstance(s, Script)
     }
     scripts |= {
-        s.name for m in (audit, app_players, privacy, rewrites) for s in vars(m).values() if isinstance(s, Script)
+        s.name
+        for m in (audit, app_players, privacy, rewrites, stream_leases)
+        for s in vars(m).values()
+        if isinstance(s, Script)
     }
     pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields"}
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
-    assert len(scripts) == 37
+    assert len(scripts) == 38
 
 
 # -- games --------------------------------------------------------------------------------------------------------

@@ -15,4 +15,5 @@ else
 end
 redis.call('HSET', KEYS.best, ARGV.player, ARGV.member)
 redis.call('HSET', KEYS.entries, ARGV.player, ARGV.entry)
+redis.call('PUBLISH', KEYS.ranked, redis.call('INCR', KEYS.changes))  -- the board's live streams
 return RESULT.OK

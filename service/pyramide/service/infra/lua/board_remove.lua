@@ -7,5 +7,8 @@ if member then
 end
 redis.call('HDEL', KEYS.best, ARGV.player)
 redis.call('HDEL', KEYS.entries, ARGV.player)
-if member then return RESULT.OK end
+if member then
+  redis.call('PUBLISH', KEYS.ranked, redis.call('INCR', KEYS.changes))  -- the board's live streams
+  return RESULT.OK
+end
 return RESULT.MISSING

@@ -6,4 +6,5 @@ redis.call('ZREM', KEYS.apps, ARGV.member)
 redis.call('ZREM', KEYS.anonymous, ARGV.member)
 redis.call('HDEL', KEYS.best, ARGV.player)
 redis.call('HDEL', KEYS.entries, ARGV.player)
+redis.call('PUBLISH', KEYS.ranked, redis.call('INCR', KEYS.changes))  -- the board's live streams
 return RESULT.OK
