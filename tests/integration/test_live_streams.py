@@ -23,6 +23,7 @@ import httpx
 import redis
 
 from pyramide.engine import DealCode
+from pyramide.engine.deal_codes import random_deal_code
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.controller import move_body
@@ -288,3 +289,28 @@ def test_two_servers_on_one_redis_share_changes_and_caps_and_stop_promptly(tmp_p
         assert process_a.wait(timeout=8) == 0
         assert time.monotonic() - started < 5
         assert on_a.ended.wait(2) and again.ended.wait(2)
+
+
+def test_many_streams_of_one_process_share_one_redis_subscription(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """Eight streams on eight boards and a game: the process holds one subscribed Redis connection for them all, on
+    every channel they follow; once they close, it follows none."""
+    with _served(settings) as api:
+        player = _player(api)
+        game = _game(api, player)
+        codes = [str(random_deal_code()) for _ in range(8)]
+        streams = [Sse(f"{api}/v1/leaderboards/{code}/events") for code in codes]
+        streams.append(Sse(f"{api}/v1/games/{game['id']}/events", player))
+        try:
+            for stream in streams:
+                stream.next()
+            subscribed = [c for c in redis_client.client_list() if int(c["sub"]) > 0]
+            assert len(subscribed) == 1 and int(subscribed[0]["sub"]) == 9, subscribed
+        finally:
+            for stream in streams:
+                stream.close()
+        deadline = time.monotonic() + 5
+        while any(int(c["sub"]) > 0 for c in redis_client.client_list()):
+            assert time.monotonic() < deadline, "channels still followed after every stream closed"
+            time.sleep(0.1)

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Final
 
+import anyio
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
@@ -81,7 +82,8 @@ class Notices:
         try:
             yield follower
         finally:
-            await self._leave(channel, topic, follower)
+            with anyio.CancelScope(shield=True):  # a stream ends by cancellation when its client goes
+                await self._leave(channel, topic, follower)
 
     async def _leave(self, channel: str, topic: Hashable, follower: Follower) -> None:
         async with self._lock:
