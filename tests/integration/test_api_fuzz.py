@@ -20,8 +20,10 @@ from litestar import Litestar
 from schemathesis.generation import GenerationMode
 from schemathesis.python.asgi import get_client
 
+from pyramide.service.app import create_app
 from pyramide.service.http.headers import parse_if_match
 from pyramide.service.http.problems import ProblemError
+from pyramide.service.infra.settings import Settings
 
 EXAMPLES = 40
 OWN_PLAYER = frozenset({"rotatePlayerToken", "erasePlayer"})
@@ -30,6 +32,13 @@ ACTIONS = frozenset({"playMove", "tap", "abandonGame"})
 """The operations that act on a game's version (If-Match)."""
 SNAPSHOTS = ACTIONS | {"createGame", "getGame"}
 """The operations that answer a game's snapshot, its version as the ETag."""
+
+
+@pytest.fixture
+def app(settings: Settings) -> Litestar:
+    """The app with live streams that end after a moment (``PYRAMIDE_STREAM_MAX_S``): a stream's answer is then a
+    whole body the fuzzer reads and checks against the schema like any other."""
+    return create_app(settings.model_copy(update={"stream_max_s": 0.05}))
 
 
 def configure(schema: Any) -> Any:

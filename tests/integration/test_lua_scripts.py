@@ -17,7 +17,7 @@ from pyramide.service.challenges import closes
 from pyramide.service.events import delivery
 from pyramide.service.events import store as webhook_store
 from pyramide.service.games import store
-from pyramide.service.infra import address_moves, keyspace, ratelimit
+from pyramide.service.infra import address_moves, keyspace, ratelimit, stream_leases
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.scripts import LUA, NoKeys, Result, Script
 from pyramide.service.infra.settings import Settings
@@ -51,11 +51,11 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         for s in vars(module).values()
         if isinstance(s, Script)
     }
-    more = (audit, app_players, privacy, rewrites, closes, delivery, webhook_store)
+    more = (audit, app_players, privacy, rewrites, closes, delivery, webhook_store, stream_leases)
     scripts |= {s.name for m in more for s in vars(m).values() if isinstance(s, Script)}
     pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields", "emit_event", "board_left", "save_game"}
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
-    assert len(scripts) == 43
+    assert len(scripts) == 44
 
 
 # -- games --------------------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OPERATIONS = {
     "createPlayer", "getCurrentPlayer", "updateCurrentPlayer", "createGame", "getGame", "playMove", "tap",
     "abandonGame", "getGameRecord", "getGamePosition", "getDeal", "listRules", "getLiveness", "getReadiness",
-    "getHint", "analyseDeal", "getGameReview",
+    "getHint", "analyseDeal", "getGameReview", "streamGame", "streamLeaderboard", "streamChallengeLeaderboard",
     "getPlayerStats", "resetPlayerStats", "listPlayerWins", "getLeaderboard", "listPlayerGames",
     "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge", "listChallenges",
     "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "banPlayer", "unbanPlayer",

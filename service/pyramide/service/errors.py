@@ -24,6 +24,7 @@ class ErrorCode(StrEnum):
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
     RATE_LIMITED = "rate_limited"
     QUOTA_EXCEEDED = "quota_exceeded"
+    TOO_MANY_STREAMS = "too_many_streams"
     TOO_MANY_UNFINISHED_GAMES = "too_many_unfinished_games"
     GAME_TOO_LONG = "game_too_long"
     SOLVER_BUSY = "solver_busy"

@@ -33,11 +33,14 @@ from pyramide.service.games.review import GameReviews
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
+from pyramide.service.http.streams import LiveStreams
 from pyramide.service.infra.address_moves import AddressMoves
 from pyramide.service.infra.disk import DiskWatch
+from pyramide.service.infra.notices import Notices
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
 from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.stream_leases import StreamLeases
 from pyramide.service.moderation import Annulments, AuditLog, Bans
 from pyramide.service.players import PlayerStore
 from pyramide.service.privacy.rewrites import Rewrites
@@ -79,6 +82,7 @@ class Running:
     certificates: Certificates
     webhooks: WebhookStore
     deliverer: Deliverer
+    streams: LiveStreams
 
     @classmethod
     def start(cls, settings: Settings) -> Running:
@@ -157,6 +161,7 @@ class Running:
             certificates=Certificates(store, signing),
             webhooks=webhooks,
             deliverer=Deliverer(redis, webhooks, settings),
+            streams=_live_streams(settings, redis),
         )
 
     async def stop(self) -> None:
@@ -166,7 +171,16 @@ class Running:
         await self.challenges.deals.close()
         self.pars.close()
         self.solver.close()
+        await self.streams.notices.close()
         await self.redis.aclose()
+
+
+def _live_streams(settings: Settings, redis: RedisClient) -> LiveStreams:
+    """The live streams over the process's one pub/sub connection (to the node the URL names, in a cluster too)."""
+    assert settings.redis_url is not None  # connect() refused to start without one
+    notices = Notices(settings.redis_url, settings.redis_timeout_s)
+    leases = StreamLeases(redis, settings.stream_heartbeat_s)
+    return LiveStreams(notices, leases, settings)
 
 
 class Services:
@@ -275,6 +289,7 @@ class Services:
             "signing",
             "certificates",
             "webhooks",
+            "streams",
         )
         settings = self.settings
         return {name: provide(name) for name in fields} | {

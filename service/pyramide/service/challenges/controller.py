@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from litestar import Controller, Response, get
 from litestar.params import Parameter, QueryParameter
+from litestar.response import Stream
 
 from pyramide.service.apps import AppPlayers
 from pyramide.service.challenges.schemas import Challenge, ChallengeCalendar, ChallengeLeaderboard
@@ -25,6 +26,7 @@ from pyramide.service.http.paging import (
 )
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.http.schemas import CHALLENGE_ID_PATTERN
+from pyramide.service.http.streams import BoardEvent, LiveStreams, StreamEvent, encoded, stream_response
 from pyramide.service.players import PlayerStore
 
 ChallengeBoardOrder = Annotated[
@@ -50,6 +52,7 @@ PresetQuery = Annotated[
     ),
 ]
 _PRIVATE = {"Cache-Control": "private, no-store"}
+_EVENT = {"id": "4", "event": "board", "data": '{"challenge": "…", "final": false, "entries": […], …}'}
 """Its ``you`` and its counts are the caller's and the moment's: no cache may keep it."""
 
 
@@ -165,3 +168,35 @@ class ChallengeController(Controller):
             caller = player.id
         board = await challenges.leaderboard(challenge_id, cursor, limit, identity, caller, order=order)
         return revalidated(request, ChallengeLeaderboard.model_validate(board))
+
+    @get(
+        "/{challenge_id:str}/leaderboard/events",
+        operation_id="streamChallengeLeaderboard",
+        summary="A daily challenge's board, live: its first page now, then again each time the board changes",
+        description="The board's first page as `getChallengeLeaderboard` answers it without a query (while the"
+        " challenge is open: no code, no par), each time a win enters or an entry leaves, whichever worker or"
+        " replica made the change. 429 `too_many_streams` when the client's address has"
+        " `PYRAMIDE_STREAMS_PER_ADDRESS` streams open.",
+        responses={
+            **stream_response(BoardEvent, "the board's first page, as `getChallengeLeaderboard` answers it", _EVENT),
+            **problems(400, 404, 429),
+        },
+        security=[{}],
+        exclude_from_auth=True,
+    )
+    async def leaderboard_events(
+        self,
+        request: AnyRequest,
+        challenge_id: ChallengeIdPath,
+        challenges: Injected[ChallengeService],
+        streams: Injected[LiveStreams],
+    ) -> Stream:
+        check_paging_query(request)
+
+        async def load() -> StreamEvent:
+            changes = await challenges.board_changes(challenge_id)  # before the page: a later change comes next
+            board = await challenges.leaderboard(challenge_id, None, DEFAULT_LIMIT)
+            return StreamEvent(changes, "board", encoded(request, ChallengeLeaderboard.model_validate(board)))
+
+        channel = challenges.board_channel(challenge_id)
+        return await streams.open(request, channel, ("challenge", challenge_id), load)

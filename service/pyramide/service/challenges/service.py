@@ -85,6 +85,14 @@ class ChallengeService:
         keys = ("status", "moves", "elapsed_ms", "score")
         return {"game_id": game_id, **{k: shown[k] for k in keys}, "rank": rank}
 
+    def board_channel(self, challenge: str) -> str:
+        """Where a change of the challenge's board is announced (see ``Leaderboards.channel``)."""
+        return self.boards.channel(challenge_board(str(self.deals.named(challenge, now_ms()))))
+
+    async def board_changes(self, challenge: str) -> int:
+        """The challenge board's change counter: the id of its live stream's events."""
+        return await self.boards.changes(challenge_board(str(self.deals.named(challenge, now_ms()))))
+
     async def leaderboard(
         self,
         challenge: str,

@@ -11,6 +11,7 @@ from uuid import UUID
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.params import QueryParameter
+from litestar.response import Stream
 from pydantic import TypeAdapter
 
 from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
@@ -56,6 +57,7 @@ from pyramide.service.http.limits import AddressLimits, MoveAllowance, rate_limi
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.params import GameIdText, StepText, game_id_of, step_of
 from pyramide.service.http.responses import EncodedJson, not_modified, problems, revalidated
+from pyramide.service.http.streams import LiveStreams, SnapshotEvent, StreamEvent, stream_response
 from pyramide.service.players import Player
 from pyramide.service.status import ListFilter
 
@@ -69,6 +71,7 @@ _IF_MATCH = (
 
 
 PlayerRequest = Request[Player, str, State]
+_SNAPSHOT_EVENT = {"id": "3", "event": "snapshot", "data": '{"id": "…", "version": 3, …}'}
 
 
 def _send(
@@ -162,6 +165,32 @@ class GameController(Controller):
         if unchanging and not none_match(tags, etag):
             return not_modified(etag, {"Content-Language": reply.locale, "Vary": "Accept-Language"})
         return _send(reply, game)
+
+    @get(
+        "/{game_id:str}/events",
+        operation_id="streamGame",
+        summary="A game's live stream: its snapshot now, then each new version",
+        description="For a second device or a spectator view of the owner's: the game's snapshot (as `getGame`"
+        " answers it) each time its version changes, whichever worker or replica the change was made on."
+        " `EventSource` cannot send the Authorization header: read it with `fetch()`. 429 `too_many_streams` when"
+        " the client's address has `PYRAMIDE_STREAMS_PER_ADDRESS` streams open, or the player"
+        " `PYRAMIDE_STREAMS_PER_PLAYER` game streams.",
+        responses={
+            **stream_response(SnapshotEvent, "the game's snapshot, as `getGame` answers it", _SNAPSHOT_EVENT),
+            **problems(400, 401, 403, 404, 429),
+        },
+    )
+    async def events(
+        self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading], streams: Injected[LiveStreams]
+    ) -> Stream:
+        game, player = game_id_of(game_id), request.user
+        locale = locale_of(request, player.locale)
+
+        async def load() -> StreamEvent:
+            reply, _ = await games.read(player, game, locale)
+            return StreamEvent(reply.version, "snapshot", reply.body)
+
+        return await streams.open(request, games.channel(player, game), ("game", game, locale), load, player.id)
 
     @post(
         "/{game_id:str}/moves",

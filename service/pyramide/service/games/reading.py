@@ -14,6 +14,7 @@ from pyramide.service.games.replies import Reply, reply_for
 from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, same_every_time, shown_code
 from pyramide.service.games.store import GameStore, Listed
 from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.infra import keyspace
 from pyramide.service.players import Player
 from pyramide.service.status import GameStatus, ListFilter
 
@@ -118,6 +119,11 @@ class GameReading:
         ``step_not_found`` past its end."""
         stored, moves = await self.record(player, game_id)
         return position_after(stored, moves, step)
+
+    @staticmethod
+    def channel(player: Player, game_id: UUID) -> str:
+        """Where a change of the game is announced: its state key's name (``game_save.lua`` publishes on it)."""
+        return keyspace.game_state(player.id, game_id)
 
     async def load(self, player: Player, game_id: UUID) -> StoredGame:
         """The player's game, to read; 404 when the player has no such game."""

@@ -107,6 +107,7 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.CHALLENGE_NOT_READY: 503,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.QUOTA_EXCEEDED: 429,
+    ErrorCode.TOO_MANY_STREAMS: 429,
     ErrorCode.TOO_MANY_UNFINISHED_GAMES: 409,
     ErrorCode.GAME_TOO_LONG: 409,
     ErrorCode.SOLVER_IN_PROGRESS: 429,

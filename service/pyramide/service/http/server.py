@@ -39,6 +39,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from pyramide.engine.messages import DEFAULT_LOCALE
 from pyramide.service.http.locale import negotiate_locale
 from pyramide.service.http.problems import PROBLEM_JSON, HttpCode, localised, problem_type
+from pyramide.service.http.streams import shutting_down
 from pyramide.service.infra.logs import request_id
 from pyramide.service.infra.settings import Settings
 
@@ -205,6 +206,12 @@ class GuardedProtocol(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """uvicorn's graceful shutdown asks each connection to close: the live streams end too (their response
+        completes, and the connection closes), so the shutdown never waits for them."""
+        shutting_down()
+        super().shutdown()
 
     def eof_received(self) -> None:
         """A client that closed its side while the connection lingers is done with: close it at once."""

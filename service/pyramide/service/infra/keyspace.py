@@ -260,6 +260,16 @@ def address_window(bucket: str, allowance: str, window: int) -> str:
     return f"pyr:{{rl:{bucket}}}:{allowance}:{window}"
 
 
+def address_streams(address: str) -> str:
+    """The live streams open from a client address: a sorted set of stream ids by the ms their lease ends."""
+    return f"pyr:{{rl:{client_bucket(address)}}}:streams"
+
+
+def player_streams(player: UUID) -> str:
+    """The live streams open on a player's games: a sorted set of stream ids by the ms their lease ends."""
+    return player_tag(player) + "streams"
+
+
 def sealed_create(lookup: str) -> str:
     """A sealed player creation, under the hash of its Idempotency-Key."""
     return f"pyr:{{ip:{lookup}}}"
@@ -285,6 +295,9 @@ class Boards(NamedTuple):
     """A challenge board's app players: the ids their app's events name them by (a hash, JSON by player)."""
     outbox: str
     """A challenge board's outbox, in the board's slot: its ``challenge.entry`` events."""
+    changes: str
+    """The board's change counter (only grows): the id of its live stream's events, published on the channel named
+    :attr:`ranked` by every script that changes the board."""
 
 
 def boards_of_deal(code: str) -> Boards:
@@ -297,6 +310,7 @@ def boards_of_deal(code: str) -> Boards:
         tag + "board:anonymous",
         tag + "event-ids",
         tag + "outbox",
+        tag + "changes",
     )
 
 

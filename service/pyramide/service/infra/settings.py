@@ -147,6 +147,15 @@ class Settings(BaseSettings):
     requests' connections are closed (503) so new clients are accepted at once."""
     shutdown_grace_s: float = Field(10.0, ge=0)
     """On SIGTERM or SIGINT, how long requests in flight may take to finish."""
+    stream_heartbeat_s: float = Field(15.0, gt=0)
+    """How often an open live stream (Server-Sent Events) sends a ``: ping`` comment, which also renews its lease
+    in the stream caps (a killed process's streams stop counting after three missed beats)."""
+    stream_max_s: float = Field(3600.0, gt=0)
+    """How long a live stream stays open before it ends (the client reconnects with ``Last-Event-ID``)."""
+    streams_per_address: int = Field(20, ge=1)
+    """Live streams open at once per client address, across every worker and replica (429 past it)."""
+    streams_per_player: int = Field(5, ge=1)
+    """Live game streams open at once per player, across every worker and replica (429 past it)."""
     trusted_proxy_header: str | None = None
     """E.g. ``X-Forwarded-For``: the header, in that header's format, in which the proxies named by
     ``trusted_proxies`` pass on the client's address. Read only from a peer in those networks."""

@@ -6,8 +6,10 @@ from typing import Annotated, Any, Literal
 
 from litestar import Controller, Response, get
 from litestar.params import QueryParameter
+from litestar.response import Stream
 
-from pyramide.service.deals import ParBook
+from pyramide.engine import DealCode
+from pyramide.service.deals import Par, ParBook
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.auth import bearer_player
@@ -23,8 +25,10 @@ from pyramide.service.http.paging import (
 )
 from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
+from pyramide.service.http.streams import BoardEvent, LiveStreams, StreamEvent, encoded, stream_response
 from pyramide.service.players import PlayerStore
 from pyramide.service.stats.leaderboards import Leaderboards
+from pyramide.service.stats.rankings import Page
 from pyramide.service.stats.schemas import Leaderboard, LeaderboardEntry
 
 BoardOrder = Annotated[
@@ -35,6 +39,8 @@ BoardOrder = Annotated[
         " deal's par first (ties in the rules document's order). `rank` follows the order asked for.",
     ),
 ]
+
+_BOARD_EVENT = {"id": "7", "event": "board", "data": '{"code": "…", "entries": […], …}'}
 
 
 class LeaderboardController(Controller):
@@ -82,18 +88,57 @@ class LeaderboardController(Controller):
         else:
             read = leaderboards.page_by_moves if order == "par" else leaderboards.page
             page = await read(str(deal), cursor, limit, identity)
-        par = await pars.par(deal)
-        board = Leaderboard(
-            code=str(deal),
-            rules=RuleSet(**deal.rules.to_json()),
-            par=par.moves,
-            par_status=par.status.value,
-            entries=[LeaderboardEntry.model_validate(with_par(e, par.moves)) for e in page.entries],
-            next_cursor=page.next_cursor,
-            rank=rank,
-            percentile=percentile,
-        )
+        board = leaderboard(deal, page, await pars.par(deal), rank, percentile)
         return revalidated(request, board)
+
+    @get(
+        "/{code:str}/events",
+        operation_id="streamLeaderboard",
+        summary="A deal code's board, live: its first page now, then again each time the board changes",
+        description="The board's first page as `getLeaderboard` answers it without a query, each time a win enters"
+        " or an entry leaves, whichever worker or replica made the change. 429 `too_many_streams` when the"
+        " client's address has `PYRAMIDE_STREAMS_PER_ADDRESS` streams open.",
+        responses={
+            **stream_response(BoardEvent, "the board's first page, as `getLeaderboard` answers it", _BOARD_EVENT),
+            **problems(400, 409, 422, 429),
+        },
+        security=[{}],
+        exclude_from_auth=True,
+    )
+    async def events(
+        self,
+        request: AnyRequest,
+        code: DealCodeText,
+        leaderboards: Injected[Leaderboards],
+        pars: Injected[ParBook],
+        streams: Injected[LiveStreams],
+    ) -> Stream:
+        check_paging_query(request)
+        deal = deal_code_of(code)
+        name = str(deal)
+
+        async def load() -> StreamEvent:
+            changes = await leaderboards.changes(name)  # before the page: a change meanwhile comes as a next event
+            board = leaderboard(deal, await leaderboards.page(name, None, DEFAULT_LIMIT), await pars.par(deal))
+            return StreamEvent(changes, "board", encoded(request, board))
+
+        return await streams.open(request, leaderboards.channel(name), ("board", name), load)
+
+
+def leaderboard(
+    deal: DealCode, page: Page, par: Par, rank: int | None = None, percentile: float | None = None
+) -> Leaderboard:
+    """The board's body: a page of its entries, each with the deal's par."""
+    return Leaderboard(
+        code=str(deal),
+        rules=RuleSet(**deal.rules.to_json()),
+        par=par.moves,
+        par_status=par.status.value,
+        entries=[LeaderboardEntry.model_validate(with_par(e, par.moves)) for e in page.entries],
+        next_cursor=page.next_cursor,
+        rank=rank,
+        percentile=percentile,
+    )
 
 
 def with_par(entry: dict[str, Any], par: int | None) -> dict[str, Any]:

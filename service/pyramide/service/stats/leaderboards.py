@@ -20,7 +20,7 @@ from typing import Any, Final, NamedTuple
 from uuid import UUID
 
 from pyramide.service.infra import keyspace, outbox
-from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
 from pyramide.service.stats.results import GameResult, challenge_board
@@ -281,6 +281,15 @@ class Leaderboards:
         on_board = await self._remove_for_good(code, player)
         kept = bool(await self.redis.hdel(keyspace.ban_kept(player), code))
         return on_board or kept
+
+    @staticmethod
+    def channel(code: str) -> str:
+        """Where a change of the board named ``code`` is announced (the board scripts publish on it)."""
+        return keyspace.boards_of_deal(code).ranked
+
+    async def changes(self, code: str) -> int:
+        """The board's change counter: the id of its live stream's events (0 before its first change)."""
+        return int(raw(await self.redis.get(keyspace.boards_of_deal(code).changes)) or 0)
 
     async def page(self, code: str, cursor: str | None, limit: int, identity: str | None = None) -> Page:
         """A page of the board named ``code`` (a deal code, or :func:`challenge_board`); with ``identity``

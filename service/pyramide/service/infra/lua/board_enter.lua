@@ -34,4 +34,5 @@ if ids then
     change = old and 'improved' or 'entered', entry = entry})
   emit_event(KEYS.outbox, 'challenge.entry', known.app, ARGV.player, ARGV.at_ms, data)
 end
+redis.call('PUBLISH', KEYS.ranked, redis.call('INCR', KEYS.changes))  -- the board's live streams
 return RESULT.OK

@@ -12,6 +12,7 @@ redis.call('HDEL', KEYS.best, ARGV.player)
 redis.call('HDEL', KEYS.entries, ARGV.player)
 if member then
   board_left(ARGV.player, ARGV.at_ms, true)
+  redis.call('PUBLISH', KEYS.ranked, redis.call('INCR', KEYS.changes))  -- the board's live streams
   return RESULT.OK
 end
 redis.call('HDEL', KEYS.event_ids, ARGV.player)

@@ -10,4 +10,5 @@ redis.call('ZREM', KEYS.anonymous, ARGV.member)
 redis.call('HDEL', KEYS.best, ARGV.player)
 redis.call('HDEL', KEYS.entries, ARGV.player)
 board_left(ARGV.player, ARGV.at_ms, false)
+redis.call('PUBLISH', KEYS.ranked, redis.call('INCR', KEYS.changes))  -- the board's live streams
 return RESULT.OK

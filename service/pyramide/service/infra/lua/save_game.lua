@@ -38,6 +38,7 @@ local function save_game()
     redis.call('LTRIM', KEYS.kept, 0, CONST.KEPT - 1)
     redis.call('PEXPIRE', KEYS.kept, CONST.KEPT_MS)
   end
+  redis.call('PUBLISH', KEYS.state, '')  -- the game's live streams: one per process reads it
   list_game(KEYS.all, {KEYS.open, KEYS.won, KEYS.abandoned}, ARGV.game, ARGV.changed_ms, ARGV.listed)
   return {RESULT.OK, tonumber(redis.call('GET', KEYS.hints) or '0'), grew}
 end

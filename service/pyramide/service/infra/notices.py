@@ -1,0 +1,142 @@
+"""Change notices for the live streams: one Redis pub/sub connection per process, fanned out in memory.
+
+The scripts that save a change PUBLISH on a channel named after what changed (a game's state key, a board's ranked
+key); every worker and replica that has a stream open on it hears it. A process holds ONE subscriber connection
+whatever the number of its open streams: :class:`Notices` subscribes to a channel while at least one local stream
+follows it, and on a notice runs each topic's loader ONCE (the new state, read once per process and per topic) and
+hands the result to every local follower of that topic. States supersede each other, so a follower keeps only the
+newest one it has not sent yet: a slow client never makes the process queue states for it.
+
+Redis Cluster: a classic PUBLISH reaches every node's subscribers, so the one connection goes to the node the URL
+names. After the connection drops, redis-py reconnects and subscribes again; every topic is then read afresh, since a
+notice may have been missed meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Final
+
+import anyio
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+
+log = logging.getLogger("pyramide.streams")
+RETRY_S: Final = 1.0
+"""How long the listener waits before it tries again after losing Redis."""
+
+Load = Callable[[], Awaitable[object]]
+"""Reads a topic's current state (anything its streams send)."""
+
+
+@dataclass(eq=False, slots=True)
+class Follower:
+    """One local stream's slot: the newest state it has not taken yet, and a flag that says one is there."""
+
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    state: object = None
+
+    def offer(self, state: object) -> None:
+        self.state = state
+        self.ready.set()
+
+    async def take(self) -> object:
+        """The newest state offered since the last take (waits for one)."""
+        await self.ready.wait()
+        self.ready.clear()
+        return self.state
+
+
+@dataclass(eq=False, slots=True)
+class _Topic:
+    load: Load
+    followers: set[Follower] = field(default_factory=set)
+
+
+class Notices:
+    """The process's one pub/sub connection and its local topics (see the module)."""
+
+    def __init__(self, url: str, connect_timeout_s: float) -> None:
+        self._redis: Redis = Redis.from_url(url, socket_connect_timeout=connect_timeout_s, health_check_interval=30)
+        self._pubsub: PubSub = self._redis.pubsub(ignore_subscribe_messages=True)
+        self._topics: dict[str, dict[Hashable, _Topic]] = {}
+        self._listener: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def follow(self, channel: str, topic: Hashable, load: Load) -> AsyncIterator[Follower]:
+        """A follower of ``topic`` (its state read by ``load``) on ``channel``, subscribed while the block runs."""
+        follower = Follower()
+        async with self._lock:
+            topics = self._topics.get(channel)
+            if topics is None:
+                topics = self._topics[channel] = {}
+                await self._pubsub.subscribe(channel)
+            topics.setdefault(topic, _Topic(load)).followers.add(follower)
+            if self._listener is None:
+                self._listener = asyncio.get_running_loop().create_task(self._listen())
+        try:
+            yield follower
+        finally:
+            with anyio.CancelScope(shield=True):  # a stream ends by cancellation when its client goes
+                await self._leave(channel, topic, follower)
+
+    async def _leave(self, channel: str, topic: Hashable, follower: Follower) -> None:
+        async with self._lock:
+            topics = self._topics.get(channel, {})
+            held = topics.get(topic)
+            if held is not None:
+                held.followers.discard(follower)
+                if not held.followers:
+                    del topics[topic]
+            if not topics and channel in self._topics:
+                del self._topics[channel]
+                with contextlib.suppress(Exception):  # a lost connection forgets its channels anyway
+                    await self._pubsub.unsubscribe(channel)
+
+    async def _listen(self) -> None:
+        """Reads notices for ever; each notice's topics are read once and offered to their followers."""
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # Redis gone: try again, then read every topic afresh
+                log.warning("live streams' notices lost (%s); reconnecting", type(error).__name__)
+                await asyncio.sleep(RETRY_S)
+                await self._refresh(list(self._topics))
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            channel = message["channel"]
+            await self._refresh([channel.decode() if isinstance(channel, bytes) else str(channel)])
+
+    async def _refresh(self, channels: list[str]) -> None:
+        for channel in channels:
+            for topic in list(self._topics.get(channel, {}).values()):
+                try:
+                    state = await topic.load()
+                except Exception:  # a failed read must not end the other streams
+                    log.exception("a live stream's state could not be read")
+                    continue
+                for follower in topic.followers:
+                    follower.offer(state)
+
+    def open_streams(self) -> int:
+        """How many local streams follow a topic (for tests and metrics)."""
+        return sum(len(t.followers) for topics in self._topics.values() for t in topics.values())
+
+    async def close(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(BaseException):
+                await self._listener
+            self._listener = None
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        with contextlib.suppress(Exception):
+            await self._redis.aclose()

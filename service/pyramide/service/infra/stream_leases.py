@@ -1,0 +1,77 @@
+"""The caps on open live streams, counted in Redis so that they hold across workers and replicas.
+
+Each open stream holds a lease in each cap it counts against (a sorted set: stream id by the ms its lease ends),
+renewed by its heartbeat; a stream that ends gives its leases back, and a killed process's leases end by themselves
+:data:`LEASE_BEATS` heartbeats later."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Sequence
+from typing import Final, NamedTuple
+
+from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.scripts import Result, Script
+
+LEASE_BEATS: Final = 3
+"""A lease lasts this many heartbeats: a stream must miss three in a row before it stops counting."""
+
+
+class LeaseKeys(NamedTuple):
+    leases: str
+
+
+class LeaseArgs(NamedTuple):
+    stream: str
+    now_ms: str
+    until_ms: str
+    cap: str
+
+
+LEASE: Final = Script("stream_lease", LeaseKeys, LeaseArgs)
+"""Takes or renews one lease: :attr:`Result.OK`, or :attr:`Result.FULL` for a new stream past the cap."""
+
+
+class Cap(NamedTuple):
+    """One cap a stream counts against: its sorted set's key, and how many streams it allows."""
+
+    key: str
+    limit: int
+
+
+class StreamLeases:
+    """Takes, renews and gives back a stream's leases."""
+
+    def __init__(self, redis: RedisClient, heartbeat_s: float) -> None:
+        self.redis = redis
+        self.lease_ms = int(heartbeat_s * 1000 * LEASE_BEATS)
+        self._lease = LEASE.load(redis)
+
+    @staticmethod
+    def new_stream() -> str:
+        return secrets.token_hex(8)
+
+    async def take(self, stream: str, caps: Sequence[Cap]) -> bool:
+        """The stream's lease in every cap, or none of them (False) when one is full."""
+        taken: list[Cap] = []
+        for cap in caps:
+            if not await self._take(stream, cap):
+                await self.give_back(stream, taken)
+                return False
+            taken.append(cap)
+        return True
+
+    async def renew(self, stream: str, caps: Sequence[Cap]) -> None:
+        """Extends the stream's leases (it holds them, so no cap refuses it)."""
+        for cap in caps:
+            await self._take(stream, cap)
+
+    async def give_back(self, stream: str, caps: Sequence[Cap]) -> None:
+        for cap in caps:
+            await self.redis.zrem(cap.key, stream)
+
+    async def _take(self, stream: str, cap: Cap) -> bool:
+        now = int(time.time() * 1000)
+        args = LeaseArgs(stream=stream, now_ms=str(now), until_ms=str(now + self.lease_ms), cap=str(cap.limit))
+        return bool(await self._lease(LeaseKeys(leases=cap.key), args) == Result.OK)

@@ -1,0 +1,316 @@
+"""Live streams (Server-Sent Events) over real HTTP on loopback, against the real (embedded) Redis: a game's stream
+follows moves made by another client, resumes with Last-Event-ID, boards' streams see a win enter, a sealed
+challenge's board leaks nothing; two real `pyramide serve` processes on one Redis see each other's changes and share
+the caps, a killed one's streams stop counting, and SIGTERM ends a server with a stream open at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+
+from pyramide.engine import DealCode
+from pyramide.engine.deal_codes import random_deal_code
+from pyramide.engine.moves import parse_record
+from pyramide.service.app import create_app
+from pyramide.service.games.controller import move_body
+from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
+from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+
+LAYOUT = DealCode.for_layout(easy_game().layout)
+MOVES = [move_body(m) for m in parse_record(EASY_CLEARING)]
+
+
+class Sse:
+    """One client's open event stream, read in a thread: its status, then each event (``ping`` for a comment)."""
+
+    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
+        self.items: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.opened = threading.Event()
+        self.status = 0
+        self.headers: httpx.Headers = httpx.Headers()
+        self.body = ""
+        self.ended = threading.Event()
+        self._client = httpx.Client(timeout=httpx.Timeout(10, read=None))
+        threading.Thread(target=self._read, args=(url, headers or {}), daemon=True).start()
+        assert self.opened.wait(10), "the stream did not answer"
+
+    def _read(self, url: str, headers: dict[str, str]) -> None:
+        try:
+            with self._client.stream("GET", url, headers=headers) as response:
+                self.status, self.headers = response.status_code, response.headers
+                if response.status_code != 200:
+                    self.body = response.read().decode()
+                    self.opened.set()
+                    return
+                self.opened.set()
+                event: dict[str, Any] = {}
+                for line in response.iter_lines():
+                    if line == ": ping":
+                        self.items.put({"ping": True})
+                    elif line.startswith(("id: ", "event: ", "data: ")):
+                        name, _, value = line.partition(": ")
+                        event[name] = value
+                    elif line == "" and event:
+                        self.items.put(
+                            {"id": int(event["id"]), "event": event["event"], "data": json.loads(event["data"])}
+                        )
+                        event = {}
+        except httpx.HTTPError:
+            pass
+        finally:
+            self.opened.set()
+            self.ended.set()
+
+    def next(self, timeout: float = 10) -> dict[str, Any]:
+        """The next event (pings skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            item = self.items.get(timeout=max(0.01, deadline - time.monotonic()))
+            if "ping" not in item:
+                return item
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _settings(settings: Settings, **more: Any) -> Settings:
+    return settings.model_copy(update={"stream_heartbeat_s": 0.5, **more})
+
+
+@contextmanager
+def _served(settings: Settings, **more: Any) -> Iterator[str]:
+    with serve_in_thread(create_app(_settings(settings, **more))) as url:
+        yield url
+
+
+def _player(api: str) -> dict[str, str]:
+    response = httpx.post(f"{api}/v1/players", json={})
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def _game(api: str, player: dict[str, str]) -> dict[str, Any]:
+    response = httpx.post(f"{api}/v1/games", json={"layout": LAYOUT.to_json()}, headers=player)
+    assert response.status_code == 201, response.text
+    game: dict[str, Any] = response.json()
+    return game
+
+
+def _play(api: str, player: dict[str, str], game: str, moves: list[dict[str, Any]]) -> dict[str, Any]:
+    snapshot: dict[str, Any] = {}
+    for move in moves:
+        response = httpx.post(f"{api}/v1/games/{game}/moves", json=move, headers=player)
+        assert response.status_code == 200, response.text
+        snapshot = response.json()
+    return snapshot
+
+
+def test_a_game_stream_gets_each_new_version_after_moves_made_by_another_client(settings: Settings) -> None:
+    """A second device follows the game: the snapshot now, then, for moves another client makes, snapshots whose
+    id is their version, growing, the last one the GET's."""
+    with _served(settings) as api:
+        player = _player(api)
+        game = _game(api, player)
+        stream = Sse(f"{api}/v1/games/{game['id']}/events", player)
+        try:
+            assert stream.status == 200 and stream.headers["content-type"].startswith("text/event-stream")
+            first = stream.next()
+            assert first["event"] == "snapshot" and first["id"] == first["data"]["version"] == game["version"]
+            played = _play(api, player, game["id"], MOVES[:3])
+            seen = [first]
+            while seen[-1]["id"] < played["version"]:
+                seen.append(stream.next())
+            ids = [e["id"] for e in seen]
+            assert ids == sorted(set(ids)) and all(e["id"] == e["data"]["version"] for e in seen)
+            now = httpx.get(f"{api}/v1/games/{game['id']}", headers=player).json()
+            assert seen[-1]["id"] == now["version"] and seen[-1]["data"]["pyramid"] == now["pyramid"]
+            stranger = Sse(f"{api}/v1/games/{game['id']}/events", _player(api))
+            assert stranger.status == 404 and json.loads(stranger.body)["code"] == "game_not_found"
+        finally:
+            stream.close()
+
+
+def test_a_stream_resumed_with_last_event_id_misses_nothing(settings: Settings) -> None:
+    """Moves made while the client was away: resumed with the last id it saw, the latest state comes at once;
+    resumed with the current id, nothing but pings until the next move."""
+    with _served(settings) as api:
+        player = _player(api)
+        game = _game(api, player)
+        stream = Sse(f"{api}/v1/games/{game['id']}/events", player)
+        seen = stream.next()["id"]
+        stream.close()
+        latest = _play(api, player, game["id"], MOVES[:4])
+        resumed = Sse(f"{api}/v1/games/{game['id']}/events", {**player, "Last-Event-ID": str(seen)})
+        try:
+            event = resumed.next(timeout=2)
+            assert event["id"] == latest["version"] > seen and event["data"]["pyramid"] == latest["pyramid"]
+        finally:
+            resumed.close()
+        current = Sse(f"{api}/v1/games/{game['id']}/events", {**player, "Last-Event-ID": str(latest["version"])})
+        try:
+            assert current.items.get(timeout=3) == {"ping": True}  # a heartbeat, no state sent again
+            after = _play(api, player, game["id"], MOVES[4:5])
+            assert current.next()["id"] == after["version"]
+        finally:
+            current.close()
+
+
+def test_a_board_stream_sees_a_win_enter(settings: Settings) -> None:
+    """The deal's board, live: empty at first, then with the win as soon as it is made (id: the change counter)."""
+    with _served(settings) as api:
+        code = str(LAYOUT)
+        stream = Sse(f"{api}/v1/leaderboards/{code}/events")
+        try:
+            first = stream.next()
+            assert first["event"] == "board" and first["data"]["entries"] == [] and first["data"]["code"] == code
+            player = _player(api)
+            assert _play(api, player, _game(api, player)["id"], MOVES)["status"] == "won"
+            second = stream.next()
+            assert second["id"] > first["id"] and len(second["data"]["entries"]) == 1
+            assert second["data"] == httpx.get(f"{api}/v1/leaderboards/{code}").json()
+        finally:
+            stream.close()
+
+
+def test_a_sealed_challenge_board_stream_shows_what_its_get_shows(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """While the challenge is open its board's stream carries exactly the board's GET: no deal code anywhere, no
+    par; an unknown challenge is 404 before any stream starts."""
+    with _served(settings) as api:
+        challenge = httpx.get(f"{api}/v1/challenges/current").json()
+        stream = Sse(f"{api}/v1/challenges/{challenge['id']}/leaderboard/events")
+        try:
+            event = stream.next()
+            board = httpx.get(f"{api}/v1/challenges/{challenge['id']}/leaderboard").json()
+            assert event["event"] == "board" and event["data"] == board and board["final"] is False
+            kept = redis_client.get(f"pyr:{{c:{challenge['id']}}}:deal")
+            assert kept is not None and json.loads(kept)["code"] not in json.dumps(event)
+            assert all(e["par"] is None for e in event["data"]["entries"])
+        finally:
+            stream.close()
+        missing = Sse(f"{api}/v1/challenges/1999-01-01/leaderboard/events")
+        assert missing.status == 404, missing.body
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def _serve(data_dir: Path, redis_url: str | None = None, **env: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real `pyramide serve`: with its own embedded Redis, or on ``redis_url``."""
+    port = _free_port()
+    base = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    extra = {"REDIS_URL": redis_url} if redis_url else {}
+    log = data_dir.parent / f"serve-{port}.log"
+    args = [sys.executable, "-m", "pyramide", "serve", "--port", str(port)]
+    args += [] if redis_url else ["--data-dir", str(data_dir)]
+    with log.open("wb") as output:
+        process = subprocess.Popen(args, env=base | extra | env, stdout=subprocess.DEVNULL, stderr=output)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert process.poll() is None, log.read_text(errors="replace")[-3000:]
+            with suppress(httpx.TransportError):
+                if httpx.get(f"{url}/health/ready", timeout=1).status_code == 200:
+                    break
+            time.sleep(0.1)
+        yield url, process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=20)
+
+
+CAPS = {
+    "PYRAMIDE_STREAM_HEARTBEAT_S": "0.5",
+    "PYRAMIDE_STREAMS_PER_ADDRESS": "3",
+    "PYRAMIDE_STREAMS_PER_PLAYER": "2",
+    "PYRAMIDE_SOLVER_TIME_LIMIT_S": "0.5",
+}
+
+
+def test_two_servers_on_one_redis_share_changes_and_caps_and_stop_promptly(tmp_path: Path) -> None:
+    """Two real processes on one Redis: a stream on B sees a move made through A; the caps count streams on both
+    (429 `too_many_streams`, Hungarian by default, English when asked, with Retry-After); B killed with SIGKILL,
+    its streams stop counting once their leases end; SIGTERM ends A with a stream open within seconds, exit 0."""
+    (tmp_path / "a").mkdir()
+    with _serve(tmp_path / "a", **CAPS) as (a, process_a):
+        redis_url = f"unix://{tmp_path / 'a' / 'redis.sock'}"
+        with _serve(tmp_path / "b", redis_url, **CAPS) as (b, process_b):
+            player = _player(a)
+            game = _game(a, player)
+            on_b = Sse(f"{b}/v1/games/{game['id']}/events", player)
+            assert on_b.next()["id"] == game["version"]
+            moved = _play(a, player, game["id"], MOVES[:1])
+            assert on_b.next()["id"] == moved["version"]
+            on_a = Sse(f"{a}/v1/games/{game['id']}/events", player)
+            assert on_a.status == 200
+            third = Sse(f"{b}/v1/games/{game['id']}/events", player)  # the player's third game stream
+            problem = json.loads(third.body)
+            assert third.status == 429 and problem["code"] == "too_many_streams", third.body
+            assert third.headers["content-type"] == "application/problem+json"
+            assert third.headers["content-language"] == "hu" and int(third.headers["retry-after"]) >= 1
+            board = Sse(f"{a}/v1/leaderboards/{LAYOUT}/events")  # the address's third stream
+            assert board.status == 200
+            fourth = Sse(f"{b}/v1/leaderboards/{LAYOUT}/events", {"Accept-Language": "en"})
+            assert fourth.status == 429 and json.loads(fourth.body)["title"] == "Too many live streams are open"
+            assert fourth.headers["content-language"] == "en"
+            process_b.send_signal(signal.SIGKILL)
+            process_b.wait(timeout=10)
+            on_b.close()
+            deadline = time.monotonic() + 5  # a lease lasts 3 heartbeats (1.5 s)
+            while (again := Sse(f"{a}/v1/leaderboards/{LAYOUT}/events")).status == 429:
+                assert time.monotonic() < deadline, "a killed process's streams still count"
+                time.sleep(0.25)
+        assert again.next()["event"] == "board"
+        started = time.monotonic()
+        process_a.send_signal(signal.SIGTERM)
+        assert process_a.wait(timeout=8) == 0
+        assert time.monotonic() - started < 5
+        assert on_a.ended.wait(2) and again.ended.wait(2)
+
+
+def test_many_streams_of_one_process_share_one_redis_subscription(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """Eight streams on eight boards and a game: the process holds one subscribed Redis connection for them all, on
+    every channel they follow; once they close, it follows none."""
+    with _served(settings) as api:
+        player = _player(api)
+        game = _game(api, player)
+        codes = [str(random_deal_code()) for _ in range(8)]
+        streams = [Sse(f"{api}/v1/leaderboards/{code}/events") for code in codes]
+        streams.append(Sse(f"{api}/v1/games/{game['id']}/events", player))
+        try:
+            for stream in streams:
+                stream.next()
+            subscribed = [c for c in redis_client.client_list() if int(c["sub"]) > 0]
+            assert len(subscribed) == 1 and int(subscribed[0]["sub"]) == 9, subscribed
+        finally:
+            for stream in streams:
+                stream.close()
+        deadline = time.monotonic() + 5
+        while any(int(c["sub"]) > 0 for c in redis_client.client_list()):
+            assert time.monotonic() < deadline, "channels still followed after every stream closed"
+            time.sleep(0.1)
