@@ -22,7 +22,8 @@ OPERATIONS = {
     "rotatePlayerToken", "exportPlayerData", "erasePlayer", "getCurrentChallenge", "getChallenge", "listChallenges",
     "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "banPlayer", "unbanPlayer",
     "annulLeaderboardEntry", "erasePlayerByOperator", "createSession", "listReviews", "acceptReview", "rejectReview",
-    "getGameCertificate", "getSigningKeys",
+    "getGameCertificate", "getSigningKeys", "createWebhook", "listWebhooks", "getWebhook", "deleteWebhook",
+    "rotateWebhookSecret", "listWebhookDeliveries", "redeliverWebhookEvent",
 }  # fmt: skip
 
 
