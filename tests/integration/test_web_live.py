@@ -138,3 +138,27 @@ def test_a_player_at_the_cap_of_streams_gets_a_board_that_polls(browser: Any, ap
         assert seen[:reopened].count(f"GET v1/games/{game_id}/events") == 2, seen  # the first, and the refused one
         assert after.count(f"GET v1/games/{game_id}/events") == 0, after  # a 429: no second try, but polls
         assert after.count(f"GET v1/games/{game_id}") >= 1, after
+
+
+def test_a_move_pushed_while_a_tap_is_in_flight_is_shown_after_the_taps_answer(browser: Any, app: Litestar) -> None:
+    seen: list[str] = []
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB", seen) as page:
+        game_id = _game_id(page, api)
+        player = _token(page, api)
+        page.wait_for_timeout(300)  # the stream is open
+
+        def held_tap(route: Any) -> None:
+            """The page's tap reaches the service (version 1), another device draws (version 2) and the stream
+            brings both to the page, all before the tap's answer (version 1) does."""
+            answer = route.fetch()
+            other = httpx.post(f"{api}/v1/games/{game_id}/moves", json={"type": "draw"}, headers=player)
+            assert other.json()["moves"] == 2, other.text
+            time.sleep(0.5)
+            route.fulfill(response=answer)
+
+        page.route(f"**/v1/games/{game_id}/taps", held_tap)
+        page.click("#stock")
+        expect(page.locator("#moves")).to_have_text("2", timeout=3000)
+        page.wait_for_timeout(300)  # nothing older comes after
+        expect(page.locator("#moves")).to_have_text("2")
+        assert seen.count(f"GET v1/games/{game_id}") == 0, seen  # the stream, not a 412's re-read or a poll
