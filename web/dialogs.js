@@ -84,11 +84,10 @@ export async function showStats() {
   $("stats-dialog").showModal();
 }
 
-async function showBoard(path, title, verified) {
-  const data = await state.fetchData(path);
-  if (!data) return;
-  $("board-title").textContent = title;
-  $("board-note").textContent = verified ? t("verified") : t("unverified");
+let stopBoard = () => undefined; // stops following the open leaderboard dialog's board
+
+/** The board's first page as rows of the leaderboard dialog. */
+function fillBoard(data) {
   const rows = data.entries.map((entry) => {
     const row = document.createElement("tr");
     for (const value of [entry.rank, entry.name || t("anonymous"), clock(entry.elapsed_ms), entry.moves]) {
@@ -105,7 +104,18 @@ async function showBoard(path, title, verified) {
     rows.push(row);
   }
   $("board-entries").replaceChildren(...rows);
-  $("board-dialog").showModal();
+}
+
+/** A leaderboard in its dialog, kept up to date while it is open (its live stream, else polling its GET). */
+async function showBoard(path, title, verified) {
+  const data = await state.fetchData(path);
+  if (!data) return;
+  $("board-title").textContent = title;
+  $("board-note").textContent = verified ? t("verified") : t("unverified");
+  fillBoard(data);
+  stopBoard();
+  stopBoard = state.followPublic(path, "board", fillBoard);
+  if (!$("board-dialog").open) $("board-dialog").showModal();
 }
 
 /** The leaderboard of the game on the table: its challenge's (verified) or its deal's. */
@@ -221,6 +231,7 @@ export function wireDialogs() {
   $("paste-code").addEventListener("input", () => markCode(null));
   $("end-dialog").addEventListener("close", onEndClosed);
   $("challenge-dialog").addEventListener("close", onChallengeClosed);
+  $("board-dialog").addEventListener("close", () => stopBoard());
   state.subscribe((now, event) => {
     if (event.kind === "catalogue") fillRules(now.catalogue);
     const before = event.kind === "game" ? event.before : null;

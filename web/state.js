@@ -7,6 +7,7 @@
 // by code) or { problem } (an error the service answered), so that the page can say it again in another language.
 
 import { ApiError } from "./api.js";
+import { follow } from "./live.js";
 
 // What each status the API sends means here, read in this one place: whether the game is kept for good (no hint,
 // no abandoning), whether its clock runs, and which end of play it shows (lists and challenges say "lost" for
@@ -23,6 +24,8 @@ export const outcome = (status) => STATUS[status] || { final: false, running: fa
 let current = Object.freeze({ game: null, etag: null, receivedAt: 0, hinted: [], catalogue: null, challenge: null });
 let busy = false;
 let api = null;
+let followed = { id: null, stop: () => undefined }; // the game whose live stream the page reads
+let pushed = null; // a newer snapshot the stream brought while a request was in flight, shown when it ends
 const listeners = new Set();
 
 /** The state now (frozen: change it only through this module's functions). */
@@ -61,10 +64,40 @@ function feedbackCards(code, game, before, named) {
   return [...earlier, ...named].filter((card, index, all) => card && all.indexOf(card) === index);
 }
 
+/**
+ * A snapshot of the game on the table that another tab or device made (from its live stream, or a poll): shown when
+ * its version is newer than the one shown. While a request of this page is in flight it waits (the tap's answer
+ * comes first), then is shown if it is still newer.
+ */
+function adopt(game) {
+  if (!current.game || game.id !== current.game.id || game.version <= current.game.version) return;
+  if (busy) {
+    if (!pushed || game.version > pushed.version) pushed = game;
+    return;
+  }
+  pushed = null;
+  const before = current.game;
+  update({ game, etag: `"${game.version}"`, receivedAt: Date.now(), hinted: [] }, { kind: "game", before });
+  watch(game);
+}
+
+/** Follows the game on the table live (its stream, else polling its GET) while it can still change. */
+function watch(game) {
+  const changing = !outcome(game.status).final;
+  if (followed.id === game.id && changing) return;
+  followed.stop();
+  followed = { id: null, stop: () => undefined };
+  if (!changing) return;
+  const path = `/v1/games/${encodeURIComponent(game.id)}`;
+  const stop = follow(api, `${path}/events`, { name: "snapshot", onData: adopt, poll: async () => (await api.get(path)).data });
+  followed = { id: game.id, stop };
+}
+
 function show(result, named = []) {
   const before = current.game;
   api.remember("game", result.data.id);
   update({ game: result.data, etag: result.etag, receivedAt: Date.now(), hinted: [] }, { kind: "game", before });
+  watch(result.data);
   const feedback = result.data.feedback;
   if (feedback && feedback.message) {
     const cards = feedbackCards(feedback.code, result.data, before, named);
@@ -76,6 +109,10 @@ function show(result, named = []) {
 function setBusy(value) {
   busy = value;
   for (const listener of listeners) listener(current, { kind: "busy", busy });
+  if (busy || !pushed) return;
+  const waiting = pushed;
+  pushed = null;
+  adopt(waiting);
 }
 
 /** The seconds a 429's Retry-After asks for (at least one). */
@@ -121,6 +158,12 @@ async function change(path, body, named) {
   }
 }
 
+/** Follows a public resource live (live.js): its stream at ``${path}/events``, else its GET every few seconds;
+ * onData gets each state. Returns the function that stops it (the view closed). */
+export function followPublic(path, name, onData) {
+  return follow(api, `${path}/events`, { name, onData, auth: false, poll: async () => (await api.get(path)).data });
+}
+
 /** Sends one request of a view (settings, lists, a replay) as it is: its answer, or the ApiError it throws. */
 export async function call(method, path, body) {
   return api.send(method, path, { body });
@@ -128,6 +171,8 @@ export async function call(method, path, body) {
 
 /** Starts afresh as a new player, after the player's data was erased: the old token and game are forgotten. */
 export async function forget() {
+  followed.stop();
+  followed = { id: null, stop: () => undefined };
   api.token = null;
   api.remember("game", null);
   current = Object.freeze({ ...current, game: null, etag: null, hinted: [] });
