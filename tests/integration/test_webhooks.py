@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import httpx
 import psutil
@@ -389,3 +390,34 @@ def test_a_challenge_games_event_keeps_the_code_sealed(settings: Settings, redis
         event = receiver.events(endpoint["secret"])[0]
         assert event["data"]["challenge"] == challenge and event["data"]["code"] is None
         assert str(code) not in receiver.got[0][1].decode()
+
+
+def test_a_url_that_cannot_be_sent_as_registered_is_refused(settings: Settings) -> None:
+    """A name with letters beyond ASCII (it must be given in its `xn--` form) and a path with a control character
+    are refused at registration with `webhook_url_refused`: such a URL once passed the guard and then made every
+    delivery of its outbox raise, holding every other endpoint of that outbox for good."""
+    with service(settings) as client, receiving() as receiver:
+        key = new_app(client)
+        port = receiver.url.rsplit(":", 1)[1].split("/")[0]
+        for url in (f"http://bücher.localhost:{port}/hook", f"{receiver.url}a\x01b", f"{receiver.url}a b"):
+            refused = client.post("/v1/apps/me/webhooks", json={"url": url, "events": ["game.won"]},
+                                  headers={**bearer(key), "Accept-Language": "en"})  # fmt: skip
+            assert refused.status_code == 422 and refused.json()["code"] == "webhook_url_refused", (url, refused.text)
+        assert receiver.got == []
+
+
+def test_a_revoked_apps_endpoints_get_nothing_more(settings: Settings) -> None:
+    """An app's key is revoked while its endpoint is failing and its player's win waits to be tried again: the
+    endpoint is called no more (a leaked key's owner keeps no feed of the players' results), and its endpoints and
+    logs are gone."""
+    with service(settings, webhook_retry_schedule_s=FAST) as client, receiving(answer=lambda _: 500) as receiver:
+        key = new_app(client)
+        register(client, key, receiver.url)
+        win(client, as_user(key, "u"))
+        receiver.wait(2, seconds=10)
+        app_id = str(UUID(key.split("_")[1]))
+        assert client.delete(f"/v1/admin/apps/{app_id}", headers=OPERATOR).status_code == 204
+        time.sleep(0.5)  # an attempt in flight at the revocation ends
+        called = len(receiver.got)
+        time.sleep(3)  # three more waits of the schedule
+        assert len(receiver.got) == called, "the revoked app's endpoint is still called"

@@ -88,9 +88,15 @@ class AppStore:
         return [app for app in found if app is not None]
 
     async def revoke(self, app_id: UUID) -> bool:
-        """Delete the app's key: from the next request on, every process refuses it. ``False``: no such app."""
+        """Delete the app's key: from the next request on, every process refuses it; and its webhook endpoints with
+        their logs, so that no event goes to them any more (a revoked key cannot delete them). ``False``: no such
+        app."""
         deleted = await self.redis.delete(keyspace.app(app_id))
         await self.redis.zrem(keyspace.APPS, str(app_id))
+        endpoints = [(raw(k) or b"").decode() for k in await self.redis.hgetall(keyspace.webhooks(app_id))]
+        logs = [k for e in endpoints for k in (keyspace.webhook_log(app_id, e), keyspace.webhook_deliveries(app_id, e))]
+        await self.redis.delete(keyspace.webhooks(app_id), *logs)  # all in the app's slot
+        await self.redis.srem(keyspace.WEBHOOK_APPS, str(app_id))
         return bool(deleted)
 
     async def authenticate(self, key: str) -> App | None:

@@ -1,12 +1,13 @@
 """Delivering events to webhook endpoints: a background task in every process.
 
-It claims a due outbox from ``EVENTS_DUE`` (``lua/events_claim.lua``: the outbox's score moves to now + a lease, so
+It claims a due outbox from ``EVENTS_DUE`` (``lua/events_claim.lua``: a claim with a lease in ``EVENTS_CLAIMS``, so
 two processes never work one outbox at once and a dead process's claim runs out), reads its entries in order, and
 sends each to the endpoints of its app (``*``: every app) subscribed to its type. Per endpoint and outbox, events go
 in entry order: while one is retrying, the later ones wait for that endpoint only (its cursor in
 ``keyspace.delivery_cursors``); the others go on. A failed attempt is tried again after the next wait of
 ``webhook_retry_schedule_s``; after the last, the delivery is ``failed`` and the endpoint moves on. An entry leaves the
-outbox once every endpoint is past it; an empty outbox leaves ``EVENTS_DUE`` (``lua/events_release.lua``).
+outbox once every endpoint is past it; an empty outbox leaves ``EVENTS_DUE`` (``lua/events_release.lua``) unless an
+event was marked due while it was claimed.
 
 Each delivery resolves and checks the endpoint's address again (``guard``), connects to that address, follows no
 redirect, reads at most ``READ_LIMIT`` bytes of the answer and ends after ``webhook_timeout_s``; at most
@@ -51,12 +52,15 @@ PER_CLAIM: Final = 10
 """Deliveries to one endpoint per claim at most (then the outbox is due again at once): bounds a claim's time."""
 POLL_S: Final = 0.2
 """How often a process looks for due outboxes."""
+FAULT_WAIT_MS: Final = 60_000
+"""How long an outbox whose delivery failed unexpectedly waits before it is tried again."""
 SWEEP_S: Final = 300
 """How often a process sweeps for outboxes whose due mark was lost (a process died between its save and it)."""
 
 
 class ClaimKeys(NamedTuple):
     due: str
+    claims: str
 
 
 class ClaimArgs(NamedTuple):
@@ -66,15 +70,19 @@ class ClaimArgs(NamedTuple):
 
 class ReleaseKeys(NamedTuple):
     due: str
+    claims: str
 
 
 class ReleaseArgs(NamedTuple):
     outbox: str
     lease: str
+    started: int
+    """When the claim began (ms): a mark due after it keeps the outbox due."""
     next: int | str
     """When the outbox is due again (ms); '' when it is empty."""
 
 
+CLAIMS: Final = ClaimKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS)
 CLAIM: Final = Script("events_claim", ClaimKeys, ClaimArgs)
 RELEASE: Final = Script("events_release", ReleaseKeys, ReleaseArgs)
 
@@ -175,11 +183,12 @@ class Deliverer:
                     next_sweep = time.monotonic() + SWEEP_S
                 await self._redeliveries()
                 while len(self._working) < OUTBOXES:
-                    claimed = await self._claim(ClaimKeys(keyspace.EVENTS_DUE), ClaimArgs(now_ms(), self.lease_ms))
+                    started = now_ms()
+                    claimed = await self._claim(CLAIMS, ClaimArgs(started, self.lease_ms))
                     if not claimed:
                         break
                     name, lease = (raw(claimed[0]) or b"").decode(), (raw(claimed[1]) or b"").decode()
-                    self._spawn(self._work(name, lease))
+                    self._spawn(self._work(name, lease, started))
             except (RedisError, OSError) as error:
                 log.warning("webhook delivery: %s", error)
             await asyncio.sleep(POLL_S)
@@ -198,11 +207,19 @@ class Deliverer:
         self._working.add(task)
         task.add_done_callback(self._working.discard)
 
-    async def _work(self, name: str, lease: str) -> None:
+    async def _work(self, name: str, lease: str, started: int) -> None:
         try:
             next_due = await self.deliver_outbox(name)
+        except (RedisError, OSError) as error:
+            log.warning("webhook delivery of %s: %s (tried again when its claim runs out)", name, error)
+            return
+        except Exception:  # a fault of one outbox must not hold it (nor its other endpoints) for good
+            log.exception("webhook delivery of %s failed; tried again in %d s", name, FAULT_WAIT_MS // 1000)
+            next_due = now_ms() + FAULT_WAIT_MS
+        try:
             await self._release(
-                ReleaseKeys(keyspace.EVENTS_DUE), ReleaseArgs(name, lease, "" if next_due is None else next_due)
+                ReleaseKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS),
+                ReleaseArgs(name, lease, started, "" if next_due is None else next_due),
             )
         except (RedisError, OSError) as error:
             log.warning("webhook delivery of %s: %s (tried again when its claim runs out)", name, error)
@@ -314,7 +331,7 @@ class Deliverer:
                 return Sent(None, f"refused: {refused.reason.value}")
             except TimeoutError:
                 return Sent(None, "timeout")
-            except httpx.HTTPError as error:
+            except (httpx.HTTPError, httpx.InvalidURL, ValueError) as error:  # UnicodeError is a ValueError
                 return Sent(None, type(error).__name__)
 
     async def _redeliveries(self) -> None:

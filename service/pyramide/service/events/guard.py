@@ -98,7 +98,10 @@ def allowed(address: IPAddress, allow_loopback: bool) -> bool:
 
 def checked_url(url: str, allow_loopback: bool) -> SplitResult:
     """``url`` parsed, if its form may be registered: ``https://`` (also ``http://`` with loopback allowed), a host,
-    no user name or password."""
+    no user name or password; printable ASCII only (an international name in its ``xn--`` form), so that the URL
+    is sent as registered."""
+    if not url.isascii() or any(c <= " " or c == "\x7f" for c in url):
+        raise UrlRefusedError(Refusal.MALFORMED)
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - parsing the port is the check

@@ -379,6 +379,8 @@ OUTBOX_PATTERN: Final = "pyr:*:outbox"
 
 EVENTS_DUE: Final = "pyr:{events}:due"
 """The outboxes with events to deliver (members: outbox key names), under the ms from which they are due."""
+EVENTS_CLAIMS: Final = "pyr:{events}:claims"
+"""The outboxes a delivery process works on now: outbox key name → the end of its claim's lease (ms)."""
 
 
 AUDIT: Final = "pyr:audit"

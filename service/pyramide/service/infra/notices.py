@@ -74,8 +74,8 @@ class Notices:
         async with self._lock:
             topics = self._topics.get(channel)
             if topics is None:
+                await self._pubsub.subscribe(channel)  # first: a failed subscription is not taken for one
                 topics = self._topics[channel] = {}
-                await self._pubsub.subscribe(channel)
             topics.setdefault(topic, _Topic(load)).followers.add(follower)
             if self._listener is None:
                 self._listener = asyncio.get_running_loop().create_task(self._listen())

@@ -93,9 +93,10 @@ async def mark_due(redis: RedisClient, outbox: str, at_ms: int | None = None) ->
 
 async def sweep(redis: RedisClient) -> int:
     """Marks every outbox due (those whose events are noted already are due again at once, which is harmless: a
-    delivery worker takes each event once); how many there were."""
+    delivery worker takes each event once); how many there were. Only streams: other keys whose names end so (the
+    delivery's cursors, named after their outbox) are not outboxes."""
     found = 0
-    async for key in redis.scan_iter(match=keyspace.OUTBOX_PATTERN, count=SWEEP_BATCH):
+    async for key in redis.scan_iter(match=keyspace.OUTBOX_PATTERN, count=SWEEP_BATCH, _type="stream"):
         await mark_due(redis, _text(key))
         found += 1
     return found

@@ -167,6 +167,7 @@ class PlayerData:
             await self._hand_over(outbox, keyspace.app_outbox(player.app_id))
         await self._delete_tagged(player)  # its outbox among them
         await self.redis.zrem(keyspace.EVENTS_DUE, outbox)
+        await self.redis.hdel(keyspace.EVENTS_CLAIMS, outbox)
         await self.redis.unlink(keyspace.delivery_cursors(outbox))
         if player.create_record:
             await self.redis.unlink(player.create_record)  # createPlayer's sealed answer, in a slot of its own

@@ -1,7 +1,13 @@
--- Claims one outbox due now (see events/delivery.py): its score moves to now + the lease, so no other process takes
--- it while this one works on it, and a process that dies holding it lets it go when the lease runs out.
-local due = redis.call('ZRANGEBYSCORE', KEYS.due, '-inf', ARGV.now, 'LIMIT', 0, 1)
-if #due == 0 then return false end
-local lease = tonumber(ARGV.now) + tonumber(ARGV.lease_ms)
-redis.call('ZADD', KEYS.due, lease, due[1])
-return {due[1], redis.call('ZSCORE', KEYS.due, due[1])}
+-- Claims one outbox due now (see events/delivery.py): its claim, in KEYS.claims, holds the end of its lease, so no
+-- other process takes it while this one works on it, and a process that dies holding it lets it go when the lease
+-- runs out. Its due time stays as it is, so an event marked due meanwhile is not lost (see events_release).
+local now = tonumber(ARGV.now)
+for _, outbox in ipairs(redis.call('ZRANGEBYSCORE', KEYS.due, '-inf', now, 'LIMIT', 0, 64)) do
+  local held = tonumber(redis.call('HGET', KEYS.claims, outbox) or '0')
+  if held <= now then
+    local lease = tostring(now + tonumber(ARGV.lease_ms))
+    redis.call('HSET', KEYS.claims, outbox, lease)
+    return {outbox, lease}
+  end
+end
+return false

@@ -1,8 +1,10 @@
--- Lets a claimed outbox go (see events/delivery.py): due again at ARGV.next (ms), or out of the due set when
--- ARGV.next is '' (nothing left), but only if its score is still the claim's lease: an outbox marked due meanwhile
--- (a new event) keeps its new score.
-local score = redis.call('ZSCORE', KEYS.due, ARGV.outbox)
-if score ~= ARGV.lease then return 0 end
+-- Lets a claimed outbox go (see events/delivery.py), if the claim is still this one's lease: due again at ARGV.next
+-- (ms), or out of the due set when ARGV.next is '' (nothing was left), unless it was marked due after the claim began
+-- (ARGV.started): an event written meanwhile keeps it due.
+if redis.call('HGET', KEYS.claims, ARGV.outbox) ~= ARGV.lease then return 0 end
+redis.call('HDEL', KEYS.claims, ARGV.outbox)
+local score = tonumber(redis.call('ZSCORE', KEYS.due, ARGV.outbox) or '-1')
+if score > tonumber(ARGV.started) then return 1 end
 if ARGV.next == '' then
   redis.call('ZREM', KEYS.due, ARGV.outbox)
 else
