@@ -389,3 +389,20 @@ def test_a_challenge_games_event_keeps_the_code_sealed(settings: Settings, redis
         event = receiver.events(endpoint["secret"])[0]
         assert event["data"]["challenge"] == challenge and event["data"]["code"] is None
         assert str(code) not in receiver.got[0][1].decode()
+
+
+def test_a_players_next_event_during_a_slow_delivery_is_not_sent_twice(settings: Settings) -> None:
+    """The receiver takes 0.8 s to answer each delivery. An app player abandons a game, then, while that event is
+    being delivered, abandons two more: the receiver gets the three events once each, in order. (Before, the second
+    event marked the outbox due again while it was claimed: a second claim sent the first event again.)"""
+    with service(settings) as client, receiving(delay_s=0.8) as receiver:
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url)
+        user = as_user(key, "u")
+        games = [abandon(client, user)]
+        receiver.wait(1, seconds=3)
+        games += [abandon(client, user), abandon(client, user)]
+        receiver.wait(3, seconds=8)
+        time.sleep(2.0)  # time enough for a repeat to arrive
+        events = receiver.events(endpoint["secret"])
+        assert [e["data"]["game_id"] for e in events] == games

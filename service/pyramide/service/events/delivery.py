@@ -1,7 +1,8 @@
 """Delivering events to webhook endpoints: a background task in every process.
 
-It claims a due outbox from ``EVENTS_DUE`` (``lua/events_claim.lua``: the outbox's score moves to now + a lease, so
-two processes never work one outbox at once and a dead process's claim runs out), reads its entries in order, and
+It claims a due outbox from ``EVENTS_DUE`` (``lua/events_claim.lua``: the outbox's score moves to now + a lease,
+noted in ``EVENTS_CLAIMS``, so two processes, or two tasks of one, never work one outbox at once, even when a new event
+marks it due meanwhile, and a dead process's claim runs out), reads its entries in order, and
 sends each to the endpoints of its app (``*``: every app) subscribed to its type. Per endpoint and outbox, events go
 in entry order: while one is retrying, the later ones wait for that endpoint only (its cursor in
 ``keyspace.delivery_cursors``); the others go on. A failed attempt is tried again after the next wait of
@@ -57,6 +58,7 @@ SWEEP_S: Final = 300
 
 class ClaimKeys(NamedTuple):
     due: str
+    claims: str
 
 
 class ClaimArgs(NamedTuple):
@@ -66,6 +68,7 @@ class ClaimArgs(NamedTuple):
 
 class ReleaseKeys(NamedTuple):
     due: str
+    claims: str
 
 
 class ReleaseArgs(NamedTuple):
@@ -73,6 +76,7 @@ class ReleaseArgs(NamedTuple):
     lease: str
     next: int | str
     """When the outbox is due again (ms); '' when it is empty."""
+    now: int
 
 
 CLAIM: Final = Script("events_claim", ClaimKeys, ClaimArgs)
@@ -175,7 +179,9 @@ class Deliverer:
                     next_sweep = time.monotonic() + SWEEP_S
                 await self._redeliveries()
                 while len(self._working) < OUTBOXES:
-                    claimed = await self._claim(ClaimKeys(keyspace.EVENTS_DUE), ClaimArgs(now_ms(), self.lease_ms))
+                    claimed = await self._claim(
+                        ClaimKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS), ClaimArgs(now_ms(), self.lease_ms)
+                    )
                     if not claimed:
                         break
                     name, lease = (raw(claimed[0]) or b"").decode(), (raw(claimed[1]) or b"").decode()
@@ -202,7 +208,8 @@ class Deliverer:
         try:
             next_due = await self.deliver_outbox(name)
             await self._release(
-                ReleaseKeys(keyspace.EVENTS_DUE), ReleaseArgs(name, lease, "" if next_due is None else next_due)
+                ReleaseKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS),
+                ReleaseArgs(name, lease, "" if next_due is None else next_due, now_ms()),
             )
         except (RedisError, OSError) as error:
             log.warning("webhook delivery of %s: %s (tried again when its claim runs out)", name, error)
