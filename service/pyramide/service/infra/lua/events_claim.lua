@@ -9,8 +9,8 @@ for _, outbox in ipairs(due) do
   if held and held > now then
     redis.call('ZADD', KEYS.due, held + 1, outbox)
   else
-    redis.call('ZADD', KEYS.due, now + tonumber(ARGV.lease_ms), outbox)
-    local lease = redis.call('ZSCORE', KEYS.due, outbox)
+    local lease = string.format('%d', now + tonumber(ARGV.lease_ms))
+    redis.call('ZADD', KEYS.due, lease, outbox)
     redis.call('HSET', KEYS.claims, outbox, lease)
     return {outbox, lease}
   end
