@@ -21,6 +21,7 @@ from litestar.testing import TestClient
 from standardwebhooks import Webhook
 
 from pyramide.service.app import create_app
+from pyramide.service.events.delivery import LEASE_MS
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra.settings import Settings
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
@@ -421,3 +422,60 @@ def test_a_revoked_apps_endpoints_get_nothing_more(settings: Settings) -> None:
         called = len(receiver.got)
         time.sleep(3)  # three more waits of the schedule
         assert len(receiver.got) == called, "the revoked app's endpoint is still called"
+
+
+def test_a_players_next_event_during_a_slow_delivery_is_not_sent_twice(settings: Settings) -> None:
+    """The receiver takes 0.8 s to answer each delivery. An app player abandons a game, then, while that event is
+    being delivered, abandons two more: the receiver gets the three events once each, in order. (Before, the second
+    event marked the outbox due again while it was claimed: a second claim sent the first event again.)"""
+    with service(settings) as client, receiving(delay_s=0.8) as receiver:
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url)
+        user = as_user(key, "u")
+        games = [abandon(client, user)]
+        receiver.wait(1, seconds=3)
+        games += [abandon(client, user), abandon(client, user)]
+        receiver.wait(3, seconds=8)
+        time.sleep(2.0)  # time enough for a repeat to arrive
+        events = receiver.events(endpoint["secret"])
+        assert [e["data"]["game_id"] for e in events] == games
+
+
+def test_an_event_leaves_at_once_not_at_the_next_poll(settings: Settings) -> None:
+    """An app player abandons 9 games one after another, each once the last one's event arrived: the median time
+    from the abandon's answer to the event's arrival at the receiver is under 70 ms (before, the delivery waited for
+    its next poll, 200 ms apart: about 100 ms and more)."""
+    arrived: list[float] = []
+
+    def noted(_: int) -> int:
+        arrived.append(time.monotonic())
+        return 204
+
+    with service(settings) as client, receiving(answer=noted) as receiver:
+        key = new_app(client)
+        register(client, key, receiver.url)
+        user = as_user(key, "u")
+        latency = []
+        for count in range(1, 10):
+            game = client.post("/v1/games", json={"code": EASY_CODE}, headers=user).json()["id"]
+            assert client.post(f"/v1/games/{game}/moves", json=WINNING[0], headers=user).status_code == 200
+            assert client.post(f"/v1/games/{game}/abandon", headers=user).status_code == 200
+            answered = time.monotonic()
+            receiver.wait(count, seconds=3)
+            deadline = time.monotonic() + 1
+            while len(arrived) < count and time.monotonic() < deadline:  # noted just after the request is kept
+                time.sleep(0.001)
+            latency.append(arrived[count - 1] - answered)
+        assert sorted(latency)[4] < 0.070, [round(s * 1000) for s in latency]
+
+
+def test_a_delivery_longer_than_the_lease_is_not_sent_twice(settings: Settings) -> None:
+    """The receiver takes 12 s to answer (the timeout is 20 s), longer than a claim's 10 s lease: the claim is renewed
+    while the delivery runs, so no other claim takes the outbox and sends the event again."""
+    with service(settings, webhook_timeout_s=20) as client, receiving(delay_s=12) as receiver:
+        key = new_app(client)
+        register(client, key, receiver.url)
+        abandon(client, as_user(key, "u"))
+        receiver.wait(1, seconds=3)
+        time.sleep(LEASE_MS / 1000 + 2.5)  # past the lease, the delivery still running
+        assert len(receiver.got) == 1

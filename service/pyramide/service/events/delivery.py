@@ -1,7 +1,8 @@
 """Delivering events to webhook endpoints: a background task in every process.
 
-It claims a due outbox from ``EVENTS_DUE`` (``lua/events_claim.lua``: a claim with a lease in ``EVENTS_CLAIMS``, so
-two processes never work one outbox at once and a dead process's claim runs out), reads its entries in order, and
+It claims a due outbox from ``EVENTS_DUE`` (``lua/events_claim.lua``: the outbox's score moves to now + a lease,
+noted in ``EVENTS_CLAIMS``, so two processes, or two tasks of one, never work one outbox at once, even when a new event
+marks it due meanwhile, and a dead process's claim runs out), reads its entries in order, and
 sends each to the endpoints of its app (``*``: every app) subscribed to its type. Per endpoint and outbox, events go
 in entry order: while one is retrying, the later ones wait for that endpoint only (its cursor in
 ``keyspace.delivery_cursors``); the others go on. A failed attempt is tried again after the next wait of
@@ -50,8 +51,13 @@ PAGE: Final = 100
 """Outbox entries read per claim."""
 PER_CLAIM: Final = 10
 """Deliveries to one endpoint per claim at most (then the outbox is due again at once): bounds a claim's time."""
+LEASE_MS: Final = 10_000
+"""How long a claim on an outbox lasts unless renewed: a process killed while working on one holds it that long."""
+RENEW_S: Final = 3.0
+"""How often a process renews the claims it works under (well within ``LEASE_MS``)."""
 POLL_S: Final = 0.2
-"""How often a process looks for due outboxes."""
+"""How often a process looks for due outboxes at least (it looks at once when it marks one due itself, and when an
+outbox's work ends)."""
 FAULT_WAIT_MS: Final = 60_000
 """How long an outbox whose delivery failed unexpectedly waits before it is tried again."""
 SWEEP_S: Final = 300
@@ -76,15 +82,21 @@ class ReleaseKeys(NamedTuple):
 class ReleaseArgs(NamedTuple):
     outbox: str
     lease: str
-    started: int
-    """When the claim began (ms): a mark due after it keeps the outbox due."""
     next: int | str
     """When the outbox is due again (ms); '' when it is empty."""
+    now: int
 
 
-CLAIMS: Final = ClaimKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS)
+class RenewArgs(NamedTuple):
+    outbox: str
+    lease: str
+    now: int
+    lease_ms: int
+
+
 CLAIM: Final = Script("events_claim", ClaimKeys, ClaimArgs)
 RELEASE: Final = Script("events_release", ReleaseKeys, ReleaseArgs)
+RENEW: Final = Script("events_renew", ReleaseKeys, RenewArgs)
 
 
 def now_ms() -> int:
@@ -161,11 +173,15 @@ class Deliverer:
         self.schedule_ms = [int(wait * 1000) for wait in settings.webhook_retry_schedule_s]
         self.timeout_s = settings.webhook_timeout_s
         self.allow_loopback = settings.webhook_allow_loopback
-        self.lease_ms = int((self.timeout_s * (PER_CLAIM + 1) + 5) * 1000)
+        self.lease_ms = LEASE_MS
         self._claim = CLAIM.load(redis)
         self._release = RELEASE.load(redis)
+        self._renew = RENEW.load(redis)
         self._sending = asyncio.Semaphore(CONCURRENCY)
         self._working: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        """Set when this process marks an outbox due or an outbox's work ends: claim again without waiting for the
+        poll."""
         self._client = httpx.AsyncClient(
             follow_redirects=False,
             trust_env=False,
@@ -176,6 +192,7 @@ class Deliverer:
     async def run(self) -> None:
         """Works until cancelled: sweeps at start and every ``SWEEP_S``, and claims due outboxes."""
         next_sweep = 0.0
+        self._wake = outbox.wake_on_due()
         while True:
             try:
                 if time.monotonic() >= next_sweep:
@@ -183,15 +200,18 @@ class Deliverer:
                     next_sweep = time.monotonic() + SWEEP_S
                 await self._redeliveries()
                 while len(self._working) < OUTBOXES:
-                    started = now_ms()
-                    claimed = await self._claim(CLAIMS, ClaimArgs(started, self.lease_ms))
+                    claimed = await self._claim(
+                        ClaimKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS), ClaimArgs(now_ms(), self.lease_ms)
+                    )
                     if not claimed:
                         break
                     name, lease = (raw(claimed[0]) or b"").decode(), (raw(claimed[1]) or b"").decode()
-                    self._spawn(self._work(name, lease, started))
+                    self._spawn(self._work(name, lease))
             except (RedisError, OSError) as error:
                 log.warning("webhook delivery: %s", error)
-            await asyncio.sleep(POLL_S)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), POLL_S)
+            self._wake.clear()
 
     async def close(self) -> None:
         """Stops the outboxes in work (their claims run out) and closes the connections."""
@@ -205,24 +225,35 @@ class Deliverer:
     def _spawn(self, work: object) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work)  # type: ignore[arg-type]
         self._working.add(task)
-        task.add_done_callback(self._working.discard)
+        task.add_done_callback(self._done)
 
-    async def _work(self, name: str, lease: str, started: int) -> None:
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._working.discard(task)
+        self._wake.set()
+
+    async def _work(self, name: str, lease: str) -> None:
+        """Delivers one claimed outbox, renewing the claim every ``RENEW_S`` while it works, then lets it go."""
+        keys = ReleaseKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS)
+        work = asyncio.ensure_future(self.deliver_outbox(name))
         try:
-            next_due = await self.deliver_outbox(name)
+            while not (await asyncio.wait({work}, timeout=RENEW_S))[0]:
+                renewed = raw(await self._renew(keys, RenewArgs(name, lease, now_ms(), self.lease_ms)))
+                if renewed is None:
+                    log.warning("webhook delivery of %s: its claim ran out; another process has it", name)
+                    return
+                lease = renewed.decode()
+            try:
+                next_due = work.result()
+            except (RedisError, OSError):
+                raise
+            except Exception:  # a fault of one outbox must not hold it (nor its other endpoints) for good
+                log.exception("webhook delivery of %s failed; tried again in %d s", name, FAULT_WAIT_MS // 1000)
+                next_due = now_ms() + FAULT_WAIT_MS
+            await self._release(keys, ReleaseArgs(name, lease, "" if next_due is None else next_due, now_ms()))
         except (RedisError, OSError) as error:
             log.warning("webhook delivery of %s: %s (tried again when its claim runs out)", name, error)
-            return
-        except Exception:  # a fault of one outbox must not hold it (nor its other endpoints) for good
-            log.exception("webhook delivery of %s failed; tried again in %d s", name, FAULT_WAIT_MS // 1000)
-            next_due = now_ms() + FAULT_WAIT_MS
-        try:
-            await self._release(
-                ReleaseKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS),
-                ReleaseArgs(name, lease, started, "" if next_due is None else next_due),
-            )
-        except (RedisError, OSError) as error:
-            log.warning("webhook delivery of %s: %s (tried again when its claim runs out)", name, error)
+        finally:
+            work.cancel()
 
     async def deliver_outbox(self, name: str) -> int | None:
         """Delivers what is due in one outbox; when it is due again (ms), or ``None`` when it is empty."""

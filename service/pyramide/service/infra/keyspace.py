@@ -380,7 +380,8 @@ OUTBOX_PATTERN: Final = "pyr:*:outbox"
 EVENTS_DUE: Final = "pyr:{events}:due"
 """The outboxes with events to deliver (members: outbox key names), under the ms from which they are due."""
 EVENTS_CLAIMS: Final = "pyr:{events}:claims"
-"""The outboxes a delivery process works on now: outbox key name → the end of its claim's lease (ms)."""
+"""The outboxes a process works on (fields: outbox key names), each with its claim's lease (the ms it runs out at):
+a new event marks a claimed outbox due, and no other claim may take it before the holder lets it go."""
 
 
 AUDIT: Final = "pyr:audit"

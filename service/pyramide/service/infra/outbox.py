@@ -13,10 +13,12 @@ names it the same (receivers drop repeats by it).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -86,9 +88,23 @@ async def hand_over(redis: RedisClient, source: str, target: str) -> int:
     return len(entries)
 
 
+_WAKE: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Event] = weakref.WeakKeyDictionary()
+"""Per event loop, the event its delivery task waits on between polls (``wake_on_due``)."""
+
+
+def wake_on_due() -> asyncio.Event:
+    """The event set whenever this process (its running event loop) marks an outbox due: the delivery task waits on
+    it between polls, so an event of this process leaves at once rather than at the next poll."""
+    return _WAKE.setdefault(asyncio.get_running_loop(), asyncio.Event())
+
+
 async def mark_due(redis: RedisClient, outbox: str, at_ms: int | None = None) -> None:
-    """Notes that ``outbox`` has events to deliver from ``at_ms`` (now by default)."""
+    """Notes that ``outbox`` has events to deliver from ``at_ms`` (now by default), and wakes this process's delivery
+    task."""
     await redis.zadd(keyspace.EVENTS_DUE, {outbox: int(time.time() * 1000) if at_ms is None else at_ms})
+    wake = _WAKE.get(asyncio.get_running_loop())
+    if wake is not None:
+        wake.set()
 
 
 async def sweep(redis: RedisClient) -> int:

@@ -1,13 +1,18 @@
--- Lets a claimed outbox go (see events/delivery.py), if the claim is still this one's lease: due again at ARGV.next
--- (ms), or out of the due set when ARGV.next is '' (nothing was left), unless it was marked due after the claim began
--- (ARGV.started): an event written meanwhile keeps it due.
-if redis.call('HGET', KEYS.claims, ARGV.outbox) ~= ARGV.lease then return 0 end
-redis.call('HDEL', KEYS.claims, ARGV.outbox)
-local score = tonumber(redis.call('ZSCORE', KEYS.due, ARGV.outbox) or '-1')
-if score > tonumber(ARGV.started) then return 1 end
-if ARGV.next == '' then
-  redis.call('ZREM', KEYS.due, ARGV.outbox)
-else
-  redis.call('ZADD', KEYS.due, ARGV.next, ARGV.outbox)
+-- Lets a claimed outbox go (see events/delivery.py): due again at ARGV.next (ms), or out of the due set when
+-- ARGV.next is '' (nothing left), but only if its score is still the claim's lease. An outbox marked due meanwhile (a
+-- new event; events_claim.lua moved it past the lease) is due at once (ARGV.now) instead.
+local mine = redis.call('HGET', KEYS.claims, ARGV.outbox) == ARGV.lease
+if mine then redis.call('HDEL', KEYS.claims, ARGV.outbox) end
+local score = redis.call('ZSCORE', KEYS.due, ARGV.outbox)
+if score == ARGV.lease then
+  if ARGV.next == '' then
+    redis.call('ZREM', KEYS.due, ARGV.outbox)
+  else
+    redis.call('ZADD', KEYS.due, ARGV.next, ARGV.outbox)
+  end
+  return 1
 end
-return 1
+if mine and score and tonumber(score) > tonumber(ARGV.now) then
+  redis.call('ZADD', KEYS.due, ARGV.now, ARGV.outbox)
+end
+return 0
