@@ -314,3 +314,25 @@ def test_many_streams_of_one_process_share_one_redis_subscription(
         while any(int(c["sub"]) > 0 for c in redis_client.client_list()):
             assert time.monotonic() < deadline, "channels still followed after every stream closed"
             time.sleep(0.1)
+
+
+def test_a_game_stream_ends_when_its_token_no_longer_holds(settings: Settings) -> None:
+    """A stolen token opens the owner's game stream; the owner rotates the token: the thief's stream ends within a
+    heartbeat and gets none of the moves made after (before, it went on for the stream's whole maximum duration)."""
+    with _served(settings) as api:
+        player = _player(api)
+        game = _game(api, player)
+        stolen = Sse(f"{api}/v1/games/{game['id']}/events", player)
+        try:
+            assert stolen.next()["id"] == game["version"]
+            rotated = httpx.post(f"{api}/v1/players/me/token", headers=player)
+            assert rotated.status_code == 201, rotated.text
+            owner = {"Authorization": f"Bearer {rotated.json()['token']}"}
+            _play(api, owner, game["id"], MOVES[:2])
+            assert stolen.ended.wait(3), "the stream outlived its token"
+            seen = []
+            while not stolen.items.empty():
+                seen.append(stolen.items.get())
+            assert all(item.get("id", game["version"]) == game["version"] for item in seen), seen
+        finally:
+            stolen.close()

@@ -16,6 +16,7 @@ from pydantic import TypeAdapter
 
 from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
 from pyramide.engine.moves import format_record
+from pyramide.service.apps import AppPlayers
 from pyramide.service.deals import Par, ParBook
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
@@ -50,6 +51,7 @@ from pyramide.service.games.schemas import (
 )
 from pyramide.service.games.snapshots import now_ms, par_fields, shown_code
 from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, if_none_match, locale_of, none_match
 from pyramide.service.http.injection import Injected
@@ -58,7 +60,7 @@ from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, chec
 from pyramide.service.http.params import GameIdText, StepText, game_id_of, step_of
 from pyramide.service.http.responses import EncodedJson, not_modified, problems, revalidated
 from pyramide.service.http.streams import LiveStreams, SnapshotEvent, StreamEvent, stream_response
-from pyramide.service.players import Player
+from pyramide.service.players import Player, PlayerStore
 from pyramide.service.status import ListFilter
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
@@ -181,7 +183,14 @@ class GameController(Controller):
         },
     )
     async def events(
-        self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading], streams: Injected[LiveStreams]
+        self,
+        request: PlayerRequest,
+        game_id: GameIdText,
+        *,
+        games: Injected[GameReading],
+        streams: Injected[LiveStreams],
+        players: Injected[PlayerStore],
+        app_players: Injected[AppPlayers],
     ) -> Stream:
         game, player = game_id_of(game_id), request.user
         locale = locale_of(request, player.locale)
@@ -190,7 +199,12 @@ class GameController(Controller):
             reply, _ = await games.read(player, game, locale)
             return StreamEvent(reply.version, "snapshot", reply.body)
 
-        return await streams.open(request, games.channel(player, game), ("game", game, locale), load, player.id)
+        async def holds() -> bool:  # a rotated token, an ended session or an erased player ends the stream
+            now = await bearer_player(request, players, app_players)
+            return now is not None and now.id == player.id
+
+        channel, topic = games.channel(player, game), ("game", game, locale)
+        return await streams.open(request, channel, topic, load, player=player.id, holds=holds)
 
     @post(
         "/{game_id:str}/moves",

@@ -69,6 +69,9 @@ class StreamEvent:
 
 
 Load = Callable[[], Awaitable[StreamEvent]]
+Holds = Callable[[], Awaitable[bool]]
+"""Whether the credentials that opened a stream still hold (a token not rotated, a session not ended, a player not
+erased): asked before each state and at each heartbeat; the stream ends when they do not."""
 
 _FORMAT: Final = (
     "Server-Sent Events (`text/event-stream`, UTF-8). Each event: `id: <n>` (a number that only grows),"
@@ -149,7 +152,14 @@ class LiveStreams:
         return caps
 
     async def open(
-        self, request: Request[Any, Any, Any], channel: str, topic: Hashable, load: Load, player: UUID | None = None
+        self,
+        request: Request[Any, Any, Any],
+        channel: str,
+        topic: Hashable,
+        load: Load,
+        *,
+        player: UUID | None = None,
+        holds: Holds | None = None,
     ) -> Stream:
         """The stream of ``topic``'s states, read by ``load`` (which raises the GET's errors: they answer before the
         stream starts), counted against the caps (:meth:`caps`): 429 ``too_many_streams`` past one of them."""
@@ -163,16 +173,26 @@ class LiveStreams:
         except BaseException:
             await self.leases.give_back(stream, caps)
             raise
-        events = self._events(stream, caps, channel, topic, load, last=last_event_id(request))
+        events = self._events(stream, caps, channel, topic, load, last=last_event_id(request), holds=holds)
         return Stream(events, media_type=EVENT_STREAM, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     async def _events(
-        self, stream: str, caps: Sequence[Cap], channel: str, topic: Hashable, load: Load, *, last: int | None
+        self,
+        stream: str,
+        caps: Sequence[Cap],
+        channel: str,
+        topic: Hashable,
+        load: Load,
+        *,
+        last: int | None,
+        holds: Holds | None,
     ) -> AsyncIterator[bytes]:
         try:
             async with self.notices.follow(channel, topic, load) as follower:
                 follower.offer(await load())  # read after subscribing: no change falls between the two
                 async for chunk in self._follow(follower, stream, caps, last):
+                    if holds is not None and not await holds():
+                        return  # the stream's credentials no longer hold: it ends before sending anything more
                     yield chunk
         finally:
             with anyio.CancelScope(shield=True):
