@@ -479,3 +479,22 @@ def test_a_delivery_longer_than_the_lease_is_not_sent_twice(settings: Settings) 
         receiver.wait(1, seconds=3)
         time.sleep(LEASE_MS / 1000 + 2.5)  # past the lease, the delivery still running
         assert len(receiver.got) == 1
+
+
+def test_a_failing_endpoint_with_a_page_of_events_waiting_holds_no_other(settings: Settings) -> None:
+    """One endpoint of an app fails (tried again in 30 s) while its player abandons more games than a delivery
+    reads at once (a page of 100): the healthy endpoint still gets every one of them at once, the ones past the
+    first page too (before, it waited for the failing endpoint's next try)."""
+    names = ("limit_games", "limit_moves", "limit_address_games", "limit_address_moves", "limit_address_keyed_moves",
+             "app_limit_address_games", "app_limit_address_moves", "app_limit_address_keyed_moves")  # fmt: skip
+    lifted = dict.fromkeys(names, 0)
+    with service(settings, webhook_retry_schedule_s=(0, 30, 30), **lifted) as client, \
+            receiving(answer=lambda _: 500) as failing, receiving() as healthy:  # fmt: skip
+        key = new_app(client)
+        register(client, key, failing.url, ["game.abandoned"])
+        register(client, key, healthy.url, ["game.abandoned"])
+        user = as_user(key, "u")
+        games = [abandon(client, user) for _ in range(105)]
+        healthy.wait(105, seconds=20)
+        assert [json.loads(body)["data"]["game_id"] for _, body in healthy.got] == games
+        assert len(failing.got) == 1

@@ -263,10 +263,14 @@ class Deliverer:
             await self.redis.delete(cursors_key)
             return None
         events = [outbox.parse(name, entry, fields) for entry, fields in entries]
-        endpoints = await self.store.endpoints_of({event.app for event in events})
+        apps = {event.app for event in events} if keyspace.outbox_of_one_app(name) else {"*"}
+        endpoints = await self.store.endpoints_of(apps)
         kept = await self.redis.hgetall(cursors_key)
         cursors = {ep.id: Cursor.from_json(kept.get(ep.id.encode())) for ep in endpoints}
-        outcomes = await asyncio.gather(*(self._serve(ep, events, cursors[ep.id]) for ep in endpoints))
+        batches = [await self._next_of(name, events, cursors[ep.id]) for ep in endpoints]
+        outcomes = await asyncio.gather(
+            *(self._serve(ep, batch, cursors[ep.id]) for ep, batch in zip(endpoints, batches, strict=True))
+        )
         if endpoints:
             await self.redis.hset(
                 cursors_key, mapping={ep.id: c.to_json() for ep, c in zip(endpoints, cursors.values(), strict=True)}
@@ -281,8 +285,17 @@ class Deliverer:
             return (
                 now_ms() if len(events) == PAGE else (None if not await self.redis.xrange(name, count=1) else now_ms())
             )
-        waits = [due for due in outcomes if due is not None]
+        more = [now_ms() for due, batch in zip(outcomes, batches, strict=True) if due is None and len(batch) == PAGE]
+        waits = [due for due in outcomes if due is not None] + more  # a whole page sent: there may be more
         return min(waits) if waits else now_ms()
+
+    async def _next_of(self, name: str, head: list[OutboxEvent], cursor: Cursor) -> list[OutboxEvent]:
+        """The events an endpoint is to get next: the outbox's first page, or, for an endpoint already past it
+        (the head held by another endpoint's retries), the page after its own cursor."""
+        if not cursor.done or not cursor.past(head[-1].entry):
+            return head
+        entries = await self.redis.xrange(name, min="(" + cursor.done, count=PAGE)
+        return [outbox.parse(name, entry, fields) for entry, fields in entries]
 
     async def _serve(self, endpoint: Endpoint, events: list[OutboxEvent], cursor: Cursor) -> int | None:
         """Sends one endpoint its next events of an outbox, in order, until one fails; when it is due again."""

@@ -374,6 +374,12 @@ def app_outbox(app_id: UUID | str) -> str:
     return f"pyr:{{app:{app_id}}}:outbox"
 
 
+def outbox_of_one_app(outbox: str) -> bool:
+    """Whether every event of ``outbox`` goes to one app's endpoints: a player's or an app's, not a challenge's or
+    a board's (whose events go to several apps, or to every app)."""
+    return outbox.startswith(("pyr:{p:", "pyr:{app:"))
+
+
 OUTBOX_PATTERN: Final = "pyr:*:outbox"
 """What the outbox sweep scans for: every outbox, whatever its slot."""
 
