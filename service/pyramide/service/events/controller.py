@@ -146,7 +146,7 @@ class WebhookController(Controller):
         summary="Replace a webhook endpoint's secret (app key)",
         description="The new secret is in this answer only; for 24 hours deliveries carry a signature by each (the"
         " old one's too, so receivers can switch at their pace). 404 `webhook_not_found`.",
-        responses=problems(400, 401, 404),
+        responses=problems(400, 401, 404, 413),
         status_code=200,
     )
     async def rotate(
@@ -186,7 +186,7 @@ class WebhookController(Controller):
         summary="Send one delivered or failed event again (app key)",
         description="The same id and body, a new `webhook-timestamp` and signature; the log shows the outcome."
         " 404 `webhook_not_found`, 404 `delivery_not_found` for an event not in the endpoint's log.",
-        responses=problems(400, 401, 404),
+        responses=problems(400, 401, 404, 413),
         status_code=202,
     )
     async def redeliver(
