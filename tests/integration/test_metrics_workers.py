@@ -54,6 +54,15 @@ def _sample(served: Served, name: str, labels: dict[str, str]) -> float:
     return 0.0
 
 
+def _settled(served: Served, name: str, labels: dict[str, str], expected: float) -> float:
+    """The series once it reads ``expected`` (for at most a second): a request is counted just after its answer is
+    sent, so a scrape right after the answer may come first."""
+    deadline = time.monotonic() + 1
+    while (value := _sample(served, name, labels)) != expected and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return value
+
+
 @contextmanager
 def _connections(served: Served, count: int) -> Iterator[list[http.client.HTTPConnection]]:
     connections = [http.client.HTTPConnection(*_address(served), timeout=5) for _ in range(count)]
@@ -148,11 +157,11 @@ def test_a_directory_the_operator_names_is_emptied_of_a_killed_runs_counts(tmp_p
     with serving(tmp_path / "data", tmp_path, "--workers", "2", env=env) as served, _connections(served, 6) as six:
         for connection in six:
             _live(connection)
-        assert _sample(served, "litestar_requests_total", LIVE) == 6
+        assert _settled(served, "litestar_requests_total", LIVE, 6) == 6
         served.process.kill()  # no cleanup: the files stay
         served.process.wait(timeout=10)
     assert list(directory.glob("counter_*.db"))
     with serving(tmp_path / "again", tmp_path, "--workers", "2", env=env) as served, _connections(served, 2) as two:
         for connection in two:
             _live(connection)
-        assert _sample(served, "litestar_requests_total", LIVE) == 2
+        assert _settled(served, "litestar_requests_total", LIVE, 2) == 2
