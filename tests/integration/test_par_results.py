@@ -8,7 +8,6 @@ import asyncio
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -22,6 +21,7 @@ from pyramide.service.games.controller import move_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import new_player
+from tests.integration.test_challenges import _Clock
 from tests.integration.test_par import CLEARING, EASY_CODE
 
 POLL_S = 20.0
@@ -146,20 +146,6 @@ def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(live_url: str
         assert client.delete("/v1/players/me", headers=auth).status_code < 300
         left = list(redis_client.scan_iter(match=f"pyr:{{p:{player}}}*"))
         assert left == [f"pyr:{{p:{player}}}:erased".encode()], "only the erasure's tombstone, no waiting win"
-
-
-class _Clock:
-    """The service's wall clock moved forward, as if the test waited (``time.time`` is what the service reads)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.offset_s = 0.0
-        real = time.time
-        monkeypatch.setattr(time, "time", lambda: real() + self.offset_s)
-
-    def past_the_close(self) -> None:
-        now = datetime.now(UTC)
-        midnight = datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
-        self.offset_s = (midnight - now).total_seconds() + 60
 
 
 def _challenge_win(client: TestClient[Any], auth: dict[str, str], challenge: str, moves: list[dict[str, Any]]) -> str:
