@@ -78,20 +78,25 @@ def test_delivered_outboxes_leave_no_stream_nor_cursor_and_the_next_event_still_
         assert settled(redis_client) == []
 
 
-def test_an_endpoint_deleted_while_its_delivery_is_in_flight_leaves_no_log(
-    settings: Settings, redis_client: redis.Redis
+@pytest.mark.parametrize("how", ["endpoint deleted", "app revoked"])
+def test_an_endpoint_gone_while_its_delivery_is_in_flight_leaves_no_log(
+    settings: Settings, redis_client: redis.Redis, how: str
 ) -> None:
-    """The receiver takes 1 s to answer; the app deletes its endpoint while a delivery to it is in flight: once the
-    delivery ends, the endpoint's log and deliveries keys do not exist, nor the outbox and its cursors (before, the
-    delivery wrote the log again after the deletion, and it stayed for good), and the app is out of the apps set."""
+    """The receiver takes 1 s to answer; the app deletes its endpoint (or the operator revokes the app) while a
+    delivery to it is in flight: once the delivery ends, the endpoint's log and deliveries keys do not exist, nor the
+    outbox and its cursors (before, the delivery wrote the log again after the deletion, and it stayed for good), and
+    the app is out of the apps set."""
     with served(settings) as http, receiving(delay_s=1.0) as receiver:
         key = new_app(http)
+        app = app_id(key)
         hook = endpoint(http, key, receiver.url, ["game.abandoned"])
         abandon(http, as_user(key, "u"))
         receiver.wait(1, seconds=5)
-        assert http.delete(f"/v1/apps/me/webhooks/{hook}", headers=bearer(key)).status_code == 204
+        if how == "endpoint deleted":
+            assert http.delete(f"/v1/apps/me/webhooks/{hook}", headers=bearer(key)).status_code == 204
+        else:
+            assert http.delete(f"/v1/admin/apps/{app}", headers=OPERATOR).status_code == 204
         time.sleep(1.6)  # the delivery in flight ends, and its log would be written
-        app = app_id(key)
         assert redis_client.exists(keyspace.webhook_log(app, hook), keyspace.webhook_deliveries(app, hook)) == 0
         assert settled(redis_client) == []
         assert not redis_client.sismember(keyspace.WEBHOOK_APPS, str(app))
