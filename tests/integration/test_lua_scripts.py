@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -17,8 +18,8 @@ from pyramide.service.challenges import closes
 from pyramide.service.events import delivery
 from pyramide.service.events import store as webhook_store
 from pyramide.service.games import store
-from pyramide.service.infra import address_moves, keyspace, ratelimit, stream_leases
-from pyramide.service.infra.redis import connect
+from pyramide.service.infra import address_moves, keyspace, outbox, ratelimit, stream_leases
+from pyramide.service.infra.redis import connect, raw
 from pyramide.service.infra.scripts import LUA, NoKeys, Result, Script
 from pyramide.service.infra.settings import Settings
 from pyramide.service.moderation import audit
@@ -51,11 +52,11 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         for s in vars(module).values()
         if isinstance(s, Script)
     }
-    more = (audit, app_players, privacy, rewrites, closes, delivery, webhook_store, stream_leases)
+    more = (audit, app_players, privacy, rewrites, closes, delivery, webhook_store, stream_leases, outbox)
     scripts |= {s.name for m in more for s in vars(m).values() if isinstance(s, Script)}
     pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields", "emit_event", "board_left", "save_game"}
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
-    assert len(scripts) == 45
+    assert len(scripts) == 47
 
 
 # -- games --------------------------------------------------------------------------------------------------------
@@ -462,3 +463,47 @@ def test_the_save_script_bakes_its_validated_constants() -> None:
         store.SAVE.text(INTERVAL=1)
     with pytest.raises(ValueError, match="must be an int"):
         store.SAVE.text(**SAVE_CONSTANTS | {"KEPT": "2; redis.call('FLUSHALL')"})  # type: ignore[arg-type]
+
+
+# -- events housekeeping ------------------------------------------------------------------------------------------
+
+
+def _settle(settings: Settings, box: str, cursors: dict[str, str], gone: list[str], finished: list[str]) -> Any:
+    keys = outbox.SettleKeys(box, keyspace.delivery_cursors(box))
+    args = outbox.SettleArgs(json.dumps(cursors), json.dumps(gone), json.dumps(finished))
+    return run(settings, outbox.SETTLE, keys, args)
+
+
+def test_outbox_settle(settings: Settings, redis_client: redis.Redis) -> None:
+    box = keyspace.player_outbox(uuid4())
+    cursors = keyspace.delivery_cursors(box)
+    assert _settle(settings, box, {"wh_a": "{}"}, [], []) == [Result.MISSING, 0, 0]
+    assert redis_client.exists(cursors) == 0, "no cursor for an outbox that is gone"
+    first, second = ((raw(redis_client.xadd(box, {"type": "t"})) or b"").decode() for _ in range(2))
+    redis_client.hset(cursors, "wh_gone", "{}")
+    assert _settle(settings, box, {"wh_a": '{"done": 1}'}, ["wh_gone"], [first]) == [Result.OK, 1, 0]
+    assert redis_client.hgetall(cursors) == {b"wh_a": b'{"done": 1}'}
+    time.sleep(0.002)  # the last entry's ms is past
+    assert _settle(settings, box, {"wh_a": "{}"}, [], [second]) == [Result.OK, 0, 1]
+    assert redis_client.exists(box, cursors) == 0, "an emptied outbox goes with its cursors"
+    redis_client.xadd(box, {"type": "t"}, id="99999999999999-0")  # its last id in this ms or later: kept
+    assert _settle(settings, box, {}, [], ["99999999999999-0"]) == [Result.OK, 0, 0]
+    assert redis_client.exists(box) == 1 and redis_client.xlen(box) == 0
+
+
+def test_webhook_note(settings: Settings, redis_client: redis.Redis) -> None:
+    app = uuid4()
+    keys = webhook_store.NoteKeys(
+        keyspace.webhooks(app), keyspace.webhook_log(app, "wh_a"), keyspace.webhook_deliveries(app, "wh_a")
+    )
+    note = webhook_store.NOTE
+
+    def noted(event: str, created: int) -> Any:
+        return run(settings, note, keys, webhook_store.NoteArgs("wh_a", event, created, "{}"), KEPT=2)
+
+    assert noted("evt_1", 1) == Result.MISSING
+    assert redis_client.exists(keys.log, keys.deliveries) == 0, "nothing written for an endpoint that is gone"
+    redis_client.hset(keys.webhooks, "wh_a", "{}")
+    assert [noted(f"evt_{n}", n) for n in range(1, 4)] == [Result.OK] * 3
+    assert redis_client.zrange(keys.log, 0, -1) == [b"evt_2", b"evt_3"], "the newest KEPT"
+    assert sorted(redis_client.hkeys(keys.deliveries)) == [b"evt_2", b"evt_3"]

@@ -260,8 +260,7 @@ class Deliverer:
         entries = await self.redis.xrange(name, count=PAGE)
         cursors_key = keyspace.delivery_cursors(name)
         if not entries:
-            await self.redis.delete(cursors_key)
-            return None
+            return None if not (await outbox.settle(self.redis, name, {}, [], [])).exists else now_ms() + 1
         events = [outbox.parse(name, entry, fields) for entry, fields in entries]
         apps = {event.app for event in events} if keyspace.outbox_of_one_app(name) else {"*"}
         endpoints = await self.store.endpoints_of(apps)
@@ -271,20 +270,14 @@ class Deliverer:
         outcomes = await asyncio.gather(
             *(self._serve(ep, batch, cursors[ep.id]) for ep, batch in zip(endpoints, batches, strict=True))
         )
-        if endpoints:
-            await self.redis.hset(
-                cursors_key, mapping={ep.id: c.to_json() for ep, c in zip(endpoints, cursors.values(), strict=True)}
-            )
         gone = [(raw(k) or b"").decode() for k in kept if (raw(k) or b"").decode() not in cursors]
-        if gone:
-            await self.redis.hdel(cursors_key, *gone)
         finished = [e.entry for e in events if all(cursors[ep.id].past(e.entry) for ep in endpoints if wants(ep, e))]
-        if finished:
-            await self.redis.xdel(name, *finished)
+        written = {ep.id: c.to_json() for ep, c in zip(endpoints, cursors.values(), strict=True)}
+        settled = await outbox.settle(self.redis, name, written, gone, finished)
+        if not settled.exists:  # emptied and deleted, or deleted meanwhile (its player erased)
+            return None
         if len(finished) == len(events):
-            return (
-                now_ms() if len(events) == PAGE else (None if not await self.redis.xrange(name, count=1) else now_ms())
-            )
+            return now_ms() if settled.left else now_ms() + 1  # kept empty for now: deleted at the next pass
         more = [now_ms() for due, batch in zip(outcomes, batches, strict=True) if due is None and len(batch) == PAGE]
         waits = [due for due in outcomes if due is not None] + more  # a whole page sent: there may be more
         return min(waits) if waits else now_ms()

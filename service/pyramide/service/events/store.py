@@ -35,7 +35,21 @@ class AddArgs(NamedTuple):
     endpoint: str
 
 
+class NoteKeys(NamedTuple):
+    webhooks: str
+    log: str
+    deliveries: str
+
+
+class NoteArgs(NamedTuple):
+    endpoint: str
+    event: str
+    created: int
+    delivery: str
+
+
 ADD: Final = Script("webhook_add", AddKeys, AddArgs, constants=("MAX",))
+NOTE: Final = Script("webhook_note", NoteKeys, NoteArgs, constants=("KEPT",))
 
 
 def new_secret() -> str:
@@ -110,6 +124,7 @@ class WebhookStore:
     def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self._add = ADD.load(redis, MAX=MAX_WEBHOOKS)
+        self._note = NOTE.load(redis, KEPT=LOG_KEPT)
 
     async def add(self, app: UUID, url: str, events: list[str], description: str | None) -> Endpoint:
         """A new endpoint (its secret shown once by the caller); 409 ``too_many_webhooks`` past ``MAX_WEBHOOKS``."""
@@ -117,7 +132,7 @@ class WebhookStore:
         answer = Result(int(await self._add(AddKeys(keyspace.webhooks(app)), AddArgs(endpoint.id, endpoint.to_json()))))
         if answer is Result.FULL:
             raise DomainError(ErrorCode.TOO_MANY_WEBHOOKS, limit=str(MAX_WEBHOOKS))
-        await self.redis.sadd(keyspace.WEBHOOK_APPS, str(app))
+        await self.redis.sadd(keyspace.WEBHOOK_APPS, str(app))  # after the endpoint: see forget_if_none
         return endpoint
 
     async def endpoints(self, app: UUID) -> list[Endpoint]:
@@ -141,6 +156,7 @@ class WebhookStore:
         if not await self.redis.hdel(keyspace.webhooks(app), webhook_id):
             raise DomainError(ErrorCode.WEBHOOK_NOT_FOUND)
         await self.redis.delete(keyspace.webhook_log(app, webhook_id), keyspace.webhook_deliveries(app, webhook_id))
+        await forget_if_none(self.redis, app)
 
     async def rotate(self, app: UUID, webhook_id: str) -> Endpoint:
         """A new secret; the current one keeps signing beside it for ``ROTATION_GRACE_MS``."""
@@ -164,16 +180,16 @@ class WebhookStore:
         return found
 
     async def note(self, endpoint: Endpoint, delivery: Delivery) -> None:
-        """Writes a delivery's state to its endpoint's log (the newest ``LOG_KEPT`` are kept)."""
+        """Writes a delivery's state to its endpoint's log (the newest ``LOG_KEPT`` are kept), in one script in the
+        app's slot and only while the endpoint exists: a delivery that was in flight when its endpoint was deleted
+        (or its app revoked) leaves no log behind (``lua/webhook_note.lua``)."""
         app = UUID(endpoint.app)
-        log, kept = keyspace.webhook_log(app, endpoint.id), keyspace.webhook_deliveries(app, endpoint.id)
-        await self.redis.hset(kept, mapping={delivery.event_id: delivery.to_json()})
-        await self.redis.zadd(log, {delivery.event_id: delivery.created_ms})
-        if await self.redis.zcard(log) > LOG_KEPT:
-            old = [(raw(m) or b"").decode() for m in await self.redis.zrange(log, 0, -LOG_KEPT - 1)]
-            if old:
-                await self.redis.zrem(log, *old)
-                await self.redis.hdel(kept, *old)
+        keys = NoteKeys(
+            keyspace.webhooks(app),
+            keyspace.webhook_log(app, endpoint.id),
+            keyspace.webhook_deliveries(app, endpoint.id),
+        )
+        await self._note(keys, NoteArgs(endpoint.id, delivery.event_id, delivery.created_ms, delivery.to_json()))
 
     async def delivery(self, endpoint: Endpoint, event_id: str) -> Delivery | None:
         text = raw(await self.redis.hget(keyspace.webhook_deliveries(UUID(endpoint.app), endpoint.id), event_id))
@@ -197,3 +213,15 @@ class WebhookStore:
         if delivery is None:
             raise DomainError(ErrorCode.DELIVERY_NOT_FOUND)
         await self.redis.rpush(keyspace.REDELIVERIES, f"{endpoint.app} {endpoint.id} {event_id}")
+
+
+async def forget_if_none(redis: RedisClient, app: UUID) -> None:
+    """Takes ``app`` out of ``WEBHOOK_APPS`` (which every event for every app reads) once it has no endpoint. The set
+    and the app's hash are in different slots, so no script holds both: it is taken out, then the hash is read again
+    and the app put back if an endpoint appeared meanwhile (an adder writes its endpoint before it adds the app to
+    the set, so one of the two sees the other's write)."""
+    if await redis.hlen(keyspace.webhooks(app)):
+        return
+    await redis.srem(keyspace.WEBHOOK_APPS, str(app))
+    if await redis.hlen(keyspace.webhooks(app)):
+        await redis.sadd(keyspace.WEBHOOK_APPS, str(app))

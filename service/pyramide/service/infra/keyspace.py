@@ -432,5 +432,6 @@ REDELIVERIES: Final = "pyr:{events}:redeliver"
 
 def delivery_cursors(outbox: str) -> str:
     """Where each endpoint stands in one outbox (a hash: endpoint id → JSON of its last entry done, its attempts at
-    the next one and when it is tried again), in the ``{events}`` slot beside ``EVENTS_DUE``."""
-    return f"pyr:{{events}}:cursor:{outbox}"
+    the next one and when it is tried again), in the outbox's slot: one script writes them only while the outbox
+    exists and deletes them with it (``lua/outbox_settle.lua``), and an erased player's go with its keys."""
+    return f"{outbox}:cursors"

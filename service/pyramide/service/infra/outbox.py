@@ -5,7 +5,9 @@ A script that makes a change appends the event it causes to an outbox stream in 
 process dies after the change. An outbox lives in the slot of what changed (a player's, a challenge's; see
 ``keyspace.player_outbox``), so under Redis Cluster no single script can also note it in one index; the caller does
 that right after (:func:`mark_due`), and should the process die in between, :func:`sweep` (run at start and now and
-then) finds every outbox by its name and marks it due. Entries leave an outbox once delivered or given up.
+then) finds every outbox by its name and marks it due. Entries leave an outbox once delivered or given up, and an
+outbox left empty is deleted with its delivery cursors (:func:`settle`), so Redis keeps no key for a player (a board,
+an app) with nothing to deliver, and the sweep walks only outboxes with events.
 
 An event's id is derived from its outbox and its stream entry id, so every attempt at delivering it, by any process,
 names it the same (receivers drop repeats by it).
@@ -20,13 +22,38 @@ import json
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Any, Final
+from functools import cache
+from typing import Any, Final, NamedTuple
 
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.scripts import Loaded, Result, Script
 
 SWEEP_BATCH: Final = 500
 """Keys a sweep asks Redis for at a time: a sweep walks the keyspace without holding Redis up."""
+
+
+class SettleKeys(NamedTuple):
+    outbox: str
+    cursors: str
+
+
+class SettleArgs(NamedTuple):
+    cursors: str
+    """JSON: endpoint id → its cursor's JSON, to write."""
+    gone: str
+    """JSON: the ids of endpoints gone, whose cursors are dropped."""
+    finished: str
+    """JSON: the entries every endpoint is past, which leave the outbox."""
+
+
+SETTLE: Final = Script("outbox_settle", SettleKeys, SettleArgs)
+
+
+@cache
+def _settle_text() -> str:
+    """The settle script's text, made once (loading it on a client is then one hash)."""
+    return SETTLE.text()
 
 
 def event_id(outbox: str, entry: str) -> str:
@@ -116,3 +143,27 @@ async def sweep(redis: RedisClient) -> int:
         await mark_due(redis, _text(key))
         found += 1
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """What :func:`settle` left: whether the outbox is still there, and how many entries it holds."""
+
+    exists: bool
+    left: int
+
+
+async def settle(
+    redis: RedisClient, outbox: str, cursors: dict[str, str], gone: list[str], finished: list[str]
+) -> Settled:
+    """Ends a delivery pass over ``outbox`` in one script in its slot (``lua/outbox_settle.lua``): writes the
+    endpoints' ``cursors``, drops those ``gone`` and the ``finished`` entries, and deletes the outbox with its cursors
+    once it is empty, so an event emitted meanwhile is never lost. An outbox deleted meanwhile (its player erased)
+    gets nothing written: no cursor outlives it."""
+    script: Loaded[SettleKeys, SettleArgs] = Loaded(redis, _settle_text())
+    answer = await script(
+        SettleKeys(outbox, keyspace.delivery_cursors(outbox)),
+        SettleArgs(json.dumps(cursors), json.dumps(gone), json.dumps(finished)),
+    )
+    status, left, deleted = (int(part) for part in answer)
+    return Settled(status == Result.OK and not deleted, left)

@@ -162,13 +162,13 @@ class PlayerData:
             await self.reviews.forget(player.id)  # before its note goes with the player's keys
         if self.audit is not None:
             await self.audit.forget(player.id)  # the audit log's entries about it, before their list goes
-        outbox = keyspace.player_outbox(player.id)  # whose name, in the events' slot, carries the player's id
+        outbox = keyspace.player_outbox(player.id)
         if player.app_id is not None:  # its events not yet delivered go on, before player.erased, in the app's
             await self._hand_over(outbox, keyspace.app_outbox(player.app_id))
         await self._delete_tagged(player)  # its outbox among them
         await self.redis.zrem(keyspace.EVENTS_DUE, outbox)
         await self.redis.hdel(keyspace.EVENTS_CLAIMS, outbox)
-        await self.redis.unlink(keyspace.delivery_cursors(outbox))
+        await self.redis.unlink(keyspace.delivery_cursors(outbox))  # written after the scan, before the outbox went
         if player.create_record:
             await self.redis.unlink(player.create_record)  # createPlayer's sealed answer, in a slot of its own
         try:

@@ -1,0 +1,155 @@
+"""Housekeeping of issue 47's events: once delivered, nothing is left in Redis that is no longer anybody's. A real
+``pyramide`` app served over a loopback socket, the embedded Redis, and a real receiving HTTP server on 127.0.0.1
+(slow where a delivery must be in flight); every change made through the API."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
+
+import httpx
+import pytest
+import redis
+
+from pyramide.service.app import create_app
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
+from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
+from tests.integration.test_events_emitted import challenge_close_ms
+from tests.integration.test_webhooks import abandon, as_user, bearer, new_app, receiving
+
+
+@contextmanager
+def served(settings: Settings, **changes: Any) -> Iterator[httpx.Client]:
+    """The service on a real loopback socket, loopback endpoints allowed."""
+    update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
+    with serve_in_thread(create_app(settings.model_copy(update=update))) as url, httpx.Client(base_url=url) as http:
+        yield http
+
+
+def endpoint(http: httpx.Client, key: str, url: str, events: list[str]) -> str:
+    created = http.post("/v1/apps/me/webhooks", json={"url": url, "events": events}, headers=bearer(key))
+    assert created.status_code == 201, created.text
+    return str(created.json()["id"])
+
+
+def leftovers(redis_client: redis.Redis) -> list[str]:
+    """Every outbox stream and every delivery cursor hash in Redis (whatever the cursors' key names)."""
+    found = {k.decode() for k in redis_client.scan_iter(match=keyspace.OUTBOX_PATTERN, _type="stream")}
+    found |= {k.decode() for k in redis_client.scan_iter(match="*cursor*")}
+    return sorted(found)
+
+
+def settled(redis_client: redis.Redis, within_s: float = 5) -> list[str]:
+    """The leftovers once there are none, or after ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while (found := leftovers(redis_client)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
+def app_id(key: str) -> UUID:
+    return UUID(key.split("_")[1])
+
+
+def test_delivered_outboxes_leave_no_stream_nor_cursor_and_the_next_event_still_arrives(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """30 app players each abandon a game; once the receiver has the 30 events, Redis holds no outbox stream and no
+    cursor hash (before, each player's empty stream and its cursors stayed for good, and the sweep walked them all),
+    and nothing is due. A player's next event, emitted after its outbox was deleted, still arrives, once."""
+    with served(settings) as http, receiving() as receiver:
+        key = new_app(http)
+        endpoint(http, key, receiver.url, ["game.abandoned"])
+        games = [abandon(http, as_user(key, f"user-{n}")) for n in range(30)]
+        receiver.wait(30)
+        assert settled(redis_client) == []
+        assert redis_client.zcard(keyspace.EVENTS_DUE) == 0
+        games.append(abandon(http, as_user(key, "user-0")))
+        receiver.wait(31)
+        time.sleep(0.5)  # time enough for a repeat to arrive
+
+        assert [json.loads(body)["data"]["game_id"] for _, body in receiver.got] == games
+        assert settled(redis_client) == []
+
+
+@pytest.mark.parametrize("how", ["endpoint deleted", "app revoked"])
+def test_an_endpoint_gone_while_its_delivery_is_in_flight_leaves_no_log(
+    settings: Settings, redis_client: redis.Redis, how: str
+) -> None:
+    """The receiver takes 1 s to answer; the app deletes its endpoint (or the operator revokes the app) while a
+    delivery to it is in flight: once the delivery ends, the endpoint's log and deliveries keys do not exist, nor the
+    outbox and its cursors (before, the delivery wrote the log again after the deletion, and it stayed for good), and
+    the app is out of the apps set."""
+    with served(settings) as http, receiving(delay_s=1.0) as receiver:
+        key = new_app(http)
+        app = app_id(key)
+        hook = endpoint(http, key, receiver.url, ["game.abandoned"])
+        abandon(http, as_user(key, "u"))
+        receiver.wait(1, seconds=5)
+        if how == "endpoint deleted":
+            assert http.delete(f"/v1/apps/me/webhooks/{hook}", headers=bearer(key)).status_code == 204
+        else:
+            assert http.delete(f"/v1/admin/apps/{app}", headers=OPERATOR).status_code == 204
+        time.sleep(1.6)  # the delivery in flight ends, and its log would be written
+        assert redis_client.exists(keyspace.webhook_log(app, hook), keyspace.webhook_deliveries(app, hook)) == 0
+        assert settled(redis_client) == []
+        assert not redis_client.sismember(keyspace.WEBHOOK_APPS, str(app))
+
+
+def test_a_player_erased_while_its_delivery_is_in_flight_leaves_no_cursor(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """The receiver takes 1 s to answer; an app player is erased (through the API) while its event is being
+    delivered: once the deliveries end (the event goes again from the app's outbox, under its id), no key of the
+    player but its tombstone exists, and no outbox or cursor hash is left (before, the delivery in flight wrote the
+    erased outbox's cursors again, for good)."""
+    with served(settings) as http, receiving(delay_s=1.0) as receiver:
+        key = new_app(http)
+        endpoint(http, key, receiver.url, ["game.abandoned"])
+        user = as_user(key, "u")
+        player = http.get("/v1/players/me", headers=user).json()["id"]
+        abandon(http, user)
+        receiver.wait(1, seconds=5)
+        assert http.delete("/v1/players/me", headers=user).status_code == 204
+        time.sleep(1.2)  # the delivery in flight ends
+        receiver.wait(2, seconds=5)  # the handed-over event, again under its id
+        assert receiver.got[1][0]["webhook-id"] == receiver.got[0][0]["webhook-id"]
+        time.sleep(1.2)  # that delivery ends too
+        naming = {k.decode() for k in redis_client.scan_iter(match=f"*{{p:{player}}}*")}  # the cursors' too
+        assert naming <= {keyspace.tombstone(UUID(player))}
+        assert settled(redis_client) == []
+
+
+def test_an_app_without_endpoints_leaves_the_apps_set_and_a_new_one_gets_challenge_closed(
+    settings: Settings, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An app deletes its only endpoint: it is no longer among the apps every ``challenge.closed`` is read for
+    (before, it stayed in the set for good); another app is revoked: out of it too. The first app registers a new
+    endpoint: it is back in the set, and that endpoint gets the challenge's ``challenge.closed`` when it closes."""
+    real = time.time
+    offset = [0.0]
+    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
+    with served(settings, challenge_close_check_s=0.05) as http, receiving() as receiver:
+        key, other = new_app(http), new_app(http)
+        first = endpoint(http, key, receiver.url, ["challenge.closed"])
+        endpoint(http, other, receiver.url, ["challenge.closed"])
+        assert redis_client.smembers(keyspace.WEBHOOK_APPS) == {str(app_id(k)).encode() for k in (key, other)}
+        assert http.delete(f"/v1/apps/me/webhooks/{first}", headers=bearer(key)).status_code == 204
+        assert http.delete(f"/v1/admin/apps/{app_id(other)}", headers=OPERATOR).status_code == 204
+        assert redis_client.smembers(keyspace.WEBHOOK_APPS) == set()
+        endpoint(http, key, receiver.url, ["challenge.closed"])
+        assert redis_client.smembers(keyspace.WEBHOOK_APPS) == {str(app_id(key)).encode()}
+        challenge = http.get("/v1/challenges/current").json()
+        offset[0] = (challenge_close_ms(challenge) - real() * 1000) / 1000 + 1
+        receiver.wait(1, seconds=10)
+        time.sleep(0.3)  # time enough for a stray event to arrive
+
+        [closed] = [json.loads(body) for _, body in receiver.got]
+        assert closed["type"] == "challenge.closed" and closed["data"]["challenge"] == challenge["id"]
+        assert settled(redis_client) == []
