@@ -1,7 +1,8 @@
 """Live streams whose change notices Redis's link breaks silently: a real `pyramide serve` talks to the real
 (embedded) Redis through a TCP proxy on loopback, which stops forwarding the server's subscribed connection without
 closing it, as a NAT or a firewall that forgets a long idle connection does. A change made through the server must
-still reach an open stream within seconds (before, only TCP noticed, after minutes: the stream stayed silent)."""
+still reach an open stream within seconds (before, only TCP noticed, after minutes: the stream stayed silent). And
+an erasure that takes a player's entry off a board is a board change its open streams see."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
+
 from pyramide.service.infra.settings import Settings
-from tests.integration.test_live_streams import CAPS, MOVES, Sse, _game, _play, _player, _serve
+from tests.integration.test_live_streams import CAPS, LAYOUT, MOVES, Sse, _game, _play, _player, _serve, _served
 
 PING_S = 0.5
 """The server's PYRAMIDE_STREAM_NOTICES_PING_S here: a silent connection is taken for dead within twice that."""
@@ -136,5 +139,26 @@ def test_a_stream_still_follows_changes_after_its_redis_link_dies_silently(setti
             print(f"a move reached the stream {time.monotonic() - started:.2f} s after the freeze")
             later = _play(api, player, game["id"], MOVES[1:2])
             assert stream.next(timeout=2 * PING_S + 1)["id"] == later["version"]
+        finally:
+            stream.close()
+
+
+def test_a_board_stream_sees_an_erased_players_entry_go(settings: Settings) -> None:
+    """A player wins the deal and its entry shows on the board's open stream; the player erases itself: the
+    stream's next event (the board's next change) no longer shows the entry, as the board's GET does not."""
+    with _served(settings) as api:
+        code = str(LAYOUT)
+        stream = Sse(f"{api}/v1/leaderboards/{code}/events")
+        try:
+            assert stream.next()["data"]["entries"] == []
+            player = _player(api)
+            assert _play(api, player, _game(api, player)["id"], MOVES)["status"] == "won"
+            entered = stream.next()
+            assert len(entered["data"]["entries"]) == 1
+            erased = httpx.delete(f"{api}/v1/players/me", headers=player)
+            assert erased.status_code == 204, erased.text
+            after = stream.next(timeout=5)
+            assert after["id"] > entered["id"] and after["data"]["entries"] == [], after
+            assert after["data"] == httpx.get(f"{api}/v1/leaderboards/{code}").json()
         finally:
             stream.close()
