@@ -178,7 +178,7 @@ class Running:
 def _live_streams(settings: Settings, redis: RedisClient) -> LiveStreams:
     """The live streams over the process's one pub/sub connection (to the node the URL names, in a cluster too)."""
     assert settings.redis_url is not None  # connect() refused to start without one
-    notices = Notices(settings.redis_url, settings.redis_timeout_s)
+    notices = Notices(settings.redis_url, settings.redis_timeout_s, settings.stream_notices_ping_s)
     leases = StreamLeases(redis, settings.stream_heartbeat_s)
     return LiveStreams(notices, leases, settings)
 

@@ -9,7 +9,10 @@ newest one it has not sent yet: a slow client never makes the process queue stat
 
 Redis Cluster: a classic PUBLISH reaches every node's subscribers, so the one connection goes to the node the URL
 names. After the connection drops, redis-py reconnects and subscribes again; every topic is then read afresh, since a
-notice may have been missed meanwhile.
+notice may have been missed meanwhile. A connection can also die silently (a NAT, a firewall or a proxy on the way
+forgets it, or stops forwarding it, without closing it): TCP notices only after minutes, and redis-py's health check
+only sends a PING, it never waits for the answer. So the listener PINGs the connection every ``ping_s`` itself and,
+when no PONG has come back ``ping_s`` later, drops it and makes it afresh, as after a lost connection.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 import anyio
 from redis.asyncio import Redis
@@ -28,6 +31,8 @@ from redis.asyncio.client import PubSub
 log = logging.getLogger("pyramide.streams")
 RETRY_S: Final = 1.0
 """How long the listener waits before it tries again after losing Redis."""
+PING_MESSAGE: Final = b"pyramide-notices"
+"""What the listener's own PING carries, so its PONG is told from any other."""
 
 Load = Callable[[], Awaitable[object]]
 """Reads a topic's current state (anything its streams send)."""
@@ -57,15 +62,23 @@ class _Topic:
     followers: set[Follower] = field(default_factory=set)
 
 
+class SilentConnectionError(ConnectionError):
+    """The pub/sub connection did not answer a PING in time: taken for dead."""
+
+
 class Notices:
     """The process's one pub/sub connection and its local topics (see the module)."""
 
-    def __init__(self, url: str, connect_timeout_s: float) -> None:
+    def __init__(self, url: str, connect_timeout_s: float, ping_s: float = 5.0) -> None:
         self._redis: Redis = Redis.from_url(url, socket_connect_timeout=connect_timeout_s, health_check_interval=30)
         self._pubsub: PubSub = self._redis.pubsub(ignore_subscribe_messages=True)
         self._topics: dict[str, dict[Hashable, _Topic]] = {}
         self._listener: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        self._ping_s = ping_s
+        self._pinged_at: float | None = None
+        """When the listener's PING still unanswered was sent (the event loop's clock)."""
+        self._next_ping = 0.0
 
     @contextlib.asynccontextmanager
     async def follow(self, channel: str, topic: Hashable, load: Load) -> AsyncIterator[Follower]:
@@ -102,18 +115,47 @@ class Notices:
         """Reads notices for ever; each notice's topics are read once and offered to their followers."""
         while True:
             try:
-                message = await self._pubsub.get_message(timeout=1.0)
+                message = await self._next_message()
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis gone: try again, then read every topic afresh
                 log.warning("live streams' notices lost (%s); reconnecting", type(error).__name__)
-                await asyncio.sleep(RETRY_S)
+                await self._reconnect(silent=isinstance(error, SilentConnectionError))
                 await self._refresh(list(self._topics))
                 continue
             if message is None or message.get("type") != "message":
                 continue
             channel = message["channel"]
             await self._refresh([channel.decode() if isinstance(channel, bytes) else str(channel)])
+
+    async def _next_message(self) -> dict[str, object] | None:
+        """The next message (None for none within a second, or for the listener's own PONG), after a PING when one
+        is due; :class:`SilentConnectionError` when the last one went unanswered for ``ping_s``."""
+        now = asyncio.get_running_loop().time()
+        if self._pinged_at is not None and now - self._pinged_at > self._ping_s:
+            raise SilentConnectionError(f"no PONG within {self._ping_s} s")
+        if self._pinged_at is None and now >= self._next_ping and self._topics:
+            await self._pubsub.ping(PING_MESSAGE)
+            self._pinged_at = now
+        message: dict[str, object] | None = await self._pubsub.get_message(timeout=min(1.0, self._ping_s / 2))
+        if message is not None and message.get("type") == "pong" and message.get("data") == PING_MESSAGE:
+            self._pinged_at = None
+            self._next_ping = now + self._ping_s
+            return None
+        return message
+
+    async def _reconnect(self, *, silent: bool) -> None:
+        """After a lost (or, ``silent``, an unanswering) connection: drop it, wait, connect and subscribe again,
+        so that the topics read afresh next miss no notice. A Redis still gone is left to the next read."""
+        self._pinged_at = None
+        self._next_ping = 0.0
+        connection: Any = self._pubsub.connection  # typed as never set by redis-py
+        if silent and connection is not None:
+            with contextlib.suppress(Exception):
+                await connection.disconnect(nowait=True)  # its socket may never answer again: not waited for
+        await asyncio.sleep(0 if silent else RETRY_S)
+        with contextlib.suppress(Exception):  # redis-py subscribes again on connecting
+            await self._pubsub.connect()  # type: ignore[no-untyped-call]
 
     async def _refresh(self, channels: list[str]) -> None:
         for channel in channels:

@@ -150,6 +150,10 @@ class Settings(BaseSettings):
     stream_heartbeat_s: float = Field(15.0, gt=0)
     """How often an open live stream (Server-Sent Events) sends a ``: ping`` comment, which also renews its lease
     in the stream caps (a killed process's streams stop counting after three missed beats)."""
+    stream_notices_ping_s: float = Field(5.0, gt=0)
+    """How often the process's pub/sub connection for the live streams' change notices is PINGed; one that has not
+    answered within as long is taken for dead (a connection dropped silently on the way, which TCP notices only
+    after minutes) and made afresh, and every stream's state read again."""
     stream_max_s: float = Field(3600.0, gt=0)
     """How long a live stream stays open before it ends (the client reconnects with ``Last-Event-ID``)."""
     streams_per_address: int = Field(20, ge=1)
