@@ -1,24 +1,38 @@
 """An endpoint that stays dead is disabled, not retried for ever (issue 47): its health (failing since when, the last
 success) is kept in Redis; failing without a single success for ``PYRAMIDE_WEBHOOK_DISABLE_AFTER_S`` disables it, its
 later events are ``skipped`` and its outboxes drain; ``enableWebhook`` brings it back. A failing endpoint is probed by
-one attempt at a time, not by every outbox. Real HTTP on loopback: the service in process, a real receiver (or a
-closed port), the outboxes read in the real Redis."""
+one attempt at a time, not by every outbox. Real HTTP on loopback: the service under uvicorn in a thread, a real
+receiver (or a closed port), the outboxes read in the real Redis."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
+import httpx
 from redis import Redis
 
+from pyramide.service.app import create_app
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
+from tests.integration.test_apps_admin import OPERATOR_KEY
 from tests.integration.test_robustness import _free_port
-from tests.integration.test_webhooks import abandon, as_user, bearer, new_app, receiving, register, service
+from tests.integration.test_webhooks import abandon, as_user, bearer, new_app, receiving, register
 
 SHORT = (0, 1, 1)
 """A retry schedule of seconds: three attempts, a second apart."""
+
+
+@contextmanager
+def service(settings: Settings, **changes: Any) -> Iterator[httpx.Client]:
+    """The service served by uvicorn on a loopback port (real HTTP), delivering to loopback endpoints."""
+    changes = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
+    with serve_in_thread(create_app(settings.model_copy(update=changes))) as url, httpx.Client(base_url=url) as http:
+        yield http
 
 
 def _until(check: Any, seconds: float = 10) -> Any:
