@@ -23,7 +23,7 @@ OPERATIONS = {
     "getChallengeLeaderboard", "createApp", "listApps", "revokeApp", "listAuditLog", "banPlayer", "unbanPlayer",
     "annulLeaderboardEntry", "erasePlayerByOperator", "createSession", "listReviews", "acceptReview", "rejectReview",
     "getGameCertificate", "getSigningKeys", "createWebhook", "listWebhooks", "getWebhook", "deleteWebhook",
-    "rotateWebhookSecret", "listWebhookDeliveries", "redeliverWebhookEvent",
+    "rotateWebhookSecret", "listWebhookDeliveries", "redeliverWebhookEvent", "enableWebhook",
 }  # fmt: skip
 
 

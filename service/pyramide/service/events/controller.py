@@ -1,5 +1,5 @@
-"""An app's webhook endpoints (its key): register, list, read, delete, rotate the secret, read the deliveries and
-redeliver one."""
+"""An app's webhook endpoints (its key): register, list, read, delete, rotate the secret, enable a disabled one again,
+read the deliveries and redeliver one."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from pyramide.service.events.schemas import (
     WebhookList,
     WebhookView,
 )
-from pyramide.service.events.store import Delivery, Endpoint, WebhookStore
+from pyramide.service.events.store import Delivery, Endpoint, Health, WebhookStore
 from pyramide.service.http.body import parse_body
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Limit, check_paging_query
@@ -51,13 +51,18 @@ def _moment(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
 
 
-def _view(endpoint: Endpoint) -> WebhookView:
+def _view(endpoint: Endpoint, health: Health) -> WebhookView:
     return WebhookView(
         id=endpoint.id,
         url=endpoint.url,
         events=endpoint.events,
         description=endpoint.description,
         created_at=datetime.fromtimestamp(endpoint.created_ms / 1000, UTC),
+        status="disabled" if health.disabled_ms is not None else "enabled",
+        disabled_at=_moment(health.disabled_ms),
+        disabled_reason="failing" if health.disabled_ms is not None else None,
+        failing_since=_moment(health.failing_since_ms),
+        last_success_at=_moment(health.last_success_ms),
     )
 
 
@@ -104,17 +109,20 @@ class WebhookController(Controller):
             raise DomainError(ErrorCode.WEBHOOK_URL_REFUSED, reason=refused.reason.value) from None
         events = list(dict.fromkeys(e.value for e in body.events))
         endpoint = await webhooks.add(request.user.id, body.url, events, body.description)
-        return Response(CreatedWebhook(**_view(endpoint).model_dump(), secret=endpoint.secret), status_code=201)
+        view = _view(endpoint, Health())
+        return Response(CreatedWebhook(**view.model_dump(), secret=endpoint.secret), status_code=201)
 
     @get(
         "/",
         operation_id="listWebhooks",
         summary="The app's webhook endpoints (app key)",
-        description="Oldest first; never a secret.",
+        description="Oldest first, each with its `status` (`enabled`, `disabled`) and health; never a secret.",
         responses=problems(401),
     )
     async def list(self, request: AppRequest, webhooks: Injected[WebhookStore]) -> WebhookList:
-        return WebhookList(entries=[_view(e) for e in await webhooks.endpoints(request.user.id)])
+        return WebhookList(
+            entries=[_view(e, await webhooks.health(e)) for e in await webhooks.endpoints(request.user.id)]
+        )
 
     @get(
         "/{webhook_id:str}",
@@ -124,7 +132,8 @@ class WebhookController(Controller):
         responses=problems(400, 401, 404),
     )
     async def read(self, request: AppRequest, webhook_id: WebhookId, webhooks: Injected[WebhookStore]) -> WebhookView:
-        return _view(await webhooks.get(request.user.id, webhook_id))
+        endpoint = await webhooks.get(request.user.id, webhook_id)
+        return _view(endpoint, await webhooks.health(endpoint))
 
     @delete(
         "/{webhook_id:str}",
@@ -154,13 +163,27 @@ class WebhookController(Controller):
     ) -> RotatedSecret:
         return RotatedSecret(secret=(await webhooks.rotate(request.user.id, webhook_id)).secret)
 
+    @post(
+        "/{webhook_id:str}/enable",
+        operation_id="enableWebhook",
+        summary="Enable a disabled webhook endpoint again (app key)",
+        description="Events whose turn comes from now on are sent to it again, afresh (not failing); the events it"
+        " skipped while disabled are not sent again by themselves: redeliver them by hand (`redeliverWebhookEvent`)."
+        " Enabling an enabled endpoint changes nothing. 404 `webhook_not_found`.",
+        responses=problems(400, 401, 404, 413),
+        status_code=200,
+    )
+    async def enable(self, request: AppRequest, webhook_id: WebhookId, webhooks: Injected[WebhookStore]) -> WebhookView:
+        endpoint = await webhooks.enable(request.user.id, webhook_id)
+        return _view(endpoint, await webhooks.health(endpoint))
+
     @get(
         "/{webhook_id:str}/deliveries",
         operation_id="listWebhookDeliveries",
         summary="A webhook endpoint's deliveries, newest first (app key)",
         description="Each event sent or being sent: its id, type, status (`pending`, `delivered`, `retrying`,"
-        " `failed`), attempts, the last answer's status or error, when it is tried next and when it was delivered;"
-        " the newest 1,000. 404 `webhook_not_found`.",
+        " `failed`, `skipped`: not sent, the endpoint was disabled), attempts, the last answer's status or error,"
+        " when it is tried next and when it was delivered; the newest 1,000. 404 `webhook_not_found`.",
         responses=problems(400, 401, 404),
     )
     async def deliveries(
@@ -183,7 +206,7 @@ class WebhookController(Controller):
     @post(
         "/{webhook_id:str}/deliveries/{event_id:str}/redeliver",
         operation_id="redeliverWebhookEvent",
-        summary="Send one delivered or failed event again (app key)",
+        summary="Send one delivered, failed or skipped event again (app key)",
         description="The same id and body, a new `webhook-timestamp` and signature; the log shows the outcome."
         " 404 `webhook_not_found`, 404 `delivery_not_found` for an event not in the endpoint's log.",
         responses=problems(400, 401, 404, 413),

@@ -6,7 +6,10 @@ marks it due meanwhile, and a dead process's claim runs out), reads its entries 
 sends each to the endpoints of its app (``*``: every app) subscribed to its type. Per endpoint and outbox, events go
 in entry order: while one is retrying, the later ones wait for that endpoint only (its cursor in
 ``keyspace.delivery_cursors``); the others go on. A failed attempt is tried again after the next wait of
-``webhook_retry_schedule_s``; after the last, the delivery is ``failed`` and the endpoint moves on. An entry leaves the
+``webhook_retry_schedule_s``; after the last, the delivery is ``failed`` and the endpoint moves on. A failing
+endpoint is probed by one attempt at a time, whatever the outboxes waiting for it (``WebhookStore.gate``, at the
+schedule's pace); one that has failed without a success for ``webhook_disable_after_s`` is disabled: its events are
+``skipped`` (noted in its log, not sent) and its cursors move past them until the app enables it. An entry leaves the
 outbox once every endpoint is past it; an empty outbox leaves ``EVENTS_DUE`` (``lua/events_release.lua``) unless an
 event was marked due while it was claimed.
 
@@ -172,6 +175,9 @@ class Deliverer:
         self.store = store
         self.schedule_ms = [int(wait * 1000) for wait in settings.webhook_retry_schedule_s]
         self.timeout_s = settings.webhook_timeout_s
+        self.disable_after_ms = int(settings.webhook_disable_after_s * 1000)
+        self.probe_hold_ms = int(self.timeout_s * 1000) + 1000
+        """How long an attempt at a failing endpoint holds its probe: the others wait for its outcome meanwhile."""
         self.allow_loopback = settings.webhook_allow_loopback
         self.lease_ms = LEASE_MS
         self._claim = CLAIM.load(redis)
@@ -291,10 +297,15 @@ class Deliverer:
         return [outbox.parse(name, entry, fields) for entry, fields in entries]
 
     async def _serve(self, endpoint: Endpoint, events: list[OutboxEvent], cursor: Cursor) -> int | None:
-        """Sends one endpoint its next events of an outbox, in order, until one fails; when it is due again."""
+        """Sends one endpoint its next events of an outbox, in order, until one fails or the endpoint's probe is not
+        due; a disabled endpoint's events are skipped. When it is due again."""
         sent = 0
+        disabled = await self.store.disabled(endpoint)
         for event in events:
             if not wants(endpoint, event) or cursor.past(event.entry):
+                continue
+            if disabled:
+                await self._skip(endpoint, event, cursor)
                 continue
             now = now_ms()
             if cursor.attempts == 0 and event.at_ms + self.schedule_ms[0] > now:
@@ -303,34 +314,51 @@ class Deliverer:
                 return cursor.next_ms
             if sent >= PER_CLAIM:
                 return now
-            sent += 1
-            if await self._attempt(endpoint, event, cursor.attempts):
-                cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
+            gate = await self.store.gate(endpoint, self.probe_hold_ms)
+            if gate.disabled:
+                disabled = True
+                await self._skip(endpoint, event, cursor)
                 continue
-            cursor.attempts += 1
-            if cursor.attempts >= len(self.schedule_ms):
+            if not gate.go:
+                return gate.wait_until
+            sent += 1
+            delivered, disabled = await self._attempt(endpoint, event, cursor.attempts)
+            cursor.attempts = 0 if delivered else cursor.attempts + 1
+            if delivered or disabled or cursor.attempts >= len(self.schedule_ms):
                 cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
                 continue
             cursor.next_ms = now_ms() + self.schedule_ms[cursor.attempts]
             return cursor.next_ms
         return None
 
-    async def _attempt(self, endpoint: Endpoint, event: OutboxEvent, attempts: int) -> bool:
-        """One attempt at one event, noted in the endpoint's log; whether it was delivered."""
+    async def _skip(self, endpoint: Endpoint, event: OutboxEvent, cursor: Cursor) -> None:
+        """Notes an event of a disabled endpoint as ``skipped`` (its body kept for a redelivery by hand) and moves
+        the endpoint's cursor past it."""
+        delivery = await self.store.delivery(endpoint, event.id)
+        if delivery is None:
+            delivery = Delivery(event.id, event.type, body_of(event), now_ms())
+        delivery.status, delivery.next_attempt_ms = "skipped", None
+        await self.store.note(endpoint, delivery)
+        cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
+
+    async def _attempt(self, endpoint: Endpoint, event: OutboxEvent, attempts: int) -> tuple[bool, bool]:
+        """One attempt at one event, noted in the endpoint's log and health; whether it was delivered, and whether
+        the endpoint is disabled now (the event is then ``failed``: given up)."""
         delivery = await self.store.delivery(endpoint, event.id)
         if delivery is None:
             delivery = Delivery(event.id, event.type, body_of(event), now_ms())
         result = await self.send(endpoint, event.id, delivery.body)
+        disabled = await self.store.outcome(endpoint, result.ok, self.disable_after_ms, self.schedule_ms)
         delivery.attempts += 1
         delivery.last_status, delivery.last_error = result.status, result.error
         if result.ok:
             delivery.status, delivery.delivered_ms, delivery.next_attempt_ms = "delivered", now_ms(), None
-        elif attempts + 1 >= len(self.schedule_ms):
+        elif disabled or attempts + 1 >= len(self.schedule_ms):
             delivery.status, delivery.next_attempt_ms = "failed", None
         else:
             delivery.status, delivery.next_attempt_ms = "retrying", now_ms() + self.schedule_ms[attempts + 1]
         await self.store.note(endpoint, delivery)
-        return result.ok
+        return result.ok, disabled
 
     async def send(self, endpoint: Endpoint, event_id: str, body: str) -> Sent:
         """POSTs ``body`` to the endpoint's checked address, signed now."""

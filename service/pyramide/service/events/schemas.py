@@ -36,6 +36,19 @@ class WebhookView(BaseModel):
     events: list[EventType]
     description: str | None
     created_at: datetime
+    status: Literal["enabled", "disabled"] = Field(
+        description="`disabled`: it failed without a single success for `PYRAMIDE_WEBHOOK_DISABLE_AFTER_S` (5 days);"
+        " nothing is sent to it, its events are `skipped` in its log, until `enableWebhook`."
+    )
+    disabled_at: datetime | None = Field(description="When it was disabled; null while enabled.")
+    disabled_reason: Literal["failing"] | None = Field(
+        description="Why it was disabled: `failing`, no delivery succeeded for too long; null while enabled."
+    )
+    failing_since: datetime | None = Field(
+        description="The first failed attempt since its last success; null: its last attempt succeeded (or none"
+        " was made)."
+    )
+    last_success_at: datetime | None = Field(description="Its last successful delivery; null: none yet.")
 
 
 class CreatedWebhook(WebhookView):
@@ -59,7 +72,9 @@ class WebhookList(BaseModel):
 class DeliveryView(BaseModel):
     event_id: str
     type: EventType
-    status: Literal["pending", "delivered", "retrying", "failed"]
+    status: Literal["pending", "delivered", "retrying", "failed", "skipped"] = Field(
+        description="`skipped`: not sent, its endpoint was disabled when its turn came (redeliver it by hand)."
+    )
     attempts: int
     last_status: int | None = Field(description="The HTTP status of the last attempt's answer; null: none came.")
     last_error: str | None = Field(description="Why the last attempt got no answer (`timeout`, `refused: …`, …).")

@@ -1,7 +1,10 @@
 """Webhook endpoints and their delivery logs, in the app's slot (``pyr:{app:<id>}:…``).
 
 An endpoint is one field of the app's hash ``keyspace.webhooks`` (its JSON: URL, event types, secrets); its log keeps
-each delivery's state and body (``webhook_deliveries``) in the order of ``webhook_log``, the newest ``LOG_KEPT``."""
+each delivery's state and body (``webhook_deliveries``) in the order of ``webhook_log``, the newest ``LOG_KEPT``; its
+health (``webhook_health``: failing since when, the last success, the next probe, disabled or not) decides whether
+deliveries try it: an endpoint that has failed without a single success for ``webhook_disable_after_s`` is disabled
+(its events are ``skipped``) until the app enables it again."""
 
 from __future__ import annotations
 
@@ -24,6 +27,9 @@ LOG_KEPT: Final = 1000
 """Deliveries each endpoint's log keeps: the newest."""
 ROTATION_GRACE_MS: Final = 24 * 3600 * 1000
 """How long a replaced secret keeps signing beside the new one."""
+PROBE_RECHECK_MS: Final = 1000
+"""While an attempt probes a failing endpoint, how soon the other outboxes waiting for it look again (its success
+lets them go)."""
 
 
 class AddKeys(NamedTuple):
@@ -50,6 +56,31 @@ class NoteArgs(NamedTuple):
 
 ADD: Final = Script("webhook_add", AddKeys, AddArgs, constants=("MAX",))
 NOTE: Final = Script("webhook_note", NoteKeys, NoteArgs, constants=("KEPT",))
+
+
+class HealthKeys(NamedTuple):
+    health: str
+
+
+class GateArgs(NamedTuple):
+    now: int
+    hold_ms: int
+    recheck_ms: int
+
+
+class OutcomeArgs(NamedTuple):
+    now: int
+    ok: int
+    disable_after_ms: int
+    waits: str
+    """The retry schedule's waits (ms), comma-separated: the wait after n failures in a row is the n-th (0-based),
+    the last for more."""
+
+
+GATE: Final = Script("webhook_gate", HealthKeys, GateArgs)
+OUTCOME: Final = Script("webhook_outcome", HealthKeys, OutcomeArgs)
+HEALTH_FIELDS: Final = ("disabled_at", "disabled_reason", "failing_since", "failures", "next_probe", "probing_until")
+"""The health fields enabling an endpoint clears (``last_success`` stays)."""
 
 
 def new_secret() -> str:
@@ -93,6 +124,36 @@ class Endpoint:
         return cls(**json.loads(text))
 
 
+@dataclass(frozen=True, slots=True)
+class Health:
+    """Whether deliveries try an endpoint (ms; None: never): failing since when (no success since), the last
+    success, and since when it is disabled (and why: ``failing``)."""
+
+    failing_since_ms: int | None = None
+    last_success_ms: int | None = None
+    disabled_ms: int | None = None
+    disabled_reason: str | None = None
+
+    @classmethod
+    def from_hash(cls, fields: dict[bytes, bytes]) -> Health:
+        def number(name: str) -> int | None:
+            value = fields.get(name.encode())
+            return None if value is None else int(value)
+
+        reason = fields.get(b"disabled_reason")
+        reason_text = None if reason is None else reason.decode()
+        return cls(number("failing_since"), number("last_success"), number("disabled_at"), reason_text)
+
+
+class Gate(NamedTuple):
+    """Whether a delivery may try an endpoint now: ``go``, or, when it is failing, ``wait_until`` (ms) its next
+    probe; ``disabled``: not at all."""
+
+    go: bool
+    disabled: bool = False
+    wait_until: int = 0
+
+
 @dataclass(slots=True)
 class Delivery:
     """One event's delivery to one endpoint, as its log keeps it."""
@@ -103,7 +164,8 @@ class Delivery:
     """The JSON body sent (the same on every attempt and redelivery)."""
     created_ms: int
     status: str = "pending"
-    """``pending`` | ``delivered`` | ``retrying`` | ``failed``."""
+    """``pending`` | ``delivered`` | ``retrying`` | ``failed`` | ``skipped`` (not tried: the endpoint was
+    disabled)."""
     attempts: int = 0
     last_status: int | None = None
     last_error: str | None = None
@@ -125,6 +187,8 @@ class WebhookStore:
         self.redis = redis
         self._add = ADD.load(redis, MAX=MAX_WEBHOOKS)
         self._note = NOTE.load(redis, KEPT=LOG_KEPT)
+        self._gate = GATE.load(redis)
+        self._outcome = OUTCOME.load(redis)
 
     async def add(self, app: UUID, url: str, events: list[str], description: str | None) -> Endpoint:
         """A new endpoint (its secret shown once by the caller); 409 ``too_many_webhooks`` past ``MAX_WEBHOOKS``."""
@@ -155,7 +219,11 @@ class WebhookStore:
         """Removes an endpoint and its log; 404 ``webhook_not_found``."""
         if not await self.redis.hdel(keyspace.webhooks(app), webhook_id):
             raise DomainError(ErrorCode.WEBHOOK_NOT_FOUND)
-        await self.redis.delete(keyspace.webhook_log(app, webhook_id), keyspace.webhook_deliveries(app, webhook_id))
+        await self.redis.delete(
+            keyspace.webhook_log(app, webhook_id),
+            keyspace.webhook_deliveries(app, webhook_id),
+            keyspace.webhook_health(app, webhook_id),
+        )
         await forget_if_none(self.redis, app)
 
     async def rotate(self, app: UUID, webhook_id: str) -> Endpoint:
@@ -214,6 +282,7 @@ class WebhookStore:
             raise DomainError(ErrorCode.DELIVERY_NOT_FOUND)
         await self.redis.rpush(keyspace.REDELIVERIES, f"{endpoint.app} {endpoint.id} {event_id}")
 
+<<<<<<< HEAD
 
 async def forget_if_none(redis: RedisClient, app: UUID) -> None:
     """Takes ``app`` out of ``WEBHOOK_APPS`` (which every event for every app reads) once it has no endpoint. The set
@@ -225,3 +294,41 @@ async def forget_if_none(redis: RedisClient, app: UUID) -> None:
     await redis.srem(keyspace.WEBHOOK_APPS, str(app))
     if await redis.hlen(keyspace.webhooks(app)):
         await redis.sadd(keyspace.WEBHOOK_APPS, str(app))
+=======
+    async def health(self, endpoint: Endpoint) -> Health:
+        """The endpoint's health, as its JSON shows it."""
+        return Health.from_hash(await self.redis.hgetall(keyspace.webhook_health(UUID(endpoint.app), endpoint.id)))
+
+    async def disabled(self, endpoint: Endpoint) -> bool:
+        health = keyspace.webhook_health(UUID(endpoint.app), endpoint.id)
+        return raw(await self.redis.hget(health, "disabled_at")) is not None
+
+    async def enable(self, app: UUID, webhook_id: str) -> Endpoint:
+        """Enables an endpoint again, afresh (not failing, no probe waited for); 404 ``webhook_not_found``."""
+        endpoint = await self.get(app, webhook_id)
+        await self.redis.hdel(keyspace.webhook_health(app, webhook_id), *HEALTH_FIELDS)
+        return endpoint
+
+    async def gate(self, endpoint: Endpoint, hold_ms: int) -> Gate:
+        """Whether a delivery may try the endpoint now (``lua/webhook_gate.lua``): a failing endpoint is probed by
+        one attempt at a time, at the pace of the retry schedule, whatever the outboxes waiting for it."""
+        answer = await self._gate(
+            HealthKeys(keyspace.webhook_health(UUID(endpoint.app), endpoint.id)),
+            GateArgs(now_ms(), hold_ms, PROBE_RECHECK_MS),
+        )
+        result = Result(int(answer[0]))
+        if result is Result.FORBIDDEN:
+            return Gate(go=False, disabled=True)
+        if result is Result.LIMITED:
+            return Gate(go=False, wait_until=int(answer[1]))
+        return Gate(go=True)
+
+    async def outcome(self, endpoint: Endpoint, ok: bool, disable_after_ms: int, waits_ms: list[int]) -> bool:
+        """Notes an attempt's outcome in the endpoint's health (``lua/webhook_outcome.lua``); whether the endpoint
+        is disabled now."""
+        answer = await self._outcome(
+            HealthKeys(keyspace.webhook_health(UUID(endpoint.app), endpoint.id)),
+            OutcomeArgs(now_ms(), int(ok), disable_after_ms, ",".join(map(str, waits_ms))),
+        )
+        return Result(int(answer[0])) is Result.FORBIDDEN
+>>>>>>> h48-health

@@ -423,6 +423,12 @@ def webhook_deliveries(app_id: UUID, webhook_id: str) -> str:
     return f"pyr:{{app:{app_id}}}:webhook:{webhook_id}:deliveries"
 
 
+def webhook_health(app_id: UUID, webhook_id: str) -> str:
+    """An endpoint's health (a hash of ms: ``failing_since``, ``failures`` in a row, ``next_probe``, ``last_success``,
+    ``disabled_at``, and ``disabled_reason``): whether deliveries try it (``events/store.py``)."""
+    return f"pyr:{{app:{app_id}}}:webhook:{webhook_id}:health"
+
+
 WEBHOOK_APPS: Final = "pyr:{events}:apps"
 """The apps with at least one webhook endpoint (a set of app ids): whom an event for every app (``*``) goes to."""
 

@@ -264,6 +264,10 @@ class Settings(BaseSettings):
     webhook_retry_schedule_s: Annotated[tuple[int, ...], NoDecode] = (0, 5, 300, 1800, 7200, 18000, 36000, 36000)
     """The waits (s) before each attempt at delivering an event to an endpoint, the first one's included (the
     Standard Webhooks schedule: over 24 hours); after the last attempt the delivery is ``failed``."""
+    webhook_disable_after_s: float = Field(432_000, gt=0)
+    """How long an endpoint may fail without a single success before it is disabled (5 days, as Svix: past the retry
+    schedule's span, so one event's retries never disable it): no more attempts, its events are ``skipped`` (kept in
+    its log for a redelivery by hand) so its outboxes drain, until the app enables it again."""
     webhook_timeout_s: float = Field(10, gt=0, le=60)
     """How long one delivery may take (connecting, sending and reading the answer's first 4 KiB)."""
     webhook_delivery: bool = True

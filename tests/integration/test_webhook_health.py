@@ -1,0 +1,138 @@
+"""An endpoint that stays dead is disabled, not retried for ever (issue 47): its health (failing since when, the last
+success) is kept in Redis; failing without a single success for ``PYRAMIDE_WEBHOOK_DISABLE_AFTER_S`` disables it, its
+later events are ``skipped`` and its outboxes drain; ``enableWebhook`` brings it back. A failing endpoint is probed by
+one attempt at a time, not by every outbox. Real HTTP on loopback: the service under uvicorn in a thread, a real
+receiver (or a closed port), the outboxes read in the real Redis."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
+
+import httpx
+from redis import Redis
+
+from pyramide.service.app import create_app
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
+from tests.integration.test_apps_admin import OPERATOR_KEY
+from tests.integration.test_robustness import _free_port
+from tests.integration.test_webhooks import abandon, as_user, bearer, new_app, receiving, register
+
+SHORT = (0, 1, 1)
+"""A retry schedule of seconds: three attempts, a second apart."""
+
+
+@contextmanager
+def service(settings: Settings, **changes: Any) -> Iterator[httpx.Client]:
+    """The service served by uvicorn on a loopback port (real HTTP), delivering to loopback endpoints."""
+    changes = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
+    with serve_in_thread(create_app(settings.model_copy(update=changes))) as url, httpx.Client(base_url=url) as http:
+        yield http
+
+
+def _until(check: Any, seconds: float = 10) -> Any:
+    """``check()`` once it is truthy, polled for at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not (found := check()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert found, f"not within {seconds} s"
+    return found
+
+
+def _log(client: Any, key: str, endpoint: str) -> list[dict[str, Any]]:
+    """The endpoint's deliveries, newest first."""
+    answer = client.get(f"/v1/apps/me/webhooks/{endpoint}/deliveries", headers=bearer(key))
+    assert answer.status_code == 200, answer.text
+    entries: list[dict[str, Any]] = answer.json()["entries"]
+    return entries
+
+
+def test_a_dead_endpoint_is_disabled_its_events_skipped_and_enabled_again(
+    settings: Settings, redis_client: Redis
+) -> None:
+    """The receiver's port is closed. An app player abandons a game: after 1.5 s of failures with no success the
+    endpoint shows `disabled` (`failing`, with when). The player abandons 3 more games: nothing is tried, each is
+    `skipped` in the log and the player's outbox is empty (before, each event took the whole schedule again, and the
+    outbox kept them). The receiver comes up; `enable`: the next game's event arrives signed, none of the skipped
+    ones; a skipped one is redelivered by hand, the same id, signed."""
+    port = _free_port()
+    with service(settings, webhook_retry_schedule_s=SHORT, webhook_disable_after_s=1.5) as client:
+        key = new_app(client)
+        endpoint = register(client, key, f"http://127.0.0.1:{port}/hook", ["game.abandoned"])
+        base = f"/v1/apps/me/webhooks/{endpoint['id']}"
+        assert client.get(base, headers=bearer(key)).json()["status"] == "enabled"
+        user = as_user(key, "u")
+        abandon(client, user)
+        view = _until(lambda: (v := client.get(base, headers=bearer(key)).json())["status"] == "disabled" and v)
+        assert view["disabled_reason"] == "failing" and view["disabled_at"] and view["failing_since"]
+        assert view["last_success_at"] is None
+        listed = client.get("/v1/apps/me/webhooks", headers=bearer(key)).json()["entries"]
+        assert listed[0]["status"] == "disabled"
+        [given_up] = _log(client, key, endpoint["id"])
+        assert given_up["status"] == "failed" and given_up["attempts"] == 3
+        for _ in range(3):
+            abandon(client, user)
+        skipped = _until(lambda: len(e := _log(client, key, endpoint["id"])) == 4 and e)
+        assert [e["status"] for e in skipped] == ["skipped"] * 3 + ["failed"]
+        assert all(e["attempts"] == 0 for e in skipped[:3])
+        player = client.get("/v1/players/me", headers=user).json()["id"]
+        outbox = keyspace.player_outbox(UUID(player))
+        _until(lambda: redis_client.xlen(outbox) == 0, seconds=5)
+        with receiving(port=port) as receiver:
+            enabled = client.post(f"{base}/enable", headers=bearer(key))
+            assert enabled.status_code == 200, enabled.text
+            assert enabled.json()["status"] == "enabled" and enabled.json()["failing_since"] is None
+            game = abandon(client, user)
+            receiver.wait(1)
+            time.sleep(0.5)  # time enough for a stray skipped event to arrive
+            [event] = receiver.events(endpoint["secret"])
+            assert event["data"]["game_id"] == game
+            again = client.post(f"{base}/deliveries/{skipped[0]['event_id']}/redeliver", headers=bearer(key))
+            assert again.status_code == 202, again.text
+            receiver.wait(2)
+            assert receiver.events(endpoint["secret"])[1]["id"] == skipped[0]["event_id"]
+        view = client.get(base, headers=bearer(key)).json()
+        assert view["status"] == "enabled" and view["last_success_at"] is not None
+
+
+def test_an_endpoint_that_fails_now_and_then_is_never_disabled(settings: Settings) -> None:
+    """The receiver fails every other request; the disabling bound is 1.5 s. An app player abandons 4 games, each
+    retried a second after its failure and then delivered: over 4 s of failures, but a success between each, so the
+    endpoint stays `enabled` and every event is `delivered`."""
+    with service(settings, webhook_retry_schedule_s=SHORT, webhook_disable_after_s=1.5) as client, receiving(
+        answer=lambda n: 500 if n % 2 == 0 else 204
+    ) as receiver:  # fmt: skip
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url, ["game.abandoned"])
+        user = as_user(key, "u")
+        games = [abandon(client, user) for _ in range(4)]
+        receiver.wait(8, seconds=15)
+        assert [e["data"]["game_id"] for e in receiver.events(endpoint["secret"])[1::2]] == games
+        view = client.get(f"/v1/apps/me/webhooks/{endpoint['id']}", headers=bearer(key)).json()
+        assert view["status"] == "enabled" and view["failing_since"] is None and view["last_success_at"]
+        assert [e["status"] for e in _log(client, key, endpoint["id"])] == ["delivered"] * 4
+
+
+def test_a_failing_endpoint_is_probed_once_not_by_every_players_outbox(settings: Settings) -> None:
+    """The receiver answers 500. Six players of one app abandon a game each (six outboxes): over 3.5 s the endpoint
+    gets at most 4 requests, a probe every 2 s (before, each outbox tried it on its own: 12). Once it answers 204,
+    every player's event arrives within 4 s."""
+    failing = [True]
+    with service(settings, webhook_retry_schedule_s=(0, 2, 2, 2, 2, 2)) as client, receiving(
+        answer=lambda _: 500 if failing[0] else 204
+    ) as receiver:  # fmt: skip
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url, ["game.abandoned"])
+        games = [abandon(client, as_user(key, f"u{n}")) for n in range(6)]
+        time.sleep(3.5)
+        assert len(receiver.got) <= 4, len(receiver.got)
+        failing[0] = False
+        tried = len(receiver.got)
+        receiver.wait(tried + 6, seconds=4)
+        delivered = [e["data"]["game_id"] for e in receiver.events(endpoint["secret"])[tried:]]
+        assert sorted(delivered) == sorted(games)
