@@ -51,16 +51,18 @@ def _abandon(http: Any, games: list[tuple[dict[str, str], str]]) -> None:
 
 
 def test_a_slow_app_with_many_players_holds_no_other_apps_deliveries(settings: Settings) -> None:
-    """App A's endpoint answers only after 6 s (the timeout is 4 s); 40 of its players abandon a game at once, more
-    than a process's 32 delivery slots. App B's player then abandons one: B's fast endpoint gets it within 1 s (before,
-    A's deliveries held every slot and B's waited for A's timeouts), while A's endpoint has at most 4 (its bound)
-    in flight."""
+    """App A's endpoint answers only after 12 s (the timeout is 10 s); 70 of its players abandon a game at once, more
+    than a process's 32 delivery slots and 64 outboxes in work. App B's player then abandons one: B's fast endpoint
+    gets it within 1 s (before, A's deliveries held every slot and B's waited for A's timeouts), while A's endpoint
+    has at most 4 (its bound) in flight, and A's deliveries beyond the 8 in flight and 8 waiting are logged `busy`
+    at once, to be tried again."""
     lifted = dict.fromkeys(LIFTED, 0)
-    with service(settings, webhook_timeout_s=4, **lifted) as client, receiving(delay_s=6) as slow, receiving() as fast:
+    with service(settings, webhook_timeout_s=10, **lifted) as client, receiving(delay_s=12) as slow, \
+            receiving() as fast:  # fmt: skip
         key_a, key_b = new_app(client), new_app(client)
-        register(client, key_a, slow.url, ["game.abandoned"])
+        endpoint_a = register(client, key_a, slow.url, ["game.abandoned"])
         register(client, key_b, fast.url, ["game.abandoned"])
-        games_a = _started_games(client, key_a, 40)
+        games_a = _started_games(client, key_a, 70)
         [game_b] = _started_games(client, key_b, 1)
         _abandon(client, games_a)
         slow.wait(4, seconds=3)
@@ -70,6 +72,9 @@ def test_a_slow_app_with_many_players_holds_no_other_apps_deliveries(settings: S
         assert time.monotonic() - started < 1.0, f"B's event took {time.monotonic() - started:.2f} s"
         assert json.loads(fast.got[0][1])["data"]["game_id"] == game_b[1]
         assert len(slow.got) <= 4, f"{len(slow.got)} deliveries to the slow app's endpoint at once"
+        log = client.get(f"/v1/apps/me/webhooks/{endpoint_a['id']}/deliveries?limit=100", headers=bearer(key_a))
+        busy = [e for e in log.json()["entries"] if e["last_error"] == "busy" and e["status"] == "retrying"]
+        assert len(busy) >= 70 - 16, f"{len(busy)} of A's deliveries logged busy"
 
 
 class SilentNameServer:

@@ -14,7 +14,8 @@ Each delivery resolves and checks the endpoint's address again (``guard``), conn
 redirect, reads at most ``READ_LIMIT`` bytes of the answer and ends after ``webhook_timeout_s``; at most
 ``CONCURRENCY`` run at once per process, and endpoints are served side by side, so a slow one holds no other. At most
 ``PER_ENDPOINT`` of them go to one endpoint and ``PER_APP`` to one app's endpoints at once (an attempt that finds no
-slot within the timeout fails as ``busy``), so one slow app cannot take every slot; host lookups run in the
+slot within the timeout, or ``APP_WAITING`` others of its app waiting, fails as ``busy``), so one slow app cannot take
+every slot, nor every outbox in work; host lookups run in the
 delivery's own few threads (``limits.Lookups``), so a silent name server holds no other app's lookups.
 """
 
@@ -53,6 +54,9 @@ PER_ENDPOINT: Final = 4
 """Deliveries one process has in flight to one endpoint at most."""
 PER_APP: Final = 8
 """Deliveries one process has in flight to one app's endpoints at most: a slow app holds a quarter of the slots."""
+APP_WAITING: Final = 8
+"""Deliveries that wait for a slot of one app at most; another fails as ``busy`` at once, so that a slow app's waiting
+deliveries hold a quarter of the outboxes in work (``OUTBOXES``) at most."""
 LOOKUP_THREADS: Final = 8
 """Host lookups one process's deliveries run at once at most (each in a thread of its own)."""
 LOOKUPS_PER_APP: Final = 2
@@ -356,8 +360,10 @@ class Deliverer:
 
     async def send(self, endpoint: Endpoint, event_id: str, body: str) -> Sent:
         """POSTs ``body`` to the endpoint's checked address, signed now, once the endpoint and its app have a slot
-        free (``busy`` if none is within the timeout) and the process has one."""
+        free (``busy`` if none is within the timeout, or too many wait already) and the process has one."""
         app = str(endpoint.app)
+        if self._per_app.crowded(app, APP_WAITING):
+            return Sent(None, "busy")
         async with contextlib.AsyncExitStack() as held:
             try:
                 async with asyncio.timeout(self.timeout_s):

@@ -27,6 +27,10 @@ class KeyedLimit:
         self.limit = limit
         self._slots: dict[str, tuple[asyncio.Semaphore, int]] = {}
 
+    def crowded(self, key: str, waiting: int) -> bool:
+        """Whether ``key`` has every slot held and at least ``waiting`` more waiting for one."""
+        return self._slots.get(key, (None, 0))[1] >= self.limit + waiting
+
     async def acquire(self, key: str) -> None:
         """Waits for a slot of ``key`` (cancellable: then it holds none)."""
         semaphore, users = self._slots.get(key) or (asyncio.Semaphore(self.limit), 0)
