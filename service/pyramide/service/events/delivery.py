@@ -15,7 +15,11 @@ event was marked due while it was claimed.
 
 Each delivery resolves and checks the endpoint's address again (``guard``), connects to that address, follows no
 redirect, reads at most ``READ_LIMIT`` bytes of the answer and ends after ``webhook_timeout_s``; at most
-``CONCURRENCY`` run at once per process, and endpoints are served side by side, so a slow one holds no other.
+``CONCURRENCY`` run at once per process, and endpoints are served side by side, so a slow one holds no other. At most
+``PER_ENDPOINT`` of them go to one endpoint and ``PER_APP`` to one app's endpoints at once (an attempt that finds no
+slot within the timeout, or ``APP_WAITING`` others of its app waiting, fails as ``busy``), so one slow app cannot take
+every slot, nor every outbox in work; host lookups run in the
+delivery's own few threads (``limits.Lookups``), so a silent name server holds no other app's lookups.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from redis.exceptions import RedisError
 from standardwebhooks import Webhook
 
 from pyramide.service.events.guard import UrlRefusedError, resolve
+from pyramide.service.events.limits import KeyedLimit, Lookups
 from pyramide.service.events.store import Delivery, Endpoint, WebhookStore
 from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.outbox import OutboxEvent
@@ -48,6 +53,17 @@ READ_LIMIT: Final = 4096
 """Bytes of an endpoint's answer read at most (its status is what counts)."""
 CONCURRENCY: Final = 32
 """Deliveries one process has in flight at most."""
+PER_ENDPOINT: Final = 4
+"""Deliveries one process has in flight to one endpoint at most."""
+PER_APP: Final = 8
+"""Deliveries one process has in flight to one app's endpoints at most: a slow app holds a quarter of the slots."""
+APP_WAITING: Final = 8
+"""Deliveries that wait for a slot of one app at most; another fails as ``busy`` at once, so that a slow app's waiting
+deliveries hold a quarter of the outboxes in work (``OUTBOXES``) at most."""
+LOOKUP_THREADS: Final = 8
+"""Host lookups one process's deliveries run at once at most (each in a thread of its own)."""
+LOOKUPS_PER_APP: Final = 2
+"""Host lookups of one app's endpoints running at once at most (a lookup of a host already running is shared)."""
 OUTBOXES: Final = 64
 """Outboxes one process works on at once at most."""
 PAGE: Final = 100
@@ -184,6 +200,9 @@ class Deliverer:
         self._release = RELEASE.load(redis)
         self._renew = RENEW.load(redis)
         self._sending = asyncio.Semaphore(CONCURRENCY)
+        self._per_endpoint = KeyedLimit(PER_ENDPOINT)
+        self._per_app = KeyedLimit(PER_APP)
+        self._lookups = Lookups(LOOKUP_THREADS, LOOKUPS_PER_APP)
         self._working: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         """Set when this process marks an outbox due or an outbox's work ends: claim again without waiting for the
@@ -361,43 +380,61 @@ class Deliverer:
         return result.ok, disabled
 
     async def send(self, endpoint: Endpoint, event_id: str, body: str) -> Sent:
-        """POSTs ``body`` to the endpoint's checked address, signed now."""
-        async with self._sending:
+        """POSTs ``body`` to the endpoint's checked address, signed now, once the endpoint and its app have a slot
+        free (``busy`` if none is within the timeout, or too many wait already) and the process has one."""
+        app = str(endpoint.app)
+        if self._per_app.crowded(app, APP_WAITING):
+            return Sent(None, "busy")
+        async with contextlib.AsyncExitStack() as held:
             try:
                 async with asyncio.timeout(self.timeout_s):
-                    target = await resolve(endpoint.url, self.allow_loopback)
-                    at = datetime.now(UTC)
-                    headers = {
-                        "Host": target.host_header,
-                        "Content-Type": "application/json",
-                        "User-Agent": "pyramide-webhooks",
-                        "webhook-id": event_id,
-                        "webhook-timestamp": str(int(at.timestamp())),
-                        "webhook-signature": sign(endpoint, event_id, body, at),
-                    }
-                    request = self._client.build_request(
-                        "POST",
-                        target.url,
-                        content=body.encode(),
-                        headers=headers,
-                        extensions={"sni_hostname": target.host},
-                    )
-                    response = await self._client.send(request, stream=True)
-                    try:
-                        read = 0
-                        async for chunk in response.aiter_raw():
-                            read += len(chunk)
-                            if read >= READ_LIMIT:
-                                break
-                    finally:
-                        await response.aclose()
-                    return Sent(response.status_code, None)
-            except UrlRefusedError as refused:
-                return Sent(None, f"refused: {refused.reason.value}")
+                    await held.enter_async_context(self._per_app.held(app))
+                    await held.enter_async_context(self._per_endpoint.held(endpoint.id))
             except TimeoutError:
-                return Sent(None, "timeout")
-            except (httpx.HTTPError, httpx.InvalidURL, ValueError) as error:  # UnicodeError is a ValueError
-                return Sent(None, type(error).__name__)
+                return Sent(None, "busy")
+            async with self._sending:
+                return await self._post(endpoint, event_id, body)
+
+    async def _post(self, endpoint: Endpoint, event_id: str, body: str) -> Sent:
+        """One POST, its host resolved in the delivery's own lookups, all within ``webhook_timeout_s``."""
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                app = str(endpoint.app)
+                target = await resolve(
+                    endpoint.url, self.allow_loopback, lambda host, port: self._lookups.lookup(app, host, port)
+                )
+                at = datetime.now(UTC)
+                headers = {
+                    "Host": target.host_header,
+                    "Content-Type": "application/json",
+                    "User-Agent": "pyramide-webhooks",
+                    "webhook-id": event_id,
+                    "webhook-timestamp": str(int(at.timestamp())),
+                    "webhook-signature": sign(endpoint, event_id, body, at),
+                }
+                request = self._client.build_request(
+                    "POST",
+                    target.url,
+                    content=body.encode(),
+                    headers=headers,
+                    extensions={"sni_hostname": target.host},
+                )
+                response = await self._client.send(request, stream=True)
+                try:
+                    read = 0
+                    async for chunk in response.aiter_raw():
+                        read += len(chunk)
+                        if read >= READ_LIMIT:
+                            break
+                finally:
+                    await response.aclose()
+                return Sent(response.status_code, None)
+        except UrlRefusedError as refused:
+            return Sent(None, f"refused: {refused.reason.value}")
+        except TimeoutError:
+            return Sent(None, "timeout")
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as error:  # UnicodeError is a ValueError
+            return Sent(None, type(error).__name__)
 
     async def _redeliveries(self) -> None:
         """Starts the redeliveries asked for (``WebhookStore.redeliver``)."""

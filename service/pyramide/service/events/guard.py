@@ -12,11 +12,14 @@ import asyncio
 import enum
 import ipaddress
 import socket
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 from urllib.parse import SplitResult, urlsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Lookup = Callable[[str, int], Awaitable[list[tuple[Any, ...]]]]
+"""Resolves a host for a TCP connection to a port, as ``getaddrinfo`` answers."""
 
 SHARED: Final = ipaddress.ip_network("100.64.0.0/10")
 """Carrier-grade NAT (RFC 6598): not public, though ``ipaddress`` does not call it private."""
@@ -114,9 +117,15 @@ def checked_url(url: str, allow_loopback: bool) -> SplitResult:
     return parts
 
 
-async def resolve(url: str, allow_loopback: bool) -> Target:
-    """Where a delivery to ``url`` connects, after resolving its host: refused if ANY address it resolves to is not
-    allowed (a name with one public and one private address is refused: which one a client picks is not ours)."""
+async def default_lookup(host: str, port: int) -> list[tuple[Any, ...]]:
+    """A lookup in the event loop's default executor (registration; deliveries bring their own bounded one)."""
+    return await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+
+
+async def resolve(url: str, allow_loopback: bool, lookup: Lookup = default_lookup) -> Target:
+    """Where a delivery to ``url`` connects, after resolving its host with ``lookup``: refused if ANY address it
+    resolves to is not allowed (a name with one public and one private address is refused: which one a client picks
+    is not ours)."""
     parts = checked_url(url, allow_loopback)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
@@ -128,7 +137,7 @@ async def resolve(url: str, allow_loopback: bool) -> Target:
         addresses: list[IPAddress] = [literal]
     else:
         try:
-            found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            found = await lookup(host, port)
         except (OSError, UnicodeError):
             raise UrlRefusedError(Refusal.UNRESOLVABLE) from None
         addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
