@@ -282,19 +282,6 @@ class WebhookStore:
             raise DomainError(ErrorCode.DELIVERY_NOT_FOUND)
         await self.redis.rpush(keyspace.REDELIVERIES, f"{endpoint.app} {endpoint.id} {event_id}")
 
-<<<<<<< HEAD
-
-async def forget_if_none(redis: RedisClient, app: UUID) -> None:
-    """Takes ``app`` out of ``WEBHOOK_APPS`` (which every event for every app reads) once it has no endpoint. The set
-    and the app's hash are in different slots, so no script holds both: it is taken out, then the hash is read again
-    and the app put back if an endpoint appeared meanwhile (an adder writes its endpoint before it adds the app to
-    the set, so one of the two sees the other's write)."""
-    if await redis.hlen(keyspace.webhooks(app)):
-        return
-    await redis.srem(keyspace.WEBHOOK_APPS, str(app))
-    if await redis.hlen(keyspace.webhooks(app)):
-        await redis.sadd(keyspace.WEBHOOK_APPS, str(app))
-=======
     async def health(self, endpoint: Endpoint) -> Health:
         """The endpoint's health, as its JSON shows it."""
         return Health.from_hash(await self.redis.hgetall(keyspace.webhook_health(UUID(endpoint.app), endpoint.id)))
@@ -331,4 +318,15 @@ async def forget_if_none(redis: RedisClient, app: UUID) -> None:
             OutcomeArgs(now_ms(), int(ok), disable_after_ms, ",".join(map(str, waits_ms))),
         )
         return Result(int(answer[0])) is Result.FORBIDDEN
->>>>>>> h48-health
+
+
+async def forget_if_none(redis: RedisClient, app: UUID) -> None:
+    """Takes ``app`` out of ``WEBHOOK_APPS`` (which every event for every app reads) once it has no endpoint. The set
+    and the app's hash are in different slots, so no script holds both: it is taken out, then the hash is read again
+    and the app put back if an endpoint appeared meanwhile (an adder writes its endpoint before it adds the app to
+    the set, so one of the two sees the other's write)."""
+    if await redis.hlen(keyspace.webhooks(app)):
+        return
+    await redis.srem(keyspace.WEBHOOK_APPS, str(app))
+    if await redis.hlen(keyspace.webhooks(app)):
+        await redis.sadd(keyspace.WEBHOOK_APPS, str(app))
