@@ -83,9 +83,9 @@ def test_an_endpoint_gone_while_its_delivery_is_in_flight_leaves_no_log(
     settings: Settings, redis_client: redis.Redis, how: str
 ) -> None:
     """The receiver takes 1 s to answer; the app deletes its endpoint (or the operator revokes the app) while a
-    delivery to it is in flight: once the delivery ends, the endpoint's log and deliveries keys do not exist, nor the
-    outbox and its cursors (before, the delivery wrote the log again after the deletion, and it stayed for good), and
-    the app is out of the apps set."""
+    delivery to it is in flight: once the delivery ends, no key of the endpoint exists (log, deliveries, health),
+    nor the outbox and its cursors (before, the delivery wrote the log again after the deletion, and it stayed for
+    good), and the app is out of the apps set."""
     with served(settings) as http, receiving(delay_s=1.0) as receiver:
         key = new_app(http)
         app = app_id(key)
@@ -98,6 +98,7 @@ def test_an_endpoint_gone_while_its_delivery_is_in_flight_leaves_no_log(
             assert http.delete(f"/v1/admin/apps/{app}", headers=OPERATOR).status_code == 204
         time.sleep(1.6)  # the delivery in flight ends, and its log would be written
         assert redis_client.exists(keyspace.webhook_log(app, hook), keyspace.webhook_deliveries(app, hook)) == 0
+        assert [k.decode() for k in redis_client.scan_iter(match=f"*{hook}*")] == []  # its health neither
         assert settled(redis_client) == []
         assert not redis_client.sismember(keyspace.WEBHOOK_APPS, str(app))
 

@@ -52,10 +52,10 @@ def _abandon(http: Any, games: list[tuple[dict[str, str], str]]) -> None:
 
 def test_a_slow_app_with_many_players_holds_no_other_apps_deliveries(settings: Settings) -> None:
     """App A's endpoint answers only after 12 s (the timeout is 10 s); 70 of its players abandon a game at once, more
-    than a process's 32 delivery slots and 64 outboxes in work. App B's player then abandons one: B's fast endpoint
-    gets it within 1 s (before, A's deliveries held every slot and B's waited for A's timeouts), while A's endpoint
-    has at most 4 (its bound) in flight, and A's deliveries beyond the 8 in flight and 8 waiting are logged `busy`
-    at once, to be tried again."""
+    than a process's 64 outboxes in work. App B's player then abandons one: B's fast endpoint gets it within 1 s
+    (before, A's deliveries held every slot and B's waited for A's timeouts), while A's endpoint has at most 16 (its
+    bound) in flight; A's deliveries that found no slot were not attempted (no `busy` failure in its log, no attempt
+    counted against their schedule)."""
     lifted = dict.fromkeys(LIFTED, 0)
     with service(settings, webhook_timeout_s=10, **lifted) as client, receiving(delay_s=12) as slow, \
             receiving() as fast:  # fmt: skip
@@ -65,16 +65,15 @@ def test_a_slow_app_with_many_players_holds_no_other_apps_deliveries(settings: S
         games_a = _started_games(client, key_a, 70)
         [game_b] = _started_games(client, key_b, 1)
         _abandon(client, games_a)
-        slow.wait(4, seconds=3)
+        slow.wait(16, seconds=3)
         _abandon(client, [game_b])
         started = time.monotonic()
         fast.wait(1, seconds=3.5)
         assert time.monotonic() - started < 1.0, f"B's event took {time.monotonic() - started:.2f} s"
         assert json.loads(fast.got[0][1])["data"]["game_id"] == game_b[1]
-        assert len(slow.got) <= 4, f"{len(slow.got)} deliveries to the slow app's endpoint at once"
+        assert len(slow.got) <= 16, f"{len(slow.got)} deliveries to the slow app's endpoint at once"
         log = client.get(f"/v1/apps/me/webhooks/{endpoint_a['id']}/deliveries?limit=100", headers=bearer(key_a))
-        busy = [e for e in log.json()["entries"] if e["last_error"] == "busy" and e["status"] == "retrying"]
-        assert len(busy) >= 70 - 16, f"{len(busy)} of A's deliveries logged busy"
+        assert [e for e in log.json()["entries"] if e["last_error"] == "busy" or e["attempts"] > 1] == []
 
 
 class SilentNameServer:
@@ -169,9 +168,8 @@ def test_a_silent_name_server_holds_no_other_apps_deliveries(tmp_path: Path) -> 
     `http://hook.blackhole.test:PORT/hook`, then falls silent (30 s a try, 3 tries). A's 12 players abandon a game
     each: 12 deliveries wait on that host's lookup. App B's endpoint, on a name from /etc/hosts (no DNS), then gets
     its player's event within 1 s (before, A's lookups held every thread of the loop's default executor for
-    90 s, and B's lookup waited behind them past its timeout); A's deliveries end as `timeout` (or `busy`, after
-    waiting for a slot of A's endpoint), each within the timeout, and the name server is asked no more often than one
-    shared lookup asks."""
+    90 s, and B's lookup waited behind them past its timeout); A's deliveries end as `timeout`, each within the
+    timeout, and the name server is asked no more often than one shared lookup asks."""
     name = "hook.blackhole.test"
     dns = SilentNameServer(name)
     resolv, hosts = tmp_path / "resolv.conf", tmp_path / "hosts"
@@ -207,7 +205,7 @@ def test_a_silent_name_server_holds_no_other_apps_deliveries(tmp_path: Path) -> 
                 log = http.get(f"/v1/apps/me/webhooks/{endpoint_a['id']}/deliveries?limit=50", headers=bearer(key_a))
                 entries = log.json()["entries"]
             errors = {e["last_error"] for e in entries}
-            assert len(entries) == 12 and "timeout" in errors and errors <= {"timeout", "busy"}, entries
+            assert len(entries) == 12 and "timeout" in errors and errors == {"timeout"}, entries
             assert slow.got == []
             assert dns.asked - asked <= 4, f"{dns.asked - asked} questions for one host: lookups were not shared"
     finally:

@@ -16,10 +16,11 @@ event was marked due while it was claimed.
 Each delivery resolves and checks the endpoint's address again (``guard``), connects to that address, follows no
 redirect, reads at most ``READ_LIMIT`` bytes of the answer and ends after ``webhook_timeout_s``; at most
 ``CONCURRENCY`` run at once per process, and endpoints are served side by side, so a slow one holds no other. At most
-``PER_ENDPOINT`` of them go to one endpoint and ``PER_APP`` to one app's endpoints at once (an attempt that finds no
-slot within the timeout, or ``APP_WAITING`` others of its app waiting, fails as ``busy``), so one slow app cannot take
-every slot, nor every outbox in work; host lookups run in the
-delivery's own few threads (``limits.Lookups``), so a silent name server holds no other app's lookups.
+``PER_ENDPOINT`` of them go to one endpoint and ``PER_APP`` to one app's endpoints at once, so one slow app cannot
+take every slot, nor every outbox in work: a delivery that finds no slot within the timeout, or ``APP_WAITING``
+others of its app waiting already, is ``busy``: not an attempt (nothing sent, nothing counted against the event or
+the endpoint's health), its outbox due again ``BUSY_WAIT_MS`` later. Host lookups run in the delivery's own few
+threads (``limits.Lookups``), so a silent name server holds no other app's lookups.
 """
 
 from __future__ import annotations
@@ -51,15 +52,19 @@ log = logging.getLogger("pyramide.service")
 
 READ_LIMIT: Final = 4096
 """Bytes of an endpoint's answer read at most (its status is what counts)."""
-CONCURRENCY: Final = 32
+CONCURRENCY: Final = 64
 """Deliveries one process has in flight at most."""
-PER_ENDPOINT: Final = 4
-"""Deliveries one process has in flight to one endpoint at most."""
-PER_APP: Final = 8
+PER_ENDPOINT: Final = 16
+"""Deliveries one process has in flight to one endpoint at most (16 at a 100 ms round trip: 160 a second)."""
+PER_APP: Final = 16
 """Deliveries one process has in flight to one app's endpoints at most: a slow app holds a quarter of the slots."""
-APP_WAITING: Final = 8
-"""Deliveries that wait for a slot of one app at most; another fails as ``busy`` at once, so that a slow app's waiting
-deliveries hold a quarter of the outboxes in work (``OUTBOXES``) at most."""
+APP_WAITING: Final = 16
+"""Deliveries that wait for a slot of one app at most; another is ``busy`` at once, so that a slow app's deliveries
+hold half of the outboxes in work (``OUTBOXES``) at most."""
+BUSY: Final = "busy"
+"""What :meth:`Deliverer.send` answers when the endpoint or its app has no slot free: nothing was sent."""
+BUSY_WAIT_MS: Final = 1000
+"""How long an outbox whose delivery was ``busy`` waits before it is claimed again."""
 LOOKUP_THREADS: Final = 8
 """Host lookups one process's deliveries run at once at most (each in a thread of its own)."""
 LOOKUPS_PER_APP: Final = 2
@@ -341,7 +346,10 @@ class Deliverer:
             if not gate.go:
                 return gate.wait_until
             sent += 1
-            delivered, disabled = await self._attempt(endpoint, event, cursor.attempts)
+            attempted = await self._attempt(endpoint, event, cursor.attempts)
+            if attempted is None:  # no slot free: nothing was sent, nothing is counted
+                return now_ms() + BUSY_WAIT_MS
+            delivered, disabled = attempted
             cursor.attempts = 0 if delivered else cursor.attempts + 1
             if delivered or disabled or cursor.attempts >= len(self.schedule_ms):
                 cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
@@ -360,13 +368,15 @@ class Deliverer:
         await self.store.note(endpoint, delivery)
         cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
 
-    async def _attempt(self, endpoint: Endpoint, event: OutboxEvent, attempts: int) -> tuple[bool, bool]:
+    async def _attempt(self, endpoint: Endpoint, event: OutboxEvent, attempts: int) -> tuple[bool, bool] | None:
         """One attempt at one event, noted in the endpoint's log and health; whether it was delivered, and whether
-        the endpoint is disabled now (the event is then ``failed``: given up)."""
+        the endpoint is disabled now (the event is then ``failed``: given up); ``None`` when it was ``busy``."""
         delivery = await self.store.delivery(endpoint, event.id)
         if delivery is None:
             delivery = Delivery(event.id, event.type, body_of(event), now_ms())
         result = await self.send(endpoint, event.id, delivery.body)
+        if result.error == BUSY:
+            return None
         disabled = await self.store.outcome(endpoint, result.ok, self.disable_after_ms, self.schedule_ms)
         delivery.attempts += 1
         delivery.last_status, delivery.last_error = result.status, result.error
@@ -384,14 +394,14 @@ class Deliverer:
         free (``busy`` if none is within the timeout, or too many wait already) and the process has one."""
         app = str(endpoint.app)
         if self._per_app.crowded(app, APP_WAITING):
-            return Sent(None, "busy")
+            return Sent(None, BUSY)
         async with contextlib.AsyncExitStack() as held:
             try:
                 async with asyncio.timeout(self.timeout_s):
                     await held.enter_async_context(self._per_app.held(app))
                     await held.enter_async_context(self._per_endpoint.held(endpoint.id))
             except TimeoutError:
-                return Sent(None, "busy")
+                return Sent(None, BUSY)
             async with self._sending:
                 return await self._post(endpoint, event_id, body)
 
@@ -452,6 +462,9 @@ class Deliverer:
             if endpoint is None or delivery is None:
                 return
             result = await self.send(endpoint, event_id, delivery.body)
+            if result.error == BUSY:  # no slot free: asked for again, at the next look for due work
+                await self.redis.rpush(keyspace.REDELIVERIES, f"{app} {webhook_id} {event_id}")
+                return
             delivery.attempts += 1
             delivery.last_status, delivery.last_error, delivery.next_attempt_ms = result.status, result.error, None
             delivery.status = "delivered" if result.ok else "failed"

@@ -78,7 +78,7 @@ class DeliveryView(BaseModel):
     attempts: int
     last_status: int | None = Field(description="The HTTP status of the last attempt's answer; null: none came.")
     last_error: str | None = Field(
-        description="Why the last attempt got no answer (`timeout`, `busy`, `refused: …`, a connection error's name)."
+        description="Why the last attempt got no answer (`timeout`, `refused: …`, a connection error's name)."
     )
     next_attempt_at: datetime | None
     delivered_at: datetime | None

@@ -68,7 +68,13 @@ class GateArgs(NamedTuple):
     recheck_ms: int
 
 
+class OutcomeKeys(NamedTuple):
+    webhooks: str
+    health: str
+
+
 class OutcomeArgs(NamedTuple):
+    endpoint: str
     now: int
     ok: int
     disable_after_ms: int
@@ -78,7 +84,7 @@ class OutcomeArgs(NamedTuple):
 
 
 GATE: Final = Script("webhook_gate", HealthKeys, GateArgs)
-OUTCOME: Final = Script("webhook_outcome", HealthKeys, OutcomeArgs)
+OUTCOME: Final = Script("webhook_outcome", OutcomeKeys, OutcomeArgs)
 HEALTH_FIELDS: Final = ("disabled_at", "disabled_reason", "failing_since", "failures", "next_probe", "probing_until")
 """The health fields enabling an endpoint clears (``last_success`` stays)."""
 
@@ -314,8 +320,10 @@ class WebhookStore:
         """Notes an attempt's outcome in the endpoint's health (``lua/webhook_outcome.lua``); whether the endpoint
         is disabled now."""
         answer = await self._outcome(
-            HealthKeys(keyspace.webhook_health(UUID(endpoint.app), endpoint.id)),
-            OutcomeArgs(now_ms(), int(ok), disable_after_ms, ",".join(map(str, waits_ms))),
+            OutcomeKeys(
+                keyspace.webhooks(UUID(endpoint.app)), keyspace.webhook_health(UUID(endpoint.app), endpoint.id)
+            ),
+            OutcomeArgs(endpoint.id, now_ms(), int(ok), disable_after_ms, ",".join(map(str, waits_ms))),
         )
         return Result(int(answer[0])) is Result.FORBIDDEN
 

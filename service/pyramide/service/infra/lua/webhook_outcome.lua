@@ -2,7 +2,9 @@
 -- endpoint is failing no more. A failure: it is failing since now unless it was already; failing for
 -- ARGV.disable_after_ms or more, it is disabled ({RESULT.FORBIDDEN}); else its next probe is after the wait that
 -- ARGV.waits (the retry schedule, ms, comma-separated) gives the attempt after this many failures in a row. A disabled
--- endpoint stays disabled. The probe an attempt held (webhook_gate.lua) is let go either way.
+-- endpoint stays disabled. The probe an attempt held (webhook_gate.lua) is let go either way. An endpoint no longer in
+-- its app's hash (deleted, or its app revoked, while the attempt was in flight) gets no health written again.
+if redis.call('HEXISTS', KEYS.webhooks, ARGV.endpoint) == 0 then return {RESULT.OK} end
 local now = tonumber(ARGV.now)
 redis.call('HDEL', KEYS.health, 'probing_until')
 if ARGV.ok == '1' then
