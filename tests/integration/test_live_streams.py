@@ -411,3 +411,37 @@ def test_a_stalled_reader_counts_in_the_caps_until_the_write_deadline_closes_it(
                 third.close()
         finally:
             reader.close()
+
+
+def _read_slowly(reader: socket.socket, seconds: float, received: list[int]) -> None:
+    """Reads at most 1 kB every 50 ms for ``seconds``, adding each read's size to ``received`` (0 for an end)."""
+    reader.settimeout(2)
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends:
+        try:
+            chunk = reader.recv(1024)
+        except OSError:
+            chunk = b""
+        received.append(len(chunk))
+        if not chunk:
+            return
+        time.sleep(0.05)
+
+
+def test_a_slow_reader_that_still_reads_keeps_its_stream(settings: Settings) -> None:
+    """The same board changes, but the client reads a little every 50 ms (about 20 kB/s, far less than they send):
+    the server's writes stay paused longer than the write deadline (1 s here), yet they progress, so the connection
+    is not reset and the data keeps coming (a deadline on the pause alone reset it)."""
+    app = create_app(_settings(settings, stream_heartbeat_s=0.25))
+    with serve_in_thread(app, write_timeout_s=1.0) as api:
+        reader = _stalled_reader(api, f"/v1/leaderboards/{LAYOUT}/events")
+        received: list[int] = []
+        slow = threading.Thread(target=_read_slowly, args=(reader, 5.0, received), daemon=True)
+        slow.start()
+        try:
+            _wins(api, STALLING_WINS)
+            slow.join(timeout=10)
+            assert received and received[-1] > 0, "the server closed a stream whose client still reads"
+            assert sum(received) > 20_000
+        finally:
+            reader.close()
