@@ -1,5 +1,5 @@
 """The service against a real three-node Redis Cluster (the same redis-server binary): every key of a game shares a
-slot, so the scripts and multi-key reads work there too."""
+slot, so the scripts and multi-key reads work there too; live streams hear the changes saved on any node."""
 
 from __future__ import annotations
 
@@ -10,16 +10,23 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
+import httpx
 import pytest
+import redis
 from litestar.testing import TestClient
+from redis.crc import key_slot
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.controller import move_body
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.embedded_redis import SERVER_BINARY
 from pyramide.service.infra.settings import Settings
+from tests.integration.conftest import serve_in_thread
+from tests.integration.test_live_streams import LAYOUT, MOVES, Sse, _game, _play, _player
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 CLI = SERVER_BINARY.parent / "redis-cli"
@@ -147,3 +154,70 @@ def _win_is_counted_across_slots(client: TestClient[Any], auth: dict[str, str]) 
     assert client.get(f"/v1/leaderboards/{code}").json()["entries"] == [], "the board's slot is cleared too"
     assert client.get("/v1/players/me", headers=auth).status_code == 401
     assert client.delete("/v1/players/me", headers=auth).status_code == 204
+
+
+def _slot_owners(cluster_url: str) -> dict[int, int]:
+    """Each slot's node, by its port (as ``CLUSTER SLOTS`` tells)."""
+    with redis.Redis.from_url(cluster_url) as node:
+        ranges = node.execute_command("CLUSTER SLOTS")
+    return {slot: int(owner[1]) for start, end, owner, *_ in ranges for slot in range(start, end + 1)}
+
+
+def _port_of(owners: dict[int, int], key: str) -> int:
+    """The port of the node that holds ``key``'s slot."""
+    return owners[key_slot(key.encode())]
+
+
+def test_live_streams_through_a_redis_cluster(cluster_url: str) -> None:
+    """A game's stream and a board's stream, over real HTTP, on a cluster whose URL names a node that holds
+    neither the game's nor the board's slot: the process's one notices connection subscribes there, while each
+    change is saved and published on the node of its key's slot; every change still arrives, and the streams'
+    leases in the caps are taken and given back."""
+    owners = _slot_owners(cluster_url)
+    board_channel = keyspace.boards_of_deal(str(LAYOUT)).ranked
+    named = next(port for port in sorted(set(owners.values())) if port != _port_of(owners, board_channel))
+    settings = Settings(
+        redis_url=f"redis://127.0.0.1:{named}", redis_cluster=True, solver_time_limit_s=1, stream_heartbeat_s=0.5
+    )
+    with serve_in_thread(create_app(settings)) as api:
+        for _ in range(20):  # a player (whose games share their slot) on another node than the named one
+            player = _player(api)
+            player_id = UUID(httpx.get(f"{api}/v1/players/me", headers=player).json()["id"])
+            game = _game(api, player)
+            game_channel = keyspace.game_state(player_id, UUID(game["id"]))
+            if _port_of(owners, game_channel) != named:
+                break
+        assert _port_of(owners, game_channel) != named
+        _follow_through_another_node(api, player, game, named, [game_channel, board_channel])
+    leases = keyspace.address_streams("127.0.0.1")
+    with redis.Redis(port=_port_of(owners, leases)) as node:
+        deadline = time.monotonic() + 5
+        while node.zcard(leases) > 0:
+            assert time.monotonic() < deadline, "the streams' leases were not given back"
+            time.sleep(0.05)
+
+
+def _follow_through_another_node(
+    api: str, player: dict[str, str], game: dict[str, Any], named: int, channels: list[str]
+) -> None:
+    """The game and the board followed through the subscription on the node at port ``named``, on ``channels``:
+    every change arrives, though saved and published on other nodes."""
+    followed = Sse(f"{api}/v1/games/{game['id']}/events", player)
+    board = Sse(f"{api}/v1/leaderboards/{LAYOUT}/events")
+    try:
+        assert followed.status == 200 and followed.next()["id"] == game["version"]
+        before = board.next()
+        with redis.Redis(port=named) as node:
+            assert sorted(c.decode() for c in node.pubsub_channels()) == sorted(channels)
+        moved = _play(api, player, game["id"], MOVES[:1])
+        assert followed.next()["id"] == moved["version"]
+        won = _play(api, player, game["id"], MOVES[1:])
+        seen = followed.next()
+        while seen["id"] < won["version"]:
+            seen = followed.next()
+        assert seen["data"]["status"] == "won"
+        after = board.next()
+        assert after["id"] > before["id"] and len(after["data"]["entries"]) == len(before["data"]["entries"]) + 1
+    finally:
+        followed.close()
+        board.close()

@@ -1,6 +1,7 @@
 """Live streams (Server-Sent Events) over real HTTP on loopback, against the real (embedded) Redis: a game's stream
 follows moves made by another client, resumes with Last-Event-ID, boards' streams see a win enter, a sealed
-challenge's board leaks nothing; two real `pyramide serve` processes on one Redis see each other's changes and share
+challenge's board leaks nothing; a client that never reads still counts in the caps until the write deadline
+closes it; two real `pyramide serve` processes on one Redis see each other's changes and share
 the caps, a killed one's streams stop counting, and SIGTERM ends a server with a stream open at once."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import select
 import signal
 import socket
 import subprocess
@@ -27,6 +29,7 @@ from pyramide.engine.deal_codes import random_deal_code
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.controller import move_body
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
@@ -336,3 +339,109 @@ def test_a_game_stream_ends_when_its_token_no_longer_holds(settings: Settings) -
             assert all(item.get("id", game["version"]) == game["version"] for item in seen), seen
         finally:
             stolen.close()
+
+
+WRITE_TIMEOUT_S = 4.0
+STALLING_WINS = 45
+"""Wins, each a change of the board, whose first pages (20 entries, about 5 kB each) fill a stalled reader's
+buffers: measured, the server's writes stop after about 33 of them."""
+
+
+def _stalled_reader(api: str, path: str) -> socket.socket:
+    """A client that asks for ``path`` and then never reads: the smallest receive buffer and segment size the
+    kernel allows (so the server's send buffer stays small too), and a few kilobytes fill the connection."""
+    host, port = api.removeprefix("http://").split(":")
+    reader = socket.socket()
+    reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    reader.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+    reader.connect((host, int(port)))
+    reader.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    return reader
+
+
+def _closed_by_server(reader: socket.socket, timeout_s: float) -> bool:
+    """Whether the server closed (or reset) the connection within ``timeout_s``, seen without reading a byte."""
+    poller = select.poll()
+    ended = select.POLLERR | select.POLLHUP | select.POLLRDHUP
+    poller.register(reader, ended)
+    return any(mask & ended for _, mask in poller.poll(int(timeout_s * 1000)))
+
+
+def _wins(api: str, count: int) -> None:
+    """``count`` new players each win the deal: ``count`` changes of its board."""
+    with httpx.Client(base_url=api) as client:
+        for _ in range(count):
+            created = client.post("/v1/players", json={})
+            assert created.status_code == 201, created.text
+            player = {"Authorization": f"Bearer {created.json()['token']}"}
+            game = client.post("/v1/games", json={"layout": LAYOUT.to_json()}, headers=player).json()
+            for move in MOVES:
+                last = client.post(f"/v1/games/{game['id']}/moves", json=move, headers=player)
+            assert last.json()["status"] == "won", last.text
+
+
+def test_a_stalled_reader_counts_in_the_caps_until_the_write_deadline_closes_it(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """A client opens a board's stream and never reads; the board changes until the server's writes to it block.
+    While its connection is open it still counts against the address's cap (one here: a second stream is 429, well
+    after its lease would have run out; before, leases were renewed only after a write, so it stopped counting and
+    held its connection for ever); the server resets it within the write deadline, and its lease is given back at
+    once (a new stream opens)."""
+    app = create_app(_settings(settings, stream_heartbeat_s=0.25, streams_per_address=1))
+    leases = keyspace.address_streams("127.0.0.1")
+    with serve_in_thread(app, write_timeout_s=WRITE_TIMEOUT_S) as api:
+        reader = _stalled_reader(api, f"/v1/leaderboards/{LAYOUT}/events")
+        try:
+            _wins(api, STALLING_WINS)
+            time.sleep(1.0)  # longer than a lease (3 heartbeats: 0.75 s)
+            assert not _closed_by_server(reader, 0), "closed before the write deadline"
+            second = Sse(f"{api}/v1/leaderboards/{LAYOUT}/events")
+            assert second.status == 429, "a stalled stream stopped counting in the address's cap"
+            assert json.loads(second.body)["code"] == "too_many_streams"
+            assert _closed_by_server(reader, WRITE_TIMEOUT_S), "a stalled stream outlived the write deadline"
+            deadline = time.monotonic() + 0.5
+            while redis_client.zcard(leases) > 0:
+                assert time.monotonic() < deadline, "the closed stream's lease was not given back"
+                time.sleep(0.02)
+            third = Sse(f"{api}/v1/leaderboards/{LAYOUT}/events")
+            try:
+                assert third.status == 200 and len(third.next()["data"]["entries"]) == 20
+            finally:
+                third.close()
+        finally:
+            reader.close()
+
+
+def _read_slowly(reader: socket.socket, seconds: float, received: list[int]) -> None:
+    """Reads at most 1 kB every 50 ms for ``seconds``, adding each read's size to ``received`` (0 for an end)."""
+    reader.settimeout(2)
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends:
+        try:
+            chunk = reader.recv(1024)
+        except OSError:
+            chunk = b""
+        received.append(len(chunk))
+        if not chunk:
+            return
+        time.sleep(0.05)
+
+
+def test_a_slow_reader_that_still_reads_keeps_its_stream(settings: Settings) -> None:
+    """The same board changes, but the client reads a little every 50 ms (about 20 kB/s, far less than they send):
+    the server's writes stay paused longer than the write deadline (1 s here), yet they progress, so the connection
+    is not reset and the data keeps coming (a deadline on the pause alone reset it)."""
+    app = create_app(_settings(settings, stream_heartbeat_s=0.25))
+    with serve_in_thread(app, write_timeout_s=1.0) as api:
+        reader = _stalled_reader(api, f"/v1/leaderboards/{LAYOUT}/events")
+        received: list[int] = []
+        slow = threading.Thread(target=_read_slowly, args=(reader, 5.0, received), daemon=True)
+        slow.start()
+        try:
+            _wins(api, STALLING_WINS)
+            slow.join(timeout=10)
+            assert received and received[-1] > 0, "the server closed a stream whose client still reads"
+            assert sum(received) > 20_000
+        finally:
+            reader.close()

@@ -13,6 +13,10 @@ the request's headers were all read: its Accept-Language may never have come) an
   ever buffered);
 - anything the HTTP parser refuses (unknown method, control characters in a header, both Content-Length and
   Transfer-Encoding, ...): 400 ``bad_request``;
+- response writes that make no progress for ``write_timeout_s`` (while the transport holds more than its high-water
+  mark, not a byte of it is sent: a client that reads nothing, such as a live stream's stalled reader): the
+  connection is reset, so the response's task ends (its stream gives its leases back) instead of waiting for ever
+  in uvicorn's ``drain``; a slow client that still reads is left alone;
 - past ``max_connections`` open connections (less if the file limit is lower), the connections whose requests are
   nearest their deadline are closed with 503 ``service_unavailable``, then idle keep-alive ones, so a new client is
   always accepted at once.
@@ -25,9 +29,14 @@ what it did with the header deadline alone. The body's size is limited elsewhere
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import json
 import logging
 import resource
+import socket
+import struct
+import termios
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, ClassVar, Final
@@ -49,6 +58,10 @@ LINGER_S: Final = 1.0
 client still sending reads the answer instead of a reset."""
 _RESERVED_FDS: Final = 64
 """File descriptors kept for everything but client connections: Redis, the solver's pipes, logs, the listener."""
+_RESET_ON_CLOSE: Final = struct.pack("ii", 1, 0)
+"""``SO_LINGER`` on, for 0 s: closing the socket resets the connection and drops what the kernel still holds."""
+_INT: Final = struct.pack("i", 0)
+"""Room for the C int ``ioctl(TIOCOUTQ)`` answers."""
 _REASONS: Final = {
     400: "Bad Request",
     408: "Request Timeout",
@@ -70,11 +83,16 @@ class HttpLimits:
     body_timeout_s: float = _default("body_timeout_s")
     max_header_bytes: int = _default("max_header_bytes")
     max_connections: int = _default("max_connections")
+    write_timeout_s: float = _default("write_timeout_s")
 
     @classmethod
     def of(cls, settings: Settings) -> HttpLimits:
         return cls(
-            settings.header_timeout_s, settings.body_timeout_s, settings.max_header_bytes, settings.max_connections
+            settings.header_timeout_s,
+            settings.body_timeout_s,
+            settings.max_header_bytes,
+            settings.max_connections,
+            settings.write_timeout_s,
         )
 
 
@@ -135,6 +153,8 @@ class GuardedProtocol(HttpToolsProtocol):
         self._in_body = False
         self._head_bytes = 0
         self._lingering = False
+        self._stalled: asyncio.TimerHandle | None = None  # armed while writing is paused
+        self._unsent = 0  # the bytes still to send when it was armed (:meth:`_unsent_bytes`)
         super().connection_made(transport)
         self._arm(self.limits.header_timeout_s)
         if len(self.connections) > self.max_open:
@@ -205,7 +225,59 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._unstall()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        """The transport holds more than its high-water mark: the response's writes wait for the client to read.
+        If they still wait ``write_timeout_s`` from now, the connection is reset (:meth:`_write_stalled`)."""
+        super().pause_writing()
+        if self._stalled is None:
+            self._arm_stalled()
+
+    def resume_writing(self) -> None:
+        """The client read enough for the writes to go on: no deadline while they progress."""
+        self._unstall()
+        super().resume_writing()
+
+    def _arm_stalled(self) -> None:
+        self._unsent = self._unsent_bytes()
+        self._stalled = self.loop.call_later(self.limits.write_timeout_s, self._write_stalled)
+
+    def _unsent_bytes(self) -> int:
+        """The bytes not yet taken by the client: the transport's buffer and the socket's send queue (``SIOCOUTQ``,
+        sent but not acknowledged). The kernel's part counts: a slow reader drains it long before the kernel asks
+        the transport for more (it waits for a good part of its buffer to be free)."""
+        unsent = self.transport.get_write_buffer_size()
+        connection = self.transport.get_extra_info("socket")
+        if connection is not None:
+            with contextlib.suppress(OSError):
+                queued = fcntl.ioctl(connection.fileno(), termios.TIOCOUTQ, _INT)
+                unsent += struct.unpack("i", queued)[0]
+        return unsent
+
+    def _unstall(self) -> None:
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+
+    def _write_stalled(self) -> None:
+        """Still paused ``write_timeout_s`` later: if some bytes went out meanwhile (a slow reader, but a reader), the
+        deadline starts again; if none did, the connection is reset. Aborted, not closed (``close`` would
+        wait for the buffered bytes to be sent, which is what never happens), with a zero linger, so the kernel drops
+        its own buffered bytes and sends a reset at once instead of a FIN queued behind them that the client, reading
+        nothing, would never get. uvicorn then marks the response disconnected and wakes its ``send``, so the
+        response's task ends as if the client had gone."""
+        self._stalled = None
+        if self._unsent_bytes() < self._unsent:
+            self._arm_stalled()
+            return
+        log.info("connection reset: its client read nothing for %.0f s", self.limits.write_timeout_s)
+        connection = self.transport.get_extra_info("socket")
+        if connection is not None:
+            with contextlib.suppress(OSError):
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET_ON_CLOSE)
+        self.transport.abort()
 
     def shutdown(self) -> None:
         """uvicorn's graceful shutdown asks each connection to close: the live streams end too (their response

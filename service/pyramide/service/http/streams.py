@@ -4,7 +4,10 @@ Each event is ``id:`` (a number that only grows: a game's version, a board's cha
 ``data:`` (the JSON body the matching GET returns). States supersede each other, so a stream resumed with
 ``Last-Event-ID`` older than the current id gets the current state at once and misses nothing; with the current id
 it gets nothing until the next change. A ``: ping`` comment every ``stream_heartbeat_s`` keeps proxies from closing
-an idle stream and renews the stream's leases in the caps (:mod:`infra.stream_leases`); a stream ends after
+an idle stream; the stream's leases in the caps (:mod:`infra.stream_leases`) are renewed on a timer of the same
+period while it is open, not after a write: a client that reads nothing blocks the stream's writes, yet still counts
+in the caps until the server's write deadline (``write_timeout_s``, :mod:`http.server`) closes its connection and the
+stream gives its leases back. A stream ends after
 ``stream_max_s`` (the client reconnects with ``Last-Event-ID``) and at once when the server shuts down
 (:func:`shutting_down`, called by the HTTP protocol when uvicorn asks its connections to close), so a graceful
 shutdown never waits for open streams. Change notices come through :class:`infra.notices.Notices`.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
@@ -36,6 +40,7 @@ from pyramide.service.infra.notices import Follower, Notices
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.stream_leases import Cap, StreamLeases
 
+log = logging.getLogger("pyramide.streams")
 EVENT_STREAM: Final = "text/event-stream"
 PING: Final = b": ping\n\n"
 _STOPPING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Event] = weakref.WeakKeyDictionary()
@@ -187,20 +192,34 @@ class LiveStreams:
         last: int | None,
         holds: Holds | None,
     ) -> AsyncIterator[bytes]:
+        renewing = asyncio.get_running_loop().create_task(self._renew(stream, caps))
         try:
             async with self.notices.follow(channel, topic, load) as follower:
                 follower.offer(await load())  # read after subscribing: no change falls between the two
-                async for chunk in self._follow(follower, stream, caps, last):
+                async for chunk in self._follow(follower, last):
                     if holds is not None and not await holds():
                         return  # the stream's credentials no longer hold: it ends before sending anything more
                     yield chunk
         finally:
+            renewing.cancel()
             with anyio.CancelScope(shield=True):
+                await asyncio.gather(renewing, return_exceptions=True)  # no renewal lands after the give-back
                 await self.leases.give_back(stream, caps)
 
-    async def _follow(
-        self, follower: Follower, stream: str, caps: Sequence[Cap], last: int | None
-    ) -> AsyncIterator[bytes]:
+    async def _renew(self, stream: str, caps: Sequence[Cap]) -> None:
+        """Renews the stream's leases every heartbeat while it is open, whether or not its writes progress (a write
+        waits while the client reads nothing; the server's write deadline ends that). Never past the stream's
+        maximum duration, so a stream whose end were never run could not hold a lease for ever."""
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + self.max_s
+        while loop.time() < ends:
+            await asyncio.sleep(self.heartbeat_s)
+            try:
+                await self.leases.renew(stream, caps)
+            except Exception as error:  # Redis out of reach for a moment: the next beat tries again
+                log.warning("a live stream's leases were not renewed (%s)", type(error).__name__)
+
+    async def _follow(self, follower: Follower, last: int | None) -> AsyncIterator[bytes]:
         """Each state not sent yet, a ping each heartbeat, until the maximum duration or the server's shutdown."""
         loop = asyncio.get_running_loop()
         ends = loop.time() + self.max_s
@@ -223,7 +242,6 @@ class LiveStreams:
                 if stop.done() or loop.time() >= ends:
                     return
                 yield PING
-                await self.leases.renew(stream, caps)
         finally:
             for task in (stop, take):
                 task.cancel()

@@ -140,6 +140,10 @@ class Settings(BaseSettings):
     """A connection whose request headers are not complete this long after they began is closed."""
     body_timeout_s: float = Field(30.0, gt=0)
     """A connection whose request body is not complete this long after its headers is closed (408)."""
+    write_timeout_s: float = Field(30.0, gt=0)
+    """A connection whose response writes have made no progress this long (its client reads nothing while the
+    server has more than the socket's buffers to send) is closed: a live stream to a stalled reader ends, and its
+    leases in the stream caps are given back."""
     max_header_bytes: int = Field(32 * 1024, ge=1024)
     """Request headers longer than this (request line included) are refused: 431, the connection closed."""
     max_connections: int = Field(4096, ge=16)
@@ -148,8 +152,9 @@ class Settings(BaseSettings):
     shutdown_grace_s: float = Field(10.0, ge=0)
     """On SIGTERM or SIGINT, how long requests in flight may take to finish."""
     stream_heartbeat_s: float = Field(15.0, gt=0)
-    """How often an open live stream (Server-Sent Events) sends a ``: ping`` comment, which also renews its lease
-    in the stream caps (a killed process's streams stop counting after three missed beats)."""
+    """How often an open live stream (Server-Sent Events) sends a ``: ping`` comment and renews its lease in the
+    stream caps, whether or not its writes progress (a killed process's streams stop counting after three missed
+    beats)."""
     stream_notices_ping_s: float = Field(5.0, gt=0)
     """How often the process's pub/sub connection for the live streams' change notices is PINGed; one that has not
     answered within as long is taken for dead (a connection dropped silently on the way, which TCP notices only

@@ -1,8 +1,8 @@
 """The caps on open live streams, counted in Redis so that they hold across workers and replicas.
 
 Each open stream holds a lease in each cap it counts against (a sorted set: stream id by the ms its lease ends),
-renewed by its heartbeat; a stream that ends gives its leases back, and a killed process's leases end by themselves
-:data:`LEASE_BEATS` heartbeats later."""
+renewed every heartbeat on a timer while it is open (whether or not its writes progress); a stream that ends gives
+its leases back, and a killed process's leases end by themselves :data:`LEASE_BEATS` heartbeats later."""
 
 from __future__ import annotations
 
