@@ -62,11 +62,14 @@ class Receiver:
         self.thread.start()
 
     def events(self, secret: str, kind: str, count: int, within_s: float = 20) -> list[dict[str, Any]]:
-        """The first ``count`` requests of type ``kind``, each verified with ``secret`` (raises if one is not)."""
+        """The first ``count`` events of type ``kind``, each verified with ``secret`` (raises if one is not), a repeat
+        of an event id dropped as the receivers are told to (a delivery in flight when its player is erased goes again
+        from the app's outbox, under its id)."""
         deadline = time.monotonic() + within_s
         while time.monotonic() < deadline:
             found = [Webhook(secret).verify(body, headers) for body, headers in list(self.received)]
-            chosen = [event for event in found if event["type"] == kind]
+            firsts = [e for at, e in enumerate(found) if all(e["id"] != f["id"] for f in found[:at])]
+            chosen = [event for event in firsts if event["type"] == kind]
             if len(chosen) >= count:
                 return chosen[:count]
             time.sleep(0.1)
