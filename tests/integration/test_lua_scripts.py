@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
+from typing import Any, cast
 from uuid import UUID, uuid4
 
 import pytest
@@ -507,3 +507,23 @@ def test_webhook_note(settings: Settings, redis_client: redis.Redis) -> None:
     assert [noted(f"evt_{n}", n) for n in range(1, 4)] == [Result.OK] * 3
     assert redis_client.zrange(keys.log, 0, -1) == [b"evt_2", b"evt_3"], "the newest KEPT"
     assert sorted(redis_client.hkeys(keys.deliveries)) == [b"evt_2", b"evt_3"]
+
+
+def test_an_event_id_covers_the_microsecond_it_was_written(settings: Settings, redis_client: redis.Redis) -> None:
+    """An outbox deleted once empty and written again after Redis's clock stepped back may give a new entry the id
+    an earlier entry had (here: the second event's fields read under the first's entry id): the events' ids differ
+    all the same (before, an id covered the outbox and entry id only, so the delivery log sent the old event's body
+    under it and receivers dropped the new event as a repeat)."""
+    app = uuid4()
+    box = keyspace.app_outbox(app)
+    binding = app_players.binding_key(app, "user-1")
+    unbind = app_players.UnbindKeys(binding=binding, outbox=box)
+    written: list[tuple[bytes, dict[bytes, bytes]]] = []
+    for player in ("p1", "p2"):
+        redis_client.set(binding, player)
+        run(settings, app_players.UNBIND, unbind, app_players.ErasedArgs(player=player, app=str(app), data="{}"))
+        written.extend(cast(Any, redis_client.xrange(box)))
+        redis_client.delete(box)  # emptied and deleted, as outbox_settle.lua does
+    (entry, first), (_, second) = written
+    assert b"us" in first and first[b"us"] != second[b"us"]
+    assert outbox.parse(box, entry, first).id != outbox.parse(box, entry, second).id

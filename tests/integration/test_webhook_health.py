@@ -21,6 +21,7 @@ from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_apps_admin import OPERATOR_KEY
 from tests.integration.test_robustness import _free_port
+from tests.integration.test_webhook_limits import _abandon, _started_games
 from tests.integration.test_webhooks import abandon, as_user, bearer, new_app, receiving, register
 
 SHORT = (0, 1, 1)
@@ -136,3 +137,48 @@ def test_a_failing_endpoint_is_probed_once_not_by_every_players_outbox(settings:
         receiver.wait(tried + 6, seconds=4)
         delivered = [e["data"]["game_id"] for e in receiver.events(endpoint["secret"])[tried:]]
         assert sorted(delivered) == sorted(games)
+
+
+def test_attempts_that_fail_together_count_as_one_failure(settings: Settings) -> None:
+    """Eight players' events are in flight at once (the receiver takes 1 s) when the endpoint begins to fail: those
+    eight 500s are one outage, not eight failures in a row, so the next probe comes after the schedule's wait for one
+    failure (1 s), and once the endpoint answers every event arrives within 4 s (before, each counted: eight failures
+    in a row put the next probe 300 s away, and every player's event waited for it)."""
+    schedule = (0, 1, 300, 300, 300, 300, 300, 300, 300)
+    with service(settings, webhook_retry_schedule_s=schedule) as client, receiving(
+        answer=lambda n: 500 if n < 8 else 204, delay_s=1.0
+    ) as receiver:  # fmt: skip
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url, ["game.abandoned"])
+        games = _started_games(client, key, 8)
+        _abandon(client, games)
+        receiver.wait(8, seconds=5)
+        receiver.wait(16, seconds=4 + 1)
+        delivered = [e["data"]["game_id"] for e in receiver.events(endpoint["secret"])[8:]]
+        assert sorted(delivered) == sorted(game for _, game in games)
+        view = client.get(f"/v1/apps/me/webhooks/{endpoint['id']}", headers=bearer(key)).json()
+        assert view["failing_since"] is None and view["status"] == "enabled"
+
+
+def test_a_redelivery_that_succeeds_ends_the_failing(settings: Settings) -> None:
+    """The receiver fails the first request; its retry is 300 s away. The app redelivers the event by hand and the
+    receiver takes it: the endpoint is failing no more (`failing_since` null, `last_success_at` set), so the other
+    events go on at once instead of waiting for the probe (before, only the schedule's own attempts counted)."""
+    with service(settings, webhook_retry_schedule_s=(0, 300, 300)) as client, receiving(
+        answer=lambda n: 500 if n == 0 else 204
+    ) as receiver:  # fmt: skip
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url, ["game.abandoned"])
+        base = f"/v1/apps/me/webhooks/{endpoint['id']}"
+        abandon(client, as_user(key, "u1"))
+        failing = _until(lambda: (v := client.get(base, headers=bearer(key)).json())["failing_since"] and v)
+        assert failing["last_success_at"] is None
+        [failed] = _log(client, key, endpoint["id"])
+        again = client.post(f"{base}/deliveries/{failed['event_id']}/redeliver", headers=bearer(key))
+        assert again.status_code == 202, again.text
+        receiver.wait(2, seconds=5)
+        view = _until(lambda: (v := client.get(base, headers=bearer(key)).json())["last_success_at"] and v)
+        assert view["failing_since"] is None
+        other = abandon(client, as_user(key, "u2"))
+        receiver.wait(3, seconds=3)
+        assert receiver.events(endpoint["secret"])[2]["data"]["game_id"] == other

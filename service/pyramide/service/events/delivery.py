@@ -58,14 +58,14 @@ PER_ENDPOINT: Final = 16
 """Deliveries one process has in flight to one endpoint at most (16 at a 100 ms round trip: 160 a second)."""
 PER_APP: Final = 16
 """Deliveries one process has in flight to one app's endpoints at most: a slow app holds a quarter of the slots."""
-APP_WAITING: Final = 16
-"""Deliveries that wait for a slot of one app at most; another is ``busy`` at once, so that a slow app's deliveries
-hold half of the outboxes in work (``OUTBOXES``) at most."""
+APP_WAITING: Final = 0
+"""Deliveries that wait for a slot of one app at most; another is ``busy`` at once (its outbox let go), so that a
+slow app's deliveries hold ``PER_APP`` of the outboxes in work (``OUTBOXES``) at most."""
 BUSY: Final = "busy"
 """What :meth:`Deliverer.send` answers when the endpoint or its app has no slot free: nothing was sent."""
 BUSY_WAIT_MS: Final = 1000
 """How long an outbox whose delivery was ``busy`` waits before it is claimed again."""
-LOOKUP_THREADS: Final = 8
+LOOKUP_THREADS: Final = 32
 """Host lookups one process's deliveries run at once at most (each in a thread of its own)."""
 LOOKUPS_PER_APP: Final = 2
 """Host lookups of one app's endpoints running at once at most (a lookup of a host already running is shared)."""
@@ -197,7 +197,8 @@ class Deliverer:
         self.schedule_ms = [int(wait * 1000) for wait in settings.webhook_retry_schedule_s]
         self.timeout_s = settings.webhook_timeout_s
         self.disable_after_ms = int(settings.webhook_disable_after_s * 1000)
-        self.probe_hold_ms = int(self.timeout_s * 1000) + 1000
+        self.probe_hold_ms = int(self.timeout_s * 2000) + 1000
+        """How long a probe holds a failing endpoint at most: a wait for a slot and a POST, each within the timeout."""
         """How long an attempt at a failing endpoint holds its probe: the others wait for its outcome meanwhile."""
         self.allow_loopback = settings.webhook_allow_loopback
         self.lease_ms = LEASE_MS
@@ -328,10 +329,10 @@ class Deliverer:
         for event in events:
             if not wants(endpoint, event) or cursor.past(event.entry):
                 continue
-            if disabled:
+            if disabled and await self.store.disabled(endpoint):  # read again: the app may enable it meanwhile
                 await self._skip(endpoint, event, cursor)
                 continue
-            now = now_ms()
+            disabled, now = False, now_ms()
             if cursor.attempts == 0 and event.at_ms + self.schedule_ms[0] > now:
                 return event.at_ms + self.schedule_ms[0]
             if cursor.next_ms > now:
@@ -346,8 +347,10 @@ class Deliverer:
             if not gate.go:
                 return gate.wait_until
             sent += 1
-            attempted = await self._attempt(endpoint, event, cursor.attempts)
+            attempted = await self._attempt(endpoint, event, cursor.attempts, probe=gate.probe)
             if attempted is None:  # no slot free: nothing was sent, nothing is counted
+                if gate.probe:
+                    await self.store.let_go(endpoint)
                 return now_ms() + BUSY_WAIT_MS
             delivered, disabled = attempted
             cursor.attempts = 0 if delivered else cursor.attempts + 1
@@ -368,16 +371,19 @@ class Deliverer:
         await self.store.note(endpoint, delivery)
         cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
 
-    async def _attempt(self, endpoint: Endpoint, event: OutboxEvent, attempts: int) -> tuple[bool, bool] | None:
-        """One attempt at one event, noted in the endpoint's log and health; whether it was delivered, and whether
-        the endpoint is disabled now (the event is then ``failed``: given up); ``None`` when it was ``busy``."""
+    async def _attempt(
+        self, endpoint: Endpoint, event: OutboxEvent, attempts: int, *, probe: bool
+    ) -> tuple[bool, bool] | None:
+        """One attempt at one event, noted in the endpoint's log and health (``probe``: the failing endpoint's
+        probe); whether it was delivered, and whether the endpoint is disabled now (the event is then ``failed``:
+        given up); ``None`` when it was ``busy``."""
         delivery = await self.store.delivery(endpoint, event.id)
         if delivery is None:
             delivery = Delivery(event.id, event.type, body_of(event), now_ms())
         result = await self.send(endpoint, event.id, delivery.body)
         if result.error == BUSY:
             return None
-        disabled = await self.store.outcome(endpoint, result.ok, self.disable_after_ms, self.schedule_ms)
+        disabled = await self.store.outcome(endpoint, result.ok, self.disable_after_ms, self.schedule_ms, probe=probe)
         delivery.attempts += 1
         delivery.last_status, delivery.last_error = result.status, result.error
         if result.ok:
@@ -462,14 +468,16 @@ class Deliverer:
             if endpoint is None or delivery is None:
                 return
             result = await self.send(endpoint, event_id, delivery.body)
-            if result.error == BUSY:  # no slot free: asked for again, at the next look for due work
+            if result.error == BUSY:  # no slot free: asked for again a little later
+                await asyncio.sleep(BUSY_WAIT_MS / 1000)
                 await self.redis.rpush(keyspace.REDELIVERIES, f"{app} {webhook_id} {event_id}")
                 return
             delivery.attempts += 1
             delivery.last_status, delivery.last_error, delivery.next_attempt_ms = result.status, result.error, None
             delivery.status = "delivered" if result.ok else "failed"
-            if result.ok:
+            if result.ok:  # a success tells the endpoint's health it answers (a failure is no probe: not counted)
                 delivery.delivered_ms = now_ms()
+                await self.store.outcome(endpoint, True, self.disable_after_ms, self.schedule_ms)
             await self.store.note(endpoint, delivery)
         except (RedisError, OSError) as error:
             log.warning("webhook redelivery of %s: %s", event_id, error)

@@ -77,6 +77,8 @@ class OutcomeArgs(NamedTuple):
     endpoint: str
     now: int
     ok: int
+    probe: int
+    """1 when the attempt was the probe of a failing endpoint (``Gate.probe``)."""
     disable_after_ms: int
     waits: str
     """The retry schedule's waits (ms), comma-separated: the wait after n failures in a row is the n-th (0-based),
@@ -158,6 +160,8 @@ class Gate(NamedTuple):
     go: bool
     disabled: bool = False
     wait_until: int = 0
+    probe: bool = False
+    """The attempt let through is the probe of a failing endpoint: only its failure counts as one more in a row."""
 
 
 @dataclass(slots=True)
@@ -314,16 +318,22 @@ class WebhookStore:
             return Gate(go=False, disabled=True)
         if result is Result.LIMITED:
             return Gate(go=False, wait_until=int(answer[1]))
-        return Gate(go=True)
+        return Gate(go=True, probe=len(answer) > 1)
 
-    async def outcome(self, endpoint: Endpoint, ok: bool, disable_after_ms: int, waits_ms: list[int]) -> bool:
+    async def let_go(self, endpoint: Endpoint) -> None:
+        """Lets go of the probe a gate let through when no attempt was made (no slot was free)."""
+        await self.redis.hdel(keyspace.webhook_health(UUID(endpoint.app), endpoint.id), "probing_until")
+
+    async def outcome(
+        self, endpoint: Endpoint, ok: bool, disable_after_ms: int, waits_ms: list[int], *, probe: bool = False
+    ) -> bool:
         """Notes an attempt's outcome in the endpoint's health (``lua/webhook_outcome.lua``); whether the endpoint
         is disabled now."""
         answer = await self._outcome(
             OutcomeKeys(
                 keyspace.webhooks(UUID(endpoint.app)), keyspace.webhook_health(UUID(endpoint.app), endpoint.id)
             ),
-            OutcomeArgs(endpoint.id, now_ms(), int(ok), disable_after_ms, ",".join(map(str, waits_ms))),
+            OutcomeArgs(endpoint.id, now_ms(), int(ok), int(probe), disable_after_ms, ",".join(map(str, waits_ms))),
         )
         return Result(int(answer[0])) is Result.FORBIDDEN
 

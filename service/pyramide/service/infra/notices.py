@@ -142,6 +142,8 @@ class Notices:
             self._pinged_at = None
             self._next_ping = now + self._ping_s
             return None
+        if message is not None and self._pinged_at is not None:  # the link carries messages: its PONG is behind them
+            self._pinged_at = asyncio.get_running_loop().time()
         return message
 
     async def _reconnect(self, *, silent: bool) -> None:

@@ -9,8 +9,8 @@ then) finds every outbox by its name and marks it due. Entries leave an outbox o
 outbox left empty is deleted with its delivery cursors (:func:`settle`), so Redis keeps no key for a player (a board,
 an app) with nothing to deliver, and the sweep walks only outboxes with events.
 
-An event's id is derived from its outbox and its stream entry id, so every attempt at delivering it, by any process,
-names it the same (receivers drop repeats by it).
+An event's id is derived from its outbox, its stream entry id and the microsecond it was written, so every attempt at
+delivering it, by any process, names it the same (receivers drop repeats by it).
 """
 
 from __future__ import annotations
@@ -56,10 +56,12 @@ def _settle_text() -> str:
     return SETTLE.text()
 
 
-def event_id(outbox: str, entry: str) -> str:
-    """The event's id: ``evt_`` and 26 characters of base32 over its outbox and stream entry id, stable across
-    retries and processes."""
-    digest = hashlib.sha256(f"{outbox}\n{entry}".encode()).digest()
+def event_id(outbox: str, entry: str, written_us: str = "") -> str:
+    """The event's id: ``evt_`` and 26 characters of base32 over its outbox, stream entry id and the microsecond
+    Redis wrote it (``emit_event.lua``: an entry id may come again in an outbox deleted and written afresh after a
+    clock step back), stable across retries and processes."""
+    named = f"{outbox}\n{entry}" + (f"\n{written_us}" if written_us else "")
+    digest = hashlib.sha256(named.encode()).digest()
     return "evt_" + base64.b32encode(digest).decode().rstrip("=").lower()[:26]
 
 
@@ -85,7 +87,7 @@ def parse(outbox: str, entry: bytes | str, fields: dict[Any, Any]) -> OutboxEven
     text = {_text(name): _text(value) for name, value in fields.items()}
     entry_id = _text(entry)
     return OutboxEvent(
-        text.get("id") or event_id(outbox, entry_id),
+        text.get("id") or event_id(outbox, entry_id, text.get("us", "")),
         outbox,
         entry_id,
         text["type"],
