@@ -198,8 +198,8 @@ class Deliverer:
         self.timeout_s = settings.webhook_timeout_s
         self.disable_after_ms = int(settings.webhook_disable_after_s * 1000)
         self.probe_hold_ms = int(self.timeout_s * 2000) + 1000
-        """How long a probe holds a failing endpoint at most: a wait for a slot and a POST, each within the timeout."""
-        """How long an attempt at a failing endpoint holds its probe: the others wait for its outcome meanwhile."""
+        """How long an attempt at a failing endpoint holds its probe (the others wait for its outcome meanwhile): a
+        wait for a slot and a POST, each within the timeout."""
         self.allow_loopback = settings.webhook_allow_loopback
         self.lease_ms = LEASE_MS
         self._claim = CLAIM.load(redis)
