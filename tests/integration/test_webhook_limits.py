@@ -208,5 +208,11 @@ def test_a_silent_name_server_holds_no_other_apps_deliveries(tmp_path: Path) -> 
             assert len(entries) == 12 and "timeout" in errors and errors == {"timeout"}, entries
             assert slow.got == []
             assert dns.asked - asked <= 4, f"{dns.asked - asked} questions for one host: lookups were not shared"
+            started = time.monotonic()
+            english = {**bearer(key_a), "Accept-Language": "en"}
+            other = http.post("/v1/apps/me/webhooks", json={"url": f"http://other.{name}/hook",
+                              "events": ["game.won"]}, headers=english)  # fmt: skip
+            assert other.status_code == 422 and "does not resolve" in other.json()["detail"], other.text
+            assert time.monotonic() - started < 4, "a registration waited on the silent name server past its timeout"
     finally:
         dns.close()

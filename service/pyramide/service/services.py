@@ -289,6 +289,7 @@ class Services:
             "signing",
             "certificates",
             "webhooks",
+            "deliverer",
             "streams",
         )
         settings = self.settings

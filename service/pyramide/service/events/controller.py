@@ -13,7 +13,8 @@ from pydantic import TypeAdapter
 
 from pyramide.service.apps import App
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.events.guard import UrlRefusedError, resolve
+from pyramide.service.events.delivery import Deliverer
+from pyramide.service.events.guard import UrlRefusedError
 from pyramide.service.events.schemas import (
     EVENT_ID_PATTERN,
     WEBHOOK_ID_PATTERN,
@@ -31,7 +32,6 @@ from pyramide.service.http.body import parse_body
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Limit, check_paging_query
 from pyramide.service.http.responses import problems
-from pyramide.service.infra.settings import Settings
 
 AppRequest = Request[App, App, State]
 _CREATE = TypeAdapter(CreateWebhookBody)
@@ -100,11 +100,11 @@ class WebhookController(Controller):
         status_code=201,
     )
     async def create(
-        self, request: AppRequest, webhooks: Injected[WebhookStore], settings: Injected[Settings]
+        self, request: AppRequest, webhooks: Injected[WebhookStore], deliverer: Injected[Deliverer]
     ) -> Response[CreatedWebhook]:
         body = await parse_body(request, _CREATE)
         try:
-            await resolve(body.url, settings.webhook_allow_loopback)
+            await deliverer.check(request.user.id, body.url)
         except UrlRefusedError as refused:
             raise DomainError(ErrorCode.WEBHOOK_URL_REFUSED, reason=refused.reason.value) from None
         events = list(dict.fromkeys(e.value for e in body.events))

@@ -39,7 +39,7 @@ import httpx
 from redis.exceptions import RedisError
 from standardwebhooks import Webhook
 
-from pyramide.service.events.guard import UrlRefusedError, resolve
+from pyramide.service.events.guard import Refusal, UrlRefusedError, resolve
 from pyramide.service.events.limits import KeyedLimit, Lookups
 from pyramide.service.events.store import Delivery, Endpoint, WebhookStore
 from pyramide.service.infra import keyspace, outbox
@@ -410,6 +410,16 @@ class Deliverer:
                 return Sent(None, BUSY)
             async with self._sending:
                 return await self._post(endpoint, event_id, body)
+
+    async def check(self, app: UUID, url: str) -> None:
+        """Checks a URL to register as a delivery would, its host resolved in the delivery's own lookups (a name
+        server that never answers holds none of the event loop's executor threads) within ``webhook_timeout_s``:
+        :class:`UrlRefusedError` if it may not be called, ``unresolvable`` when no answer came in time."""
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                await resolve(url, self.allow_loopback, lambda host, port: self._lookups.lookup(str(app), host, port))
+        except TimeoutError:
+            raise UrlRefusedError(Refusal.UNRESOLVABLE) from None
 
     async def _post(self, endpoint: Endpoint, event_id: str, body: str) -> Sent:
         """One POST, its host resolved in the delivery's own lookups, all within ``webhook_timeout_s``."""

@@ -8,10 +8,8 @@ check and the connection (rebinding) cannot send a delivery to a private, loopba
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import ipaddress
-import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -117,12 +115,7 @@ def checked_url(url: str, allow_loopback: bool) -> SplitResult:
     return parts
 
 
-async def default_lookup(host: str, port: int) -> list[tuple[Any, ...]]:
-    """A lookup in the event loop's default executor (registration; deliveries bring their own bounded one)."""
-    return await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-
-
-async def resolve(url: str, allow_loopback: bool, lookup: Lookup = default_lookup) -> Target:
+async def resolve(url: str, allow_loopback: bool, lookup: Lookup) -> Target:
     """Where a delivery to ``url`` connects, after resolving its host with ``lookup``: refused if ANY address it
     resolves to is not allowed (a name with one public and one private address is refused: which one a client picks
     is not ours)."""
