@@ -341,7 +341,7 @@ def test_a_game_stream_ends_when_its_token_no_longer_holds(settings: Settings) -
             stolen.close()
 
 
-WRITE_TIMEOUT_S = 4.0
+WRITE_TIMEOUT_S = 8.0
 STALLING_WINS = 45
 """Wins, each a change of the board, whose first pages (20 entries, about 5 kB each) fill a stalled reader's
 buffers: measured, the server's writes stop after about 33 of them."""
