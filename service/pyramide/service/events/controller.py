@@ -169,7 +169,8 @@ class WebhookController(Controller):
         summary="Enable a disabled webhook endpoint again (app key)",
         description="Events whose turn comes from now on are sent to it again, afresh (not failing); the events it"
         " skipped while disabled are not sent again by themselves: redeliver them by hand (`redeliverWebhookEvent`)."
-        " Enabling an enabled endpoint changes nothing. 404 `webhook_not_found`.",
+        " Enabling an enabled endpoint that is failing ends its back-off: its next event is tried at once."
+        " 404 `webhook_not_found`.",
         responses=problems(400, 401, 404, 413),
         status_code=200,
     )
