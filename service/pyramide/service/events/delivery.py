@@ -205,6 +205,7 @@ class Deliverer:
         self._claim = CLAIM.load(redis)
         self._release = RELEASE.load(redis)
         self._renew = RENEW.load(redis)
+        self._settle = outbox.SETTLE.load(redis)
         self._sending = asyncio.Semaphore(CONCURRENCY)
         self._per_endpoint = KeyedLimit(PER_ENDPOINT)
         self._per_app = KeyedLimit(PER_APP)
@@ -291,7 +292,7 @@ class Deliverer:
         entries = await self.redis.xrange(name, count=PAGE)
         cursors_key = keyspace.delivery_cursors(name)
         if not entries:
-            return None if not (await outbox.settle(self.redis, name, {}, [], [])).exists else now_ms() + 1
+            return None if not (await outbox.settle(self._settle, name, {}, [], [])).exists else now_ms() + 1
         events = [outbox.parse(name, entry, fields) for entry, fields in entries]
         apps = {event.app for event in events} if keyspace.outbox_of_one_app(name) else {"*"}
         endpoints = await self.store.endpoints_of(apps)
@@ -304,7 +305,7 @@ class Deliverer:
         gone = [(raw(k) or b"").decode() for k in kept if (raw(k) or b"").decode() not in cursors]
         finished = [e.entry for e in events if all(cursors[ep.id].past(e.entry) for ep in endpoints if wants(ep, e))]
         written = {ep.id: c.to_json() for ep, c in zip(endpoints, cursors.values(), strict=True)}
-        settled = await outbox.settle(self.redis, name, written, gone, finished)
+        settled = await outbox.settle(self._settle, name, written, gone, finished)
         if not settled.exists:  # emptied and deleted, or deleted meanwhile (its player erased)
             return None
         if len(finished) == len(events):

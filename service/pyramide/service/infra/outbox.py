@@ -22,7 +22,6 @@ import json
 import time
 import weakref
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Final, NamedTuple
 
 from pyramide.service.infra import keyspace
@@ -48,12 +47,6 @@ class SettleArgs(NamedTuple):
 
 
 SETTLE: Final = Script("outbox_settle", SettleKeys, SettleArgs)
-
-
-@cache
-def _settle_text() -> str:
-    """The settle script's text, made once (loading it on a client is then one hash)."""
-    return SETTLE.text()
 
 
 def event_id(outbox: str, entry: str, written_us: str = "") -> str:
@@ -156,13 +149,12 @@ class Settled:
 
 
 async def settle(
-    redis: RedisClient, outbox: str, cursors: dict[str, str], gone: list[str], finished: list[str]
+    script: Loaded[SettleKeys, SettleArgs], outbox: str, cursors: dict[str, str], gone: list[str], finished: list[str]
 ) -> Settled:
     """Ends a delivery pass over ``outbox`` in one script in its slot (``lua/outbox_settle.lua``): writes the
     endpoints' ``cursors``, drops those ``gone`` and the ``finished`` entries, and deletes the outbox with its cursors
     once it is empty, so an event emitted meanwhile is never lost. An outbox deleted meanwhile (its player erased)
-    gets nothing written: no cursor outlives it."""
-    script: Loaded[SettleKeys, SettleArgs] = Loaded(redis, _settle_text())
+    gets nothing written: no cursor outlives it. ``script`` is :data:`SETTLE` loaded on the caller's client."""
     answer = await script(
         SettleKeys(outbox, keyspace.delivery_cursors(outbox)),
         SettleArgs(json.dumps(cursors), json.dumps(gone), json.dumps(finished)),
