@@ -94,15 +94,7 @@ class AppStore:
         deleted = await self.redis.delete(keyspace.app(app_id))
         await self.redis.zrem(keyspace.APPS, str(app_id))
         endpoints = [(raw(k) or b"").decode() for k in await self.redis.hgetall(keyspace.webhooks(app_id))]
-        logs = [
-            k
-            for e in endpoints
-            for k in (
-                keyspace.webhook_log(app_id, e),
-                keyspace.webhook_deliveries(app_id, e),
-                keyspace.webhook_health(app_id, e),
-            )
-        ]
+        logs = [k for e in endpoints for k in keyspace.webhook_keys(app_id, e)]
         await self.redis.delete(keyspace.webhooks(app_id), *logs)  # all in the app's slot
         await self.redis.srem(keyspace.WEBHOOK_APPS, str(app_id))
         return bool(deleted)

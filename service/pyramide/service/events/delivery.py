@@ -362,12 +362,15 @@ class Deliverer:
             return cursor.next_ms
         return None
 
+    async def _logged(self, endpoint: Endpoint, event: OutboxEvent) -> Delivery:
+        """The event's delivery as the endpoint's log holds it, or a new one (its body made now, sent ever after)."""
+        delivery = await self.store.delivery(endpoint, event.id)
+        return delivery or Delivery(event.id, event.type, body_of(event), now_ms())
+
     async def _skip(self, endpoint: Endpoint, event: OutboxEvent, cursor: Cursor) -> None:
         """Notes an event of a disabled endpoint as ``skipped`` (its body kept for a redelivery by hand) and moves
         the endpoint's cursor past it."""
-        delivery = await self.store.delivery(endpoint, event.id)
-        if delivery is None:
-            delivery = Delivery(event.id, event.type, body_of(event), now_ms())
+        delivery = await self._logged(endpoint, event)
         delivery.status, delivery.next_attempt_ms = "skipped", None
         await self.store.note(endpoint, delivery)
         cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
@@ -378,9 +381,7 @@ class Deliverer:
         """One attempt at one event, noted in the endpoint's log and health (``probe``: the failing endpoint's
         probe); whether it was delivered, and whether the endpoint is disabled now (the event is then ``failed``:
         given up); ``None`` when it was ``busy``."""
-        delivery = await self.store.delivery(endpoint, event.id)
-        if delivery is None:
-            delivery = Delivery(event.id, event.type, body_of(event), now_ms())
+        delivery = await self._logged(endpoint, event)
         result = await self.send(endpoint, event.id, delivery.body)
         if result.error == BUSY:
             return None

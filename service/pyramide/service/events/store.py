@@ -229,11 +229,7 @@ class WebhookStore:
         """Removes an endpoint and its log; 404 ``webhook_not_found``."""
         if not await self.redis.hdel(keyspace.webhooks(app), webhook_id):
             raise DomainError(ErrorCode.WEBHOOK_NOT_FOUND)
-        await self.redis.delete(
-            keyspace.webhook_log(app, webhook_id),
-            keyspace.webhook_deliveries(app, webhook_id),
-            keyspace.webhook_health(app, webhook_id),
-        )
+        await self.redis.delete(*keyspace.webhook_keys(app, webhook_id))
         await forget_if_none(self.redis, app)
 
     async def rotate(self, app: UUID, webhook_id: str) -> Endpoint:
@@ -294,10 +290,10 @@ class WebhookStore:
 
     async def health(self, endpoint: Endpoint) -> Health:
         """The endpoint's health, as its JSON shows it."""
-        return Health.from_hash(await self.redis.hgetall(keyspace.webhook_health(UUID(endpoint.app), endpoint.id)))
+        return Health.from_hash(await self.redis.hgetall(_health_key(endpoint)))
 
     async def disabled(self, endpoint: Endpoint) -> bool:
-        health = keyspace.webhook_health(UUID(endpoint.app), endpoint.id)
+        health = _health_key(endpoint)
         return raw(await self.redis.hget(health, "disabled_at")) is not None
 
     async def enable(self, app: UUID, webhook_id: str) -> Endpoint:
@@ -310,7 +306,7 @@ class WebhookStore:
         """Whether a delivery may try the endpoint now (``lua/webhook_gate.lua``): a failing endpoint is probed by
         one attempt at a time, at the pace of the retry schedule, whatever the outboxes waiting for it."""
         answer = await self._gate(
-            HealthKeys(keyspace.webhook_health(UUID(endpoint.app), endpoint.id)),
+            HealthKeys(_health_key(endpoint)),
             GateArgs(now_ms(), hold_ms, PROBE_RECHECK_MS),
         )
         result = Result(int(answer[0]))
@@ -322,7 +318,7 @@ class WebhookStore:
 
     async def let_go(self, endpoint: Endpoint) -> None:
         """Lets go of the probe a gate let through when no attempt was made (no slot was free)."""
-        await self.redis.hdel(keyspace.webhook_health(UUID(endpoint.app), endpoint.id), "probing_until")
+        await self.redis.hdel(_health_key(endpoint), "probing_until")
 
     async def outcome(
         self, endpoint: Endpoint, ok: bool, disable_after_ms: int, waits_ms: list[int], *, probe: bool = False
@@ -330,12 +326,14 @@ class WebhookStore:
         """Notes an attempt's outcome in the endpoint's health (``lua/webhook_outcome.lua``); whether the endpoint
         is disabled now."""
         answer = await self._outcome(
-            OutcomeKeys(
-                keyspace.webhooks(UUID(endpoint.app)), keyspace.webhook_health(UUID(endpoint.app), endpoint.id)
-            ),
+            OutcomeKeys(keyspace.webhooks(UUID(endpoint.app)), _health_key(endpoint)),
             OutcomeArgs(endpoint.id, now_ms(), int(ok), int(probe), disable_after_ms, ",".join(map(str, waits_ms))),
         )
         return Result(int(answer[0])) is Result.FORBIDDEN
+
+
+def _health_key(endpoint: Endpoint) -> str:
+    return keyspace.webhook_health(UUID(endpoint.app), endpoint.id)
 
 
 async def forget_if_none(redis: RedisClient, app: UUID) -> None:

@@ -429,6 +429,16 @@ def webhook_health(app_id: UUID, webhook_id: str) -> str:
     return f"pyr:{{app:{app_id}}}:webhook:{webhook_id}:health"
 
 
+def webhook_keys(app_id: UUID, webhook_id: str) -> tuple[str, str, str]:
+    """Every key of one endpoint beside its field in ``webhooks``: its log, its deliveries and its health (all in the
+    app's slot), which go when it does."""
+    return (
+        webhook_log(app_id, webhook_id),
+        webhook_deliveries(app_id, webhook_id),
+        webhook_health(app_id, webhook_id),
+    )
+
+
 WEBHOOK_APPS: Final = "pyr:{events}:apps"
 """The apps with at least one webhook endpoint (a set of app ids): whom an event for every app (``*``) goes to."""
 
