@@ -16,11 +16,11 @@ event was marked due while it was claimed.
 Each delivery resolves and checks the endpoint's address again (``guard``), connects to that address, follows no
 redirect, reads at most ``READ_LIMIT`` bytes of the answer and ends after ``webhook_timeout_s``; at most
 ``CONCURRENCY`` run at once per process, and endpoints are served side by side, so a slow one holds no other. At most
-``PER_ENDPOINT`` of them go to one endpoint and ``PER_APP`` to one app's endpoints at once, so one slow app cannot
-take every slot, nor every outbox in work: a delivery that finds no slot within the timeout, or ``APP_WAITING``
-others of its app waiting already, is ``busy``: not an attempt (nothing sent, nothing counted against the event or
-the endpoint's health), its outbox due again ``BUSY_WAIT_MS`` later. Host lookups run in the delivery's own few
-threads (``limits.Lookups``), so a silent name server holds no other app's lookups.
+``PER_APP`` of them go to one app's endpoints at once, so one slow app cannot take every slot, nor every outbox in
+work: a delivery that finds its app's slots all held is ``busy`` at once: not an attempt (nothing sent, nothing
+counted against the event or the endpoint's health), its outbox let go and due again ``BUSY_WAIT_MS`` later. Host
+lookups run in the delivery's own few threads (``limits.Lookups``), so a silent name server holds no other app's
+lookups.
 """
 
 from __future__ import annotations
@@ -54,15 +54,11 @@ READ_LIMIT: Final = 4096
 """Bytes of an endpoint's answer read at most (its status is what counts)."""
 CONCURRENCY: Final = 64
 """Deliveries one process has in flight at most."""
-PER_ENDPOINT: Final = 16
-"""Deliveries one process has in flight to one endpoint at most (16 at a 100 ms round trip: 160 a second)."""
 PER_APP: Final = 16
-"""Deliveries one process has in flight to one app's endpoints at most: a slow app holds a quarter of the slots."""
-APP_WAITING: Final = 0
-"""Deliveries that wait for a slot of one app at most; another is ``busy`` at once (its outbox let go), so that a
-slow app's deliveries hold ``PER_APP`` of the outboxes in work (``OUTBOXES``) at most."""
+"""Deliveries one process has in flight to one app's endpoints (and so to one endpoint) at most (16 at a 100 ms round
+trip: 160 a second): a slow app holds a quarter of the slots and of the outboxes in work (``OUTBOXES``)."""
 BUSY: Final = "busy"
-"""What :meth:`Deliverer.send` answers when the endpoint or its app has no slot free: nothing was sent."""
+"""What :meth:`Deliverer.send` answers when the app has no slot free: nothing was sent."""
 BUSY_WAIT_MS: Final = 1000
 """How long an outbox whose delivery was ``busy`` waits before it is claimed again."""
 LOOKUP_THREADS: Final = 32
@@ -207,7 +203,6 @@ class Deliverer:
         self._renew = RENEW.load(redis)
         self._settle = outbox.SETTLE.load(redis)
         self._sending = asyncio.Semaphore(CONCURRENCY)
-        self._per_endpoint = KeyedLimit(PER_ENDPOINT)
         self._per_app = KeyedLimit(PER_APP)
         self._lookups = Lookups(LOOKUP_THREADS, LOOKUPS_PER_APP)
         self._working: set[asyncio.Task[None]] = set()
@@ -398,20 +393,13 @@ class Deliverer:
         return result.ok, disabled
 
     async def send(self, endpoint: Endpoint, event_id: str, body: str) -> Sent:
-        """POSTs ``body`` to the endpoint's checked address, signed now, once the endpoint and its app have a slot
-        free (``busy`` if none is within the timeout, or too many wait already) and the process has one."""
+        """POSTs ``body`` to the endpoint's checked address, signed now, in a slot of its app (``busy`` at once if
+        none is free) once the process has one."""
         app = str(endpoint.app)
-        if self._per_app.crowded(app, APP_WAITING):
+        if self._per_app.full(app):
             return Sent(None, BUSY)
-        async with contextlib.AsyncExitStack() as held:
-            try:
-                async with asyncio.timeout(self.timeout_s):
-                    await held.enter_async_context(self._per_app.held(app))
-                    await held.enter_async_context(self._per_endpoint.held(endpoint.id))
-            except TimeoutError:
-                return Sent(None, BUSY)
-            async with self._sending:
-                return await self._post(endpoint, event_id, body)
+        async with self._per_app.held(app), self._sending:
+            return await self._post(endpoint, event_id, body)
 
     async def check(self, app: UUID, url: str) -> None:
         """Checks a URL to register as a delivery would, its host resolved in the delivery's own lookups (a name

@@ -1,7 +1,7 @@
 """Bounds that keep one app's webhook endpoints from holding the others' deliveries (``delivery.Deliverer``).
 
-``KeyedLimit``: at most N holders per key (an endpoint, an app) at once, so a slow endpoint takes a few of a process's
-delivery slots, not all of them. ``Lookups``: the deliveries' host lookups, in a few threads of their own rather than
+``KeyedLimit``: at most N holders per key (an app) at once, so a slow app takes a few of a process's delivery slots,
+not all of them. ``Lookups``: the deliveries' host lookups, in a few threads of their own rather than
 the event loop's default executor (a name server that never answers holds a lookup's thread for its resolver's whole
 timeout, which no ``asyncio.timeout`` ends), one lookup per host at once, shared by every delivery waiting for it, and
 at most a few threads per app.
@@ -27,9 +27,9 @@ class KeyedLimit:
         self.limit = limit
         self._slots: dict[str, tuple[asyncio.Semaphore, int]] = {}
 
-    def crowded(self, key: str, waiting: int) -> bool:
-        """Whether ``key`` has every slot held and at least ``waiting`` more waiting for one."""
-        return self._slots.get(key, (None, 0))[1] >= self.limit + waiting
+    def full(self, key: str) -> bool:
+        """Whether ``key`` has every slot held (or waited for)."""
+        return self._slots.get(key, (None, 0))[1] >= self.limit
 
     async def acquire(self, key: str) -> None:
         """Waits for a slot of ``key`` (cancellable: then it holds none)."""

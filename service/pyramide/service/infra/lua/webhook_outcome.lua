@@ -3,7 +3,7 @@
 -- ARGV.disable_after_ms or more, it is disabled ({RESULT.FORBIDDEN}); else its next probe is after the wait that
 -- ARGV.waits (the retry schedule, ms, comma-separated) gives the attempt after this many failures in a row. A disabled
 -- endpoint stays disabled. While it is failing, only its probe's failure (ARGV.probe, the attempt webhook_gate.lua
--- let through) counts, and lets the probe go: the attempts in flight when it began to fail (up to PER_ENDPOINT of a
+-- let through) counts, and lets the probe go: the attempts in flight when it began to fail (up to PER_APP of a
 -- process) are one outage, not as many failures in a row. An endpoint no longer in its app's hash (deleted, or its
 -- app revoked, while the attempt was in flight) gets no health written again.
 if redis.call('HEXISTS', KEYS.webhooks, ARGV.endpoint) == 0 then return {RESULT.OK} end
