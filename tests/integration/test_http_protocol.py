@@ -147,6 +147,8 @@ def _send_quietly(connection: socket.socket, data: bytes) -> None:
 
 
 def test_a_body_trickled_past_its_deadline_is_408_and_closed(served: Served) -> None:
+    """The answer is not lost to a reset while the client is still sending: the server stops writing, closes its
+    side (the client reads the end of the answer), and reads and drops what still comes for a while."""
     head = POST + b"Accept-Language: en\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"
     with socket.create_connection(_address(served.url), timeout=5) as connection:
         connection.sendall(head + b"{")
@@ -161,6 +163,9 @@ def test_a_body_trickled_past_its_deadline_is_408_and_closed(served: Served) -> 
             with suppress(OSError):
                 connection.sendall(b" ")
         elapsed = time.monotonic() - started
+        for _ in range(8):  # still sending after the answer: read and dropped, never a reset (RFC 9112 9.6)
+            time.sleep(0.05)
+            connection.sendall(b" ")
         rest = _read(connection, 2)
     refused = Answer(answer + rest.raw, rest.closed)
     assert refused.status == 408 and refused.closed, refused.raw[:300]
@@ -225,3 +230,25 @@ def test_trickling_bodies_past_the_file_limit_keep_no_client_waiting(tmp_path: P
         assert shed[0].status == 503 and shed[0].problem()["code"] == "service_unavailable" and shed[0].closed
     finally:
         server.__exit__(None, None, None)
+
+
+def test_connections_answered_and_lingering_are_shed_before_waiting_ones(tmp_path: Path) -> None:
+    """Past the connection limit, the connections already refused (answered, their late bytes still read for a
+    second) are closed first: a client whose request is still on its way is not refused for them."""
+    env = {**LIMITS, "PYRAMIDE_BODY_TIMEOUT_S": "60", "PYRAMIDE_MAX_CONNECTIONS": "40"}
+    with serving(tmp_path / "data", tmp_path, env=env) as served:
+        waiting = [socket.create_connection(_address(served.url), timeout=2) for _ in range(30)]
+        for connection in waiting:
+            connection.sendall(POST + b"Content-Length: 1000\r\n\r\n{")
+        time.sleep(0.2)  # every body begun, its deadline 60 s away
+        refused = [socket.create_connection(_address(served.url), timeout=2) for _ in range(10)]
+        for connection in refused:
+            connection.sendall(MALFORMED["unknown method"])
+        for connection in refused:
+            assert connection.recv(65536).startswith(b"HTTP/1.1 400 ")  # answered, lingering: 40 open
+        answered = httpx.get(f"{served.url}/health/live", timeout=5).status_code
+        told = [_read(connection, 0.05).raw[:40] for connection in waiting]
+        for connection in waiting + refused:
+            connection.close()
+    assert answered == 200
+    assert told == [b""] * 30, "a connection still sending its body was refused while answered ones lingered"

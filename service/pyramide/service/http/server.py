@@ -4,7 +4,9 @@ uvicorn closes idle keep-alive connections but, left alone, it waits for ever on
 headers or body, buffers headers of any size, answers malformed requests with a plain-text 400 of its own, and,
 once the process runs out of file descriptors, stops accepting for a second at a time while the idle ones stay.
 :class:`GuardedProtocol` answers every one of these as problem+json with an ``X-Request-ID`` (in Hungarian, unless
-the request's headers were all read: its Accept-Language may never have come) and closes the connection:
+the request's headers were all read: its Accept-Language may never have come) and closes the connection (a request
+refused before it was all read first has its side closed, and what still comes read and dropped for ``LINGER_S``,
+so that a client still sending reads the answer instead of a reset: RFC 9112, section 9.6):
 
 - request headers not complete ``header_timeout_s`` after they began (or after the connection opened): 408
   ``request_timeout``;
@@ -311,7 +313,7 @@ class GuardedProtocol(HttpToolsProtocol):
         if self._in_body and self.pipeline:  # waiting for an earlier request's answer: not the client's doing
             self._arm(self.limits.body_timeout_s)
             return
-        self._refuse(408, HttpCode.BODY_TIMEOUT if self._in_body else HttpCode.REQUEST_TIMEOUT)
+        self._refuse(408, HttpCode.BODY_TIMEOUT if self._in_body else HttpCode.REQUEST_TIMEOUT, linger=True)
 
     def _refuse(self, status: int, code: HttpCode, retry_after_s: int | None = None, linger: bool = False) -> None:
         """Answer ``status`` (unless another answer is already on its way) and close the connection; a request
@@ -347,18 +349,26 @@ class GuardedProtocol(HttpToolsProtocol):
         return negotiate_locale(wanted[-1].decode("latin-1")) if wanted else DEFAULT_LOCALE
 
     def _shed(self) -> None:
-        """Past ``max_open`` connections: close a tenth of them, those whose requests are nearest their deadline
-        first (the slowest), then idle keep-alive ones; if that is not enough, this new one."""
+        """Past ``max_open`` connections: close a tenth of them, those lingering after a refusal first (they are
+        answered), then those whose requests are nearest their deadline (the slowest), then idle keep-alive ones; if
+        that is not enough, this new one."""
         keep = self.max_open - self.max_open // 10
         others = [c for c in self.connections if c is not self and isinstance(c, GuardedProtocol)]
+        lingering = [c for c in others if c._lingering]
         waiting = sorted((c for c in others if c._deadline is not None), key=_deadline_of)
-        idle = [c for c in others if c._deadline is None and (c.cycle is None or c.cycle.response_complete)]
+        idle = [
+            c
+            for c in others
+            if not c._lingering and c._deadline is None and (c.cycle is None or c.cycle.response_complete)
+        ]
         excess = max(0, len(self.connections) - keep)
-        for victim in waiting[:excess]:
-            victim._refuse(503, HttpCode.SERVICE_UNAVAILABLE, retry_after_s=1)
-        for victim in idle[: max(0, excess - len(waiting))]:
+        for victim in lingering[:excess]:
             victim.transport.close()
-        if len(self.connections) - min(excess, len(waiting) + len(idle)) > self.max_open:
+        for victim in waiting[: max(0, excess - len(lingering))]:
+            victim._refuse(503, HttpCode.SERVICE_UNAVAILABLE, retry_after_s=1)
+        for victim in idle[: max(0, excess - len(lingering) - len(waiting))]:
+            victim.transport.close()
+        if len(self.connections) - min(excess, len(lingering) + len(waiting) + len(idle)) > self.max_open:
             self._refuse(503, HttpCode.SERVICE_UNAVAILABLE, retry_after_s=1)
 
 
