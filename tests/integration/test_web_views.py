@@ -181,7 +181,9 @@ def test_my_games_come_page_by_page_and_an_unfinished_one_resumes(browser: Any, 
         page.keyboard.press("Enter")
         rows = page.locator("#games-entries tr[data-game]")
         expect(rows).to_have_count(20)
+        page.wait_for_selector("#games-dialog[open]")  # opened once both lists are in: "more" can take focus
         page.focus("#games-more")
+        expect(page.locator("#games-more")).to_be_focused()
         page.keyboard.press("Enter")
         expect(rows).to_have_count(22)
         expect(page.locator("#games-more")).to_be_hidden()
