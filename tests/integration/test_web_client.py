@@ -154,6 +154,7 @@ def test_a_person_plays_a_deal_to_a_win_by_clicks_keys_and_hints(browser: Any, a
         expect(page.locator("#score")).to_have_text("30")
         assert _card(page, b).count() == 0
         _card(page, x).click()
+        expect(_card(page, x)).to_have_attribute("aria-pressed", "true")  # one tap at a time: the page drops a second
         _card(page, y).click()
         _feedback(page, "Az összegnek ennyinek kell lennie: 13")
         _card(page, DEAL.covered).click()
