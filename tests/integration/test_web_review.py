@@ -247,8 +247,11 @@ def test_a_won_challenge_game_says_when_its_certificate_is_given(
         last = str(line[-1])
         if last in ("D", "R"):
             page.click("#stock")
-        for card in [] if last in ("D", "R") else last.split("+"):
+        cards = [] if last in ("D", "R") else last.split("+")
+        for index, card in enumerate(cards):
             page.click(f'button[data-card="{card}"]')
+            if index < len(cards) - 1:  # one tap at a time: a pair's second card waits for the first's selection
+                expect(page.locator(f'button[data-card="{card}"]')).to_have_attribute("aria-pressed", "true")
         page.wait_for_selector("#end-dialog[open]")
         expect(page.locator("#end-cert")).to_be_hidden()
         closes = datetime.fromisoformat(challenge["closes_at"]).astimezone().strftime("%d/%m/%Y, %H:%M")
