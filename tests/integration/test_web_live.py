@@ -127,9 +127,15 @@ def test_a_player_at_the_cap_of_streams_gets_a_board_that_polls(browser: Any, ap
     with serve_in_thread(app) as api, _page(browser, api, "en-GB", seen) as page, ExitStack() as held:
         player = _token(page, api)
         game_id = _game_id(page, api)
+        stream = f"GET v1/games/{game_id}/events"
+        for _ in range(100):  # the page's stream is sent (the page is ready before it is)
+            if stream in seen:
+                break
+            page.wait_for_timeout(100)
         page.goto("about:blank")  # the page's own stream closes
         _hold_streams(api, player, game_id, held)
-        page.goto(f"{api}/play/")
+        with page.expect_response(lambda answer: answer.url == f"{api}/{stream[4:]}" and answer.status == 429):
+            page.goto(f"{api}/play/")  # its stream is refused, maybe only after the page is ready
         page.wait_for_selector("body[data-ready=true]", timeout=20000)
         reopened = len(seen)
         _draw(api, game_id, player)
