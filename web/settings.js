@@ -10,6 +10,9 @@ import { confirmed, problemText, tell } from "./views.js";
 
 const say = (text, error = false) => tell("settings-message", text, error);
 
+let sent = 0; // the requests whose answer fills the form, numbered as they are sent
+let shown = 0; // the number of the one the form shows: an older one answered later is stale and fills nothing
+
 /** The player's settings become the form's (and explanations the new-game dialog's default). */
 function fill(player) {
   $("player-name").value = player.name || "";
@@ -18,11 +21,21 @@ function fill(player) {
   $("settings-language").value = locale();
 }
 
+/** Sends a request whose answer is the player, and fills the form with it unless a later one filled it first (a
+ * slow first read must not undo a setting saved meanwhile). */
+async function read(method, body) {
+  const number = ++sent;
+  const { data } = await state.call(method, "/v1/players/me", body);
+  if (number > shown) {
+    shown = number;
+    fill(data);
+  }
+  return data;
+}
+
 async function update(changes) {
   try {
-    const { data } = await state.call("PATCH", "/v1/players/me", changes);
-    fill(data);
-    return data;
+    return await read("PATCH", changes);
   } catch (error) {
     say(problemText(error), true);
     return undefined;
@@ -33,7 +46,7 @@ async function update(changes) {
 export async function showSettings() {
   say("");
   try {
-    fill((await state.call("GET", "/v1/players/me")).data);
+    await read("GET");
   } catch (error) {
     say(problemText(error), true);
   }
@@ -96,7 +109,7 @@ async function eraseData() {
   try {
     await state.call("DELETE", "/v1/players/me");
     await state.forget();
-    fill((await state.call("GET", "/v1/players/me")).data);
+    await read("GET");
     say(t("erased"));
   } catch (error) {
     say(problemText(error), true);
@@ -122,6 +135,6 @@ export function wireSettings() {
   const stop = state.subscribe((now, event) => {
     if (event.kind !== "catalogue") return; // the first load has a player now
     stop();
-    state.call("GET", "/v1/players/me").then(({ data }) => fill(data), () => undefined);
+    read("GET").catch(() => undefined);
   });
 }
