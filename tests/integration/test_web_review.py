@@ -233,7 +233,8 @@ def test_a_won_challenge_game_says_when_its_certificate_is_given(
     with serve_in_thread(app) as api, _page(browser, api, "en-GB") as page:
         challenge, line = _a_winnable_challenge(api, redis_client)
         page.click("#open-challenge")
-        page.select_option("#challenge-preset", challenge["rules_segment"])
+        page.select_option("#challenge-preset", challenge["rules_segment"])  # reads the preset's challenge again
+        expect(page.locator("#board")).to_have_attribute("aria-busy", "false")  # read: "Start" is not dropped
         expect(page.locator("#challenge-info")).to_contain_text(challenge["id"])
         page.click("#challenge-start")
         expect(page.locator("#code")).to_contain_text("sealed until the close")
