@@ -114,6 +114,8 @@ def test_an_endpoint_that_fails_now_and_then_is_never_disabled(settings: Setting
         games = [abandon(client, user) for _ in range(4)]
         receiver.wait(8, seconds=15)
         assert [e["data"]["game_id"] for e in receiver.events(endpoint["secret"])[1::2]] == games
+        # the receiver has the last request before the service has its answer: its outcome is recorded just after
+        _until(lambda: all(e["status"] == "delivered" for e in _log(client, key, endpoint["id"])))
         view = client.get(f"/v1/apps/me/webhooks/{endpoint['id']}", headers=bearer(key)).json()
         assert view["status"] == "enabled" and view["failing_since"] is None and view["last_success_at"]
         assert [e["status"] for e in _log(client, key, endpoint["id"])] == ["delivered"] * 4
