@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.generation import GenerationMode
 
 from tests.integration.test_api_fuzz import OWN_PLAYER, can_be_invalid, configure, run_workflows
+from tests.integration.test_robustness import START_S
 
 ORIGIN = "https://front.example"
 
@@ -48,7 +49,7 @@ def _serve(data_dir: Path, stop: signal.Signals = signal.SIGINT) -> Iterator[str
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_S
         while time.monotonic() < deadline:
             assert process.poll() is None, log.read_text(errors="replace")[-3000:]
             try:

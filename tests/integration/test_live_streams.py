@@ -32,6 +32,7 @@ from pyramide.service.games.controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
+from tests.integration.test_robustness import START_S
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 LAYOUT = DealCode.for_layout(easy_game().layout)
@@ -231,7 +232,7 @@ def _serve(data_dir: Path, redis_url: str | None = None, **env: str) -> Iterator
         process = subprocess.Popen(args, env=base | extra | env, stdout=subprocess.DEVNULL, stderr=output)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_S
         while time.monotonic() < deadline:
             assert process.poll() is None, log.read_text(errors="replace")[-3000:]
             with suppress(httpx.TransportError):

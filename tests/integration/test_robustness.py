@@ -27,6 +27,11 @@ from pyramide.service.infra.settings import Settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
+START_S = 90.0
+"""How long a started `pyramide serve` may take to answer ready: its processes import the whole service first (under
+two CPU hogs on 2 cores, `serve --workers 1` took over 30 s)."""
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -67,7 +72,7 @@ def _start(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None 
     return served
 
 
-def _wait_ready(served: Served, seconds: float = 30) -> None:
+def _wait_ready(served: Served, seconds: float = START_S) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if served.process.poll() is not None:
