@@ -290,7 +290,7 @@ def test_open_code_boards_say_they_are_unverified(client: TestClient[Any]) -> No
 def test_today_s_challenge_starts_choosing_tomorrow_s(client: TestClient[Any], redis_client: redis.Redis) -> None:
     today = client.get("/v1/challenges/current").json()["id"]
     tomorrow = str(ChallengeId.parse(today).next_day())  # type: ignore[union-attr]
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60  # a background choice: slow on a loaded machine
     while redis_client.get(keyspace.challenge_deal(str(ChallengeId.parse(tomorrow)))) is None:
         assert time.monotonic() < deadline, "tomorrow's challenge was not chosen in the background"
         time.sleep(0.1)

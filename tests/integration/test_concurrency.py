@@ -45,12 +45,14 @@ async def _fifty_draws(
         else:
             reads = _mget_calls(hold_writes)
             hold_writes.client_pause(20_000, all=False)  # WRITE mode: scripts wait, reads do not
-            draws = asyncio.gather(*(client.post(url, json=DRAW, headers=player) for _ in range(50)))
-            deadline = time.monotonic() + 15
-            while _mget_calls(hold_writes) < reads + 50 and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
-            read = _mget_calls(hold_writes) - reads
-            hold_writes.client_unpause()
+            try:
+                draws = asyncio.gather(*(client.post(url, json=DRAW, headers=player) for _ in range(50)))
+                deadline = time.monotonic() + 15
+                while _mget_calls(hold_writes) < reads + 50 and time.monotonic() < deadline:
+                    await asyncio.sleep(0.01)
+                read = _mget_calls(hold_writes) - reads
+            finally:
+                hold_writes.client_unpause()  # the tests after this one write at once
             responses = await draws
             assert read >= 50, f"{read} of 50 draws read the game within 15 s"
         final = (await client.get(f"/v1/games/{game['id']}", headers=player)).json()

@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from pyramide.engine import random_deal_code
-from tests.integration.test_robustness import Served, serving
+from tests.integration.test_robustness import START_S, Served, serving
 
 RECOVERY_S = 5.0
 """What an operator is promised: hints work again this soon after a solver worker died."""
@@ -53,7 +53,7 @@ def _solver_workers(served: Served, http_workers: int) -> dict[int, list[psutil.
 
 def _start_every_pool(served: Served, http_workers: int) -> dict[int, list[psutil.Process]]:
     """Analyses over fresh connections until every process that runs the app has a solver worker up."""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_S
     while time.monotonic() < deadline:
         workers = _solver_workers(served, http_workers)
         if len(workers) == http_workers and all(workers.values()):
