@@ -21,6 +21,31 @@ from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 NAME = "Kati Teszt"
 
+HOLD_FIRST_READ = """(() => {
+  const hold = (window.heldRead = { answered: false, received: false, release: null });
+  const real = window.fetch;
+  let first = true;
+  window.fetch = (input, init = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+    if (!first || (init.method || "GET") !== "GET" || url.pathname !== "/v1/players/me") return real(input, init);
+    first = false;
+    const answer = real(input, init).then((response) => {
+      hold.answered = true; // the server's answer is in: the player as it was before anything is saved
+      const json = response.json.bind(response);
+      response.json = async () => {
+        const data = await json();
+        setTimeout(() => (hold.received = true)); // after the page's own continuations have run
+        return data;
+      };
+      return response;
+    });
+    return new Promise((resolve, reject) => (hold.release = () => answer.then(resolve, reject)));
+  };
+})();"""
+"""An init script: the page's first read of its player (GET /v1/players/me, sent by the settings view at the first
+load) is sent at once, but its answer reaches the page only once the test calls ``heldRead.release()``; then
+``heldRead.received`` is set once the page has taken it in."""
+
 
 def _win(api: str, player: dict[str, str]) -> str:
     """A deal cleared through the API with the page's player (16 moves, 280 points): its code."""
@@ -92,6 +117,31 @@ def test_by_mouse_a_name_goes_on_the_board_and_a_won_game_replays_and_deals_agai
         page.click("#open-board")
         expect(page.locator("#board-entries tr")).to_have_count(1)
         expect(page.locator("#board-entries td").nth(1)).to_have_text(NAME)
+
+
+def test_a_late_first_read_of_the_player_undoes_no_setting_saved_meanwhile(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=HOLD_FIRST_READ) as page:
+        page.wait_for_function("window.heldRead.answered && window.heldRead.release !== null")
+        page.click("#open-settings")
+        page.wait_for_selector("#settings-dialog[open]")
+        message = page.locator("#settings-message")
+        page.fill("#player-name", NAME)
+        page.click("#save-name")
+        expect(message).to_have_text(f"Name saved: {NAME}")
+        expect(page.locator("#settings-explain")).to_be_checked()
+        page.click("#settings-explain")
+        expect(message).to_have_text("Setting saved")
+        saved = httpx.get(f"{api}/v1/players/me", headers=_token(page, api)).json()
+        assert (saved["name"], saved["explain_errors"]) == (NAME, False)
+        assert not page.evaluate("window.heldRead.received"), "the first read was still held"
+
+        page.evaluate("window.heldRead.release()")
+        page.wait_for_function("window.heldRead.received")
+        expect(page.locator("#player-name")).to_have_value(NAME)
+        expect(page.locator("#settings-explain")).not_to_be_checked()
+        assert not page.locator("#explain-errors").is_checked(), "new games follow the setting saved"
+        saved = httpx.get(f"{api}/v1/players/me", headers=_token(page, api)).json()
+        assert (saved["name"], saved["explain_errors"]) == (NAME, False)
 
 
 def test_by_keyboard_help_reset_export_and_delete_do_what_they_say(browser: Any, app: Litestar) -> None:

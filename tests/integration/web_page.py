@@ -14,9 +14,12 @@ AXE = ROOT / "tools" / "node" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 @contextmanager
-def _page(browser: Any, api: str, language: str, requests: list[str] | None = None) -> Iterator[Any]:
+def _page(
+    browser: Any, api: str, language: str, requests: list[str] | None = None, script: str | None = None
+) -> Iterator[Any]:
     """A fresh profile on the play page, ready; any request off the service is aborted and fails the test.
-    ``requests``: gets every request the page sends from its first, as ``METHOD path?query``."""
+    ``requests``: gets every request the page sends from its first, as ``METHOD path?query``; ``script``: runs in
+    the page before any of its own (an init script)."""
     profile = browser.new_context(
         locale=language, viewport={"width": 1280, "height": 800}, accept_downloads=True, bypass_csp=True
     )  # bypass_csp: only so that axe-core can be injected
@@ -33,6 +36,8 @@ def _page(browser: Any, api: str, language: str, requests: list[str] | None = No
     page.route("**/*", only)
     if requests is not None:
         page.on("request", lambda request: requests.append(f"{request.method} {request.url.split('/', 3)[3]}"))
+    if script is not None:
+        page.add_init_script(script)
     try:
         page.goto(f"{api}/play/")
         page.wait_for_selector("body[data-ready=true]", timeout=20000)
