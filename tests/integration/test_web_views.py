@@ -76,12 +76,7 @@ def test_by_mouse_a_name_goes_on_the_board_and_a_won_game_replays_and_deals_agai
         refused = page.locator("#settings-message")
         expect(refused).to_have_class("view-message error")
         assert "/name" not in (refused.text_content() or "") and len(refused.text_content() or "") > 10
-        page.fill("#player-name", NAME)
-        page.click("#save-name")
-        expect(refused).to_have_text(f"A név elmentve: {NAME}")
-        expect(page.locator("#settings-explain")).to_be_checked()
-        page.click("#settings-explain")
-        expect(refused).to_have_text("A beállítás elmentve")
+        _save_name_and_no_explanations(page, f"A név elmentve: {NAME}", "A beállítás elmentve")
         assert httpx.get(f"{api}/v1/players/me", headers=_token(page, api)).json()["explain_errors"] is False
         assert not page.locator("#explain-errors").is_checked(), "new games follow the setting"
         _axe(page, "settings-dialog")
@@ -119,18 +114,24 @@ def test_by_mouse_a_name_goes_on_the_board_and_a_won_game_replays_and_deals_agai
         expect(page.locator("#board-entries td").nth(1)).to_have_text(NAME)
 
 
+def _save_name_and_no_explanations(page: Any, name_saved: str, setting_saved: str) -> None:
+    """In the open settings dialog: the name ``NAME`` saved, then "explain errors" (on by default) switched off,
+    each confirmed by the dialog's message."""
+    message = page.locator("#settings-message")
+    page.fill("#player-name", NAME)
+    page.click("#save-name")
+    expect(message).to_have_text(name_saved)
+    expect(page.locator("#settings-explain")).to_be_checked()
+    page.click("#settings-explain")
+    expect(message).to_have_text(setting_saved)
+
+
 def test_a_late_first_read_of_the_player_undoes_no_setting_saved_meanwhile(browser: Any, app: Litestar) -> None:
     with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=HOLD_FIRST_READ) as page:
         page.wait_for_function("window.heldRead.answered && window.heldRead.release !== null")
         page.click("#open-settings")
         page.wait_for_selector("#settings-dialog[open]")
-        message = page.locator("#settings-message")
-        page.fill("#player-name", NAME)
-        page.click("#save-name")
-        expect(message).to_have_text(f"Name saved: {NAME}")
-        expect(page.locator("#settings-explain")).to_be_checked()
-        page.click("#settings-explain")
-        expect(message).to_have_text("Setting saved")
+        _save_name_and_no_explanations(page, f"Name saved: {NAME}", "Setting saved")
         saved = httpx.get(f"{api}/v1/players/me", headers=_token(page, api)).json()
         assert (saved["name"], saved["explain_errors"]) == (NAME, False)
         assert not page.evaluate("window.heldRead.received"), "the first read was still held"
