@@ -130,11 +130,11 @@ function showChallengeBoard(id) {
   return showBoard(`/v1/challenges/${encodeURIComponent(id)}/leaderboard`, `${t("challenge")}: ${id}`, true);
 }
 
-export async function showChallenge() {
-  const preset = $("challenge-preset").value || "N";
-  const data = await state.fetchData(`/v1/challenges/current?rules=${encodeURIComponent(preset)}`);
-  if (!data) return;
-  state.setChallenge(data);
+let shownPreset = null; // the preset whose challenge the challenge dialog shows (state.snapshot().challenge)
+let readingPreset = false; // a preset's challenge is being read for the challenge dialog
+
+/** The challenge dialog's information and "Start" for a challenge (an answer of GET /v1/challenges/current). */
+function fillChallenge(data) {
   const closes = new Date(data.closes_at).toLocaleString(locale() === "hu" ? "hu-HU" : "en-GB");
   $("challenge-info").textContent = `${t("challengeOf", data.id)} · ${t("closesAt", closes)} · ${t("playersCount", data.players)}`;
   const you = data.you;
@@ -143,7 +143,37 @@ export async function showChallenge() {
   const start = $("challenge-start");
   start.textContent = playing ? t("continueChallenge") : t("startChallenge");
   start.disabled = Boolean(you && !playing);
+}
+
+/**
+ * The challenge dialog on the chosen preset's current challenge (opened, or another preset chosen in it). While
+ * that is read "Start" waits: the page sends one request at a time, so a start meanwhile would be dropped. A preset
+ * chosen during the read is read when it answers; a read that fails or is dropped shows the preset shown before.
+ */
+export async function showChallenge() {
+  if (readingPreset) return; // the read in flight reads the preset chosen meanwhile
+  readingPreset = true;
+  const select = $("challenge-preset");
+  const preset = select.value || "N";
+  $("challenge-start").disabled = true;
+  $("challenge-info").textContent = t("loading");
+  $("challenge-you").textContent = "";
+  const data = await state.fetchData(`/v1/challenges/current?rules=${encodeURIComponent(preset)}`);
+  readingPreset = false;
+  if (!data) {
+    const shown = state.snapshot().challenge;
+    if (shown) {
+      select.value = shownPreset;
+      fillChallenge(shown);
+    }
+    return undefined;
+  }
+  if ((select.value || "N") !== preset) return showChallenge();
+  shownPreset = preset;
+  state.setChallenge(data);
+  fillChallenge(data);
   if (!$("challenge-dialog").open) $("challenge-dialog").showModal();
+  return undefined;
 }
 
 function confirmAbandon() {

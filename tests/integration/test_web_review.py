@@ -259,3 +259,44 @@ def test_a_won_challenge_game_says_when_its_certificate_is_given(
         expect(page.locator("#end-cert-message")).to_have_text(
             f"The certificate is given after the challenge closes, at {closes}."
         )
+
+
+HOLD_CHALLENGE_READ = """(() => {
+  const hold = (window.heldChallenge = { armed: false, release: null });
+  const real = window.fetch;
+  window.fetch = (input, init = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+    if (!hold.armed || (init.method || "GET") !== "GET" || url.pathname !== "/v1/challenges/current") {
+      return real(input, init);
+    }
+    hold.armed = false;
+    const answer = real(input, init);
+    return new Promise((resolve, reject) => (hold.release = () => answer.then(resolve, reject)));
+  };
+})();"""
+"""An init script: once the test sets ``heldChallenge.armed``, the page's next GET /v1/challenges/current is sent at
+once but its answer reaches the page only when the test calls ``heldChallenge.release()``."""
+
+
+def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=HOLD_CHALLENGE_READ) as page:
+        other = next(p["segment"] for p in httpx.get(f"{api}/v1/rules").json()["presets"] if p["segment"] != "N")
+        first = httpx.get(f"{api}/v1/challenges/current?rules=N").json()["id"]
+        chosen = httpx.get(f"{api}/v1/challenges/current?rules={other}").json()["id"]
+        info, start = page.locator("#challenge-info"), page.locator("#challenge-start")
+        page.click("#open-challenge")
+        expect(info).to_contain_text(first)
+        expect(start).to_be_enabled()
+        page.evaluate("window.heldChallenge.armed = true")
+        page.select_option("#challenge-preset", other)  # reads that preset's challenge: held
+        page.wait_for_function("window.heldChallenge.release !== null")
+        expect(start).to_be_disabled()  # a start now would be dropped while the read is in flight
+        expect(info).not_to_contain_text(first)  # not the other preset's challenge beside the one chosen
+        page.evaluate("window.heldChallenge.release()")
+        expect(info).to_contain_text(chosen)
+        expect(start).to_be_enabled()
+        expect(page.locator("#challenge-preset")).to_have_value(other)
+        page.click("#challenge-start")
+        expect(page.locator("#code")).to_contain_text("sealed until the close")
+        game = str(page.evaluate("([key]) => localStorage.getItem(key)", [f"pyramide:{api}:game"]))
+        assert httpx.get(f"{api}/v1/games/{game}", headers=_token(page, api)).json()["challenge"] == chosen
