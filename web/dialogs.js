@@ -158,11 +158,15 @@ export async function showChallenge() {
   $("challenge-start").disabled = true;
   $("challenge-info").textContent = t("loading");
   $("challenge-you").textContent = "";
-  const data = await state.fetchData(`/v1/challenges/current?rules=${encodeURIComponent(preset)}`);
-  readingPreset = false;
+  let data;
+  try {
+    data = await state.fetchData(`/v1/challenges/current?rules=${encodeURIComponent(preset)}`);
+  } finally {
+    readingPreset = false;
+  }
   if (!data) {
     const shown = state.snapshot().challenge;
-    if (shown) {
+    if (shown && shownPreset) {
       select.value = shownPreset;
       fillChallenge(shown);
     }
