@@ -150,8 +150,14 @@ function fillChallenge(data) {
  * that is read "Start" waits: the page sends one request at a time, so a start meanwhile would be dropped. A preset
  * chosen during the read is read when it answers; a read that fails or is dropped shows the preset shown before.
  */
-export async function showChallenge() {
-  if (readingPreset) return; // the read in flight reads the preset chosen meanwhile
+export function showChallenge() {
+  return readChallenge(!$("challenge-dialog").open);
+}
+
+/** showChallenge's read; opening: the dialog opens on the answer (a dialog the player closed during a
+ * preset's read stays closed). */
+async function readChallenge(opening) {
+  if (readingPreset) return undefined; // the read in flight reads the preset chosen meanwhile
   readingPreset = true;
   const select = $("challenge-preset");
   const preset = select.value || "N";
@@ -172,11 +178,11 @@ export async function showChallenge() {
     }
     return undefined;
   }
-  if ((select.value || "N") !== preset) return showChallenge();
+  if ((select.value || "N") !== preset) return readChallenge(opening);
   shownPreset = preset;
   state.setChallenge(data);
   fillChallenge(data);
-  if (!$("challenge-dialog").open) $("challenge-dialog").showModal();
+  if (opening && !$("challenge-dialog").open) $("challenge-dialog").showModal();
   return undefined;
 }
 

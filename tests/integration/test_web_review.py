@@ -300,3 +300,19 @@ def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browse
         expect(page.locator("#code")).to_contain_text("sealed until the close")
         game = str(page.evaluate("([key]) => localStorage.getItem(key)", [f"pyramide:{api}:game"]))
         assert httpx.get(f"{api}/v1/games/{game}", headers=_token(page, api)).json()["challenge"] == chosen
+
+
+def test_a_challenge_dialog_closed_during_a_presets_read_stays_closed(browser: Any, app: Litestar) -> None:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=HOLD_CHALLENGE_READ) as page:
+        other = next(p["segment"] for p in httpx.get(f"{api}/v1/rules").json()["presets"] if p["segment"] != "N")
+        chosen = httpx.get(f"{api}/v1/challenges/current?rules={other}").json()["id"]
+        page.click("#open-challenge")
+        expect(page.locator("#challenge-start")).to_be_enabled()
+        page.evaluate("window.heldChallenge.armed = true")
+        page.select_option("#challenge-preset", other)
+        page.wait_for_function("window.heldChallenge.release !== null")
+        page.keyboard.press("Escape")
+        expect(page.locator("#challenge-dialog")).to_be_hidden()
+        page.evaluate("window.heldChallenge.release()")
+        expect(page.locator("#challenge-info")).to_contain_text(chosen)  # the answer is in
+        expect(page.locator("#challenge-dialog")).to_be_hidden()
