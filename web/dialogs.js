@@ -143,12 +143,14 @@ function fillChallenge(data) {
   const start = $("challenge-start");
   start.textContent = playing ? t("continueChallenge") : t("startChallenge");
   start.disabled = Boolean(you && !playing);
+  $("challenge-board").disabled = false;
 }
 
 /**
  * The challenge dialog on the chosen preset's current challenge (opened, or another preset chosen in it). While
- * that is read "Start" waits: the page sends one request at a time, so a start meanwhile would be dropped. A preset
- * chosen during the read is read when it answers; a read that fails or is dropped shows the preset shown before.
+ * that is read "Start" and "Leaderboard" wait: the page sends one request at a time, so either meanwhile would be
+ * dropped. A preset chosen during the read is read when it answers; a read that fails or is dropped shows the
+ * preset shown before.
  */
 export function showChallenge() {
   return readChallenge(!$("challenge-dialog").open);
@@ -161,7 +163,8 @@ async function readChallenge(opening) {
   readingPreset = true;
   const select = $("challenge-preset");
   const preset = select.value || "N";
-  $("challenge-start").disabled = true;
+  $("challenge-start").disabled = true; // as the board: each would be dropped while the read is out
+  $("challenge-board").disabled = true;
   $("challenge-info").textContent = t("loading");
   $("challenge-you").textContent = "";
   let data;

@@ -291,10 +291,12 @@ def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browse
         page.select_option("#challenge-preset", other)  # reads that preset's challenge: held
         page.wait_for_function("window.heldChallenge.release !== null")
         expect(start).to_be_disabled()  # a start now would be dropped while the read is in flight
+        expect(page.locator("#challenge-board")).to_be_disabled()  # as would the leaderboard
         expect(info).not_to_contain_text(first)  # not the other preset's challenge beside the one chosen
         page.evaluate("window.heldChallenge.release()")
         expect(info).to_contain_text(chosen)
         expect(start).to_be_enabled()
+        expect(page.locator("#challenge-board")).to_be_enabled()
         expect(page.locator("#challenge-preset")).to_have_value(other)
         page.click("#challenge-start")
         expect(page.locator("#code")).to_contain_text("sealed until the close")
