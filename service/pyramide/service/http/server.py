@@ -55,7 +55,7 @@ from pyramide.service.infra.logs import request_id
 from pyramide.service.infra.settings import Settings
 
 log = logging.getLogger("pyramide.http")
-LINGER_S: Final = 1.0
+LINGER_S: Final = 2.0
 """How long a connection refused mid-request is still read (and the bytes dropped) after its answer, so that a
 client still sending reads the answer instead of a reset."""
 _RESERVED_FDS: Final = 64
@@ -335,6 +335,7 @@ class GuardedProtocol(HttpToolsProtocol):
         self._in_head = self._in_body = False
         if linger and answer:
             self._lingering = True
+            self.flow.resume_reading()  # a body paused for the app is read (and dropped) too
             self.transport.write_eof()
             self.loop.call_later(LINGER_S, self.transport.close)
         else:
@@ -349,11 +350,18 @@ class GuardedProtocol(HttpToolsProtocol):
         return negotiate_locale(wanted[-1].decode("latin-1")) if wanted else DEFAULT_LOCALE
 
     def _shed(self) -> None:
-        """Past ``max_open`` connections: close a tenth of them, those lingering after a refusal first (they are
-        answered), then those whose requests are nearest their deadline (the slowest), then idle keep-alive ones; if
-        that is not enough, this new one."""
+        """Past ``max_open`` open connections (not counting those already closing): close a tenth of them, those
+        lingering after a refusal first (they are answered), then those whose requests are nearest their deadline
+        (the slowest), then idle keep-alive ones; if that is not enough, this new one."""
         keep = self.max_open - self.max_open // 10
-        others = [c for c in self.connections if c is not self and isinstance(c, GuardedProtocol)]
+        others = [
+            c
+            for c in self.connections
+            if c is not self and isinstance(c, GuardedProtocol) and not c.transport.is_closing()
+        ]  # one already closing is freed already (by the shed that closed it, or its own end)
+        live = len(others) + 1
+        if live <= self.max_open:
+            return
         lingering = [c for c in others if c._lingering]
         waiting = sorted((c for c in others if c._deadline is not None), key=_deadline_of)
         idle = [
@@ -361,14 +369,14 @@ class GuardedProtocol(HttpToolsProtocol):
             for c in others
             if not c._lingering and c._deadline is None and (c.cycle is None or c.cycle.response_complete)
         ]
-        excess = max(0, len(self.connections) - keep)
+        excess = live - keep
         for victim in lingering[:excess]:
             victim.transport.close()
         for victim in waiting[: max(0, excess - len(lingering))]:
             victim._refuse(503, HttpCode.SERVICE_UNAVAILABLE, retry_after_s=1)
         for victim in idle[: max(0, excess - len(lingering) - len(waiting))]:
             victim.transport.close()
-        if len(self.connections) - min(excess, len(lingering) + len(waiting) + len(idle)) > self.max_open:
+        if live - min(excess, len(lingering) + len(waiting) + len(idle)) > self.max_open:
             self._refuse(503, HttpCode.SERVICE_UNAVAILABLE, retry_after_s=1)
 
 
