@@ -2,7 +2,7 @@
 // the player's statistics, a leaderboard, the daily challenge, and the abandon confirmation.
 
 import * as state from "./state.js";
-import { $, words } from "./render.js";
+import { $, openModal, words } from "./render.js";
 import { clock, locale, t } from "./texts.js";
 import { playAgain } from "./views.js";
 
@@ -61,7 +61,7 @@ function ending(game) {
   $("end-summary").textContent = t("wonSummary", game.score, game.moves, clock(game.elapsed_ms));
   $("end-undo").hidden = end !== "stuck";
   $("end-again").hidden = !game.code;
-  $("end-dialog").showModal();
+  openModal($("end-dialog"));
 }
 
 export async function showStats() {
@@ -132,6 +132,7 @@ function showChallengeBoard(id) {
 
 let shownPreset = null; // the preset whose challenge the challenge dialog shows (state.snapshot().challenge)
 let readingPreset = false; // a preset's challenge is being read for the challenge dialog
+let openAsked = false; // the dialog was asked open while that read was out: it opens on the read's answer
 
 /** The challenge dialog's information and "Start" for a challenge (an answer of GET /v1/challenges/current). */
 function fillChallenge(data) {
@@ -159,7 +160,10 @@ export function showChallenge() {
 /** showChallenge's read; opening: the dialog opens on the answer (a dialog the player closed during a
  * preset's read stays closed). */
 async function readChallenge(opening) {
-  if (readingPreset) return undefined; // the read in flight reads the preset chosen meanwhile
+  if (readingPreset) {
+    openAsked ||= opening; // the read in flight reads the preset chosen meanwhile, and opens the dialog if asked
+    return undefined;
+  }
   readingPreset = true;
   const select = $("challenge-preset");
   const preset = select.value || "N";
@@ -174,6 +178,7 @@ async function readChallenge(opening) {
     readingPreset = false;
   }
   if (!data) {
+    openAsked = false;
     const shown = state.snapshot().challenge;
     if (shown && shownPreset) {
       select.value = shownPreset;
@@ -185,7 +190,8 @@ async function readChallenge(opening) {
   shownPreset = preset;
   state.setChallenge(data);
   fillChallenge(data);
-  if (opening && !$("challenge-dialog").open) $("challenge-dialog").showModal();
+  if ((opening || openAsked) && !$("challenge-dialog").open) openModal($("challenge-dialog"));
+  openAsked = false;
   return undefined;
 }
 
@@ -257,7 +263,7 @@ function onChallengeClosed() {
 /** Opens the new-game dialog (the N key and the header's button). */
 export function newGame() {
   markCode(null);
-  $("new-game-dialog").showModal();
+  openModal($("new-game-dialog"));
 }
 
 /** Wires the dialogs' buttons and closings, and follows the state for the catalogue and the end of play. */

@@ -7,6 +7,14 @@ import { cardName, cardParts, clock, feedbackText, hasText, inWords, locale, pro
 
 export const $ = (id) => document.getElementById(id);
 
+/** Opens ``dialog`` as a modal with no answer yet. The HTML standard leaves a dialog closed with Escape its last
+ * close's returnValue (Chromium clears it, not every browser does), and the handlers that read it would act on the
+ * previous choice again: deal a new game, start a challenge, open a leaderboard. */
+export function openModal(dialog) {
+  dialog.returnValue = "";
+  dialog.showModal();
+}
+
 /** Every fixed text of the page in its language. */
 export function applyTexts() {
   document.documentElement.lang = locale();

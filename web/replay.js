@@ -2,7 +2,7 @@
 // engine replaying the record), shown read-only; the page computes no position itself.
 
 import * as state from "./state.js";
-import { $ } from "./render.js";
+import { $, openModal } from "./render.js";
 import { cardName, cardParts, t } from "./texts.js";
 import { playAgain, problemText, tell } from "./views.js";
 
@@ -77,7 +77,7 @@ export async function showReplay(id, code) {
   shown = { id, code, step: 0, steps: 0, position: null };
   await go(0);
   const dialog = $("replay-dialog");
-  if (!dialog.open) dialog.showModal();
+  if (!dialog.open) openModal(dialog);
   $("replay-forward").focus();
 }
 

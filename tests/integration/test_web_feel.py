@@ -277,3 +277,33 @@ def test_cards_move_when_removed_drawn_and_undone_unless_reduced_motion(browser:
             assert _removal_draw_and_undo(page) == [0, 0, 0]
             assert page.evaluate("document.getAnimations().length") == 0
             assert outside == []
+
+
+def test_escape_closes_a_dialog_without_repeating_its_last_choice(browser: Any, app: Litestar) -> None:
+    """A dialog closed with Escape keeps the answer of its last close (HTML's returnValue): the page must not act
+    on it again (deal a new game over the one on the table, open the leaderboard once more)."""
+    with serve_in_thread(app) as api, _page(browser, (api,), locale="en-GB") as (page, outside):
+        _ready(page, f"{api}/play/")
+        first = page.locator("#code").text_content()
+        page.click("#new-game")
+        page.click("#deal")
+        expect(page.locator("#code")).not_to_have_text(first or "", timeout=10000)
+        dealt = page.locator("#code").text_content()
+        page.click("#open-challenge")
+        expect(page.locator("#challenge-board")).to_be_enabled(timeout=60000)  # its deal chosen by the solver
+        page.click("#challenge-board")
+        page.wait_for_selector("#board-dialog[open]")
+        page.keyboard.press("Escape")
+        expect(page.locator("#board-dialog")).to_be_hidden()
+
+        page.click("#new-game")
+        page.wait_for_selector("#new-game-dialog[open]")
+        page.keyboard.press("Escape")
+        page.click("#open-challenge")
+        expect(page.locator("#challenge-board")).to_be_enabled()
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(500)  # what either close would start has started by now
+        expect(page.locator("#new-game-dialog")).to_be_hidden()
+        expect(page.locator("#board-dialog")).to_be_hidden()
+        assert page.locator("#code").text_content() == dealt, "Escape dealt a new game"
+        assert outside == []
