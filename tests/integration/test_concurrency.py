@@ -32,7 +32,7 @@ async def _fifty_draws(
     write back (reads go on) until every draw has read the game, so that none is saved before all have read: races
     for sure, however slowly the server takes the draws in. With ``creator``, the game is created through that
     server, so the one drawing keeps no copy of it (each draw reads the game: one MGET)."""
-    async with httpx.AsyncClient(base_url=base_url, limits=httpx.Limits(max_connections=60)) as client:
+    async with httpx.AsyncClient(base_url=base_url, limits=httpx.Limits(max_connections=60), timeout=30) as client:
         token = (await client.post(f"{creator or base_url}/v1/players", json={})).json()["token"]
         player = {"Authorization": f"Bearer {token}"}
         body = {"code": "PY1-N-CONCURR"}
@@ -86,7 +86,8 @@ def test_fifty_simultaneous_moves_equal_a_serial_replay(live_url: str) -> None:
 def test_without_retries_a_lost_race_is_version_conflict(settings: Settings, redis_client: redis.Redis) -> None:
     """Writes are held back until every draw has read the game, so all but the first to be saved lose their race: a
     lost race is a 409 ``version_conflict`` (never retried, never a second write on one version)."""
-    app = create_app(settings.model_copy(update={"conflict_retries": 0}))
+    # its Redis calls wait out the held writes (its own 2 s timeout would make the first save a 503 on a slow run)
+    app = create_app(settings.model_copy(update={"conflict_retries": 0, "redis_timeout_s": 30}))
     with _serve(app) as url, _serve(create_app(settings)) as creator:
         responses, final, _ = asyncio.run(_fifty_draws(url, hold_writes=redis_client, creator=creator))
     codes = [r.json()["code"] for r in responses if r.status_code == 409]

@@ -281,8 +281,8 @@ once but its answer reaches the page only when the test calls ``heldChallenge.re
 def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browser: Any, app: Litestar) -> None:
     with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=HOLD_CHALLENGE_READ) as page:
         other = next(p["segment"] for p in httpx.get(f"{api}/v1/rules").json()["presets"] if p["segment"] != "N")
-        first = httpx.get(f"{api}/v1/challenges/current?rules=N").json()["id"]
-        chosen = httpx.get(f"{api}/v1/challenges/current?rules={other}").json()["id"]
+        first = httpx.get(f"{api}/v1/challenges/current?rules=N", timeout=60).json()["id"]  # the solver chooses
+        chosen = httpx.get(f"{api}/v1/challenges/current?rules={other}", timeout=60).json()["id"]
         info, start = page.locator("#challenge-info"), page.locator("#challenge-start")
         page.click("#open-challenge")
         expect(info).to_contain_text(first)
@@ -307,7 +307,8 @@ def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browse
 def test_a_challenge_dialog_closed_during_a_presets_read_stays_closed(browser: Any, app: Litestar) -> None:
     with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=HOLD_CHALLENGE_READ) as page:
         other = next(p["segment"] for p in httpx.get(f"{api}/v1/rules").json()["presets"] if p["segment"] != "N")
-        chosen = httpx.get(f"{api}/v1/challenges/current?rules={other}").json()["id"]
+        httpx.get(f"{api}/v1/challenges/current?rules=N", timeout=60)  # each chosen by the solver first
+        chosen = httpx.get(f"{api}/v1/challenges/current?rules={other}", timeout=60).json()["id"]
         page.click("#open-challenge")
         expect(page.locator("#challenge-start")).to_be_enabled()
         page.evaluate("window.heldChallenge.armed = true")
