@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -160,7 +161,11 @@ class Container:
 
 @contextmanager
 def running(config: dict[str, Any], volume: Path, env: dict[str, str] | None = None) -> Iterator[Container]:
-    """The image run as its config says (command, user, environment), with ``volume`` as /data."""
+    """The image run as its config says (command, user, environment), with ``volume`` as /data. It shares the
+    host's network: a server left on its port (say, by a killed test run) would answer in its place."""
+    with socket.socket() as probe:
+        taken = probe.connect_ex(("127.0.0.1", 8000)) == 0
+    assert not taken, "port 8000 already answers: a container or server left running by an earlier run?"
     name = _run("buildah", "from", "--pull=never", IMAGE).stdout.strip()
     log = volume.parent / f"{name}.log"
     user = config.get("User", "")
