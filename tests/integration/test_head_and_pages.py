@@ -14,6 +14,7 @@ from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_erasure import EASY_CODE, WINNING
+from tests.integration.test_par import _until_decided
 
 VARYING = frozenset({"date", "x-request-id"})
 """Headers that differ between any two requests."""
@@ -52,7 +53,8 @@ COMPARED = ("content-type", "etag", "cache-control", "content-language", "vary",
 
 def _path_values(api: httpx.Client, auth: dict[str, str]) -> dict[str, str]:
     """A real value for each path parameter of the schema: a created game, a deal code, today's challenge, an app, a
-    player, a board."""
+    player, a board. Both deals' pars are worked out first: a par that lands between a GET and its HEAD changes the
+    deal, the game and the statistics (``best_over_par`` null becomes 0), as seen once in CI."""
     game = api.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
     won = api.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
     for move in WINNING:
@@ -61,6 +63,8 @@ def _path_values(api: httpx.Client, auth: dict[str, str]) -> dict[str, str]:
     operator = {"Authorization": f"Bearer {OPERATOR_KEY}"}
     app = api.post("/v1/admin/apps", json={"name": "head walk", "scopes": ["players"]}, headers=operator).json()
     me = api.get("/v1/players/me", headers=auth).json()["id"]
+    for code in ("PY1-N-AAAAAAS", EASY_CODE):  # a par landing between a GET and its HEAD changes what both say
+        _until_decided(api, code)
     webhook = api.post("/v1/apps/me/webhooks", json={"url": "http://127.0.0.1:9/", "events": ["game.won"]},
                        headers={"Authorization": f"Bearer {app['key']}"}).json()["id"]  # fmt: skip
     return {
