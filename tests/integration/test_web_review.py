@@ -29,7 +29,7 @@ from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_challenges import _deal
-from tests.integration.web_page import _axe, _page, _shot, _token
+from tests.integration.web_page import _axe, _page, _shot, _token, hold_read
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 VERIFY = [sys.executable, "-m", "pyramide", "verify"]
@@ -261,25 +261,8 @@ def test_a_won_challenge_game_says_when_its_certificate_is_given(
         )
 
 
-HOLD_CHALLENGE_READ = """(() => {
-  const hold = (window.heldChallenge = { armed: false, release: null });
-  const real = window.fetch;
-  window.fetch = (input, init = {}) => {
-    const url = new URL(input instanceof Request ? input.url : String(input), location.href);
-    if (!hold.armed || (init.method || "GET") !== "GET" || url.pathname !== "/v1/challenges/current") {
-      return real(input, init);
-    }
-    hold.armed = false;
-    const answer = real(input, init);
-    return new Promise((resolve, reject) => (hold.release = () => answer.then(resolve, reject)));
-  };
-})();"""
-"""An init script: once the test sets ``heldChallenge.armed``, the page's next GET /v1/challenges/current is sent at
-once but its answer reaches the page only when the test calls ``heldChallenge.release()``."""
-
-
 def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browser: Any, app: Litestar) -> None:
-    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=HOLD_CHALLENGE_READ) as page:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=hold_read("/v1/challenges/current")) as page:
         other = next(p["segment"] for p in httpx.get(f"{api}/v1/rules").json()["presets"] if p["segment"] != "N")
         first = httpx.get(f"{api}/v1/challenges/current?rules=N", timeout=60).json()["id"]  # the solver chooses
         chosen = httpx.get(f"{api}/v1/challenges/current?rules={other}", timeout=60).json()["id"]
@@ -287,13 +270,13 @@ def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browse
         page.click("#open-challenge")
         expect(info).to_contain_text(first)
         expect(start).to_be_enabled()
-        page.evaluate("window.heldChallenge.armed = true")
+        page.evaluate("window.heldRead.armed = true")
         page.select_option("#challenge-preset", other)  # reads that preset's challenge: held
-        page.wait_for_function("window.heldChallenge.release !== null")
+        page.wait_for_function("window.heldRead.release !== null")
         expect(start).to_be_disabled()  # a start now would be dropped while the read is in flight
         expect(page.locator("#challenge-board")).to_be_disabled()  # as would the leaderboard
         expect(info).not_to_contain_text(first)  # not the other preset's challenge beside the one chosen
-        page.evaluate("window.heldChallenge.release()")
+        page.evaluate("window.heldRead.release()")
         expect(info).to_contain_text(chosen)
         expect(start).to_be_enabled()
         expect(page.locator("#challenge-board")).to_be_enabled()
@@ -305,17 +288,17 @@ def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browse
 
 
 def test_a_challenge_dialog_closed_during_a_presets_read_stays_closed(browser: Any, app: Litestar) -> None:
-    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=HOLD_CHALLENGE_READ) as page:
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=hold_read("/v1/challenges/current")) as page:
         other = next(p["segment"] for p in httpx.get(f"{api}/v1/rules").json()["presets"] if p["segment"] != "N")
         httpx.get(f"{api}/v1/challenges/current?rules=N", timeout=60)  # each chosen by the solver first
         chosen = httpx.get(f"{api}/v1/challenges/current?rules={other}", timeout=60).json()["id"]
         page.click("#open-challenge")
         expect(page.locator("#challenge-start")).to_be_enabled()
-        page.evaluate("window.heldChallenge.armed = true")
+        page.evaluate("window.heldRead.armed = true")
         page.select_option("#challenge-preset", other)
-        page.wait_for_function("window.heldChallenge.release !== null")
+        page.wait_for_function("window.heldRead.release !== null")
         page.keyboard.press("Escape")
         expect(page.locator("#challenge-dialog")).to_be_hidden()
-        page.evaluate("window.heldChallenge.release()")
+        page.evaluate("window.heldRead.release()")
         expect(page.locator("#challenge-info")).to_contain_text(chosen)  # the answer is in
         expect(page.locator("#challenge-dialog")).to_be_hidden()

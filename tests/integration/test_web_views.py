@@ -16,35 +16,10 @@ from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.controller import move_body
 from tests.integration.conftest import serve_in_thread
-from tests.integration.web_page import _axe, _page, _shot, _token
+from tests.integration.web_page import _axe, _page, _shot, _token, hold_read
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 NAME = "Kati Teszt"
-
-HOLD_FIRST_READ = """(() => {
-  const hold = (window.heldRead = { answered: false, received: false, release: null });
-  const real = window.fetch;
-  let first = true;
-  window.fetch = (input, init = {}) => {
-    const url = new URL(input instanceof Request ? input.url : String(input), location.href);
-    if (!first || (init.method || "GET") !== "GET" || url.pathname !== "/v1/players/me") return real(input, init);
-    first = false;
-    const answer = real(input, init).then((response) => {
-      hold.answered = true; // the server's answer is in: the player as it was before anything is saved
-      const json = response.json.bind(response);
-      response.json = async () => {
-        const data = await json();
-        setTimeout(() => (hold.received = true)); // after the page's own continuations have run
-        return data;
-      };
-      return response;
-    });
-    return new Promise((resolve, reject) => (hold.release = () => answer.then(resolve, reject)));
-  };
-})();"""
-"""An init script: the page's first read of its player (GET /v1/players/me, sent by the settings view at the first
-load) is sent at once, but its answer reaches the page only once the test calls ``heldRead.release()``; then
-``heldRead.received`` is set once the page has taken it in."""
 
 
 def _win(api: str, player: dict[str, str]) -> str:
@@ -127,7 +102,8 @@ def _save_name_and_no_explanations(page: Any, name_saved: str, setting_saved: st
 
 
 def test_a_late_first_read_of_the_player_undoes_no_setting_saved_meanwhile(browser: Any, app: Litestar) -> None:
-    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=HOLD_FIRST_READ) as page:
+    held = hold_read("/v1/players/me", first=True)
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=held) as page:
         page.wait_for_function("window.heldRead.answered && window.heldRead.release !== null")
         page.click("#open-settings")
         page.wait_for_selector("#settings-dialog[open]")

@@ -1,8 +1,10 @@
 """What the browser tests of the web client's views share: a fresh profile on the play page that lets no request
-leave the service, the page's player as a bearer header, axe-core on an open view, and screenshots into docs/web/."""
+leave the service, a read the test holds back, the page's player as a bearer header, axe-core on an open view, and
+screenshots into docs/web/."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,6 +47,36 @@ def _page(
         assert outside == [], outside
     finally:
         profile.close()
+
+
+HOLD_READ = """(() => {
+  const hold = (window.heldRead = { armed: ARMED, answered: false, received: false, release: null });
+  const real = window.fetch;
+  window.fetch = (input, init = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+    if (!hold.armed || (init.method || "GET") !== "GET" || url.pathname !== PATH) return real(input, init);
+    hold.armed = false;
+    const answer = real(input, init).then((response) => {
+      hold.answered = true;
+      const json = response.json.bind(response);
+      response.json = async () => {
+        const data = await json();
+        setTimeout(() => (hold.received = true)); // after the page's own continuations have run
+        return data;
+      };
+      return response;
+    });
+    return new Promise((resolve, reject) => (hold.release = () => answer.then(resolve, reject)));
+  };
+})();"""
+
+
+def hold_read(path: str, *, first: bool = False) -> str:
+    """An init script for :func:`_page`: once the test sets ``heldRead.armed`` (from the page's first request on when
+    ``first``), the page's next GET of ``path`` is sent at once, but its answer reaches the page only when the test
+    calls ``heldRead.release()``. ``heldRead.answered`` tells that the server's answer is in, ``heldRead.received``
+    that the page has taken it in."""
+    return HOLD_READ.replace("ARMED", json.dumps(first)).replace("PATH", json.dumps(path))
 
 
 def _token(page: Any, api: str) -> dict[str, str]:
