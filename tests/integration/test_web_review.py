@@ -287,18 +287,40 @@ def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browse
         assert httpx.get(f"{api}/v1/games/{game}", headers=_token(page, api)).json()["challenge"] == chosen
 
 
+def _close_during_a_presets_read(page: Any, api: str) -> str:
+    """Opens the challenge dialog, chooses another preset, whose read is held, and closes the dialog with Escape
+    while the read is out; the challenge of that preset."""
+    other = next(p["segment"] for p in httpx.get(f"{api}/v1/rules").json()["presets"] if p["segment"] != "N")
+    httpx.get(f"{api}/v1/challenges/current?rules=N", timeout=60)  # each chosen by the solver first
+    chosen: str = httpx.get(f"{api}/v1/challenges/current?rules={other}", timeout=60).json()["id"]
+    page.click("#open-challenge")
+    expect(page.locator("#challenge-start")).to_be_enabled()
+    page.evaluate("window.heldRead.armed = true")
+    page.select_option("#challenge-preset", other)
+    page.wait_for_function("window.heldRead.release !== null")
+    page.keyboard.press("Escape")
+    expect(page.locator("#challenge-dialog")).to_be_hidden()
+    return chosen
+
+
 def test_a_challenge_dialog_closed_during_a_presets_read_stays_closed(browser: Any, app: Litestar) -> None:
     with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=hold_read("/v1/challenges/current")) as page:
-        other = next(p["segment"] for p in httpx.get(f"{api}/v1/rules").json()["presets"] if p["segment"] != "N")
-        httpx.get(f"{api}/v1/challenges/current?rules=N", timeout=60)  # each chosen by the solver first
-        chosen = httpx.get(f"{api}/v1/challenges/current?rules={other}", timeout=60).json()["id"]
-        page.click("#open-challenge")
-        expect(page.locator("#challenge-start")).to_be_enabled()
-        page.evaluate("window.heldRead.armed = true")
-        page.select_option("#challenge-preset", other)
-        page.wait_for_function("window.heldRead.release !== null")
-        page.keyboard.press("Escape")
-        expect(page.locator("#challenge-dialog")).to_be_hidden()
+        chosen = _close_during_a_presets_read(page, api)
         page.evaluate("window.heldRead.release()")
         expect(page.locator("#challenge-info")).to_contain_text(chosen)  # the answer is in
         expect(page.locator("#challenge-dialog")).to_be_hidden()
+
+
+def test_a_challenge_dialog_asked_open_again_during_a_presets_read_opens_on_its_answer(
+    browser: Any, app: Litestar
+) -> None:
+    """The player closes the dialog while a preset's challenge is read, then asks for it again before the answer:
+    the click is not lost, the dialog opens on that answer, on the preset chosen."""
+    with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=hold_read("/v1/challenges/current")) as page:
+        chosen = _close_during_a_presets_read(page, api)
+        page.click("#open-challenge")  # while the read is still out
+        expect(page.locator("#challenge-dialog")).to_be_hidden()
+        page.evaluate("window.heldRead.release()")
+        expect(page.locator("#challenge-dialog")).to_be_visible()
+        expect(page.locator("#challenge-info")).to_contain_text(chosen)
+        expect(page.locator("#challenge-start")).to_be_enabled()
