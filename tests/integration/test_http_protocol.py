@@ -6,7 +6,9 @@ prompt client waiting."""
 from __future__ import annotations
 
 import json
+import os
 import resource
+import signal
 import socket
 import threading
 import time
@@ -177,6 +179,32 @@ def test_a_body_trickled_past_its_deadline_is_408_and_closed(served: Served) -> 
     assert refused.problem()["code"] == "body_timeout"
     assert refused.headers["content-language"] == "en", "its headers were read: answered in their language"
     assert elapsed < 1.5, f"answered {elapsed:.2f} s after the body began (deadline 0.5 s)"
+
+
+def test_a_whole_body_sent_to_a_busy_app_is_taken_in_after_its_408(served: Served) -> None:
+    """A client that sends its whole request before it reads (as most do), to an app too busy to read it (its Redis
+    stopped here), more than the socket buffers hold once uvicorn stops reading: after the 408 the server reads on
+    and drops the rest, so the client's send completes and it reads the answer. Without that, the send blocked,
+    then failed on the close (a reset), and a client that reads only after sending never saw the 408."""
+    token = httpx.post(f"{served.url}/v1/players", json={}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    game = httpx.post(f"{served.url}/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+    head = (
+        f"POST /v1/games/{game}/abandon HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {token}\r\n"
+        "Accept-Language: en\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    ).encode()
+    chunk = b"%x\r\n" % 65536 + b" " * 65536 + b"\r\n"
+    redis = served.redis_pid()
+    os.kill(redis, signal.SIGSTOP)  # the app waits on it, reading no body
+    try:
+        with socket.create_connection(_address(served.url), timeout=10) as connection:
+            connection.sendall(head + chunk * 192 + b"0\r\n\r\n")  # 12 MiB
+            answer = _read(connection, 5)
+    finally:
+        os.kill(redis, signal.SIGCONT)
+    assert answer.status == 408 and answer.closed, answer.raw[:300]
+    assert answer.problem()["code"] == "body_timeout"
+    assert httpx.get(f"{served.url}/v1/games/{game}", headers=auth).status_code == 200
 
 
 def test_every_worker_guards_the_protocol(tmp_path: Path) -> None:
