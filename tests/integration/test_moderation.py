@@ -31,6 +31,7 @@ from pyramide.service.infra.settings import Settings, no_limits
 from pyramide.solver import solve
 from tests.integration.conftest import new_player
 from tests.integration.test_erasure import EASY_CODE, WINNING
+from tests.integration.test_par import _until_decided
 from tests.integration.test_robustness import Served, serving
 
 OPERATOR_KEY = "moderation-test-operator-key-0123456789abcdef"
@@ -158,6 +159,9 @@ def test_a_ban_takes_a_player_off_every_board_and_refuses_it_in_every_worker_unt
             _play(http, honest_auth, {"code": EASY_CODE}, [{"type": "draw"}, {"type": "undo"}, *WINNING])
             _play(http, cheat_auth, {"code": EASY_CODE}, WINNING)
             _play(http, cheat_auth, {"challenge": challenge}, line)
+            # the deal's par, worked out in the background, shows in every entry of its board: once it is decided
+            # it no longer changes what the board says between this read and the one after the ban is lifted
+            _until_decided(http, EASY_CODE)
             before = _boards(http, challenge)
             assert [e["name"] for e in before[EASY_CODE]] == ["Cheat", "Honest"]
             assert [e["name"] for e in before[challenge]] == ["Cheat"]
