@@ -32,6 +32,7 @@ from pyramide.service.games.controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
+from tests.integration.test_par import _until_decided
 from tests.integration.test_robustness import START_S
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
@@ -182,6 +183,8 @@ def test_a_board_stream_sees_a_win_enter(settings: Settings) -> None:
         try:
             first = stream.next()
             assert first["event"] == "board" and first["data"]["entries"] == [] and first["data"]["code"] == code
+            with httpx.Client(base_url=api, timeout=10) as client:  # the first event started the deal's par; it
+                _until_decided(client, code)  # would land in the board's GET with no event (the board is unchanged)
             player = _player(api)
             assert _play(api, player, _game(api, player)["id"], MOVES)["status"] == "won"
             second = stream.next()
