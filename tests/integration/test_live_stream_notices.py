@@ -18,6 +18,7 @@ import httpx
 
 from pyramide.service.infra.settings import Settings
 from tests.integration.test_live_streams import CAPS, LAYOUT, MOVES, Sse, _game, _play, _player, _serve, _served
+from tests.integration.test_par import _until_decided
 
 PING_S = 0.5
 """The server's PYRAMIDE_STREAM_NOTICES_PING_S here: a silent connection is taken for dead within twice that."""
@@ -151,6 +152,8 @@ def test_a_board_stream_sees_an_erased_players_entry_go(settings: Settings) -> N
         stream = Sse(f"{api}/v1/leaderboards/{code}/events")
         try:
             assert stream.next()["data"]["entries"] == []
+            with httpx.Client(base_url=api, timeout=10) as client:  # the first event started the deal's par; it
+                _until_decided(client, code)  # would land in the board's GET with no event (the board is unchanged)
             player = _player(api)
             assert _play(api, player, _game(api, player)["id"], MOVES)["status"] == "won"
             entered = stream.next()
