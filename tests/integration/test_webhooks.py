@@ -285,7 +285,8 @@ def test_the_deliveries_log_and_a_redelivery(settings: Settings) -> None:
         user = as_user(key, "u")
         win(client, user)
         lose(client, user)
-        receiver.wait(2)
+        receiver.wait(2)  # each outcome is logged once its answer is in, a moment after the receiver has it:
+        deliveries_once(client, key, endpoint["id"], lambda log: [e["status"] for e in log] == ["delivered"] * 2)
         base = f"/v1/apps/me/webhooks/{endpoint['id']}"
         first = client.get(f"{base}/deliveries?limit=1", headers=bearer(key)).json()
         assert [e["type"] for e in first["entries"]] == ["game.lost"] and first["next_cursor"] == "1"
