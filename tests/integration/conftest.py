@@ -20,6 +20,7 @@ from playwright.sync_api import sync_playwright
 
 from pyramide.service.app import create_app
 from pyramide.service.http.server import HttpLimits, server_config
+from pyramide.service.infra import address_moves
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings
 
@@ -112,6 +113,13 @@ _HANDSHAKE = frozenset({"HELLO", "CLIENT", "SELECT"})
 """What a connection sends once when it opens (the stop signal's own connection among them): not a request's."""
 _BACKGROUND = ("pyr:{events}:", "pyr:*:outbox")
 """What the webhook delivery task polls and sweeps in every process (``events/delivery.py``): not a request's."""
+
+
+def without_address_flushes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every process adds the moves it served per address to Redis once a second, off the request path
+    (``infra/address_moves.py``): an EVALSHA that lands in any window :func:`client_commands` watches, one time in
+    a dozen or so. A test that counts a request's own commands calls this before its app starts: no flush comes."""
+    monkeypatch.setattr(address_moves, "FLUSH_INTERVAL_S", 3600.0)
 
 
 def _listen(monitor: Any, seen: list[str], stop: str) -> None:

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 import redis
 from litestar.testing import TestClient
 
@@ -17,7 +18,7 @@ from pyramide.service.games.controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import client_commands, metric_values, new_player
+from tests.integration.conftest import client_commands, metric_values, new_player, without_address_flushes
 from tests.integration.conftest import serve_in_thread as _serve
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
@@ -278,10 +279,11 @@ def test_a_process_acting_on_its_older_copy_plays_on_the_game_as_redis_holds_it(
 
 
 def test_the_next_move_on_a_game_this_process_saved_reads_nothing_before_its_save(
-    settings: Settings, redis_client: redis.Redis
+    settings: Settings, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The copy a process keeps of the games it saved is confirmed by the save itself: its next move is one Redis
     command, the save, where a process without the copy reads the game first."""
+    without_address_flushes(monkeypatch)
 
     def commands_of_one_draw(client: Client, url: str, player: dict[str, str]) -> list[str]:
         with client_commands(str(settings.redis_url)) as commands:

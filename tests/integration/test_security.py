@@ -26,7 +26,14 @@ from pyramide.service.games.store import derived_id
 from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings, no_limits
-from tests.integration.conftest import TEST_LIMITS, client_commands, metric_values, new_player, serve_in_thread
+from tests.integration.conftest import (
+    TEST_LIMITS,
+    client_commands,
+    metric_values,
+    new_player,
+    serve_in_thread,
+    without_address_flushes,
+)
 from tests.integration.test_par_results import _until_kept
 from tests.integration.test_robustness import _pyramide, serving
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
@@ -430,7 +437,10 @@ def test_games_moves_and_hints_are_limited_per_player(settings: Settings) -> Non
         _check_429(client.get(f"{url}/hint", headers=player), "hints", 1)
 
 
-def test_a_move_costs_no_extra_redis_command_for_its_limit(settings: Settings, redis_client: redis.Redis) -> None:
+def test_a_move_costs_no_extra_redis_command_for_its_limit(
+    settings: Settings, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without_address_flushes(monkeypatch)
     with TestClient(create_app(_limited(settings, moves=1000))) as client:
         player = new_player(client)
         game = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
