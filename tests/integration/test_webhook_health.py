@@ -177,7 +177,7 @@ def test_a_redelivery_that_succeeds_ends_the_failing(settings: Settings) -> None
         abandon(client, as_user(key, "u1"))
         failing = _until(lambda: (v := client.get(base, headers=bearer(key)).json())["failing_since"] and v)
         assert failing["last_success_at"] is None
-        [failed] = _log(client, key, endpoint["id"])
+        [failed] = _until(lambda: _log(client, key, endpoint["id"]))  # noted a moment after the endpoint's health
         again = client.post(f"{base}/deliveries/{failed['event_id']}/redeliver", headers=bearer(key))
         assert again.status_code == 202, again.text
         receiver.wait(2, seconds=5)
