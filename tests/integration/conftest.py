@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,43 @@ def app(settings: Settings) -> Litestar:
 def client(app: Litestar) -> Iterator[TestClient[Any]]:
     with TestClient(app, raise_server_exceptions=False) as test_client:
         yield test_client
+
+
+class ServiceClock:
+    """The wall clock of the service served in this process (``time.time``, what it reads for the UTC day, the
+    challenges' opening and closing, and the time of a win), kept at least :data:`DAY_MARGIN_S` before the next
+    midnight UTC: a test that starts in the day's last hour has it moved a minute past that midnight, so that the
+    day it reads once (today's challenge, open; tomorrow's, not yet) is the day every later request falls in.
+    ``offset_s`` moves it further, as if the test waited."""
+
+    DAY_MARGIN_S: float = 3600.0
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        real = time.time
+        self.offset_s = 0.0
+        monkeypatch.setattr(time, "time", lambda: real() + self.offset_s)
+        if self._to_midnight_s() < self.DAY_MARGIN_S:
+            self.offset_s = self._to_midnight_s() + 60
+
+    def now(self) -> datetime:
+        return datetime.fromtimestamp(time.time(), UTC)
+
+    def today(self) -> date:
+        """The service's UTC day."""
+        return self.now().date()
+
+    def _to_midnight_s(self) -> float:
+        now = self.now()
+        return (datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1) - now).total_seconds()
+
+    def past_the_close(self) -> None:
+        """A minute past the next midnight UTC: today's challenges closed."""
+        self.offset_s += self._to_midnight_s() + 60
+
+
+@pytest.fixture
+def service_clock(monkeypatch: pytest.MonkeyPatch) -> ServiceClock:
+    return ServiceClock(monkeypatch)
 
 
 def metric_values(client: TestClient[Any]) -> dict[str, float]:

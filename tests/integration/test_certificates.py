@@ -26,8 +26,8 @@ from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.signing import SigningKey, private_jwk, thumbprint
 from pyramide.verification import CertificateError, verify
-from tests.integration.conftest import new_player, serve_in_thread
-from tests.integration.test_challenges import _Clock, _deal, _win
+from tests.integration.conftest import ServiceClock, new_player, serve_in_thread
+from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_robustness import Served, serving
 from tests.unit.engine.layouts import EASY_CLEARING
@@ -224,11 +224,11 @@ def test_a_game_not_won_is_refused_in_the_caller_s_language_and_another_s_game_d
 
 
 def test_a_challenge_game_s_certificate_waits_for_the_close_then_names_the_challenge_and_tier(
-    client: TestClient[Any], redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    client: TestClient[Any], redis_client: redis.Redis, service_clock: ServiceClock
 ) -> None:
     """Before the close a certificate would carry the code (and the record the face-down cards): 409
     ``certificate_sealed``. After it, the certificate names the challenge and the win's tier, and verifies."""
-    clock = _Clock(monkeypatch)
+    clock = service_clock
     headers = new_player(client, name="Kati")
     challenge = client.get("/v1/challenges/current").json()["id"]
     code = _deal(redis_client, challenge)

@@ -7,7 +7,7 @@ import json
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import httpx
@@ -25,13 +25,9 @@ from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import new_player
+from tests.integration.conftest import ServiceClock, new_player
 
 CARD = re.compile(r"(?<![0-9A-Z])(?:10|[2-9AJQK])[CDHS](?![0-9A-Z])")
-
-
-def _today() -> str:
-    return datetime.now(UTC).date().isoformat()
 
 
 def _deal(redis_client: redis.Redis, challenge: str) -> DealCode:
@@ -45,18 +41,11 @@ def _cards_named(text: str) -> set[str]:
     return set(CARD.findall(text))
 
 
-class _Clock:
-    """The service's wall clock moved forward, as if the test waited (``time.time`` is what the service reads)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.offset_s = 0.0
-        real = time.time
-        monkeypatch.setattr(time, "time", lambda: real() + self.offset_s)
-
-    def past_the_close(self) -> None:
-        now = datetime.now(UTC)
-        midnight = datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
-        self.offset_s = (midnight - now).total_seconds() + 60
+@pytest.fixture(autouse=True)
+def _clear_of_midnight(service_clock: ServiceClock) -> ServiceClock:
+    """Every test here reads the day once (today's challenge, open; tomorrow's, not yet) and relies on it to the end:
+    the service's clock is kept an hour clear of the next midnight."""
+    return service_clock
 
 
 def _win(client: TestClient[Any], headers: dict[str, str], game: dict[str, Any], code: DealCode) -> dict[str, Any]:
@@ -203,11 +192,11 @@ def test_one_attempt_per_player_under_concurrent_requests(live_url: str) -> None
 
 
 def test_a_win_before_the_close_ranks_once_and_one_after_it_counts_only_in_statistics(
-    client: TestClient[Any], redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    client: TestClient[Any], redis_client: redis.Redis, service_clock: ServiceClock
 ) -> None:
     """The day boundary: a game started while the challenge is open may be finished after the close, but only a
     win before the close ranks (after it the code is public). Hints, the code and the deal open up at the close."""
-    clock = _Clock(monkeypatch)
+    clock = service_clock
     early, late = new_player(client, name="Early"), new_player(client, name="Late")
     challenge = client.get("/v1/challenges/current").json()["id"]
     code = _deal(redis_client, challenge)
@@ -243,9 +232,9 @@ def test_a_win_before_the_close_ranks_once_and_one_after_it_counts_only_in_stati
 
 
 def test_the_board_ranks_by_time_then_moves_and_each_player_once(
-    client: TestClient[Any], redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    client: TestClient[Any], redis_client: redis.Redis, service_clock: ServiceClock
 ) -> None:
-    clock = _Clock(monkeypatch)
+    clock = service_clock
     challenge = client.get("/v1/challenges/current?rules=2S").json()["id"]
     assert challenge.endswith("-2S")
     code = _deal(redis_client, challenge)
@@ -253,7 +242,7 @@ def test_the_board_ranks_by_time_then_moves_and_each_player_once(
     slow_game = client.post("/v1/games", json={"challenge": challenge}, headers=slow).json()
     client.post(f"/v1/games/{slow_game['id']}/moves", json={"type": "draw"}, headers=slow)
     client.post(f"/v1/games/{slow_game['id']}/moves", json={"type": "undo"}, headers=slow)
-    clock.offset_s = 90  # ninety seconds later, still well before the close unless the test runs at 23:58
+    clock.offset_s += 90  # ninety seconds later, still well before the close (the clock keeps an hour clear of it)
     _win(client, slow, slow_game, code)
     fast_game = client.post("/v1/games", json={"challenge": challenge}, headers=fast).json()
     last = _win(client, fast, fast_game, code)
@@ -269,9 +258,12 @@ def test_the_board_ranks_by_time_then_moves_and_each_player_once(
     assert [e["name"] for e in rest["entries"]] == ["Slow"] and rest["next_cursor"] is None
 
 
-def test_unknown_future_and_malformed_challenges_are_not_found(client: TestClient[Any]) -> None:
-    tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
-    for path in (f"{tomorrow}-N", f"{_today()}-1SC", f"{_today()}-n", "2026-13-45-N", "2020-01-01-N", "x"):
+def test_unknown_future_and_malformed_challenges_are_not_found(
+    client: TestClient[Any], service_clock: ServiceClock
+) -> None:
+    today = service_clock.today()
+    tomorrow = (today + timedelta(days=1)).isoformat()
+    for path in (f"{tomorrow}-N", f"{today}-1SC", f"{today}-n", "2026-13-45-N", "2020-01-01-N", "x"):
         response = client.get(f"/v1/challenges/{path}")
         assert response.status_code == 404 and response.json()["code"] == "challenge_not_found", path
     assert client.get("/v1/challenges/current?rules=1SC").json()["code"] == "challenge_not_found"

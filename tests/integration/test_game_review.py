@@ -16,8 +16,8 @@ from pyramide.service.app import create_app
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_challenges import _Clock, _deal
+from tests.integration.conftest import ServiceClock, serve_in_thread
+from tests.integration.test_challenges import _deal
 
 RULES = Rules(recycles=2)
 """Two turn-overs: random play then runs into a dead end within a few dozen moves."""
@@ -180,9 +180,9 @@ def test_a_review_is_refused_for_another_s_game_a_running_game_and_a_step_outsid
 
 
 def test_a_challenge_game_is_reviewed_only_after_its_challenge_closes(
-    review_url: str, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    review_url: str, redis_client: redis.Redis, service_clock: ServiceClock
 ) -> None:
-    clock = _Clock(monkeypatch)
+    clock = service_clock
     with httpx.Client(base_url=review_url, timeout=30) as http:
         headers = _player(http)
         challenge = http.get("/v1/challenges/current", headers=headers).json()

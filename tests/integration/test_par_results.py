@@ -20,8 +20,7 @@ from pyramide.service.deals.catalogue import PRESETS
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import new_player
-from tests.integration.test_challenges import _Clock
+from tests.integration.conftest import ServiceClock, new_player
 from tests.integration.test_par import CLEARING, EASY_CODE
 
 POLL_S = 90.0
@@ -159,7 +158,7 @@ def _challenge_win(client: TestClient[Any], auth: dict[str, str], challenge: str
 
 
 def test_a_challenges_par_stays_sealed_until_the_close(
-    client: TestClient[Any], redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    client: TestClient[Any], redis_client: redis.Redis, service_clock: ServiceClock
 ) -> None:
     """Two bots win the open daily challenge: one draws, undoes and plays the solver's shortest line (an assisted
     win near par), the other plays a long line cleanly. Before the close the games' snapshots and records say
@@ -167,7 +166,7 @@ def test_a_challenges_par_stays_sealed_until_the_close(
     for the sealed deal (nothing kept in Redis). After the close all of them show the par (the shortest line's
     length) and each win's `over_par`, and `order=par` puts the win near par first where the rules document's
     order puts the clean one first."""
-    clock = _Clock(monkeypatch)
+    clock = service_clock
     near, far = new_player(client), new_player(client)
     challenge = client.get("/v1/challenges/current").json()["id"]
     kept = redis_client.get(f"pyr:{{c:{challenge}}}:deal")
