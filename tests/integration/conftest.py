@@ -112,6 +112,16 @@ def service_clock(monkeypatch: pytest.MonkeyPatch) -> ServiceClock:
     return ServiceClock(monkeypatch)
 
 
+def in_one_minute_window(needed_s: float = 12.0) -> None:
+    """The per-address allowances of moves count in fixed minute windows of the wall clock (``time.time``; see
+    ``infra/address_moves.py``), and a window's end gives the address its whole allowance again: a test that spends
+    one and expects the next move refused starts its moves with at least ``needed_s`` left of a window (waiting for
+    the next one when fewer are left)."""
+    left = 60 - time.time() % 60
+    if left < needed_s:
+        time.sleep(left + 0.5)
+
+
 def metric_values(client: TestClient[Any]) -> dict[str, float]:
     """Every sample ``/metrics`` shows, by its name with labels."""
     lines = client.get("/metrics").text.splitlines()

@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
+from tests.integration.conftest import in_one_minute_window, serve_in_thread
 
 DAY_S = 24 * 3600
 
@@ -141,13 +141,6 @@ def test_fast_play_with_idempotency_keys_keeps_only_each_games_latest_responses(
     assert fifth.status_code != 200 or fifth.json()["version"] != 36, "the fifth latest is no longer kept"
 
 
-def _in_one_minute_window() -> None:
-    """The allowance counts in minute windows of the wall clock: start a test of it early enough in one that it
-    does not reset under the test (waits at most 12 s)."""
-    if time.time() % 60 > 48:
-        time.sleep(60.5 - time.time() % 60)
-
-
 def _draw(client: httpx.Client, url: str, game: str, player: dict[str, str], language: str = "hu") -> httpx.Response:
     return client.post(
         f"{url}/v1/games/{game}/moves", json={"type": "draw"}, headers={**player, "Accept-Language": language}
@@ -169,7 +162,7 @@ def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_p
     within a second), while a player of 127.0.0.2 still moves."""
     allowance = 10
     limited = settings.model_copy(update={"limit_address_moves": allowance})
-    _in_one_minute_window()
+    in_one_minute_window()
     with ExitStack() as stack:
         first_url, second_url = (stack.enter_context(serve_in_thread(create_app(limited))) for _ in range(2))
         one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
@@ -232,7 +225,7 @@ def test_keyed_moves_of_one_address_stop_at_their_allowance_while_its_unkeyed_mo
     with 429 and not applied, while keyed moves that only replace a game's oldest kept response did not count, and
     the same address's moves without a key, and another address's keyed moves, still pass."""
     limited = settings.model_copy(update={"limit_address_keyed_moves": 5, "limit_address_moves": 30})
-    _in_one_minute_window()
+    in_one_minute_window()
     with ExitStack() as stack:
         url = stack.enter_context(serve_in_thread(create_app(limited)))
         one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
