@@ -188,6 +188,7 @@ def test_an_app_player_is_exported_and_erased_with_its_binding(admin: Any, redis
     assert admin.get(f"/v1/games/{game}", headers=_as(key, "user-42")).status_code == 404
 
 
+@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_an_app_player_plays_a_daily_challenge_and_ranks(admin: Any, redis_client: redis.Redis) -> None:
     key = _app(admin)
     user = _as(key, "challenger")
@@ -372,6 +373,7 @@ def _live(settings: Settings, **changes: Any) -> Iterator[httpx.Client]:
         yield client
 
 
+@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_a_banned_app_user_stays_banned_after_erasing_itself_until_a_moderator_lifts_it(
     settings: Settings, redis_client: redis.Redis
 ) -> None:

@@ -30,6 +30,10 @@ TWO_STOCK: Final = {"recycles": 2, "stock_waste_pairs": True, "cover_pairs": Fal
 """The ``2S`` preset: its winning lines are about 70 moves, where ``N``'s run to 150 and more."""
 
 
+pytestmark = pytest.mark.usefixtures("service_clock")
+"""Every test here reads today's challenge once and plays it to the end: the service's clock keeps clear of midnight."""
+
+
 @contextmanager
 def _served(settings: Settings, **changes: Any) -> Iterator[str]:
     """The app with ``changes`` to the test settings, served on loopback."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -17,6 +16,7 @@ from pyramide.engine import DealCode, Game
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.controller import move_body
 from pyramide.solver import solve
+from tests.integration.conftest import ServiceClock
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 EASY_CODE = str(DealCode.for_layout(easy_game().layout))
@@ -91,6 +91,7 @@ def test_every_etag_revalidates_to_304_with_no_body_and_head_answers_as_get(live
             _not_modified(api.head(path, headers={"If-None-Match": etag}), etag)
 
 
+@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_a_move_a_win_and_a_board_entry_answer_200_with_a_new_etag(live_url: str, redis_client: redis.Redis) -> None:
     """The player's copies go stale when the resource changes: a move changes the game and its record; a win puts
     an entry on the code's board and, for the daily challenge won through the API, on the challenge's board. Each
@@ -176,7 +177,7 @@ def test_a_running_game_is_never_304_while_its_clock_grows(live_url: str) -> Non
 
 
 def test_a_challenge_game_read_across_the_close_shows_its_code(
-    live_url: str, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    live_url: str, redis_client: redis.Redis, service_clock: ServiceClock
 ) -> None:
     """Found after the first work on issue 44: a challenge game won before the close withholds its ``code``; after
     the close the code shows with no new version, and the held ETag was answered 304, hiding it. Now the whole 200,
@@ -191,20 +192,11 @@ def test_a_challenge_game_read_across_the_close_shows_its_code(
         _play(api, auth, game, [move_body(m) for m in solve(Game(DealCode.parse(json.loads(kept)["code"]))).line])
         held = api.get(f"/v1/games/{game}")
         assert held.json()["status"] == "won" and held.json()["code"] is None
-        _past_the_close(monkeypatch)
+        service_clock.past_the_close()
         after = api.get(f"/v1/games/{game}", headers={"If-None-Match": held.headers["etag"]})
         assert after.status_code == 200, after.status_code
         assert after.headers["etag"] == held.headers["etag"]
         assert after.json()["code"] == json.loads(kept)["code"]
-
-
-def _past_the_close(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The service's wall clock (``time.time``, what it reads) a minute past the next midnight UTC."""
-    now = datetime.now(UTC)
-    midnight = datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
-    offset = (midnight - now).total_seconds() + 60
-    real = time.time
-    monkeypatch.setattr(time, "time", lambda: real() + offset)
 
 
 def test_an_if_none_match_that_is_no_list_of_tags_is_a_localised_400(live_url: str) -> None:

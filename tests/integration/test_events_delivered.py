@@ -114,6 +114,7 @@ def test_player_banned_and_erased_reach_the_apps_endpoint_signed(served: tuple[h
     assert erased["id"].startswith("evt_")
 
 
+@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_challenge_entry_reaches_the_apps_endpoint_signed_without_the_code(
     served: tuple[httpx.Client, Receiver], redis_client: Any
 ) -> None:

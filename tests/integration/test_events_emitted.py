@@ -26,7 +26,7 @@ from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats import challenge_board
 from pyramide.solver import solve
-from tests.integration.conftest import serve_in_thread
+from tests.integration.conftest import ServiceClock, serve_in_thread
 
 OPERATOR_KEY = "events-test-operator-key-0123456789abcdef"
 OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
@@ -163,6 +163,7 @@ def _entries(store: redis.Redis, challenge: str, count: int) -> list[outbox.Outb
     return events
 
 
+@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_an_app_players_challenge_entry_emits_challenge_entry_without_the_sealed_code(
     http: httpx.Client, redis_client: redis.Redis
 ) -> None:
@@ -197,22 +198,19 @@ def test_an_app_players_challenge_entry_emits_challenge_entry_without_the_sealed
 
 
 def test_a_challenges_close_emits_challenge_closed_once_with_what_it_unseals(
-    settings: Settings, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, redis_client: redis.Redis, service_clock: ServiceClock
 ) -> None:
     """Two servers (two processes' worth of close tasks) on one Redis, checking every 50 ms: while the challenge is
     open nothing is emitted; once the clock passes its close, exactly one ``challenge.closed`` lands in the
     challenge's outbox, to every app, with the code, nonce and commitment (which check against each other), and the
     tasks seeing it again emit nothing more."""
-    real = time.time
-    offset = [0.0]
-    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
     checking = settings.model_copy(update={"challenge_close_check_s": 0.05, "webhook_delivery": False})
     with serve_in_thread(create_app(checking)) as url, serve_in_thread(create_app(checking)):
         challenge = httpx.get(f"{url}/v1/challenges/current", timeout=30).json()
         box = keyspace.challenge_outbox(challenge["id"])
         time.sleep(0.3)  # several checks while it is open
         assert not redis_client.exists(box), "nothing before the close"
-        offset[0] = (challenge_close_ms(challenge) - real() * 1000) / 1000 + 1
+        service_clock.offset_s += (challenge_close_ms(challenge) - time.time() * 1000) / 1000 + 1
         deadline = time.monotonic() + 10
         while not redis_client.exists(box) and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import redis
 
 from pyramide.engine import DealCode
@@ -194,6 +195,7 @@ def test_a_board_stream_sees_a_win_enter(settings: Settings) -> None:
             stream.close()
 
 
+@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_a_sealed_challenge_board_stream_shows_what_its_get_shows(
     settings: Settings, redis_client: redis.Redis
 ) -> None:

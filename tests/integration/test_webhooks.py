@@ -388,6 +388,7 @@ def test_a_win_survives_a_killed_server(tmp_path: Path) -> None:
         assert event["type"] == "game.won" and event["data"]["game_id"] == game
 
 
+@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_a_challenge_games_event_keeps_the_code_sealed(settings: Settings, redis_client: Any) -> None:
     """An app player wins today's open challenge: the `game.won` event names the challenge, and its `code` is null
     (the deal stays sealed until the close): the body carries no trace of the code."""
