@@ -21,7 +21,7 @@ from pyramide.service.challenges.calendar import ChallengeId
 from pyramide.service.challenges.deals import Chosen
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
+from tests.integration.conftest import ServiceClock, serve_in_thread
 from tests.integration.test_robustness import serving
 
 HEX64 = 64
@@ -53,17 +53,14 @@ def _kept(redis_client: redis.Redis, challenge: str) -> Chosen:
 
 
 def test_a_commitment_is_published_a_week_ahead_sealed_while_open_and_verifies_after_the_close(
-    settings: Settings, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    settings: Settings, redis_client: redis.Redis, service_clock: ServiceClock, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    offset = [0.0]
-    real = time.time
-    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
     app = create_app(settings.model_copy(update={"challenge_days_ahead": 7}))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
         started = time.monotonic()
         calendar = _filled(http)
         print(f"chose {len(calendar)} challenges ahead in {time.monotonic() - started:.1f} s")
-        today = _today()
+        today = service_clock.today()
         expected = {f"{today + timedelta(days=d)}-{p}" for d in range(DAYS) for p in ("N", "2S")}
         assert {e["id"] for e in calendar} == expected
         for entry in calendar:
@@ -81,8 +78,7 @@ def test_a_commitment_is_published_a_week_ahead_sealed_while_open_and_verifies_a
         committed = next(e["commitment"] for e in calendar if e["id"] == tomorrow)
         secret = _kept(redis_client, tomorrow)
         assert secret.nonce is not None
-        midnight = datetime(today.year, today.month, today.day, tzinfo=UTC) + timedelta(days=1)
-        offset[0] = (midnight - datetime.now(UTC)).total_seconds() + 60  # tomorrow, 00:01: its challenge is open
+        service_clock.past_the_close()  # tomorrow, 00:01: its challenge is open
         game = http.post("/v1/games", json={"challenge": tomorrow}, headers=player)
         assert game.status_code == 201, game.text
         seen = [game.text]
@@ -107,7 +103,7 @@ def test_a_commitment_is_published_a_week_ahead_sealed_while_open_and_verifies_a
         assert secret.nonce not in everything and str(secret.code) not in everything
         assert committed in everything, "the commitment is public all along"
 
-        offset[0] += 24 * 3600  # past tomorrow's close
+        service_clock.offset_s += 24 * 3600  # past tomorrow's close
         closed = http.get(f"/v1/challenges/{tomorrow}").json()
         assert closed["open"] is False and closed["commitment"] == committed
         assert hashlib.sha256(f"{closed['code']}:{closed['nonce']}".encode("ascii")).hexdigest() == committed
