@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import ServiceClock, new_player, serve_in_thread
+from tests.integration.conftest import ServiceClock, in_one_minute_window, new_player, serve_in_thread
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
 from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
@@ -282,6 +282,7 @@ def test_an_apps_moves_count_against_its_own_allowance_or_the_named_users(settin
         draws = [{"type": "draw"}, {"type": "undo"}] * 4
         for move in draws:  # 8 moves: past one address's 3, from the app's one server
             assert client.post(f"/v1/games/{game}/moves", json=move, headers=_as(key, "mover")).status_code == 200
+        in_one_minute_window()  # each allowance of 3 below is spent, then refused, within one window
         person = _as(key, "mover", **{"Pyramide-Client-IP": "203.0.113.9"})
         for move in draws[:3]:
             assert client.post(f"/v1/games/{game}/moves", json=move, headers=person).status_code == 200
