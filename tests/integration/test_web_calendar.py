@@ -7,48 +7,40 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import httpx
-import pytest
 from playwright.sync_api import expect
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
+from tests.integration.conftest import ServiceClock, serve_in_thread
 from tests.integration.web_page import _axe, _page, _shot
 
 SPAN = 7
 """The page shows a week back to a week ahead."""
 
 
-def _today() -> date:
-    return datetime.now(UTC).date()
-
-
 @contextmanager
-def _past_tomorrows_close(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
-    """A real server that chose the coming week ahead (bounded wait), then its clock moved past tomorrow's close
-    (the way tests/integration/test_challenge_commitments.py moves it): the service's URL and tomorrow's N id."""
-    offset = [0.0]
-    real = time.time
-    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
+def _past_tomorrows_close(settings: Settings, clock: ServiceClock) -> Iterator[tuple[str, str, date]]:
+    """A real server that chose the coming week ahead (bounded wait), then its clock (kept clear of midnight while it
+    chose) moved past tomorrow's close: the service's URL, tomorrow's N id, and the day it started on."""
     app = create_app(settings.model_copy(update={"challenge_days_ahead": SPAN}))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
         deadline = time.monotonic() + 120
         while len(http.get("/v1/challenges").json()["challenges"]) < (SPAN + 2) * 2:
             assert time.monotonic() < deadline, "the coming week was not chosen in time"
             time.sleep(0.2)
-        today = _today()
-        midnight = datetime(today.year, today.month, today.day, tzinfo=UTC) + timedelta(days=2)
-        offset[0] = (midnight - datetime.now(UTC)).total_seconds() + 60  # the day after tomorrow, 00:01
-        yield url, f"{today + timedelta(days=1)}-N"
+        today = clock.today()
+        clock.past_the_close()
+        clock.past_the_close()  # the day after tomorrow, 00:01
+        yield url, f"{today + timedelta(days=1)}-N", today
 
 
-def _published(url: str) -> dict[str, dict[str, Any]]:
-    """What the API publishes for the page's range, by challenge id."""
-    today = _today()
+def _published(url: str, page: Any) -> dict[str, dict[str, Any]]:
+    """What the API publishes for the page's range (a week either side of the browser's day), by challenge id."""
+    today = date.fromisoformat(page.evaluate("new Date().toISOString().slice(0, 10)"))
     query = {"from": str(today - timedelta(days=SPAN)), "to": str(today + timedelta(days=SPAN))}
     answer = httpx.get(f"{url}/v1/challenges", params=query).json()
     assert answer["next_from"] is None
@@ -65,10 +57,13 @@ def _open_by_keyboard(page: Any) -> None:
 
 
 def test_the_calendar_shows_the_published_commitments_and_verifies_a_closed_day_in_the_browser(
-    browser: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch
+    browser: Any, settings: Settings, service_clock: ServiceClock
 ) -> None:
-    with _past_tomorrows_close(settings, monkeypatch) as (url, tomorrow), _page(browser, url, "en-GB") as page:
-        published = _published(url)
+    with (
+        _past_tomorrows_close(settings, service_clock) as (url, tomorrow, started),
+        _page(browser, url, "en-GB") as page,
+    ):
+        published = _published(url, page)
         closed = published[tomorrow]
         assert closed["code"] and closed["nonce"] and not closed["open"], closed
         _open_by_keyboard(page)
@@ -102,7 +97,7 @@ def test_the_calendar_shows_the_published_commitments_and_verifies_a_closed_day_
         )
         expect(result).to_have_text(f"Matches the commitment published on {published_on} (checked on this device).")
         # today's was chosen after its day began (the service started today): it opens, but the page says it
-        today_row = page.locator(f'#calendar-entries tr[data-challenge="{_today()}-N"]')
+        today_row = page.locator(f'#calendar-entries tr[data-challenge="{started}-N"]')
         today_row.locator("[data-action=verify]").click()
         expect(today_row.locator(".proof-result")).to_have_attribute("data-verified", "late")
         expect(today_row.locator(".proof-result")).to_contain_text("only after the day had begun")
@@ -131,10 +126,10 @@ def test_the_calendar_shows_the_published_commitments_and_verifies_a_closed_day_
         expect(page.locator("#challenge-info")).to_contain_text(opened["id"])
 
 
-def test_a_tampered_nonce_shows_a_mismatch(browser: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tampered_nonce_shows_a_mismatch(browser: Any, settings: Settings, service_clock: ServiceClock) -> None:
     """The calendar's answer is intercepted on loopback and one closed day's nonce changed: the browser's own hash
     no longer opens the commitment, and the page says so (a page that took the server's word would not notice)."""
-    with _past_tomorrows_close(settings, monkeypatch) as (url, tomorrow), _page(browser, url, "hu-HU") as page:
+    with _past_tomorrows_close(settings, service_clock) as (url, tomorrow, _), _page(browser, url, "hu-HU") as page:
 
         def tamper(route: Any) -> None:
             response = route.fetch()
