@@ -63,6 +63,7 @@ def _not_modified(response: httpx.Response, etag: str) -> None:
     assert "content-type" not in response.headers and response.headers["etag"] == etag
 
 
+@pytest.mark.usefixtures("service_clock")  # today's challenge board: not closed between a GET and its revalidation
 def test_every_etag_revalidates_to_304_with_no_body_and_head_answers_as_get(live_url: str) -> None:
     """Each route's ETag sent back (as it came, weak, in a list, or ``*``) is 304 with that ETag, the snapshot's
     language, no body and no Content-Length; another tag is the whole 200. HEAD of each is the GET's headers
