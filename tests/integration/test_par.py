@@ -82,6 +82,7 @@ def _pars(body: object) -> list[object]:
     return []
 
 
+@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_board_entries_show_par_and_over_par_and_an_open_challenge_shows_neither(
     live_url: str, redis_client: redis.Redis
 ) -> None:
