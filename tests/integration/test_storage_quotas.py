@@ -10,11 +10,12 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import httpx
+import redis
 from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import in_one_minute_window, serve_in_thread
+from tests.integration.conftest import ServiceClock, in_one_minute_window, serve_in_thread
 
 DAY_S = 24 * 3600
 
@@ -187,6 +188,31 @@ def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_p
             for g, p in zip(games, players, strict=True)
         ]
         assert sum(versions) == allowance, "nothing applied past the allowance"
+
+
+def test_the_end_of_a_minute_gives_an_address_its_allowance_back_at_once(
+    settings: Settings, redis_client: redis.Redis, service_clock: ServiceClock
+) -> None:
+    """An address that used up its allowance of moves is refused until its minute window ends, and moves again at
+    once after: not told to wait another minute because its server had not yet shared its counts (which it does
+    once a second). What it served is charged to the window it was served in, the new move to the new one."""
+    in_one_minute_window()
+    limited = settings.model_copy(update={"limit_address_moves": 2})
+    with serve_in_thread(create_app(limited)) as url, _from("127.0.0.1") as one:
+        player = _player(one, url)
+        game = one.post(f"{url}/v1/games", json={}, headers=player).json()["id"]
+        ended = int(time.time()) // 60
+        assert [_draw(one, url, game, player).status_code for _ in range(2)] == [200, 200]
+        _check_address_moves_refused(_draw(one, url, game, player), 2, "hu")
+        service_clock.offset_s += 60 - time.time() % 60 + 0.2  # the window has just ended
+        moved = _draw(one, url, game, player)
+        assert moved.status_code == 200, moved.text
+        assert moved.headers["ratelimit"].startswith('"address_moves";r=1;t='), moved.headers["ratelimit"]
+        assert _draw(one, url, game, player).status_code == 200
+        _check_address_moves_refused(_draw(one, url, game, player), 2, "hu")
+        time.sleep(1.5)  # shared
+        windows = {w: redis_client.get(f"pyr:{{rl:127.0.0.1}}:address_moves:{w}") for w in (ended, ended + 1)}
+        assert windows == {ended: b"2", ended + 1: b"2"}, windows
 
 
 def _check_rate_limited(response: httpx.Response, name: str, limit: int, language: str) -> None:

@@ -4,10 +4,12 @@ move route.
 Each operation a game records costs Redis about 7 bytes and each player may make ``limit_moves`` a minute, so the
 players of one address together could grow Redis without a per-address bound (``docs/security.md``, Bounded memory).
 Each process counts the moves it served per address in memory (a dict increment on the hot path) and once a second,
-off the request path, adds its counts to the address's counter in Redis for the current minute window (one
-``INCRBY`` and ``PEXPIRE`` per address active in the window, with 0 for those it served nothing since), reading the
-totals back. An address whose total, with what this
-process counted since, reaches the allowance is refused by every process until the window ends.
+off the request path, adds its counts to the address's counter in Redis for the minute window they were served in
+(one ``INCRBY`` and ``PEXPIRE`` per address active in the window, with 0 for those it served nothing since), reading
+the totals back. An address whose total, with what this process counted since, reaches the allowance is refused by
+every process until the window ends, and not a moment longer: the first refusal or answer of a new window starts it
+afresh in this process (what the last one counted is still added to the last one's counter), so no address is told
+to wait a minute more when a window ends between two flushes.
 
 The overshoot: a process learns of the other processes' counts only at its next flush, so an address may get up to
 one second of its traffic per process past the allowance (and never more than the allowance per process and window:
@@ -71,6 +73,8 @@ class AddressMoves:
         self._counts: dict[str, int] = {}
         self._totals: dict[str, int] = {}
         self._window = int(time.time()) // WINDOW_S
+        self._ended: dict[int, dict[str, int]] = {}
+        """Counts of windows that ended before they were shared, by window: shared at the next flush."""
         self._add = ADD.load(redis)
 
     def allow(self, bucket: str, per_minute: int) -> None:
@@ -83,7 +87,10 @@ class AddressMoves:
         """The hot path: :class:`RateLimitedError` (429) when the address has used up the window's allowance."""
         allowance = self._own.get(bucket, self._allowance) if self._own else self._allowance
         if allowance >= 0 and self._totals.get(bucket, 0) + self._counts.get(bucket, 0) >= allowance:
-            raise RateLimitedError(self.limit, self._until_window_ends_ms())
+            window = int(time.time()) // WINDOW_S
+            if window == self._window:
+                raise RateLimitedError(self.limit, self._until_window_ends_ms())
+            self._roll(window)  # counted in a window that has ended: the new one has refused nothing yet
 
     def count(self, bucket: str) -> None:
         """One move served to the address."""
@@ -99,8 +106,11 @@ class AddressMoves:
         allowance = self._allowance if own is None else own
         if allowance < 0:
             return None
+        now = int(time.time())
+        if now // WINDOW_S != self._window:
+            self._roll(now // WINDOW_S)
         left = allowance - self._totals.get(bucket, 0) - self._counts.get(bucket, 0)
-        reset = WINDOW_S - int(time.time()) % WINDOW_S
+        reset = WINDOW_S - now % WINDOW_S
         name = self.limit.name
         policy = self.limit.policy if own is None else f'"{name}";q={allowance};w={WINDOW_S}'
         return policy, f'"{name}";r={left if left > 0 else 0};t={reset}'
@@ -109,11 +119,22 @@ class AddressMoves:
     def _until_window_ends_ms() -> int:
         return max(1, int((WINDOW_S - time.time() % WINDOW_S) * 1000))
 
+    def _roll(self, window: int) -> None:
+        """A new minute window: the counts not yet shared are kept for the window they were served in, and the new
+        one starts from nothing (until the flush reads what the other processes add to it)."""
+        if self._counts:
+            ended = self._ended.setdefault(self._window, {})
+            for bucket, n in self._counts.items():
+                ended[bucket] = ended.get(bucket, 0) + n
+        self._window, self._totals, self._counts = window, {}, {}
+
     async def flush(self) -> None:
-        """Add this process's counts to the shared counters of the current window and read back the totals."""
+        """Add this process's counts to the shared counters of the windows they were served in, and read back the
+        current window's totals."""
         window = int(time.time()) // WINDOW_S
         if window != self._window:
-            self._window, self._totals = window, {}
+            self._roll(window)
+        await self._share_ended(window)
         counts, self._counts = self._counts, {}
         for bucket, total in self._totals.items():  # read what the other processes added to those still allowed
             if bucket not in counts and total < self._own.get(bucket, self._allowance):
@@ -123,27 +144,52 @@ class AddressMoves:
         buckets = list(counts)
         for bucket in buckets:  # counted as taken while the totals are on their way
             self._totals[bucket] = self._totals.get(bucket, 0) + counts[bucket]
-        expire_ms = 2 * WINDOW_S * 1000
         try:
-            totals = await asyncio.gather(
-                *(
-                    self._add(
-                        WindowKeys(window=keyspace.address_window(b, self.limit.name, window)),
-                        AddArgs(moves=counts[b], expire_ms=expire_ms),
-                    )
-                    for b in buckets
-                )
-            )
+            totals = await self._add_all(window, counts)
         except (RedisError, OSError) as error:
-            for bucket, n in counts.items():  # counted again at the next flush
-                self._totals[bucket] -= n
-                self._counts[bucket] = self._counts.get(bucket, 0) + n
+            self._keep(window, counts)
+            if self._window == window:
+                for bucket, n in counts.items():
+                    self._totals[bucket] -= n
             if not isinstance(error, ResponseError):
                 log.warning("could not share the per-address move counts: %s", error)
             return
         if window == self._window:
             for bucket, total in zip(buckets, totals, strict=True):
                 self._totals[bucket] = int(total)
+
+    async def _share_ended(self, window: int) -> None:
+        """Add the counts of ended windows to their counters (those of the last window only: older counters have
+        expired, and nobody is refused by them any more)."""
+        ended, self._ended = self._ended, {}
+        last = ended.get(window - 1)
+        if not last:
+            return
+        try:
+            await self._add_all(window - 1, last)
+        except (RedisError, OSError):
+            self._keep(window - 1, last)  # tried again at the next flush, said by the current window's failure
+
+    def _keep(self, window: int, counts: dict[str, int]) -> None:
+        """Counts not shared: counted again at the next flush, in the window they were served in."""
+        kept = self._counts if window == self._window else self._ended.setdefault(window, {})
+        for bucket, n in counts.items():
+            kept[bucket] = kept.get(bucket, 0) + n
+
+    async def _add_all(self, window: int, counts: dict[str, int]) -> list[int]:
+        """Add ``counts`` to the buckets' counters of ``window``: their totals, in the order of ``counts``."""
+        expire_ms = 2 * WINDOW_S * 1000
+        return list(
+            await asyncio.gather(
+                *(
+                    self._add(
+                        WindowKeys(window=keyspace.address_window(b, self.limit.name, window)),
+                        AddArgs(moves=n, expire_ms=expire_ms),
+                    )
+                    for b, n in counts.items()
+                )
+            )
+        )
 
     async def run(self) -> None:
         """Flush every :data:`FLUSH_INTERVAL_S` until cancelled."""
