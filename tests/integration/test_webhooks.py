@@ -127,13 +127,14 @@ def register(client: Any, key: str, url: str, events: list[str] | None = None) -
 def deliveries_once(
     client: Any, key: str, endpoint: str, done: Callable[[list[dict[str, Any]]], bool], seconds: float = 10
 ) -> dict[str, Any]:
-    """The endpoint's deliveries log once ``done(entries)`` (polled for at most ``seconds``): the receiver has a
-    request before the service has its answer, whose outcome is logged a moment later."""
+    """The endpoint's deliveries log once ``done(entries)`` (polled for at most ``seconds``, then the test fails): the
+    receiver has a request before the service has its answer, whose outcome is logged a moment later."""
     deadline = time.monotonic() + seconds
     while True:
         log: dict[str, Any] = client.get(f"/v1/apps/me/webhooks/{endpoint}/deliveries", headers=bearer(key)).json()
-        if done(log["entries"]) or time.monotonic() > deadline:
+        if done(log["entries"]):
             return log
+        assert time.monotonic() < deadline, f"the deliveries log stayed {log['entries']!r} for {seconds} s"
         time.sleep(0.05)
 
 
