@@ -32,7 +32,7 @@ from pyramide.service.app import create_app
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
+from tests.integration.conftest import ServiceClock, serve_in_thread
 from tests.integration.test_par import _until_decided
 from tests.integration.test_robustness import START_S
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
@@ -184,12 +184,12 @@ def test_a_board_stream_sees_a_win_enter(settings: Settings) -> None:
         try:
             first = stream.next()
             assert first["event"] == "board" and first["data"]["entries"] == [] and first["data"]["code"] == code
-            with httpx.Client(base_url=api, timeout=10) as client:  # the first event started the deal's par; it
-                _until_decided(client, code)  # would land in the board's GET with no event (the board is unchanged)
+            with httpx.Client(base_url=api, timeout=10) as client:  # the first event started the deal's par: it
+                _until_decided(client, code)  # is saved first (an event of its own), so the win's event shows it
             player = _player(api)
             assert _play(api, player, _game(api, player)["id"], MOVES)["status"] == "won"
-            second = stream.next()
-            assert second["id"] > first["id"] and len(second["data"]["entries"]) == 1
+            second = _until(stream, lambda board: len(board["entries"]) == 1)
+            assert second["id"] > first["id"]
             assert second["data"] == httpx.get(f"{api}/v1/leaderboards/{code}").json()
         finally:
             stream.close()
@@ -215,6 +215,98 @@ def test_a_sealed_challenge_board_stream_shows_what_its_get_shows(
             stream.close()
         missing = Sse(f"{api}/v1/challenges/1999-01-01/leaderboard/events")
         assert missing.status == 404, missing.body
+
+
+def _until(stream: Sse, decided: Any, timeout_s: float = 10) -> dict[str, Any]:
+    """The first event of ``stream`` whose board ``decided`` holds for, within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        event = stream.next(timeout=max(0.01, deadline - time.monotonic()))
+        if decided(event["data"]):
+            return event
+
+
+def test_a_deal_board_stream_gets_the_par_once_it_is_saved(settings: Settings) -> None:
+    """A new deal's board, live, with no win on it: first with its par pending, then, once the par is worked out
+    and saved, again with the par, as the board's GET shows it, under a new id; a client that left with the first
+    id and comes back gets the par at once, one that comes back with the current id nothing more."""
+    with _served(settings) as api:
+        code = str(random_deal_code())  # never seen: its par is worked out from the stream's first read on
+        stream = Sse(f"{api}/v1/leaderboards/{code}/events")
+        try:
+            first = stream.next()
+            assert first["data"]["par_status"] == "pending" and first["data"]["entries"] == []
+            second = stream.next()  # no win, no entry: only the saved par changes the board
+            assert second["id"] > first["id"] and second["data"]["par_status"] != "pending"
+            assert second["data"] == httpx.get(f"{api}/v1/leaderboards/{code}").json()
+        finally:
+            stream.close()
+        resumed = Sse(f"{api}/v1/leaderboards/{code}/events", {"Last-Event-ID": str(first["id"])})
+        current = Sse(f"{api}/v1/leaderboards/{code}/events", {"Last-Event-ID": str(second["id"])})
+        try:
+            assert resumed.next(timeout=2) == second
+            assert current.items.get(timeout=3) == {"ping": True}  # nothing was missed: nothing comes again
+        finally:
+            resumed.close()
+            current.close()
+
+
+def test_a_deal_board_stream_gets_a_par_saved_by_a_process_that_died_before_telling_it(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """The par is saved in its own slot, and the board told in a second step: a process killed between the two
+    leaves the par saved (written here as such a death leaves it) and the board's counter where it was. A client
+    coming back with the current id still gets the board with the par, under a new id, and so do the streams still
+    open on the board."""
+    with _served(settings) as api:
+        code = str(random_deal_code())
+        redis_client.set(keyspace.par(code), json.dumps({"par": None, "status": "pending"}), ex=60)  # claimed
+        stream = Sse(f"{api}/v1/leaderboards/{code}/events")
+        try:
+            first = stream.next()
+            assert first["data"]["par_status"] == "pending"
+            redis_client.set(keyspace.par(code), json.dumps({"par": 41, "status": "known"}))  # saved, then killed
+            resumed = Sse(f"{api}/v1/leaderboards/{code}/events", {"Last-Event-ID": str(first["id"])})
+            try:
+                event = resumed.next(timeout=3)
+                assert event["id"] > first["id"] and (event["data"]["par"], event["data"]["par_status"]) == (
+                    41,
+                    "known",
+                )
+                assert event["data"] == httpx.get(f"{api}/v1/leaderboards/{code}").json()
+                assert stream.next(timeout=3) == event  # the stream open all along hears of it too
+            finally:
+                resumed.close()
+        finally:
+            stream.close()
+
+
+def test_a_challenge_board_stream_open_across_the_close_gets_the_final_board_with_its_par(
+    settings: Settings, service_clock: ServiceClock
+) -> None:
+    """Today's challenge's board, live, while it is open (not final, par sealed); midnight passes with the stream
+    open and nothing played: the stream gets the board final, then with the deal's par once it is worked out,
+    each as the board's GET shows it."""
+    with _served(settings, challenge_close_check_s=0.05) as api:
+        challenge = httpx.get(f"{api}/v1/challenges/current").json()
+        path = f"{api}/v1/challenges/{challenge['id']}/leaderboard"
+        stream = Sse(f"{path}/events")
+        try:
+            first = stream.next()
+            assert (first["data"]["final"], first["data"]["par_status"]) == (False, "sealed")
+            service_clock.past_the_close()
+            final = _until(stream, lambda board: board["final"])
+            assert final["id"] > first["id"]
+            decided = _until(stream, lambda board: board["par_status"] not in ("pending", "sealed"))
+            assert decided["id"] > final["id"] and decided["data"]["final"] is True
+            assert decided["data"] == httpx.get(path).json()
+            resumed = Sse(f"{path}/events", {"Last-Event-ID": str(first["id"])})
+            try:
+                assert resumed.next(timeout=2) == decided
+            finally:
+                resumed.close()
+        finally:
+            stream.close()
 
 
 def _free_port() -> int:

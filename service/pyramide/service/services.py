@@ -17,10 +17,11 @@ from litestar.config.app import AppConfig
 from litestar.di import Provide
 from litestar.plugins import InitPluginProtocol
 
+from pyramide.engine import DealCode
 from pyramide.service.apps import AppPlayers, AppStore
 from pyramide.service.challenges import ChallengeCloses, ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
-from pyramide.service.deals.par import ParBook
+from pyramide.service.deals.par import Par, ParBook, Saved, par_shown
 from pyramide.service.deals.sealed import DealSecret
 from pyramide.service.events import Deliverer, WebhookStore
 from pyramide.service.games.certificates import Certificates, SigningKeys
@@ -119,6 +120,8 @@ class Running:
             AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
             settings,
         )
+        challenges = ChallengeService(deals, games, leaderboards, pars)
+        pars.on_saved(_boards_told(leaderboards, challenges))
         return cls(
             redis=redis,
             players=players,
@@ -149,8 +152,8 @@ class Running:
                 rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
                 audit=audit,
             ),
-            challenges=ChallengeService(deals, games, leaderboards, pars),
-            closes=ChallengeCloses(redis, deals, settings.challenge_close_check_s),
+            challenges=challenges,
+            closes=ChallengeCloses(redis, deals, settings.challenge_close_check_s, challenges.touch_board),
             apps=apps,
             app_players=app_players,
             disk=_disk_watch(settings),
@@ -173,6 +176,16 @@ class Running:
         self.solver.close()
         await self.streams.notices.close()
         await self.redis.aclose()
+
+
+def _boards_told(leaderboards: Leaderboards, challenges: ChallengeService) -> Saved:
+    """What a saved par bumps: the deal's board, and the boards of the closed challenges that dealt it."""
+
+    async def told(code: DealCode, par: Par) -> None:
+        await leaderboards.touch(str(code), par_shown(par))
+        await challenges.par_saved(code)
+
+    return told
 
 
 def _live_streams(settings: Settings, redis: RedisClient) -> LiveStreams:

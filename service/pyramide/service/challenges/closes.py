@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Final, NamedTuple
 
@@ -46,10 +47,19 @@ CLOSED: Final = Script("challenge_closed", ClosedKeys, ClosedArgs)
 class ChallengeCloses:
     """Emits each closed challenge's event (see the module)."""
 
-    def __init__(self, redis: RedisClient, deals: ChallengeDeals, every_s: float) -> None:
+    def __init__(
+        self,
+        redis: RedisClient,
+        deals: ChallengeDeals,
+        every_s: float,
+        touch: Callable[[ChallengeId, int], Awaitable[object]] | None = None,
+    ) -> None:
         self.redis = redis
         self.deals = deals
         self.every_s = every_s
+        self.touch = touch
+        """Bumps a closed challenge's board (``ChallengeService.touch_board``): it shows ``final`` and the par from
+        the close on. Run at each check, emitted or not: a no-op once done, and it redoes one a dead process left."""
         self._closed = CLOSED.load(redis)
 
     async def emit_closed(self, now: int) -> int:
@@ -62,7 +72,16 @@ class ChallengeCloses:
                 challenge = ChallengeId(today - timedelta(days=back), preset)
                 if challenge.closes_ms <= now:
                     emitted += await self._emit(challenge, now)
+                    await self._touch(challenge, now)
         return emitted
+
+    async def _touch(self, challenge: ChallengeId, now: int) -> None:
+        if self.touch is None:
+            return
+        try:
+            await self.touch(challenge, now)
+        except Exception as error:  # the next check tries again; the other challenges' events still go
+            log.warning("the board of the closed challenge %s was not bumped (%s)", challenge, type(error).__name__)
 
     async def _emit(self, challenge: ChallengeId, now: int) -> bool:
         chosen = await self.deals.kept(challenge)

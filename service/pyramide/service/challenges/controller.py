@@ -174,9 +174,9 @@ class ChallengeController(Controller):
         operation_id="streamChallengeLeaderboard",
         summary="A daily challenge's board, live: its first page now, then again each time the board changes",
         description="The board's first page as `getChallengeLeaderboard` answers it without a query (while the"
-        " challenge is open: no code, no par), each time a win enters or an entry leaves, whichever worker or"
-        " replica made the change. 429 `too_many_streams` when the client's address has"
-        " `PYRAMIDE_STREAMS_PER_ADDRESS` streams open.",
+        " challenge is open: no code, no par), each time a win enters or an entry leaves, when the challenge closes"
+        " (`final`) and when its deal's par is saved after the close, whichever worker or replica made the change."
+        " 429 `too_many_streams` when the client's address has `PYRAMIDE_STREAMS_PER_ADDRESS` streams open.",
         responses={
             **stream_response(BoardEvent, "the board's first page, as `getChallengeLeaderboard` answers it", _EVENT),
             **problems(400, 404, 429),

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date, timedelta
 from typing import Any, Final
 from uuid import UUID
 
+from pyramide.engine import DealCode
 from pyramide.service.challenges.calendar import ChallengeId, day_of, moment, now_ms
+from pyramide.service.challenges.closes import LOOKBACK_DAYS
 from pyramide.service.challenges.deals import ChallengeDeals, Chosen
 from pyramide.service.deals import ParBook
 from pyramide.service.errors import DomainError, ErrorCode
@@ -65,13 +68,37 @@ class ChallengeService:
         next_from = _plus(end, 1) if end < last else None
         return {"first_day": first, "last_day": max(end, first), "challenges": entries, "next_from": next_from}
 
-    async def _par(self, chosen: Chosen | None, now: int) -> dict[str, Any]:
+    async def _par(self, chosen: Chosen | None, now: int, *, start: bool = True) -> dict[str, Any]:
         """The challenge deal's ``par`` and ``par_status`` once it has closed (the first read after the close
-        starts working it out, as for any code); ``sealed`` before, and never looked up or started then."""
+        starts working it out, as for any code, unless not ``start``); ``sealed`` before, and never looked up or
+        started then."""
         if chosen is None or self.pars is None or now < chosen.challenge.closes_ms:
             return SEALED_PAR
-        par = await self.pars.par(chosen.code)
+        par = await (self.pars.par if start else self.pars.known)(chosen.code)
         return {"par": par.moves, "par_status": str(par.status)}
+
+    async def touch_board(self, challenge: ChallengeId, now: int, *, start: bool = False) -> bool:
+        """Bump the challenge board's live streams when what its GET shows besides the entries (``final``, the par)
+        changed since its change counter last grew (``Leaderboards.touch``); whether it did. Called when the
+        challenge closes (the closes' task), when its deal's par is saved, and on each read of its stream (so a
+        process that died before telling the board leaves it to the next read)."""
+        kept = None if now < challenge.opens_ms else await self.deals.kept(challenge)
+        if kept is None:
+            return False  # not open yet, or never chosen: no board to show
+        state = json.dumps({"final": now >= challenge.closes_ms, **await self._par(kept, now, start=start)})
+        return await self.boards.touch(challenge_board(str(challenge)), state)
+
+    async def par_saved(self, code: DealCode) -> None:
+        """A deal's par was saved: bump the boards of the closed challenges of the last ``LOOKBACK_DAYS`` days that
+        dealt it (they show it from the close on; older ones are left to their streams' next read)."""
+        now = now_ms()
+        for back in range(LOOKBACK_DAYS + 1):
+            for preset in self.deals.presets:
+                challenge = ChallengeId(day_of(now) - timedelta(days=back), preset)
+                if challenge.closes_ms <= now:
+                    kept = await self.deals.kept(challenge)
+                    if kept is not None and str(kept.code) == str(code):
+                        await self.touch_board(challenge, now)
 
     async def _attempt(self, challenge: ChallengeId, player: Player) -> dict[str, Any] | None:
         attempt = await self.games.attempt(player, str(challenge))
@@ -90,8 +117,12 @@ class ChallengeService:
         return self.boards.channel(challenge_board(str(self.deals.named(challenge, now_ms()))))
 
     async def board_changes(self, challenge: str) -> int:
-        """The challenge board's change counter: the id of its live stream's events."""
-        return await self.boards.changes(challenge_board(str(self.deals.named(challenge, now_ms()))))
+        """The challenge board's change counter: the id of its live stream's events, once what the board shows
+        besides its entries is counted in it (:meth:`touch_board`)."""
+        now = now_ms()
+        named = self.deals.named(challenge, now)
+        await self.touch_board(named, now, start=True)
+        return await self.boards.changes(challenge_board(str(named)))
 
     async def leaderboard(
         self,

@@ -16,6 +16,7 @@ import asyncio
 import enum
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -52,6 +53,9 @@ class Par:
 
 PENDING: Final = Par(None, ParStatus.PENDING)
 
+Saved = Callable[[DealCode, "Par"], Awaitable[None]]
+"""Told each par this process saves (the boards that show it bump their live streams)."""
+
 
 def par_of(analysis: DealAnalysis) -> Par:
     """The par a shortest-line analysis proves: the length of its line, lost, or unknown within the budget."""
@@ -71,13 +75,29 @@ class ParBook:
         self._finished: dict[str, DealCode] = {}
         self._read: dict[str, DealCode] = {}
         self._closed = False
+        self._saved: list[Saved] = []
+
+    def on_saved(self, told: Saved) -> None:
+        """Tell ``told`` each par this process saves, right after it is saved."""
+        self._saved.append(told)
+
+    async def _kept(self, code: DealCode) -> Par | None:
+        """The deal's par as kept in Redis (a claim reads ``pending``), or None."""
+        kept = raw(await self.redis.get(keyspace.par(str(code))))
+        if kept is None:
+            return None
+        answer = json.loads(kept)
+        return Par(answer["par"], ParStatus(answer["status"]))
+
+    async def known(self, code: DealCode) -> Par:
+        """The deal's par as known now, without starting to work it out (``pending`` when nobody has)."""
+        return await self._kept(code) or PENDING
 
     async def par(self, code: DealCode) -> Par:
         """The deal's par as known now; starts working it out when nobody has."""
-        kept = raw(await self.redis.get(keyspace.par(str(code))))
+        kept = await self._kept(code)
         if kept is not None:
-            answer = json.loads(kept)
-            return Par(answer["par"], ParStatus(answer["status"]))
+            return kept
         await self.see(code)
         return PENDING
 
@@ -134,17 +154,29 @@ class ParBook:
             log.exception("working out the par of %s failed", code)
             await self.redis.delete(key)
             return
+        par = par_of(analysis)
         try:
-            await self.redis.set(key, _dump(par_of(analysis)), ex=self.ttl_s)
+            await self.redis.set(key, _dump(par), ex=self.ttl_s)
         except ResponseError as error:
             if not storage_full(error):
                 raise
             log.warning("the par of %s could not be kept: Redis is full", code)
+            return
+        for told in self._saved:  # a separate step (other slots): a death before it is left to the boards' reads
+            try:
+                await told(code, par)
+            except Exception as error:
+                log.warning("the boards showing the par of %s were not told (%s)", code, type(error).__name__)
 
     def close(self) -> None:
         self._closed = True
         for task in list(self._tasks):
             task.cancel()
+
+
+def par_shown(par: Par) -> str:
+    """What a board shows of ``par`` (a board's state besides its entries, see ``Leaderboards.touch``)."""
+    return _dump(par)
 
 
 def _dump(par: Par) -> str:

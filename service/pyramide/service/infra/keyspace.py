@@ -314,6 +314,20 @@ def boards_of_deal(code: str) -> Boards:
     )
 
 
+class BoardShown(NamedTuple):
+    """The keys a board's bump takes (:mod:`stats.leaderboards`' ``touch``): its channel and change counter, and what
+    its GET showed besides the entries when the counter last grew for it (its par, a challenge's close)."""
+
+    ranked: str
+    changes: str
+    shown: str
+
+
+def board_shown(code: str) -> BoardShown:
+    boards = boards_of_deal(code)
+    return BoardShown(boards.ranked, boards.changes, f"pyr:{{d:{code}}}:shown")
+
+
 def challenge_deal(challenge: str) -> str:
     return f"pyr:{{c:{challenge}}}:deal"
 

@@ -9,7 +9,7 @@ from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from pyramide.engine import DealCode
-from pyramide.service.deals import Par, ParBook
+from pyramide.service.deals import Par, ParBook, par_shown
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.auth import bearer_player
@@ -96,8 +96,8 @@ class LeaderboardController(Controller):
         operation_id="streamLeaderboard",
         summary="A deal code's board, live: its first page now, then again each time the board changes",
         description="The board's first page as `getLeaderboard` answers it without a query, each time a win enters"
-        " or an entry leaves, whichever worker or replica made the change. 429 `too_many_streams` when the"
-        " client's address has `PYRAMIDE_STREAMS_PER_ADDRESS` streams open.",
+        " or an entry leaves or the deal's par is saved, whichever worker or replica made the change. 429"
+        " `too_many_streams` when the client's address has `PYRAMIDE_STREAMS_PER_ADDRESS` streams open.",
         responses={
             **stream_response(BoardEvent, "the board's first page, as `getLeaderboard` answers it", _BOARD_EVENT),
             **problems(400, 409, 422, 429),
@@ -118,8 +118,10 @@ class LeaderboardController(Controller):
         name = str(deal)
 
         async def load() -> StreamEvent:
+            par = await pars.par(deal)
+            await leaderboards.touch(name, par_shown(par))  # a par saved by a process that died before telling it
             changes = await leaderboards.changes(name)  # before the page: a change meanwhile comes as a next event
-            board = leaderboard(deal, await leaderboards.page(name, None, DEFAULT_LIMIT), await pars.par(deal))
+            board = leaderboard(deal, await leaderboards.page(name, None, DEFAULT_LIMIT), par)
             return StreamEvent(changes, "board", encoded(request, board))
 
         return await streams.open(request, leaderboards.channel(name), ("board", name), load)

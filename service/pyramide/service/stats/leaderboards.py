@@ -109,6 +109,22 @@ REMOVE_IF: Final = Script("board_remove_if", keyspace.Boards, RemoveIfArgs)
 """Takes the player's entry off a board if it is still the one kept (a better one entered since stays)."""
 
 
+class TouchArgs(NamedTuple):
+    state: str
+    """What the board's GET shows besides its entries (JSON)."""
+    ttl_s: int
+
+
+SHOWN_TTL_S: Final = 7 * 86400
+"""How long a board's shown state (see :data:`TOUCH`) is kept: it bounds what streams of boards nobody reads leave
+behind; once it is gone, the next touch grows the counter again (one event too many, never one too few)."""
+
+
+TOUCH: Final = Script("board_touch", keyspace.BoardShown, TouchArgs)
+"""Grows a board's change counter and tells its live streams when what its GET shows besides its entries changed:
+:attr:`Result.OK`, or :attr:`Result.UNCHANGED`."""
+
+
 AROUND: Final = 5
 """How many entries ``?around=me`` shows above and below the caller's."""
 
@@ -164,6 +180,7 @@ class Leaderboards:
         self._read = READ.load(redis)
         self._keep = KEEP.load(redis)
         self._remove_if = REMOVE_IF.load(redis)
+        self._touch = TOUCH.load(redis)
         self._lists = RankedLists(redis)
 
     async def enter(self, result: GameResult, hints: int) -> bool:
@@ -290,6 +307,15 @@ class Leaderboards:
     async def changes(self, code: str) -> int:
         """The board's change counter: the id of its live stream's events (0 before its first change)."""
         return int(raw(await self.redis.get(keyspace.boards_of_deal(code).changes)) or 0)
+
+    async def touch(self, code: str, state: str) -> bool:
+        """The board named ``code`` now shows ``state`` besides its entries (its par; a challenge's close): when that
+        is news, its change counter grows and its live streams get the board again (whether it did). The scripts
+        that change entries do this themselves; this is for what changes elsewhere (the par is saved in another
+        slot, a challenge closes with the clock), so it runs after that change, and again on every read of the
+        board's live stream: a process that dies in between leaves it to the next read (see ``streams``)."""
+        args = TouchArgs(state, SHOWN_TTL_S)
+        return bool(await self._touch(keyspace.board_shown(code), args) == Result.OK)
 
     async def page(self, code: str, cursor: str | None, limit: int, identity: str | None = None) -> Page:
         """A page of the board named ``code`` (a deal code, or :func:`challenge_board`); with ``identity``
