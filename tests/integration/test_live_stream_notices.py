@@ -17,7 +17,18 @@ from pathlib import Path
 import httpx
 
 from pyramide.service.infra.settings import Settings
-from tests.integration.test_live_streams import CAPS, LAYOUT, MOVES, Sse, _game, _play, _player, _serve, _served
+from tests.integration.test_live_streams import (
+    CAPS,
+    LAYOUT,
+    MOVES,
+    Sse,
+    _game,
+    _play,
+    _player,
+    _serve,
+    _served,
+    _until,
+)
 from tests.integration.test_par import _until_decided
 
 PING_S = 0.5
@@ -152,12 +163,11 @@ def test_a_board_stream_sees_an_erased_players_entry_go(settings: Settings) -> N
         stream = Sse(f"{api}/v1/leaderboards/{code}/events")
         try:
             assert stream.next()["data"]["entries"] == []
-            with httpx.Client(base_url=api, timeout=10) as client:  # the first event started the deal's par; it
-                _until_decided(client, code)  # would land in the board's GET with no event (the board is unchanged)
+            with httpx.Client(base_url=api, timeout=10) as client:  # the first event started the deal's par: it
+                _until_decided(client, code)  # is saved first (an event of its own), so the win's event shows it
             player = _player(api)
             assert _play(api, player, _game(api, player)["id"], MOVES)["status"] == "won"
-            entered = stream.next()
-            assert len(entered["data"]["entries"]) == 1
+            entered = _until(stream, lambda board: len(board["entries"]) == 1)
             erased = httpx.delete(f"{api}/v1/players/me", headers=player)
             assert erased.status_code == 204, erased.text
             after = stream.next(timeout=5)

@@ -176,8 +176,10 @@ def test_a_stream_resumed_with_last_event_id_misses_nothing(settings: Settings) 
             current.close()
 
 
-def test_a_board_stream_sees_a_win_enter(settings: Settings) -> None:
-    """The deal's board, live: empty at first, then with the win as soon as it is made (id: the change counter)."""
+def test_a_board_stream_sees_a_win_enter(settings: Settings, redis_client: redis.Redis) -> None:
+    """The deal's board, live: empty at first, then with the win as soon as it is made (id: the change counter).
+    While nobody has entered it, nothing the stream leaves in Redis is kept for good; from the first entry on, its
+    change counter is."""
     with _served(settings) as api:
         code = str(LAYOUT)
         stream = Sse(f"{api}/v1/leaderboards/{code}/events")
@@ -186,11 +188,14 @@ def test_a_board_stream_sees_a_win_enter(settings: Settings) -> None:
             assert first["event"] == "board" and first["data"]["entries"] == [] and first["data"]["code"] == code
             with httpx.Client(base_url=api, timeout=10) as client:  # the first event started the deal's par: it
                 _until_decided(client, code)  # is saved first (an event of its own), so the win's event shows it
+            board_keys = redis_client.keys(f"pyr:{{d:{code}}}:*")
+            assert board_keys and all(redis_client.ttl(k) > 0 for k in board_keys), board_keys
             player = _player(api)
             assert _play(api, player, _game(api, player)["id"], MOVES)["status"] == "won"
             second = _until(stream, lambda board: len(board["entries"]) == 1)
             assert second["id"] > first["id"]
             assert second["data"] == httpx.get(f"{api}/v1/leaderboards/{code}").json()
+            assert redis_client.ttl(keyspace.boards_of_deal(code).changes) == -1, "the counter is kept for good"
         finally:
             stream.close()
 

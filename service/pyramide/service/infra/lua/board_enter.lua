@@ -34,5 +34,7 @@ if ids then
     change = old and 'improved' or 'entered', entry = entry})
   emit_event(KEYS.outbox, 'challenge.entry', known.app, ARGV.player, ARGV.at_ms, data)
 end
-redis.call('PUBLISH', KEYS.ranked, redis.call('INCR', KEYS.changes))  -- the board's live streams
+local changes = redis.call('INCR', KEYS.changes)
+redis.call('PERSIST', KEYS.changes)  -- kept for good once the board has an entry (board_touch.lua may have set a TTL)
+redis.call('PUBLISH', KEYS.ranked, changes)  -- the board's live streams
 return RESULT.OK
