@@ -215,6 +215,29 @@ def test_the_end_of_a_minute_gives_an_address_its_allowance_back_at_once(
         assert windows == {ended: b"2", ended + 1: b"2"}, windows
 
 
+def test_keyed_moves_made_as_a_minute_ends_count_in_the_new_one_from_its_first(
+    settings: Settings, service_clock: ServiceClock
+) -> None:
+    """One keyed move (one that keeps a response more) in a minute, then the minute ends: the next minute allows
+    the address its allowance of keyed moves, not more. The moves of a new minute are counted in it from the first,
+    not left in the last one's count until the first refusal (which let one process pass nearly twice the
+    allowance)."""
+    in_one_minute_window()
+    limited = settings.model_copy(update={"limit_address_keyed_moves": 2, "limit_address_moves": 30})
+    with serve_in_thread(create_app(limited)) as url, _from("127.0.0.1") as one:
+        player = _player(one, url)
+        game = one.post(f"{url}/v1/games", json={}, headers=player).json()["id"]
+
+        def keyed(n: int) -> int:
+            move = {"type": "draw" if n % 2 == 0 else "undo"}
+            headers = {**player, "Idempotency-Key": f"k-{n}"}
+            return one.post(f"{url}/v1/games/{game}/moves", json=move, headers=headers).status_code
+
+        assert keyed(0) == 200
+        service_clock.offset_s += 60 - time.time() % 60 + 0.2  # the window has just ended
+        assert [keyed(n) for n in (1, 2, 3)] == [200, 200, 429]
+
+
 def _check_rate_limited(response: httpx.Response, name: str, limit: int, language: str) -> None:
     assert response.status_code == 429, response.text
     assert response.headers["content-type"].startswith("application/problem+json")

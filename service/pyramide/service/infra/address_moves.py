@@ -86,11 +86,13 @@ class AddressMoves:
     def admit(self, bucket: str) -> None:
         """The hot path: :class:`RateLimitedError` (429) when the address has used up the window's allowance."""
         allowance = self._own.get(bucket, self._allowance) if self._own else self._allowance
-        if allowance >= 0 and self._totals.get(bucket, 0) + self._counts.get(bucket, 0) >= allowance:
-            window = int(time.time()) // WINDOW_S
-            if window == self._window:
-                raise RateLimitedError(self.limit, self._until_window_ends_ms())
-            self._roll(window)  # counted in a window that has ended: the new one has refused nothing yet
+        if allowance < 0:
+            return
+        window = int(time.time()) // WINDOW_S
+        if window != self._window:
+            self._roll(window)  # what was counted is the ended window's: the new one has refused nothing yet
+        if self._totals.get(bucket, 0) + self._counts.get(bucket, 0) >= allowance:
+            raise RateLimitedError(self.limit, self._until_window_ends_ms())
 
     def count(self, bucket: str) -> None:
         """One move served to the address."""
@@ -144,19 +146,14 @@ class AddressMoves:
         buckets = list(counts)
         for bucket in buckets:  # counted as taken while the totals are on their way
             self._totals[bucket] = self._totals.get(bucket, 0) + counts[bucket]
-        try:
-            totals = await self._add_all(window, counts)
-        except (RedisError, OSError) as error:
-            self._keep(window, counts)
-            if self._window == window:
-                for bucket, n in counts.items():
-                    self._totals[bucket] -= n
-            if not isinstance(error, ResponseError):
-                log.warning("could not share the per-address move counts: %s", error)
-            return
-        if window == self._window:
-            for bucket, total in zip(buckets, totals, strict=True):
-                self._totals[bucket] = int(total)
+        totals = await self._add_all(window, counts)
+        for bucket, shared in zip(buckets, totals, strict=True):
+            if isinstance(shared, Exception):  # only this bucket's count is kept for the next flush
+                self._keep(window, {bucket: counts[bucket]})
+                if self._window == window:
+                    self._totals[bucket] = self._totals.get(bucket, counts[bucket]) - counts[bucket]
+            elif self._window == window:
+                self._totals[bucket] = shared
 
     async def _share_ended(self, window: int) -> None:
         """Add the counts of ended windows to their counters (those of the last window only: older counters have
@@ -165,10 +162,10 @@ class AddressMoves:
         last = ended.get(window - 1)
         if not last:
             return
-        try:
-            await self._add_all(window - 1, last)
-        except (RedisError, OSError):
-            self._keep(window - 1, last)  # tried again at the next flush, said by the current window's failure
+        totals = await self._add_all(window - 1, last)
+        self._keep(
+            window - 1, {b: n for (b, n), t in zip(last.items(), totals, strict=True) if isinstance(t, Exception)}
+        )
 
     def _keep(self, window: int, counts: dict[str, int]) -> None:
         """Counts not shared: counted again at the next flush, in the window they were served in."""
@@ -176,20 +173,29 @@ class AddressMoves:
         for bucket, n in counts.items():
             kept[bucket] = kept.get(bucket, 0) + n
 
-    async def _add_all(self, window: int, counts: dict[str, int]) -> list[int]:
-        """Add ``counts`` to the buckets' counters of ``window``: their totals, in the order of ``counts``."""
+    async def _add_all(self, window: int, counts: dict[str, int]) -> list[int | Exception]:
+        """Add ``counts`` to the buckets' counters of ``window``: their totals, in the order of ``counts``, or for
+        each that failed its error (logged), so that the others are not counted again."""
         expire_ms = 2 * WINDOW_S * 1000
-        return list(
-            await asyncio.gather(
-                *(
-                    self._add(
-                        WindowKeys(window=keyspace.address_window(b, self.limit.name, window)),
-                        AddArgs(moves=n, expire_ms=expire_ms),
-                    )
-                    for b, n in counts.items()
-                )
+        calls = (
+            self._add(
+                WindowKeys(window=keyspace.address_window(b, self.limit.name, window)),
+                AddArgs(moves=n, expire_ms=expire_ms),
             )
+            for b, n in counts.items()
         )
+        answers = await asyncio.gather(*calls, return_exceptions=True)
+        totals: list[int | Exception] = []
+        for answer in answers:
+            if isinstance(answer, (RedisError, OSError)):
+                if not isinstance(answer, ResponseError):
+                    log.warning("could not share the per-address move counts: %s", answer)
+                totals.append(answer)
+            elif isinstance(answer, BaseException):
+                raise answer
+            else:
+                totals.append(int(answer))
+        return totals
 
     async def run(self) -> None:
         """Flush every :data:`FLUSH_INTERVAL_S` until cancelled."""
