@@ -262,7 +262,7 @@ def test_a_deal_board_stream_gets_a_par_saved_by_a_process_that_died_before_tell
     """The par is saved in its own slot, and the board told in a second step: a process killed between the two
     leaves the par saved (written here as such a death leaves it) and the board's counter where it was. A client
     coming back with the current id still gets the board with the par, under a new id, and so do the streams still
-    open on the board."""
+    open on the board. Until then the streams' reads of the board, nobody having played it, write nothing."""
     with _served(settings) as api:
         code = str(random_deal_code())
         redis_client.set(keyspace.par(code), json.dumps({"par": None, "status": "pending"}), ex=60)  # claimed
@@ -270,6 +270,7 @@ def test_a_deal_board_stream_gets_a_par_saved_by_a_process_that_died_before_tell
         try:
             first = stream.next()
             assert first["data"]["par_status"] == "pending"
+            assert redis_client.keys(f"pyr:{{d:{code}}}:*") == [], "a stream on a code nobody played wrote nothing"
             redis_client.set(keyspace.par(code), json.dumps({"par": 41, "status": "known"}))  # saved, then killed
             resumed = Sse(f"{api}/v1/leaderboards/{code}/events", {"Last-Event-ID": str(first["id"])})
             try:
@@ -284,6 +285,31 @@ def test_a_deal_board_stream_gets_a_par_saved_by_a_process_that_died_before_tell
                 resumed.close()
         finally:
             stream.close()
+
+
+def test_a_board_counter_that_expired_starts_again_above_where_it_was(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """The change counter of a board nobody has entered expires with what it showed (7 days): when it is made again,
+    its ids go on growing (they start from Redis's clock), so a client holding an id from before never takes a new
+    board for one it has."""
+    with _served(settings) as api:
+        code = str(random_deal_code())
+        redis_client.set(keyspace.par(code), json.dumps({"par": 41, "status": "known"}))  # worked out
+        stream = Sse(f"{api}/v1/leaderboards/{code}/events")
+        try:
+            before = stream.next()
+        finally:
+            stream.close()
+        assert before["id"] > 0 and redis_client.ttl(keyspace.boards_of_deal(code).changes) > 0
+        redis_client.delete(keyspace.boards_of_deal(code).changes, keyspace.board_shown(code).shown)  # expired
+        time.sleep(0.01)
+        resumed = Sse(f"{api}/v1/leaderboards/{code}/events", {"Last-Event-ID": str(before["id"])})
+        try:
+            after = resumed.next(timeout=3)
+        finally:
+            resumed.close()
+        assert after["id"] > before["id"] and after["data"] == before["data"]
 
 
 def test_a_challenge_board_stream_open_across_the_close_gets_the_final_board_with_its_par(

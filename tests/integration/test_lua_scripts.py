@@ -54,7 +54,10 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
     }
     more = (audit, app_players, privacy, rewrites, closes, delivery, webhook_store, stream_leases, outbox)
     scripts |= {s.name for m in more for s in vars(m).values() if isinstance(s, Script)}
-    pieces = {"gcra", "quota", "list_game", "follow_player", "hash_fields", "emit_event", "board_left", "save_game"}
+    pieces = {
+        "gcra", "quota", "list_game", "follow_player", "hash_fields", "emit_event", "board_left", "save_game",
+        "board_changed",
+    }  # fmt: skip
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
     assert len(scripts) == 50
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import date, timedelta
 from typing import Any, Final
@@ -82,9 +83,11 @@ class ChallengeService:
         changed since its change counter last grew (``Leaderboards.touch``); whether it did. Called when the
         challenge closes (the closes' task), when its deal's par is saved, and on each read of its stream (so a
         process that died before telling the board leaves it to the next read)."""
-        kept = None if now < challenge.opens_ms else await self.deals.kept(challenge)
+        if now < challenge.closes_ms:
+            return False  # open (or not yet): nothing but its entries changes on its board
+        kept = await self.deals.kept(challenge)
         if kept is None:
-            return False  # not open yet, or never chosen: no board to show
+            return False  # never chosen: no board to show
         state = json.dumps({"final": now >= challenge.closes_ms, **await self._par(kept, now, start=start)})
         return await self.boards.touch(challenge_board(str(challenge)), state)
 
@@ -92,13 +95,16 @@ class ChallengeService:
         """A deal's par was saved: bump the boards of the closed challenges of the last ``LOOKBACK_DAYS`` days that
         dealt it (they show it from the close on; older ones are left to their streams' next read)."""
         now = now_ms()
-        for back in range(LOOKBACK_DAYS + 1):
-            for preset in self.deals.presets:
-                challenge = ChallengeId(day_of(now) - timedelta(days=back), preset)
-                if challenge.closes_ms <= now:
-                    kept = await self.deals.kept(challenge)
-                    if kept is not None and str(kept.code) == str(code):
-                        await self.touch_board(challenge, now)
+        closed = [
+            challenge
+            for back in range(LOOKBACK_DAYS + 1)
+            for preset in self.deals.presets
+            if (challenge := ChallengeId(day_of(now) - timedelta(days=back), preset)).closes_ms <= now
+        ]
+        chosen = await asyncio.gather(*(self.deals.kept(challenge) for challenge in closed))  # one round trip's wait
+        for challenge, kept in zip(closed, chosen, strict=True):
+            if kept is not None and str(kept.code) == str(code):
+                await self.touch_board(challenge, now)
 
     async def _attempt(self, challenge: ChallengeId, player: Player) -> dict[str, Any] | None:
         attempt = await self.games.attempt(player, str(challenge))

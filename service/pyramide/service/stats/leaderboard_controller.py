@@ -9,7 +9,7 @@ from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from pyramide.engine import DealCode
-from pyramide.service.deals import Par, ParBook, par_shown
+from pyramide.service.deals import Par, ParBook, ParStatus, par_shown
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.auth import bearer_player
@@ -119,7 +119,8 @@ class LeaderboardController(Controller):
 
         async def load() -> StreamEvent:
             par = await pars.par(deal)
-            await leaderboards.touch(name, par_shown(par))  # a par saved by a process that died before telling it
+            decided = par.status is not ParStatus.PENDING  # else no counter is made: the par's save makes it
+            await leaderboards.touch(name, par_shown(par), create=decided)  # a save whose process died before telling
             changes = await leaderboards.changes(name)  # before the page: a change meanwhile comes as a next event
             board = leaderboard(deal, await leaderboards.page(name, None, DEFAULT_LIMIT), par)
             return StreamEvent(changes, "board", encoded(request, board))

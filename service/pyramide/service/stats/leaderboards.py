@@ -19,8 +19,10 @@ import time
 from typing import Any, Final, NamedTuple
 from uuid import UUID
 
+from redis.exceptions import ResponseError
+
 from pyramide.service.infra import keyspace, outbox
-from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
 from pyramide.service.stats.results import GameResult, challenge_board
@@ -113,6 +115,8 @@ class TouchArgs(NamedTuple):
     state: str
     """What the board's GET shows besides its entries (JSON)."""
     ttl_s: int
+    create: int
+    """1: a board with no change counter gets one; 0: it is left as it is (nothing is written)."""
 
 
 SHOWN_TTL_S: Final = 7 * 86400
@@ -308,14 +312,21 @@ class Leaderboards:
         """The board's change counter: the id of its live stream's events (0 before its first change)."""
         return int(raw(await self.redis.get(keyspace.boards_of_deal(code).changes)) or 0)
 
-    async def touch(self, code: str, state: str) -> bool:
+    async def touch(self, code: str, state: str, *, create: bool = True) -> bool:
         """The board named ``code`` now shows ``state`` besides its entries (its par; a challenge's close): when that
         is news, its change counter grows and its live streams get the board again (whether it did). The scripts
         that change entries do this themselves; this is for what changes elsewhere (the par is saved in another
         slot, a challenge closes with the clock), so it runs after that change, and again on every read of the
-        board's live stream: a process that dies in between leaves it to the next read (see ``streams``)."""
-        args = TouchArgs(state, SHOWN_TTL_S)
-        return bool(await self._touch(keyspace.board_shown(code), args) == Result.OK)
+        board's live stream: a process that dies in between leaves it to the next read (see ``streams``). Not
+        ``create``: a board without a counter is left alone (a read of a code nobody has played or worked out).
+        A full Redis leaves the board as it was (false): its streams catch up at a later touch."""
+        args = TouchArgs(state, SHOWN_TTL_S, int(create))
+        try:
+            return bool(await self._touch(keyspace.board_shown(code), args) == Result.OK)
+        except ResponseError as error:
+            if storage_full(error):
+                return False
+            raise
 
     async def page(self, code: str, cursor: str | None, limit: int, identity: str | None = None) -> Page:
         """A page of the board named ``code`` (a deal code, or :func:`challenge_board`); with ``identity``

@@ -3,6 +3,7 @@
 -- On a challenge's board, an app player's entry (ARGV.ids: the ids its app's events name it by, JSON; '' for none;
 -- 'noted' for those noted before, for an entry a lifted ban puts back) emits challenge.entry, with the change.
 --! include emit_event
+--! include board_changed
 local old = redis.call('HGET', KEYS.best, ARGV.player)
 if old and old <= ARGV.member then return RESULT.UNCHANGED end
 if old then
@@ -34,7 +35,5 @@ if ids then
     change = old and 'improved' or 'entered', entry = entry})
   emit_event(KEYS.outbox, 'challenge.entry', known.app, ARGV.player, ARGV.at_ms, data)
 end
-local changes = redis.call('INCR', KEYS.changes)
-redis.call('PERSIST', KEYS.changes)  -- kept for good once the board has an entry (board_touch.lua may have set a TTL)
-redis.call('PUBLISH', KEYS.ranked, changes)  -- the board's live streams
+board_changed(KEYS.changes, KEYS.ranked, true)  -- the board's live streams
 return RESULT.OK

@@ -2,6 +2,7 @@
 -- erasure, an annulment, a win withdrawn): an app player's challenge entry emits challenge.entry 'left'.
 --! include emit_event
 --! include board_left
+--! include board_changed
 local member = redis.call('HGET', KEYS.best, ARGV.player)
 if member then
   redis.call('ZREM', KEYS.ranked, member)
@@ -12,7 +13,7 @@ redis.call('HDEL', KEYS.best, ARGV.player)
 redis.call('HDEL', KEYS.entries, ARGV.player)
 if member then
   board_left(ARGV.player, ARGV.at_ms, true)
-  redis.call('PUBLISH', KEYS.ranked, redis.call('INCR', KEYS.changes))  -- the board's live streams
+  board_changed(KEYS.changes, KEYS.ranked, true)  -- the board's live streams
   return RESULT.OK
 end
 redis.call('HDEL', KEYS.event_ids, ARGV.player)

@@ -3,6 +3,7 @@
 -- name it by stay, for the entry a lifted ban puts back.
 --! include emit_event
 --! include board_left
+--! include board_changed
 if redis.call('HGET', KEYS.best, ARGV.player) ~= ARGV.member then return RESULT.UNCHANGED end
 redis.call('ZREM', KEYS.ranked, ARGV.member)
 redis.call('ZREM', KEYS.apps, ARGV.member)
@@ -10,5 +11,5 @@ redis.call('ZREM', KEYS.anonymous, ARGV.member)
 redis.call('HDEL', KEYS.best, ARGV.player)
 redis.call('HDEL', KEYS.entries, ARGV.player)
 board_left(ARGV.player, ARGV.at_ms, false)
-redis.call('PUBLISH', KEYS.ranked, redis.call('INCR', KEYS.changes))  -- the board's live streams
+board_changed(KEYS.changes, KEYS.ranked, true)  -- the board's live streams
 return RESULT.OK
