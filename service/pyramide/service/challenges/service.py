@@ -32,6 +32,9 @@ class ChallengeService:
         self.games = games
         self.boards = boards
         self.pars = pars
+        self._closed_deals: dict[ChallengeId, str | None] = {}
+        """The deal codes of the closed challenges :meth:`par_saved` looks at, read once each (a chosen deal never
+        changes; None: not chosen when read), so that a par saved for any other deal costs no Redis command."""
 
     async def current(self, preset: str, player: Player | None) -> dict[str, Any]:
         """Today's challenge under ``preset`` (404 ``challenge_not_found`` for a preset without challenges)."""
@@ -93,18 +96,29 @@ class ChallengeService:
 
     async def par_saved(self, code: DealCode) -> None:
         """A deal's par was saved: bump the boards of the closed challenges of the last ``LOOKBACK_DAYS`` days that
-        dealt it (they show it from the close on; older ones are left to their streams' next read)."""
+        dealt it (they show it from the close on; older ones, and one chosen only after its close, are left to their
+        streams' next read)."""
         now = now_ms()
+        for challenge, dealt in (await self._closed_codes(now)).items():
+            if dealt == str(code):
+                await self.touch_board(challenge, now)
+
+    async def _closed_codes(self, now: int) -> dict[ChallengeId, str | None]:
+        """The deal codes of the challenges of the last ``LOOKBACK_DAYS`` days that have closed, read from Redis
+        only the first time (all at once)."""
         closed = [
             challenge
             for back in range(LOOKBACK_DAYS + 1)
             for preset in self.deals.presets
             if (challenge := ChallengeId(day_of(now) - timedelta(days=back), preset)).closes_ms <= now
         ]
-        chosen = await asyncio.gather(*(self.deals.kept(challenge) for challenge in closed))  # one round trip's wait
-        for challenge, kept in zip(closed, chosen, strict=True):
-            if kept is not None and str(kept.code) == str(code):
-                await self.touch_board(challenge, now)
+        missing = [challenge for challenge in closed if challenge not in self._closed_deals]
+        if missing:
+            chosen = await asyncio.gather(*(self.deals.kept(challenge) for challenge in missing))
+            read = {c: None if kept is None else str(kept.code) for c, kept in zip(missing, chosen, strict=True)}
+            known = {c: self._closed_deals[c] for c in closed if c in self._closed_deals}
+            self._closed_deals = {**known, **read}  # the days gone past the look-back are dropped
+        return self._closed_deals
 
     async def _attempt(self, challenge: ChallengeId, player: Player) -> dict[str, Any] | None:
         attempt = await self.games.attempt(player, str(challenge))
