@@ -91,7 +91,7 @@ class ChallengeService:
         kept = await self.deals.kept(challenge)
         if kept is None:
             return False  # never chosen: no board to show
-        state = json.dumps({"final": now >= challenge.closes_ms, **await self._par(kept, now, start=start)})
+        state = json.dumps({"final": True, **await self._par(kept, now, start=start)})
         return await self.boards.touch(challenge_board(str(challenge)), state)
 
     async def par_saved(self, code: DealCode) -> None:

@@ -7,7 +7,7 @@ Each process counts the moves it served per address in memory (a dict increment 
 off the request path, adds its counts to the address's counter in Redis for the minute window they were served in
 (one ``INCRBY`` and ``PEXPIRE`` per address active in the window, with 0 for those it served nothing since), reading
 the totals back. An address whose total, with what this process counted since, reaches the allowance is refused by
-every process until the window ends, and not a moment longer: the first refusal or answer of a new window starts it
+every process until the window ends, and not a moment longer: the first check or answer of a new window starts it
 afresh in this process (what the last one counted is still added to the last one's counter), so no address is told
 to wait a minute more when a window ends between two flushes.
 
@@ -188,13 +188,14 @@ class AddressMoves:
         totals: list[int | Exception] = []
         for answer in answers:
             if isinstance(answer, (RedisError, OSError)):
-                if not isinstance(answer, ResponseError):
-                    log.warning("could not share the per-address move counts: %s", answer)
                 totals.append(answer)
             elif isinstance(answer, BaseException):
                 raise answer
             else:
                 totals.append(int(answer))
+        failed = [t for t in totals if isinstance(t, Exception) and not isinstance(t, ResponseError)]
+        if failed:  # once a flush, however many addresses it had
+            log.warning("could not share %d per-address move counts: %s", len(failed), failed[0])
         return totals
 
     async def run(self) -> None:
