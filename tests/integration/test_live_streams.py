@@ -188,14 +188,19 @@ def test_a_board_stream_sees_a_win_enter(settings: Settings, redis_client: redis
             assert first["event"] == "board" and first["data"]["entries"] == [] and first["data"]["code"] == code
             with httpx.Client(base_url=api, timeout=10) as client:  # the first event started the deal's par: it
                 _until_decided(client, code)  # is saved first (an event of its own), so the win's event shows it
+            changes = keyspace.boards_of_deal(code).changes
+            deadline = time.monotonic() + 5
+            while not redis_client.exists(changes):  # the board is told in a step after the par's save
+                assert time.monotonic() < deadline, "the saved par never bumped the board"
+                time.sleep(0.02)
             board_keys = redis_client.keys(f"pyr:{{d:{code}}}:*")
-            assert board_keys and all(redis_client.ttl(k) > 0 for k in board_keys), board_keys
+            assert all(redis_client.ttl(k) > 0 for k in board_keys), board_keys
             player = _player(api)
             assert _play(api, player, _game(api, player)["id"], MOVES)["status"] == "won"
             second = _until(stream, lambda board: len(board["entries"]) == 1)
             assert second["id"] > first["id"]
             assert second["data"] == httpx.get(f"{api}/v1/leaderboards/{code}").json()
-            assert redis_client.ttl(keyspace.boards_of_deal(code).changes) == -1, "the counter is kept for good"
+            assert redis_client.ttl(changes) == -1, "the counter is kept for good"
         finally:
             stream.close()
 
