@@ -18,6 +18,7 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode, Game
 from pyramide.service.deals.catalogue import PRESETS
 from pyramide.service.games.controller import move_body
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import ServiceClock, new_player
@@ -47,11 +48,15 @@ def _par_key(code: str) -> str:
 
 
 def _until_kept(redis_client: redis.Redis, code: str) -> None:
-    """Wait (at most ``POLL_S``) until Redis keeps the deal's par as decided: watched in Redis, never through a
-    route that would itself start the work."""
+    """Wait (at most ``POLL_S``) until Redis keeps the deal's par as decided and the boards that show it were told,
+    the deal's last (its shown state written): the par's background work is over. Watched in Redis, never through
+    a route that would itself start the work."""
     deadline = time.monotonic() + POLL_S
     while b'"pending"' in (kept := redis_client.get(_par_key(code)) or b'"pending"'):
         assert time.monotonic() < deadline, f"the par of {code} was not worked out: {kept!r}"
+        time.sleep(0.05)
+    while redis_client.get(keyspace.board_shown(code).shown) != kept:
+        assert time.monotonic() < deadline, f"the boards showing the par of {code} were not told"
         time.sleep(0.05)
 
 

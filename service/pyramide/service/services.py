@@ -179,11 +179,12 @@ class Running:
 
 
 def _boards_told(leaderboards: Leaderboards, challenges: ChallengeService) -> Saved:
-    """What a saved par bumps: the deal's board, and the boards of the closed challenges that dealt it."""
+    """What a saved par bumps: the boards of the closed challenges that dealt it, then the deal's board, last, so
+    that its shown state being written marks the par's background work as over (for tests that count commands)."""
 
     async def told(code: DealCode, par: Par) -> None:
-        await leaderboards.touch(str(code), par_shown(par))
         await challenges.par_saved(code)
+        await leaderboards.touch(str(code), par_shown(par))
 
     return told
 
