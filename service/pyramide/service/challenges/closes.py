@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import timedelta
 from typing import Final, NamedTuple
 
@@ -44,6 +44,13 @@ CLOSED: Final = Script("challenge_closed", ClosedKeys, ClosedArgs)
 """Emits ``challenge.closed`` once (a ``SET NX`` marker in the same script): :attr:`Result.OK` when it did."""
 
 
+def closed_challenges(presets: Iterable[str], now: int) -> list[ChallengeId]:
+    """The challenges of the last :data:`LOOKBACK_DAYS` days closed by ``now`` (today's closes at its end)."""
+    today = day_of(now)
+    days = (today - timedelta(days=back) for back in range(1, LOOKBACK_DAYS + 1))
+    return [c for day in days for preset in presets if (c := ChallengeId(day, preset)).closes_ms <= now]
+
+
 class ChallengeCloses:
     """Emits each closed challenge's event (see the module)."""
 
@@ -52,7 +59,7 @@ class ChallengeCloses:
         redis: RedisClient,
         deals: ChallengeDeals,
         every_s: float,
-        touch: Callable[[ChallengeId, int], Awaitable[object]] | None = None,
+        touch: Callable[[ChallengeId, int], Awaitable[object]],
     ) -> None:
         self.redis = redis
         self.deals = deals
@@ -66,18 +73,12 @@ class ChallengeCloses:
         """Emit the event of every challenge of the last :data:`LOOKBACK_DAYS` days closed by ``now`` and not
         emitted yet; how many this call emitted."""
         emitted = 0
-        today = day_of(now)
-        for back in range(1, LOOKBACK_DAYS + 1):
-            for preset in self.deals.presets:
-                challenge = ChallengeId(today - timedelta(days=back), preset)
-                if challenge.closes_ms <= now:
-                    emitted += await self._emit(challenge, now)
-                    await self._touch(challenge, now)
+        for challenge in closed_challenges(self.deals.presets, now):
+            emitted += await self._emit(challenge, now)
+            await self._touch(challenge, now)
         return emitted
 
     async def _touch(self, challenge: ChallengeId, now: int) -> None:
-        if self.touch is None:
-            return
         try:
             await self.touch(challenge, now)
         except Exception as error:  # the next check tries again; the other challenges' events still go

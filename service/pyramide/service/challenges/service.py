@@ -10,7 +10,7 @@ from uuid import UUID
 
 from pyramide.engine import DealCode
 from pyramide.service.challenges.calendar import ChallengeId, day_of, moment, now_ms
-from pyramide.service.challenges.closes import LOOKBACK_DAYS
+from pyramide.service.challenges.closes import closed_challenges
 from pyramide.service.challenges.deals import ChallengeDeals, Chosen
 from pyramide.service.deals import ParBook
 from pyramide.service.errors import DomainError, ErrorCode
@@ -106,12 +106,7 @@ class ChallengeService:
     async def _closed_codes(self, now: int) -> dict[ChallengeId, str | None]:
         """The deal codes of the challenges of the last ``LOOKBACK_DAYS`` days that have closed, read from Redis
         only the first time (all at once)."""
-        closed = [
-            challenge
-            for back in range(LOOKBACK_DAYS + 1)
-            for preset in self.deals.presets
-            if (challenge := ChallengeId(day_of(now) - timedelta(days=back), preset)).closes_ms <= now
-        ]
+        closed = closed_challenges(self.deals.presets, now)
         missing = [challenge for challenge in closed if challenge not in self._closed_deals]
         if missing:
             chosen = await asyncio.gather(*(self.deals.kept(challenge) for challenge in missing))
