@@ -1,4 +1,8 @@
-"""The application factory: all wiring in one place."""
+"""The application factory: all wiring in one place.
+
+It wraps the app's ``asgi_handler`` again (what Litestar's ``__call__`` runs for each request; the CORS middleware is
+its outer layer): litestar is pinned in pyproject.toml; tests/unit/service/test_pinned_internals.py fails when that
+upstream code changes."""
 
 from __future__ import annotations
 

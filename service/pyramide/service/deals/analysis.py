@@ -63,7 +63,8 @@ class Priority(enum.IntEnum):
 
 def _broken(pool: ProcessPoolExecutor) -> bool:
     """Whether a worker of ``pool`` died: the pool's own thread then marks it broken and ends its other workers (and
-    reaps them all), after which it refuses every search. Python offers no public way to ask."""
+    reaps them all), after which it refuses every search. Python offers no public way to ask (the attribute is
+    checked by tests/unit/service/test_pinned_internals.py)."""
     return bool(pool._broken)
 
 

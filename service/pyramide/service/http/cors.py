@@ -1,5 +1,9 @@
 """Cross-origin access for browser front ends, with Litestar's own CORS middleware: off unless origins are
-configured (``PYRAMIDE_CORS_ORIGINS``)."""
+configured (``PYRAMIDE_CORS_ORIGINS``).
+
+Litestar keeps that middleware private (``litestar.middleware._internal``) and offers no public way to keep a
+response's ``Vary``: litestar is pinned in pyproject.toml; tests/unit/service/test_pinned_internals.py fails when the
+middleware changes."""
 
 from __future__ import annotations
 

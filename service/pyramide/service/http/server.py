@@ -26,6 +26,9 @@ so that a client still sending reads the answer instead of a reset: RFC 9112, se
 Both deadlines share one timer per request, armed when the request begins and cancelled when it is complete; it is
 re-armed for the body only when a body is still coming after a read, so a request that arrives in one piece costs
 what it did with the header deadline alone. The body's size is limited elsewhere (``body.read_body``: 413).
+
+It copies uvicorn's private ``HttpToolsProtocol.data_received`` and leans on its internals: uvicorn is pinned in
+pyproject.toml; tests/unit/service/test_pinned_internals.py fails when that upstream code changes.
 """
 
 from __future__ import annotations

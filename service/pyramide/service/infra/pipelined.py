@@ -13,6 +13,9 @@ redis-py raises: :class:`NoScriptError`, :class:`OutOfMemoryError` and other :cl
 script, :class:`ConnectionError` when the connection is lost, :class:`TimeoutError` past the socket timeout. A reply
 late past the timeout leaves the connection out of step with its callers, so it is closed: every call waiting on it
 fails, and the next call connects again.
+
+The connection's streams, the reply parser's settings and ``parse_error`` are redis-py's private code: redis is
+pinned in pyproject.toml; tests/unit/service/test_pinned_internals.py fails when that upstream code changes.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """The Redis client: redis-py's asyncio client, with two costs of its connections taken off every command and its
-script calls pipelined over a connection of their own."""
+script calls pipelined over a connection of their own.
+
+:class:`LeanCommands` replaces and changes methods whose inside it relies on: redis is pinned in pyproject.toml;
+tests/unit/service/test_pinned_internals.py fails when that upstream code changes."""
 
 from __future__ import annotations
 
