@@ -17,8 +17,8 @@ import pytest
 import redis
 
 from pyramide.engine import DealCode, Game
+from pyramide.service.accounts.apps import key_app_id
 from pyramide.service.app import create_app
-from pyramide.service.apps.store import key_app_id
 from pyramide.service.challenges.deals import commitment
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra import keyspace, outbox

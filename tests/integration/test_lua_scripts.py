@@ -13,7 +13,7 @@ from uuid import UUID, uuid4
 import pytest
 import redis
 
-from pyramide.service.apps import players as app_players
+from pyramide.service.accounts import app_players, audit, bans, players, privacy, rewrites
 from pyramide.service.challenges import closes
 from pyramide.service.events import delivery
 from pyramide.service.events import store as webhook_store
@@ -22,10 +22,6 @@ from pyramide.service.infra import address_moves, keyspace, outbox, ratelimit, s
 from pyramide.service.infra.redis import connect, raw
 from pyramide.service.infra.scripts import LUA, NoKeys, Result, Script
 from pyramide.service.infra.settings import Settings
-from pyramide.service.moderation import audit
-from pyramide.service.players import service as players
-from pyramide.service.privacy import rewrites
-from pyramide.service.privacy import service as privacy
 from pyramide.service.stats import leaderboards, rankings, reviews, statistics
 
 NONE = NoKeys()
@@ -346,22 +342,22 @@ def test_player_scripts(settings: Settings, redis_client: redis.Redis) -> None:
     assert run(settings, players.ROTATE, rotate, args._replace(old_hash="h1")) == Result.OK
     assert redis_client.get(keys.auth) == b"h2" and redis_client.get(sealed) == b"sealed"
     outbox = keyspace.player_outbox(player)
-    ban = players.BanKeys(player=keys.player, auth=keys.auth, tombstone=keyspace.tombstone(player), outbox=outbox)
-    by_app = players.BanArgs(5, players.BANNED, "app:1", "0", str(player), "")
-    assert run(settings, players.BAN, ban, by_app) == b"app:1"
-    assert redis_client.get(keys.auth) == players.BANNED
+    ban = bans.BanKeys(player=keys.player, auth=keys.auth, tombstone=keyspace.tombstone(player), outbox=outbox)
+    by_app = bans.BanArgs(5, bans.BANNED, "app:1", "0", str(player), "")
+    assert run(settings, bans.BAN, ban, by_app) == b"app:1"
+    assert redis_client.get(keys.auth) == bans.BANNED
     assert not redis_client.exists(outbox), "a player of no app emits nothing"
-    unban = players.UnbanArgs("app:2", "0", str(player), 6, "")
-    unban_keys = players.UnbanKeys(player=keys.player, auth=keys.auth, outbox=outbox)
-    assert run(settings, players.UNBAN, unban_keys, unban) == Result.FORBIDDEN, "not the app's ban"
-    assert run(settings, players.UNBAN, unban_keys, unban._replace(actor="app:1")) == Result.OK
+    unban = bans.UnbanArgs("app:2", "0", str(player), 6, "")
+    unban_keys = bans.UnbanKeys(player=keys.player, auth=keys.auth, outbox=outbox)
+    assert run(settings, bans.UNBAN, unban_keys, unban) == Result.FORBIDDEN, "not the app's ban"
+    assert run(settings, bans.UNBAN, unban_keys, unban._replace(actor="app:1")) == Result.OK
     assert redis_client.get(keys.auth) == b"h2", "the current token works again"
-    assert run(settings, players.UNBAN, unban_keys, unban._replace(actor="app:1")) == Result.UNCHANGED
+    assert run(settings, bans.UNBAN, unban_keys, unban._replace(actor="app:1")) == Result.UNCHANGED
     assert not redis_client.exists(outbox)
     redis_client.set(ban.tombstone, 1)
-    assert run(settings, players.BAN, ban, by_app) == Result.MISSING, "being erased"
-    gone = players.UnbanKeys(player="pyr:{p:y}:player", auth="pyr:{p:y}:auth", outbox="pyr:{p:y}:outbox")
-    assert run(settings, players.UNBAN, gone, unban) == Result.MISSING
+    assert run(settings, bans.BAN, ban, by_app) == Result.MISSING, "being erased"
+    gone = bans.UnbanKeys(player="pyr:{p:y}:player", auth="pyr:{p:y}:auth", outbox="pyr:{p:y}:outbox")
+    assert run(settings, bans.UNBAN, gone, unban) == Result.MISSING
 
 
 def test_audit_note(settings: Settings, redis_client: redis.Redis) -> None:

@@ -10,10 +10,10 @@ from litestar.testing import TestClient
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
+from pyramide.service.accounts import privacy as privacy_service
 from pyramide.service.app import create_app
 from pyramide.service.games.controller import move_body
 from pyramide.service.infra.settings import Settings
-from pyramide.service.privacy import service as privacy_service
 from tests.integration.conftest import new_player
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 

@@ -13,12 +13,12 @@ from typing import Any
 import httpx
 import pytest
 
+from pyramide.service.accounts.name_chars import NAME_BASES, NAME_MARKS
+from pyramide.service.accounts.player_schemas import NAME_PATTERN
 from pyramide.service.app import create_app
 from pyramide.service.http.openapi import reached_components
 from pyramide.service.http.schemas import class_ranges
 from pyramide.service.infra.settings import Settings
-from pyramide.service.players.name_chars import NAME_BASES, NAME_MARKS
-from pyramide.service.players.schemas import NAME_PATTERN
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_erasure import EASY_CODE, WINNING
 

@@ -19,13 +19,18 @@ from litestar.types import ControllerRouterHandler
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import pyramide
-from pyramide.service.apps.controller import AppAdminController, AppController
+from pyramide.service.accounts.apps_controller import AppAdminController, AppController
+from pyramide.service.accounts.audit_controller import AuditController
+from pyramide.service.accounts.authentication import BearerAuthentication
+from pyramide.service.accounts.moderation_controller import ModerationController
+from pyramide.service.accounts.players_controller import PlayerController
+from pyramide.service.accounts.privacy_controller import PrivacyController
 from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
+from pyramide.service.events import WEBHOOKS
 from pyramide.service.events.controller import WebhookController
 from pyramide.service.games.certificate_controller import CertificateController, signing_keys
 from pyramide.service.games.controller import GameController, MyGamesController
-from pyramide.service.http.auth import BearerAuthentication
 from pyramide.service.http.cors import cors_config, keep_vary
 from pyramide.service.http.durability import ConfirmWrites
 from pyramide.service.http.health import HealthController
@@ -37,10 +42,6 @@ from pyramide.service.http.web import play_file, play_page, root
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics, scrape_registry
 from pyramide.service.infra.settings import Settings
-from pyramide.service.moderation.actions_controller import ModerationController
-from pyramide.service.moderation.controller import AuditController
-from pyramide.service.players.controller import PlayerController
-from pyramide.service.privacy.controller import PrivacyController
 from pyramide.service.services import Services, ServicesPlugin, confirms_writes
 from pyramide.service.stats.controller import StatsController
 from pyramide.service.stats.leaderboard_controller import LeaderboardController
@@ -131,7 +132,7 @@ def create_app(
             security=[{"bearerAuth": []}],
             components=Components(security_schemes={"bearerAuth": SecurityScheme(type="http", scheme="bearer")}),
             use_handler_docstrings=False,
-            render_plugins=render_plugins(),
+            render_plugins=render_plugins(WEBHOOKS),
             openapi_router=docs_router(),
         ),
         response_cache_config=ResponseCacheConfig(),

@@ -13,6 +13,7 @@ from litestar import Litestar
 from pydantic import ValidationError
 
 from pyramide.service.app import create_app
+from pyramide.service.events import WEBHOOKS
 from pyramide.service.http.openapi import COMMITTED, build_document, render
 from pyramide.service.http.server import HttpLimits, connection_bounds, server_config, use_limits
 from pyramide.service.infra.lifecycle import die_with_parent
@@ -118,7 +119,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:  # noqa: ARG001 - a si
 
 def write_openapi(check: bool) -> int:
     """Regenerate ``openapi/openapi.json``; with ``check``, fail if it differs from the app's."""
-    text = render(build_document(create_app(Settings(redis_url="redis://unused"))))
+    text = render(build_document(create_app(Settings(redis_url="redis://unused")), WEBHOOKS))
     if check:
         current = COMMITTED.read_text(encoding="utf-8") if COMMITTED.exists() else ""
         if current != text:

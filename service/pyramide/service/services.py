@@ -18,7 +18,9 @@ from litestar.di import Provide
 from litestar.plugins import InitPluginProtocol
 
 from pyramide.engine import DealCode
-from pyramide.service.apps import AppPlayers, AppStore
+from pyramide.service.accounts import Annulments, AppPlayers, AppStore, AuditLog, Bans, PlayerStore
+from pyramide.service.accounts.privacy import PlayerData
+from pyramide.service.accounts.rewrites import Rewrites
 from pyramide.service.challenges import ChallengeCloses, ChallengeDeals, ChallengeService
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.par import Par, ParBook, Saved, par_shown
@@ -42,10 +44,6 @@ from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.stream_leases import StreamLeases
-from pyramide.service.moderation import Annulments, AuditLog, Bans
-from pyramide.service.players import PlayerStore
-from pyramide.service.privacy.rewrites import Rewrites
-from pyramide.service.privacy.service import PlayerData
 from pyramide.service.stats import FairPlay, Reviews
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.statistics import StatsStore

@@ -8,10 +8,10 @@ import unicodedata
 import pytest
 from scripts.name_chars import character_class, mark, visible_base
 
+from pyramide.service.accounts.name_chars import NAME_BASES, NAME_MARKS, UNICODE_VERSION
 from pyramide.service.deals.analysis import Priority, Solver
 from pyramide.service.errors import DomainError
 from pyramide.service.http.problems import DOMAIN_STATUS
-from pyramide.service.players.name_chars import NAME_BASES, NAME_MARKS, UNICODE_VERSION
 
 
 def test_a_waiting_hint_goes_ahead_of_waiting_analyses_and_a_full_queue_refuses_at_once() -> None:

@@ -103,7 +103,7 @@ def test_http_plumbing_imports_no_domain_but_the_players_and_apps_it_authenticat
     domains = tuple(f"pyramide.service.{d}" for d in DOMAINS)
     for path in _modules("http"):
         for name in _imports(path):
-            allowed = name in ("pyramide.service.players", "pyramide.service.apps")
+            allowed = name in ("pyramide.service.accounts", "pyramide.service.accounts")
             assert allowed or not name.startswith(domains), f"http/{path.name} imports {name}"
 
 

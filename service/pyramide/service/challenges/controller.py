@@ -9,11 +9,10 @@ from litestar import Controller, Response, get
 from litestar.params import Parameter, QueryParameter
 from litestar.response import Stream
 
-from pyramide.service.apps import AppPlayers
+from pyramide.service.accounts import AppPlayers, PlayerStore, bearer_player
 from pyramide.service.challenges.schemas import Challenge, ChallengeCalendar, ChallengeLeaderboard
 from pyramide.service.challenges.service import ChallengeService
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import (
@@ -27,7 +26,6 @@ from pyramide.service.http.paging import (
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.http.schemas import CHALLENGE_ID_PATTERN
 from pyramide.service.http.streams import BoardEvent, LiveStreams, StreamEvent, encoded, stream_response
-from pyramide.service.players import PlayerStore
 
 ChallengeBoardOrder = Annotated[
     Literal["rules", "par"],

@@ -9,13 +9,13 @@ from typing import Any, Final
 from uuid import UUID
 
 from pyramide.engine import DealCode
+from pyramide.service.accounts import Player
 from pyramide.service.challenges.calendar import ChallengeId, day_of, moment, now_ms
 from pyramide.service.challenges.closes import closed_challenges
 from pyramide.service.challenges.deals import ChallengeDeals, Chosen
 from pyramide.service.deals import ParBook
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games import GameReading, summary
-from pyramide.service.players import Player
 from pyramide.service.stats import Leaderboards, challenge_board
 
 CALENDAR_MAX_DAYS: Final = 31

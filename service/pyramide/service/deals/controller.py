@@ -7,11 +7,11 @@ from typing import Annotated
 from litestar import Controller, Response, get
 from litestar.params import QueryParameter
 
+from pyramide.service.accounts import PlayerStore, bearer_player
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.catalogue import PRESETS, VARIANTS
 from pyramide.service.deals.par import ParBook
 from pyramide.service.deals.schemas import DealAnalysis, DealLayout, RulePreset, RulesCatalogue, RuleSet, RuleVariant
-from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.headers import locale_of
 from pyramide.service.http.injection import Injected
@@ -20,7 +20,6 @@ from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
-from pyramide.service.players import PlayerStore
 
 
 class DealController(Controller):

@@ -11,7 +11,7 @@ from litestar.datastructures import State
 from litestar.params import Parameter, QueryParameter
 from pydantic import TypeAdapter
 
-from pyramide.service.apps import App
+from pyramide.service.accounts import App
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.events.delivery import Deliverer
 from pyramide.service.events.guard import UrlRefusedError

@@ -8,12 +8,12 @@ import jwt
 from litestar import Controller, Request, Response, get
 from litestar.datastructures import State
 
+from pyramide.service.accounts import Player
 from pyramide.service.games.certificates import Certificates, SigningKeys
 from pyramide.service.games.schemas import Certificate, JsonWebKeySet
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.params import GameIdText, game_id_of
 from pyramide.service.http.responses import problems
-from pyramide.service.players import Player
 
 JWKS_MAX_AGE_S = 3600
 """How long a verifier may cache the key set: a new key is published with its first certificate's signer, so a

@@ -14,6 +14,7 @@ import jwt
 
 from pyramide.engine import parse_move
 from pyramide.engine.moves import format_record
+from pyramide.service.accounts import Player
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.reading import owned
 from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms
@@ -22,7 +23,6 @@ from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.signing import SigningKey, new_key_pem, parse_keys
-from pyramide.service.players import Player
 from pyramide.service.status import GameStatus
 
 CERTIFICATE_TYPE = "pyramide-certificate+jwt"

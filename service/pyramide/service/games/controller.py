@@ -16,7 +16,7 @@ from pydantic import TypeAdapter
 
 from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
 from pyramide.engine.moves import format_record
-from pyramide.service.apps import AppPlayers
+from pyramide.service.accounts import AppPlayers, Player, PlayerStore, bearer_player
 from pyramide.service.deals import Par, ParBook
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
@@ -51,7 +51,6 @@ from pyramide.service.games.schemas import (
 )
 from pyramide.service.games.snapshots import now_ms, par_fields, shown_code
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, if_none_match, locale_of, none_match
 from pyramide.service.http.injection import Injected
@@ -60,7 +59,6 @@ from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, chec
 from pyramide.service.http.params import GameIdText, StepText, game_id_of, step_of
 from pyramide.service.http.responses import EncodedJson, not_modified, problems, revalidated
 from pyramide.service.http.streams import LiveStreams, SnapshotEvent, StreamEvent, stream_response
-from pyramide.service.players import Player, PlayerStore
 from pyramide.service.status import ListFilter
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)

@@ -8,6 +8,7 @@ from uuid import UUID, uuid4
 
 from pyramide.engine import DealCode, Game, Rules, random_deal_code
 from pyramide.engine.messages import Locale
+from pyramide.service.accounts import Player
 from pyramide.service.deals import WINNABLE_ONLY_ATTEMPTS, Solver
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.replies import Reply, reply_for
@@ -15,7 +16,6 @@ from pyramide.service.games.sealed import SealedDeal, SealedDeals
 from pyramide.service.games.snapshots import now_ms
 from pyramide.service.games.store import GameStore, derived_id, digest
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.players import Player
 
 
 @dataclass(frozen=True, slots=True)

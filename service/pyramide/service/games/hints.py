@@ -6,6 +6,7 @@ from uuid import UUID
 
 from pyramide.engine import IllegalMoveError
 from pyramide.engine.codes import Code
+from pyramide.service.accounts import Player
 from pyramide.service.deals import Solver
 from pyramide.service.deals.schemas import Analysis
 from pyramide.service.errors import DomainError, ErrorCode
@@ -14,7 +15,6 @@ from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.snapshots import now_ms
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.ratelimit import RateLimiter
-from pyramide.service.players import Player
 
 
 class GameHints:

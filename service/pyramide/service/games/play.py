@@ -19,6 +19,7 @@ from uuid import UUID
 
 from pyramide.engine import IllegalMoveError
 from pyramide.engine.messages import Locale
+from pyramide.service.accounts import Player
 from pyramide.service.deals import ParBook
 from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
 from pyramide.service.events import EventType
@@ -33,7 +34,6 @@ from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.outbox import mark_due
 from pyramide.service.infra.scripts import Result
-from pyramide.service.players import Player
 from pyramide.service.stats import GameResult
 from pyramide.service.status import GameStatus
 

@@ -7,6 +7,7 @@ from uuid import UUID
 
 from pyramide.engine import Move, parse_move
 from pyramide.engine.messages import Locale
+from pyramide.service.accounts import Player
 from pyramide.service.deals import Par, ParBook
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.positions import position_after
@@ -15,7 +16,6 @@ from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, same_ev
 from pyramide.service.games.store import GameStore, Listed
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
-from pyramide.service.players import Player
 from pyramide.service.status import GameStatus, ListFilter
 
 LISTS: Final[dict[str, Listed | None]] = {

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from pyramide.service.accounts import Player
 from pyramide.service.games.stored_game import StoredGame
-from pyramide.service.players import Player
 from pyramide.service.stats import GameResult, challenge_board
 from pyramide.service.status import GameStatus
 

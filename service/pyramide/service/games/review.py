@@ -14,12 +14,12 @@ import json
 from typing import Any
 from uuid import UUID
 
+from pyramide.service.accounts import Player
 from pyramide.service.deals import HINT_BUDGET, Solver
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.reading import GameReading
 from pyramide.service.games.snapshots import now_ms
 from pyramide.service.infra import keyspace
-from pyramide.service.players import Player
 
 
 class GameReviews:

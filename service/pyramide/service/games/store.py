@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Final, NamedTuple
 from uuid import UUID
 
+from pyramide.service.accounts import BANNED
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
@@ -30,7 +31,6 @@ from pyramide.service.infra.ratelimit import Limit, RateLimitedError
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.infra.settings import Settings
-from pyramide.service.players import BANNED
 from pyramide.service.status import GameStatus
 
 

@@ -4,18 +4,30 @@ analysing deals) and for creating games."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
+from typing import Protocol, runtime_checkable
 
 from litestar import Response
 from redis.exceptions import RedisError
 
-from pyramide.service.apps import App
 from pyramide.service.http.headers import AnyConnection, client_address
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.address_moves import AddressMoves
 from pyramide.service.infra.ratelimit import ALLOWANCE, Limit, Quota, RateLimiter
 from pyramide.service.infra.settings import APP_LIMIT_NAMES, QUOTA_NAMES, Settings
+
+
+@runtime_checkable
+class ClientApp(Protocol):
+    """An app calling with its own key, as the authentication puts it in ``scope["auth"]`` (``accounts.App``): the
+    bucket its requests that name no end user's address count under, and its own limits by name."""
+
+    @property
+    def bucket(self) -> str: ...
+
+    @property
+    def limits(self) -> Mapping[str, int]: ...
 
 
 async def rate_limit_headers(response: Response[object]) -> Response[object]:
@@ -29,10 +41,10 @@ async def rate_limit_headers(response: Response[object]) -> Response[object]:
     return response
 
 
-def _app_of(connection: AnyConnection, address: str) -> App | None:
+def _app_of(connection: AnyConnection, address: str) -> ClientApp | None:
     """The app whose own bucket ``address`` is (see ``http.auth``), or ``None``."""
     app = connection.scope.get("auth")
-    return app if isinstance(app, App) and address == app.bucket else None
+    return app if isinstance(app, ClientApp) and address == app.bucket else None
 
 
 class AddressLimits:
@@ -64,7 +76,7 @@ class AddressLimits:
         limits and quotas."""
         address = self._address(connection)
         app = connection.scope.get("auth")
-        if isinstance(app, App) and address != app.bucket:
+        if isinstance(app, ClientApp) and address != app.bucket:
             return [address, app.bucket]
         return [address]
 
@@ -129,7 +141,7 @@ class MoveAllowance:
         self._settings = settings
         self._proxies = settings.trusted_proxies
 
-    def allow(self, app: App) -> None:
+    def allow(self, app: ClientApp) -> None:
         """Give the app's bucket (its requests that name no end user's address) its own allowances."""
         self.moves.allow(app.bucket, self._settings.app_limit("address_moves", app.limits).limit)
         self.keyed.allow(app.bucket, self._settings.app_limit("address_keyed_moves", app.limits).limit)

@@ -5,6 +5,7 @@ schema (Litestar drops some of them, and cannot describe bodies that handlers va
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Final, get_args, get_origin
@@ -21,11 +22,14 @@ from litestar.routes import HTTPRoute
 from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
-from pyramide.service.events import WEBHOOKS
 from pyramide.service.http.examples import EXAMPLES, problem_example
 from pyramide.service.http.problems import PROBLEM_JSON, PROBLEM_STATUS
 from pyramide.service.http.responses import PRECONDITION_FAILED
 from pyramide.service.http.schemas import CREATE_PLAYER_KEY_PATTERN, IDEMPOTENCY_KEY_PATTERN, Problem
+
+Webhooks = Mapping[Any, type[BaseModel]]
+"""The body of each event an app's webhook endpoints receive, by event type (``events.WEBHOOKS``, passed in by the
+wiring: plumbing names no domain)."""
 
 COMMITTED: Final = Path(__file__).resolve().parents[4] / "openapi" / "openapi.json"
 _REF: Final = "#/components/schemas/{model}"
@@ -307,7 +311,8 @@ def reached_components(roots: list[Any], schemas: dict[str, Any]) -> set[str]:
     return reached
 
 
-def build_document(app: Litestar) -> dict[str, Any]:
+def build_document(app: Litestar, webhooks: Webhooks) -> dict[str, Any]:
+    """The service's document; ``webhooks``: the body of each event an app's endpoints receive (``events``)."""
     document = app.openapi_schema.to_schema()
     operations = _operations(app)
     bodies, definitions = _pydantic_schemas(operations)
@@ -337,7 +342,7 @@ def build_document(app: Litestar) -> dict[str, Any]:
                     body = _one_object(f"{operation['operationId'][0].upper()}{operation['operationId'][1:]}Body",
                                        body, components["schemas"])  # fmt: skip
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
-    document["webhooks"] = _webhooks(components["schemas"])
+    document["webhooks"] = _webhooks(webhooks, components["schemas"])
     document["tags"] = _tags(document)
     _add_links(document, operations)
     _catalogue(components["schemas"]["Problem"])
@@ -361,11 +366,11 @@ _SIGNATURE_HEADERS: Final = (
 )
 
 
-def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
+def _webhooks(webhooks: Webhooks, schemas: dict[str, Any]) -> dict[str, Any]:
     """The ``webhooks`` section (OpenAPI 3.1): for every event type, the signed POST an app's endpoint receives,
-    its body's schema added to the components (``events.WEBHOOKS``)."""
+    its body's schema added to the components."""
     inputs: list[tuple[str, JsonSchemaMode, TypeAdapter[Any]]] = [
-        (str(kind), "serialization", TypeAdapter(model)) for kind, model in WEBHOOKS.items()
+        (str(kind), "serialization", TypeAdapter(model)) for kind, model in webhooks.items()
     ]
     bodies, definitions = TypeAdapter.json_schemas(inputs, ref_template=_REF, schema_generator=_AsSent)
     schemas.update(definitions.get("$defs", {}))
@@ -547,12 +552,13 @@ def _link(target: str, operations: dict[str, HTTPRouteHandler]) -> dict[str, Any
 class ServiceDocument:
     """:func:`build_document` of the app serving it, built on its first request and kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, webhooks: Webhooks) -> None:
         self._document: dict[str, Any] | None = None
+        self._webhooks = webhooks
 
     def of(self, app: Litestar) -> dict[str, Any]:
         if self._document is None:
-            self._document = build_document(app)
+            self._document = build_document(app, self._webhooks)
         return self._document
 
 
@@ -638,9 +644,9 @@ class DocumentPage(SwaggerRenderPlugin):
         return DOCS_PAGE
 
 
-def render_plugins() -> list[OpenAPIRenderPlugin]:
+def render_plugins(webhooks: Webhooks) -> list[OpenAPIRenderPlugin]:
     """The schema's endpoints: the document as JSON and YAML, and the interactive page at ``/schema``."""
-    source = ServiceDocument()
+    source = ServiceDocument(webhooks)
     return [DocumentJson(source), DocumentYaml(source), DocumentPage(path=["/", "/swagger"])]
 
 

@@ -71,7 +71,7 @@ _BMP_END: Final = 0xFFFF
 
 def class_ranges(insides: str) -> list[tuple[int, int]]:
     """The code point ranges of a character class's insides written as literal characters and ``a-b`` ranges
-    (no escapes), as in :mod:`pyramide.service.players.name_chars`."""
+    (no escapes), as in :mod:`pyramide.service.accounts.name_chars`."""
     ranges: list[tuple[int, int]] = []
     index = 0
     while index < len(insides):

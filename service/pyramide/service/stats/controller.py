@@ -9,11 +9,11 @@ from uuid import UUID
 from litestar import Controller, Request, delete, get
 from litestar.datastructures import State
 
+from pyramide.service.accounts import Player
 from pyramide.service.deals import ParBook
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
 from pyramide.service.http.responses import problems
-from pyramide.service.players import Player
 from pyramide.service.stats.schemas import PlayerStats, WonGame, WonGamesPage
 from pyramide.service.stats.statistics import StatsStore
 

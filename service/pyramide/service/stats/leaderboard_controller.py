@@ -9,10 +9,10 @@ from litestar.params import QueryParameter
 from litestar.response import Stream
 
 from pyramide.engine import DealCode
+from pyramide.service.accounts import PlayerStore, bearer_player
 from pyramide.service.deals import Par, ParBook, ParStatus, par_shown
 from pyramide.service.deals.schemas import RuleSet
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.http.auth import bearer_player
 from pyramide.service.http.body import AnyRequest
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import (
@@ -26,7 +26,6 @@ from pyramide.service.http.paging import (
 from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.http.streams import BoardEvent, LiveStreams, StreamEvent, encoded, stream_response
-from pyramide.service.players import PlayerStore
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.rankings import Page
 from pyramide.service.stats.schemas import Leaderboard, LeaderboardEntry

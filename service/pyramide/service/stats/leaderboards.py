@@ -21,11 +21,12 @@ from uuid import UUID
 
 from redis.exceptions import ResponseError
 
+from pyramide.service.boards import challenge_board
 from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
-from pyramide.service.stats.results import GameResult, challenge_board
+from pyramide.service.stats.results import GameResult
 
 
 class PlayerArgs(NamedTuple):

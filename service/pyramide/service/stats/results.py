@@ -29,7 +29,7 @@ class GameResult:
     challenge: str | None = None
     """The daily challenge the game was an attempt at."""
     board: str | None = None
-    """The leaderboard a win is entered on: the code's, the challenge's (see :func:`challenge_board`), or none (a
+    """The leaderboard a win is entered on: the code's, the challenge's (see :func:`boards.challenge_board`), or none (a
     challenge game finished after its challenge closed)."""
     app_id: str | None = None
     """The app whose player won (its id); ``None`` for an anonymous player."""
@@ -78,8 +78,3 @@ class GameResult:
             "finished_at": datetime.fromtimestamp(self.finished_ms / 1000, UTC).isoformat().replace("+00:00", "Z"),
             "name": self.name,
         }
-
-
-def challenge_board(challenge: str) -> str:
-    """The name of a daily challenge's leaderboard (a deal code never looks like it)."""
-    return f"challenge:{challenge}"

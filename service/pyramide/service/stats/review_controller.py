@@ -12,14 +12,13 @@ from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from pydantic import TypeAdapter
 
-from pyramide.service.apps import Principal
+from pyramide.service.accounts import AuditLog, Principal
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import parse_body
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Limit, ReviewsCursor, check_paging_query
 from pyramide.service.http.params import IdText, id_of
 from pyramide.service.http.responses import problems
-from pyramide.service.moderation import AuditLog
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.reviews import Reviews
 from pyramide.service.stats.schemas import Review, ReviewDecisionBody, ReviewsPage

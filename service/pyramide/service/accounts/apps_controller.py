@@ -10,17 +10,17 @@ from litestar.datastructures import State
 from litestar.params import Parameter
 from pydantic import TypeAdapter
 
-from pyramide.service.apps.players import AppPlayers, valid_external_id
-from pyramide.service.apps.principal import Principal
-from pyramide.service.apps.schemas import AppList, AppView, CreateAppBody, CreatedApp, IssuedSession, Scope
-from pyramide.service.apps.store import App, AppStore
+from pyramide.service.accounts.app_players import AppPlayers, valid_external_id
+from pyramide.service.accounts.app_schemas import AppList, AppView, CreateAppBody, CreatedApp, IssuedSession, Scope
+from pyramide.service.accounts.apps import App, AppStore
+from pyramide.service.accounts.audit import AuditLog
+from pyramide.service.accounts.principal import Principal
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import parse_body
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.params import IdText, id_of
 from pyramide.service.http.responses import problems
-from pyramide.service.moderation import AuditLog
 
 AdminRequest = Request[Principal, None, State]
 AppRequest = Request[App, App, State]

@@ -11,8 +11,8 @@ from uuid import UUID
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from pyramide.engine.messages import Locale
+from pyramide.service.accounts.name_chars import NAME_BASES, NAME_MARKS
 from pyramide.service.http.schemas import SPACE_CHARACTERS, SchemaPattern, StrictModel, bmp_class, class_ranges
-from pyramide.service.players.name_chars import NAME_BASES, NAME_MARKS
 
 _SPACES = "".join(chr(c) for c in SPACE_CHARACTERS)
 NAME_PATTERN = f"^[{_SPACES}{NAME_MARKS}]*[{NAME_BASES}][{_SPACES}{NAME_BASES}{NAME_MARKS}]*$"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from pyramide.service.apps import Principal
+from pyramide.service.accounts.audit import AuditLog
+from pyramide.service.accounts.bans import moderated_player
+from pyramide.service.accounts.players import PlayerStore
+from pyramide.service.accounts.ports import PlayerBoards
+from pyramide.service.accounts.principal import Principal
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.moderation.audit import AuditLog
-from pyramide.service.moderation.bans import moderated_player
-from pyramide.service.players import PlayerStore
-from pyramide.service.stats import Leaderboards
 
 
 class Annulments:
-    def __init__(self, players: PlayerStore, boards: Leaderboards, audit: AuditLog) -> None:
+    def __init__(self, players: PlayerStore, boards: PlayerBoards, audit: AuditLog) -> None:
         self.players = players
         self.boards = boards
         self.audit = audit

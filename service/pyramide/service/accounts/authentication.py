@@ -1,6 +1,6 @@
 """Bearer-token authentication as Litestar middleware: every route is the player's unless its handler is marked
 ``exclude_from_auth``; a handler reads its player as ``request.user``. The admin routes (under ``/v1/admin``) are
-the operator's and the apps': there ``request.user`` is the :class:`~pyramide.service.apps.Principal`, a player's
+the operator's and the apps': there ``request.user`` is the :class:`~pyramide.service.accounts.Principal`, a player's
 token is never accepted, and while no operator key is set every admin route answers 404."""
 
 from __future__ import annotations
@@ -12,21 +12,15 @@ from collections.abc import Callable
 from litestar.middleware.authentication import AbstractAuthenticationMiddleware, AuthenticationResult
 from litestar.types import ASGIApp
 
-from pyramide.service.apps import (
-    APP_KEY_PREFIX,
-    SESSION_PREFIX,
-    App,
-    AppPlayers,
-    AppStore,
-    Principal,
-    is_app_key,
-    valid_external_id,
-)
+from pyramide.service.accounts.app_players import SESSION_PREFIX, AppPlayers, valid_external_id
+from pyramide.service.accounts.apps import APP_KEY_PREFIX, App, AppStore, is_app_key
+from pyramide.service.accounts.player import Player
+from pyramide.service.accounts.players import PlayerStore
+from pyramide.service.accounts.principal import Principal
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.headers import AnyConnection, header_value
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
 from pyramide.service.http.problems import HttpCode, ProblemError
-from pyramide.service.players import Player, PlayerStore
 
 PUBLIC_PATHS = ["^/schema(/|$)", "^/metrics$"]
 """Anchored: Litestar searches these patterns anywhere in the path, and a path naming an app's user (its external id)

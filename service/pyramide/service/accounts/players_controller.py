@@ -6,18 +6,19 @@ from litestar import Controller, Request, Response, delete, get, patch, post
 from litestar.datastructures import State
 from pydantic import TypeAdapter
 
-from pyramide.service.apps import SESSION_PREFIX, AppPlayers, valid_external_id
+from pyramide.service.accounts.app_players import SESSION_PREFIX, AppPlayers, valid_external_id
+from pyramide.service.accounts.authentication import APP_TOKENS, bearer_token
+from pyramide.service.accounts.player_schemas import CreatedPlayer, CreatePlayerBody, IssuedToken, PlayerSettingsBody
+from pyramide.service.accounts.player_schemas import Player as PlayerView
+from pyramide.service.accounts.player import Player
+from pyramide.service.accounts.players import PlayerStore
+from pyramide.service.accounts.privacy import PlayerData
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.http.auth import APP_TOKENS, bearer_token
 from pyramide.service.http.body import AnyRequest, fingerprint, parse_body
 from pyramide.service.http.headers import header_value, replay_header, secret_idempotency_key
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.responses import problems
-from pyramide.service.players.schemas import CreatedPlayer, CreatePlayerBody, IssuedToken, PlayerSettingsBody
-from pyramide.service.players.schemas import Player as PlayerView
-from pyramide.service.players.service import Player, PlayerStore
-from pyramide.service.privacy import PlayerData
 
 _CREATE = TypeAdapter(CreatePlayerBody)
 _SETTINGS = TypeAdapter(PlayerSettingsBody)

@@ -8,8 +8,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
+from pyramide.service.accounts.player_schemas import PlayerName
 from pyramide.service.http.schemas import StrictModel
-from pyramide.service.players.schemas import PlayerName
 
 Scope = Literal["players", "moderation"]
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final, NamedTuple
 from uuid import UUID
 
-from pyramide.service.apps import Principal
+from pyramide.service.accounts.principal import Principal
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result, Script

@@ -8,12 +8,12 @@ from litestar import Controller, Request, get
 from litestar.datastructures import State
 from pydantic import BaseModel, Field
 
-from pyramide.service.http.auth import OPEN_TO_BANNED
+from pyramide.service.accounts.authentication import OPEN_TO_BANNED
+from pyramide.service.accounts.player import Player
+from pyramide.service.accounts.privacy import PlayerData
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import rate_limit_headers
 from pyramide.service.http.responses import problems
-from pyramide.service.players import Player
-from pyramide.service.privacy.service import PlayerData
 
 PlayerRequest = Request[Player, str, State]
 

@@ -11,19 +11,20 @@ from litestar.datastructures import State
 from litestar.params import Parameter
 from pydantic import TypeAdapter
 
-from pyramide.service.apps import AppPlayers, Principal
+from pyramide.service.accounts.annulments import Annulments
+from pyramide.service.accounts.app_players import AppPlayers
+from pyramide.service.accounts.audit import AuditLog
+from pyramide.service.accounts.bans import Bans
+from pyramide.service.accounts.moderation_schemas import REASON_MAX, BanBody, BanState
+from pyramide.service.accounts.players import PlayerStore
+from pyramide.service.accounts.principal import Principal
+from pyramide.service.accounts.privacy import PlayerData
+from pyramide.service.boards import challenge_board
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import parse_body
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.params import IdText, deal_code_of, id_of
 from pyramide.service.http.responses import problems
-from pyramide.service.moderation.annulments import Annulments
-from pyramide.service.moderation.audit import AuditLog
-from pyramide.service.moderation.bans import Bans
-from pyramide.service.moderation.schemas import REASON_MAX, BanBody, BanState
-from pyramide.service.players import PlayerStore
-from pyramide.service.privacy import PlayerData
-from pyramide.service.stats import challenge_board
 
 AdminRequest = Request[Principal, None, State]
 BoardText = Annotated[str, Parameter(description="A deal code (e.g. PY1-N-AAAAAAS) or `challenge:<id>`.")]

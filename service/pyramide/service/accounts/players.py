@@ -5,36 +5,29 @@ SHA-256 of the secret, in the player's hash ``pyr:{p:<id>}:player``. A player th
 ``player_idle_ttl_s`` after its last request (its statistics with it); finishing a game keeps it for good.
 
 Creating a player with an ``Idempotency-Key`` keeps the response for retries, and the response holds the token, so it
-is kept sealed: under ``pyr:{ip:<SHA-256 of the key>}`` (the key itself is never stored) and encrypted with AES-GCM
-under a key derived from the Idempotency-Key by HKDF. Only a caller holding the Idempotency-Key finds the record and
-can read it; Redis cannot. That is also why the key must carry at least 128 bits (see ``schemas``): it is the only
-secret between a retry and the token. The record expires with the idempotency window.
+is kept sealed (:mod:`accounts.sealed`) under ``pyr:{ip:<SHA-256 of the key>}``. That is also why the key must carry
+at least 128 bits (see ``player_schemas``): it is the only secret between a retry and the token. The record expires
+with the idempotency window. A ban is :mod:`accounts.bans`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import hmac
 import json
-import os
 import secrets
 import time
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import replace
 from typing import Final, NamedTuple
 from uuid import UUID, uuid4
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from redis.exceptions import ResponseError
 
 from pyramide.engine.messages import Locale
+from pyramide.service.accounts.player import Player, player_of
+from pyramide.service.accounts.sealed import SealedCreate
+from pyramide.service.accounts.tokens import secret_hash, token_hash
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
-from pyramide.service.infra import outbox as outbox_module
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.infra.settings import Settings
@@ -113,180 +106,6 @@ CHANGE: Final = Script("player_change", ChangeKeys, FieldsArgs)
 """Changes fields of a player that still exists (else :attr:`Result.MISSING`)."""
 
 
-class BanKeys(NamedTuple):
-    player: str
-    auth: str
-    tombstone: str
-    outbox: str
-    """The player's outbox: an app player's ban emits ``player.banned`` there, with the change."""
-
-
-class BanArgs(NamedTuple):
-    at_ms: int
-    mark: bytes
-    """:data:`BANNED`, in place of the token hash."""
-    actor: str
-    by_operator: str
-    player: str
-    reason: str
-    """The moderator's reason, in the event (empty: ``null``)."""
-
-
-BAN: Final = Script("player_ban", BanKeys, BanArgs)
-"""Bans a player that exists and is not being erased: the flag in its settings (read by every route that reads
-the player from Redis) and :data:`BANNED` in place of its token hash (compared by every game script, so the move
-route refuses at once in every process, at no extra cost). The ban remembers who imposed it (``banned_by``): the
-first banner, unless the operator bans again, who then owns it. Answers who owns the ban now
-(:attr:`Result.MISSING`: no such player)."""
-
-
-class UnbanKeys(NamedTuple):
-    player: str
-    auth: str
-    outbox: str
-    """The player's outbox: lifting an app player's ban emits ``player.banned`` (``banned`` false) there."""
-
-
-class UnbanArgs(NamedTuple):
-    actor: str
-    by_operator: str
-    player: str
-    at_ms: int
-    reason: str
-
-
-UNBAN: Final = Script("player_unban", UnbanKeys, UnbanArgs)
-"""Lifts a ban, when the caller may: the operator any ban, an app only one it imposed itself (a ban with no
-``banned_by``, from before it was kept, is the operator's). The flag goes and the player's current token hash is
-back where the game scripts compare it: :attr:`Result.OK`; :attr:`Result.UNCHANGED` when it was not banned;
-:attr:`Result.MISSING`; :attr:`Result.FORBIDDEN` when it is not the caller's ban to lift."""
-
-
-_NONCE_BYTES: Final = 12
-BANNED: Final = b"banned"
-"""What ``keyspace.auth`` holds while the player is banned: never the hash of a token (64 hex digits)."""
-
-
-def _hash(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def token_hash(token: str) -> str:
-    """What Redis keeps of a token: the SHA-256 of its secret part."""
-    return _hash(token.partition(".")[2])
-
-
-@dataclass(frozen=True, slots=True)
-class Player:
-    id: UUID
-    locale: Locale
-    explain_errors: bool
-    created_ms: int
-    name: str | None = None
-    """Shown beside the player's wins on leaderboards; ``None``: none chosen."""
-    token_hash: str = ""
-    """The hash of the token this request authenticated with (see ``keyspace.auth``)."""
-    create_record: str | None = None
-    """Where createPlayer's sealed answer for a retry is kept, when it was created with an Idempotency-Key."""
-    app_id: UUID | None = None
-    """The app whose user this player is (see ``apps``); ``None``: an anonymous player."""
-    app_name: str | None = None
-    """That app's name when the player was bound to it (shown beside the player's board entries)."""
-    external_id: str | None = None
-    """The app's own id for its user (``Pyramide-Player``)."""
-    banned: bool = False
-    """A moderator has banned the player (see ``moderation``): every player route but export and erasure is 403."""
-    banned_by: str | None = None
-    """Who imposed the ban in force: ``operator`` or ``app:<id>`` (the audit log's actor); ``None`` when not banned."""
-
-    @property
-    def created_at(self) -> datetime:
-        return datetime.fromtimestamp(self.created_ms / 1000, UTC)
-
-    def fields(self) -> dict[str, str]:
-        return {
-            "locale": self.locale,
-            "explain_errors": "1" if self.explain_errors else "0",
-            "created_ms": str(self.created_ms),
-            **({"name": self.name} if self.name else {}),
-            **(self._app_fields() if self.app_id else {}),
-        }
-
-    def _app_fields(self) -> dict[str, str]:
-        return {"app_id": str(self.app_id), "app_name": self.app_name or "", "external_id": self.external_id or ""}
-
-
-def _player(player_id: UUID, fields: dict[bytes, bytes]) -> Player:
-    locale: Locale = "en" if fields.get(b"locale") == b"en" else "hu"
-    name = fields.get(b"name")
-    return Player(
-        player_id,
-        locale,
-        fields.get(b"explain_errors") == b"1",
-        int(fields.get(b"created_ms", b"0")),
-        name.decode() if name else None,
-        fields.get(b"token_hash", b"").decode(),
-        (fields.get(b"create_record") or b"").decode() or None,
-        *_app_binding(fields),
-        b"banned_ms" in fields,
-        _banned_by(fields),
-    )
-
-
-def _banned_by(fields: dict[bytes, bytes]) -> str | None:
-    """Who owns the player's ban; a ban kept from before owners were kept is the operator's."""
-    if b"banned_ms" not in fields:
-        return None
-    return (fields.get(b"banned_by") or b"operator").decode()
-
-
-def _app_binding(fields: dict[bytes, bytes]) -> tuple[UUID | None, str | None, str | None]:
-    """An app player's binding (app id, app name, external id), read from its hash; ``None`` for an anonymous one."""
-    app = fields.get(b"app_id")
-    if not app:
-        return None, None, None
-    return UUID(app.decode()), fields.get(b"app_name", b"").decode(), fields.get(b"external_id", b"").decode()
-
-
-class SealedCreate:
-    """The kept response of one ``createPlayer`` Idempotency-Key: where it is kept and how it is sealed."""
-
-    def __init__(self, idempotency_key: str, purpose: bytes = b"create-player", player: str | None = None) -> None:
-        secret = idempotency_key.encode()
-        lookup = hashlib.sha256(b"pyramide:" + purpose + b"\x1f" + secret).hexdigest()
-        self.key = keyspace.sealed_create(lookup) if player is None else keyspace.player_sealed(player, lookup)
-        self._aad = lookup.encode()
-        derive = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"pyramide", info=purpose + b" response")
-        self._aead = AESGCM(derive.derive(secret))
-
-    @classmethod
-    def rotation(cls, old_token: str, idempotency_key: str) -> SealedCreate:
-        """The kept response of a token rotation: in the player's slot, found and opened only with both the token it
-        replaced and the Idempotency-Key (a retry after a lost answer holds both; no one else does)."""
-        player = old_token.partition(".")[0]
-        with contextlib.suppress(ValueError):
-            player = str(UUID(player))  # the player's slot, however the token spells its id
-        return cls(f"{old_token}\x1f{idempotency_key}", b"rotate-token", player)
-
-    def seal(self, fingerprint: str, player: Player, token: str) -> bytes:
-        plain = json.dumps({"fp": fingerprint, "id": str(player.id), "token": token, **player.fields()}).encode()
-        nonce = os.urandom(_NONCE_BYTES)
-        return nonce + self._aead.encrypt(nonce, plain, self._aad)
-
-    def open(self, sealed: bytes, fingerprint: str) -> tuple[Player, str]:
-        """The player and token kept; 409 ``idempotency_key_reused`` when the kept request was another one."""
-        try:
-            plain = self._aead.decrypt(sealed[:_NONCE_BYTES], sealed[_NONCE_BYTES:], self._aad)
-        except InvalidTag:
-            raise DomainError(ErrorCode.IDEMPOTENCY_KEY_REUSED) from None
-        kept = json.loads(plain)
-        if not hmac.compare_digest(kept.pop("fp"), fingerprint):
-            raise DomainError(ErrorCode.IDEMPOTENCY_KEY_REUSED)
-        token = kept.pop("token")
-        player_id = UUID(kept.pop("id"))
-        return _player(player_id, {k.encode(): v.encode() for k, v in kept.items()}), token
-
-
 AUTH_CACHE_S = 10.0
 AUTH_CACHE_SIZE = 10_000
 
@@ -303,8 +122,6 @@ class PlayerStore:
         self._insert_script = INSERT.load(redis)
         self._rotate_script = ROTATE.load(redis)
         self._change_script = CHANGE.load(redis)
-        self._ban_script = BAN.load(redis)
-        self._unban_script = UNBAN.load(redis)
         self._known: dict[str, tuple[float, Player]] = {}
 
     async def create(
@@ -374,7 +191,7 @@ class PlayerStore:
         fields = await self._touch(player_id)
         if not fields.get(b"token_hash"):
             return None
-        player = _player(player_id, fields)
+        player = player_of(player_id, fields)
         if len(self._known) >= AUTH_CACHE_SIZE:
             self._known.clear()
         self._known[cache_key] = (now, player)
@@ -382,7 +199,7 @@ class PlayerStore:
 
     async def get(self, player_id: UUID) -> Player | None:
         fields = await self.redis.hgetall(keyspace.player(player_id))
-        return _player(player_id, fields) if fields else None
+        return player_of(player_id, fields) if fields else None
 
     async def _touch(self, player_id: UUID) -> dict[bytes, bytes]:
         """The player's hash, its idle time renewed (with the keys that follow it) in the same script; while Redis is
@@ -410,7 +227,7 @@ class PlayerStore:
         """The token's player, or ``None`` for a missing, malformed or wrong token (compared in constant time).
         With ``remembered``, a player this process authenticated in the last ``AUTH_CACHE_S`` seconds is taken as
         it was: only for routes whose store checks the token itself on every access (see ``keyspace.auth``)."""
-        cache_key = _hash(token)
+        cache_key = secret_hash(token)
         known = self._known.get(cache_key)
         now = time.monotonic()
         if remembered and known is not None and now - known[0] < AUTH_CACHE_S:
@@ -431,9 +248,9 @@ class PlayerStore:
             return None
         fields = await self._touch(player_id)
         expected = fields.get(b"token_hash", b"").decode()
-        if not expected or not secret or not hmac.compare_digest(expected, _hash(secret)):
+        if not expected or not secret or not hmac.compare_digest(expected, secret_hash(secret)):
             return None
-        return _player(player_id, fields)
+        return player_of(player_id, fields)
 
     async def rotate(self, old_token: str, idempotency_key: str | None, fingerprint: str) -> tuple[str, bool]:
         """A new token for the player of ``old_token``, which stops working at once (401 ``unauthorized`` for a
@@ -478,41 +295,6 @@ class PlayerStore:
             ChangeKeys(player=keyspace.player(player_id)), FieldsArgs(json.dumps(fields))
         )
         return bool(changed == Result.OK)
-
-    async def ban(self, player_id: UUID, at_ms: int, actor: str, *, by_operator: bool, reason: str = "") -> str | None:
-        """Ban the player in every process at once (see :data:`BANNED`) on behalf of ``actor`` (``operator`` or
-        ``app:<id>``); who owns the ban now, ``None`` when there is no such player (or it is being erased). Banning
-        again changes nothing but the moment (and the owner, when the operator bans)."""
-        outbox = keyspace.player_outbox(player_id)
-        keys = BanKeys(
-            player=keyspace.player(player_id),
-            auth=keyspace.auth(player_id),
-            tombstone=keyspace.tombstone(player_id),
-            outbox=outbox,
-        )
-        operator = "1" if by_operator else "0"
-        args = BanArgs(at_ms, BANNED, actor, operator, str(player_id), reason)
-        owner = await self._ban_script(keys, args)
-        self.forget(player_id)
-        if owner != Result.MISSING:
-            await outbox_module.mark_due(self.redis, outbox)  # an app player's first ban emitted player.banned
-        return None if owner == Result.MISSING else (raw(owner) or b"operator").decode()
-
-    async def unban(self, player_id: UUID, actor: str, *, by_operator: bool, reason: str = "") -> bool | None:
-        """Lift the player's ban: true when it was banned, false when it was not, ``None`` when there is no such
-        player; 403 ``forbidden`` when ``actor`` is an app that did not impose it. Its current token works again at
-        once in every process."""
-        outbox = keyspace.player_outbox(player_id)
-        keys = UnbanKeys(player=keyspace.player(player_id), auth=keyspace.auth(player_id), outbox=outbox)
-        at_ms = int(time.time() * 1000)
-        args = UnbanArgs(actor, "1" if by_operator else "0", str(player_id), at_ms, reason)
-        answer = Result(int(await self._unban_script(keys, args)))
-        self.forget(player_id)
-        if answer is Result.OK:
-            await outbox_module.mark_due(self.redis, outbox)  # lifting an app player's ban emitted player.banned
-        if answer is Result.FORBIDDEN:
-            raise DomainError(ErrorCode.FORBIDDEN)
-        return None if answer is Result.MISSING else answer is Result.OK
 
     def forget(self, player_id: UUID) -> None:
         """Drop what this process remembers of the player (its settings changed, or it is gone)."""

@@ -28,16 +28,16 @@ from uuid import UUID
 
 from redis.exceptions import ResponseError
 
-from pyramide.service.games import GameReading
+from pyramide.service.accounts.audit import AuditLog
+from pyramide.service.accounts.player import Player
+from pyramide.service.accounts.players import PlayerStore
+from pyramide.service.accounts.ports import PlayerBoards, PlayerGames, PlayerReviews, PlayerStatistics
+from pyramide.service.accounts.rewrites import Rewrites
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.outbox import hand_over
 from pyramide.service.infra.ratelimit import Limit, RateLimiter
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import Script
-from pyramide.service.moderation import AuditLog
-from pyramide.service.players import Player, PlayerStore
-from pyramide.service.privacy.rewrites import Rewrites
-from pyramide.service.stats import Leaderboards, Reviews, StatsStore
 
 SCAN_COUNT: Final = 1000
 PAGE: Final = 100
@@ -67,16 +67,16 @@ class PlayerData:
         *,
         redis: RedisClient,
         players: PlayerStore,
-        games: GameReading,
-        stats: StatsStore,
-        boards: Leaderboards,
+        games: PlayerGames,
+        stats: PlayerStatistics,
+        boards: PlayerBoards,
         retry_window_s: int,
         limiter: RateLimiter,
         exports_limit: Limit,
         guard_s: float = 120.0,
         rewrites: Rewrites | None = None,
         audit: AuditLog | None = None,
-        reviews: Reviews | None = None,
+        reviews: PlayerReviews | None = None,
     ) -> None:
         self.redis = redis
         self.players = players

@@ -9,12 +9,12 @@ from litestar import Controller, Request, get
 from litestar.datastructures import State
 from litestar.params import QueryParameter
 
-from pyramide.service.apps import Principal
+from pyramide.service.accounts.audit import AuditLog
+from pyramide.service.accounts.moderation_schemas import AuditEntry, AuditPage
+from pyramide.service.accounts.principal import Principal
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Limit, check_paging_query
 from pyramide.service.http.responses import problems
-from pyramide.service.moderation.audit import AuditLog
-from pyramide.service.moderation.schemas import AuditEntry, AuditPage
 
 AdminRequest = Request[Principal, None, State]
 AuditCursor = Annotated[

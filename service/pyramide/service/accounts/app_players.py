@@ -38,13 +38,14 @@ from uuid import UUID
 
 from redis.exceptions import ResponseError
 
-from pyramide.service.apps.store import App, checked, key_app_id
+from pyramide.service.accounts.apps import App, checked, key_app_id
+from pyramide.service.accounts.player import Player
+from pyramide.service.accounts.players import PlayerStore
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
 from pyramide.service.infra import outbox as outbox_module
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import NoKeys, Result, Script
-from pyramide.service.players import Player, PlayerStore
 
 SESSION_PREFIX: Final = "pyrses_"
 EXTERNAL_ID: Final = re.compile(r"^[\x21-\x2e\x30-\x7e]{1,128}$")
