@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from litestar import Litestar
@@ -17,182 +16,11 @@ from litestar.config.app import AppConfig
 from litestar.di import Provide
 from litestar.plugins import InitPluginProtocol
 
-from pyramide.engine import DealCode
-from pyramide.service.accounts import Annulments, AppPlayers, AppStore, AuditLog, Bans, PlayerStore
-from pyramide.service.accounts.privacy import PlayerData
-from pyramide.service.accounts.rewrites import Rewrites
-from pyramide.service.challenges import ChallengeCloses, ChallengeDeals, ChallengeService
-from pyramide.service.deals.analysis import Solver
-from pyramide.service.deals.par import Par, ParBook, Saved, par_shown
-from pyramide.service.deals.sealed import DealSecret
-from pyramide.service.events import Deliverer, WebhookStore
-from pyramide.service.games.certificates import Certificates, SigningKeys
-from pyramide.service.games.controller import GameWrites
-from pyramide.service.games.creation import GameCreation
-from pyramide.service.games.hints import GameHints
-from pyramide.service.games.play import GamePlay
-from pyramide.service.games.reading import GameReading
-from pyramide.service.games.review import GameReviews
-from pyramide.service.games.settlement import Settlement
-from pyramide.service.games.store import GameStore
+from pyramide.service.accounts import AppPlayers, AppStore, PlayerStore
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
-from pyramide.service.http.streams import LiveStreams
-from pyramide.service.infra.address_moves import AddressMoves
-from pyramide.service.infra.disk import DiskWatch
-from pyramide.service.infra.notices import Notices
-from pyramide.service.infra.ratelimit import RateLimiter
-from pyramide.service.infra.redis import RedisClient, connect
+from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
-from pyramide.service.infra.stream_leases import StreamLeases
-from pyramide.service.stats import FairPlay, Reviews
-from pyramide.service.stats.leaderboards import Leaderboards
-from pyramide.service.stats.statistics import StatsStore
-
-
-@dataclass(slots=True)
-class Running:
-    """Everything that lives as long as the app runs."""
-
-    redis: RedisClient
-    players: PlayerStore
-    solver: Solver
-    pars: ParBook
-    stats: StatsStore
-    leaderboards: Leaderboards
-    reviews: Reviews
-    settlement: Settlement
-    games: GameReading
-    creation: GameCreation
-    hints: GameHints
-    game_reviews: GameReviews
-    address_limits: AddressLimits
-    move_allowance: MoveAllowance
-    game_writes: GameWrites
-    privacy: PlayerData
-    challenges: ChallengeService
-    closes: ChallengeCloses
-    apps: AppStore
-    app_players: AppPlayers
-    audit: AuditLog
-    disk: DiskWatch | None
-    bans: Bans
-    annulments: Annulments
-    signing: SigningKeys
-    certificates: Certificates
-    webhooks: WebhookStore
-    deliverer: Deliverer
-    streams: LiveStreams
-
-    @classmethod
-    def start(cls, settings: Settings) -> Running:
-        redis = connect(settings)
-        limiter = RateLimiter(redis)
-        solver = Solver(settings.solver_workers, settings.solver_time_limit_s, settings.solver_queue, redis=redis)
-        store = GameStore(redis, settings)
-        stats = StatsStore(redis)
-        leaderboards = Leaderboards(redis)
-        reviews = Reviews(redis, settings.min_move_ms)
-        fair_play = FairPlay(settings.challenge_players, settings.min_move_ms)
-        settlement = Settlement(
-            redis, store, stats, leaderboards, settings.settlement_grace_s, fair_play=fair_play, reviews=reviews
-        )
-        players = PlayerStore(redis, settings)
-        secret = DealSecret(redis, settings.deal_secret)
-        deals = ChallengeDeals(
-            redis,
-            secret,
-            solver,
-            settings.challenge_presets,
-            settings.challenge_candidates,
-            days_ahead=settings.challenge_days_ahead,
-        )
-        pars = ParBook(redis, solver, settings.analysis_ttl_s)
-        games = GameReading(store, pars)
-        signing = SigningKeys(redis, settings.signing_keys)
-        audit = AuditLog(redis)
-        apps = AppStore(redis)
-        app_players = AppPlayers(redis, players, settings.session_ttl_s)
-        webhooks = WebhookStore(redis)
-        move_allowance = MoveAllowance(
-            AddressMoves(redis, settings.limits.limit("address_moves")),
-            AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
-            settings,
-        )
-        challenges = ChallengeService(deals, games, leaderboards, pars)
-        pars.on_saved(_boards_told(leaderboards, challenges))
-        return cls(
-            redis=redis,
-            players=players,
-            solver=solver,
-            pars=pars,
-            stats=stats,
-            leaderboards=leaderboards,
-            reviews=reviews,
-            settlement=settlement,
-            games=games,
-            creation=GameCreation(store, solver, sealed_deals=deals),
-            hints=GameHints(games, solver, settlement, limiter),
-            game_reviews=GameReviews(games, solver, settings.analysis_ttl_s),
-            address_limits=AddressLimits(limiter, settings),
-            move_allowance=move_allowance,
-            game_writes=GameWrites(GamePlay(store, settings.conflict_retries, settlement, pars), move_allowance),
-            privacy=PlayerData(
-                redis=redis,
-                players=players,
-                games=games,
-                stats=stats,
-                boards=leaderboards,
-                reviews=reviews,
-                retry_window_s=settings.idempotency_ttl_s,
-                limiter=limiter,
-                exports_limit=settings.limits.limit("exports"),
-                guard_s=settings.erasure_guard_s,
-                rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
-                audit=audit,
-            ),
-            challenges=challenges,
-            closes=ChallengeCloses(redis, deals, settings.challenge_close_check_s, challenges.touch_board),
-            apps=apps,
-            app_players=app_players,
-            disk=_disk_watch(settings),
-            audit=audit,
-            bans=Bans(players, leaderboards, audit, apps, app_players),
-            annulments=Annulments(players, leaderboards, audit),
-            signing=signing,
-            certificates=Certificates(store, signing),
-            webhooks=webhooks,
-            deliverer=Deliverer(redis, webhooks, settings),
-            streams=_live_streams(settings, redis),
-        )
-
-    async def stop(self) -> None:
-        await self.deliverer.close()
-        if self.privacy.rewrites is not None:
-            await self.privacy.rewrites.close()
-        await self.challenges.deals.close()
-        self.pars.close()
-        self.solver.close()
-        await self.streams.notices.close()
-        await self.redis.aclose()
-
-
-def _boards_told(leaderboards: Leaderboards, challenges: ChallengeService) -> Saved:
-    """What a saved par bumps: the boards of the closed challenges that dealt it, then the deal's board, last, so
-    that its shown state being written marks the par's background work as over (for tests that count commands)."""
-
-    async def told(code: DealCode, par: Par) -> None:
-        await challenges.par_saved(code)
-        await leaderboards.touch(str(code), par_shown(par))
-
-    return told
-
-
-def _live_streams(settings: Settings, redis: RedisClient) -> LiveStreams:
-    """The live streams over the process's one pub/sub connection (to the node the URL names, in a cluster too)."""
-    assert settings.redis_url is not None  # connect() refused to start without one
-    notices = Notices(settings.redis_url, settings.redis_timeout_s, settings.stream_notices_ping_s)
-    leases = StreamLeases(redis, settings.stream_heartbeat_s)
-    return LiveStreams(notices, leases, settings)
+from pyramide.service.wiring.running import Running, group_of
 
 
 class Services:
@@ -214,14 +42,14 @@ class Services:
         return self._running
 
     def start(self) -> None:
-        self._running = Running.start(self.settings)
-        if self._running.disk is not None:
-            self._disk_task = asyncio.get_running_loop().create_task(self._running.disk.run())
-        self._moves_task = asyncio.get_running_loop().create_task(self._running.move_allowance.run())
-        self._ahead_task = asyncio.get_running_loop().create_task(self._running.challenges.deals.run())
-        self._closes_task = asyncio.get_running_loop().create_task(self._running.closes.run())
+        self._running = running = Running.start(self.settings)
+        if running.disk is not None:
+            self._disk_task = asyncio.get_running_loop().create_task(running.disk.run())
+        self._moves_task = asyncio.get_running_loop().create_task(running.plumbing.move_allowance.run())
+        self._ahead_task = asyncio.get_running_loop().create_task(running.challenges.challenges.deals.run())
+        self._closes_task = asyncio.get_running_loop().create_task(running.challenges.closes.run())
         if self.settings.webhook_delivery:
-            self._delivery_task = asyncio.get_running_loop().create_task(self._running.deliverer.run())
+            self._delivery_task = asyncio.get_running_loop().create_task(running.events.deliverer.run())
 
     async def stop(self) -> None:
         if self._disk_task is not None:
@@ -244,22 +72,22 @@ class Services:
             await running.stop()
 
     def players(self) -> PlayerStore:
-        return self.running.players
+        return self.running.accounts.players
 
     def move_allowance(self) -> MoveAllowance:
-        return self.running.move_allowance
+        return self.running.plumbing.move_allowance
 
     def apps(self) -> AppStore:
-        return self.running.apps
+        return self.running.accounts.apps
 
     def redis(self) -> RedisClient:
         return self.running.redis
 
     def app_players(self) -> AppPlayers:
-        return self.running.app_players
+        return self.running.accounts.app_players
 
     def address_limits(self) -> AddressLimits:
-        return self.running.address_limits
+        return self.running.plumbing.address_limits
 
     def must_confirm(self) -> bool:
         """Whether a write's answer waits for Redis to confirm its append-only file (with ``confirm_writes``
@@ -271,8 +99,17 @@ class Services:
         """What handlers may ask for by name."""
 
         def provide(name: str) -> Provide:
-            def get() -> object:
+            group = group_of(name)
+
+            def get_own() -> object:
                 return getattr(self.running, name)
+
+            if group is None:
+                return Provide(get_own, sync_to_thread=False)
+            held = group
+
+            def get() -> object:
+                return getattr(getattr(self.running, held), name)
 
             return Provide(get, sync_to_thread=False)
 
@@ -337,10 +174,3 @@ def confirms_writes(settings: Settings) -> bool:
     if settings.confirm_writes == "auto":
         return settings.supervisor_state is not None
     return settings.confirm_writes == "always"
-
-
-def _disk_watch(settings: Settings) -> DiskWatch | None:
-    """The watch over the embedded Redis's disk, for ``confirm_writes`` ``auto``."""
-    if settings.confirm_writes != "auto" or settings.supervisor_state is None:
-        return None
-    return DiskWatch(settings.supervisor_state.parent, settings.confirm_writes_reserve_mb * 1024 * 1024)

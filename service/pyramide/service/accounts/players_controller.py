@@ -8,9 +8,9 @@ from pydantic import TypeAdapter
 
 from pyramide.service.accounts.app_players import SESSION_PREFIX, AppPlayers, valid_external_id
 from pyramide.service.accounts.authentication import APP_TOKENS, bearer_token
+from pyramide.service.accounts.player import Player
 from pyramide.service.accounts.player_schemas import CreatedPlayer, CreatePlayerBody, IssuedToken, PlayerSettingsBody
 from pyramide.service.accounts.player_schemas import Player as PlayerView
-from pyramide.service.accounts.player import Player
 from pyramide.service.accounts.players import PlayerStore
 from pyramide.service.accounts.privacy import PlayerData
 from pyramide.service.errors import DomainError, ErrorCode

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -23,8 +22,8 @@ from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.commands import Abandon, Command, Tap, Versions
 from pyramide.service.games.commands import Move as MoveCommand
 from pyramide.service.games.creation import GameCreation, NewGame
+from pyramide.service.games.dependencies import GameWrites
 from pyramide.service.games.hints import GameHints
-from pyramide.service.games.play import GamePlay
 from pyramide.service.games.reading import GameReading
 from pyramide.service.games.replies import Reply
 from pyramide.service.games.review import GameReviews
@@ -54,7 +53,7 @@ from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_match, if_none_match, locale_of, none_match
 from pyramide.service.http.injection import Injected
-from pyramide.service.http.limits import AddressLimits, MoveAllowance, rate_limit_headers
+from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.params import GameIdText, StepText, game_id_of, step_of
 from pyramide.service.http.responses import EncodedJson, not_modified, problems, revalidated
@@ -89,16 +88,6 @@ def _send(
     if limit is not None:
         headers["RateLimit-Policy"], headers["RateLimit"] = limit
     return response(body, status_code=201 if reply.created else 200, media_type="application/json", headers=headers)
-
-
-@dataclass(frozen=True, slots=True)
-class GameWrites:
-    """What the routes that change a game need, as one dependency: Litestar resolves two or more dependencies of a
-    route in an anyio task group (a task each), a single one by awaiting its provider; the move route is the
-    service's busiest."""
-
-    play: GamePlay
-    allowance: MoveAllowance
 
 
 class GameController(Controller):

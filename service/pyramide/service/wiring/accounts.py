@@ -1,0 +1,64 @@
+"""Accounts' objects: players, apps and their players, the audit log, bans, annulments, a player's data. What a
+player's erasure and a ban need of the games and the boards comes in from the wiring above (``accounts.ports``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyramide.service.accounts import Annulments, AppPlayers, AppStore, AuditLog, Bans, PlayerData, PlayerStore
+from pyramide.service.accounts.ports import PlayerBoards, PlayerGames, PlayerReviews, PlayerStatistics
+from pyramide.service.accounts.rewrites import Rewrites
+from pyramide.service.infra.ratelimit import RateLimiter
+from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.settings import Settings
+
+
+@dataclass(slots=True)
+class Accounts:
+    players: PlayerStore
+    apps: AppStore
+    app_players: AppPlayers
+    audit: AuditLog
+    bans: Bans
+    annulments: Annulments
+    privacy: PlayerData
+
+    @classmethod
+    def start(
+        cls,
+        settings: Settings,
+        redis: RedisClient,
+        limiter: RateLimiter,
+        *,
+        games: PlayerGames,
+        stats: PlayerStatistics,
+        boards: PlayerBoards,
+        reviews: PlayerReviews,
+    ) -> Accounts:
+        players = PlayerStore(redis, settings)
+        audit = AuditLog(redis)
+        apps = AppStore(redis)
+        app_players = AppPlayers(redis, players, settings.session_ttl_s)
+        privacy = PlayerData(
+            redis=redis,
+            players=players,
+            games=games,
+            stats=stats,
+            boards=boards,
+            reviews=reviews,
+            retry_window_s=settings.idempotency_ttl_s,
+            limiter=limiter,
+            exports_limit=settings.limits.limit("exports"),
+            guard_s=settings.erasure_guard_s,
+            rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
+            audit=audit,
+        )
+        return cls(
+            players=players,
+            apps=apps,
+            app_players=app_players,
+            audit=audit,
+            bans=Bans(players, boards, audit, apps, app_players),
+            annulments=Annulments(players, boards, audit),
+            privacy=privacy,
+        )

@@ -1,0 +1,40 @@
+"""Deals' and statistics' objects: the solver and the pars it finds; statistics, leaderboards and reviews."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyramide.service.deals import ParBook, Solver
+from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.settings import Settings
+from pyramide.service.stats import Leaderboards, Reviews, StatsStore
+
+
+@dataclass(slots=True)
+class Deals:
+    solver: Solver
+    pars: ParBook
+
+    @classmethod
+    def start(cls, settings: Settings, redis: RedisClient) -> Deals:
+        solver = Solver(settings.solver_workers, settings.solver_time_limit_s, settings.solver_queue, redis=redis)
+        return cls(solver=solver, pars=ParBook(redis, solver, settings.analysis_ttl_s))
+
+    def stop(self) -> None:
+        self.pars.close()
+        self.solver.close()
+
+
+@dataclass(slots=True)
+class Stats:
+    stats: StatsStore
+    leaderboards: Leaderboards
+    reviews: Reviews
+
+    @classmethod
+    def start(cls, settings: Settings, redis: RedisClient) -> Stats:
+        return cls(
+            stats=StatsStore(redis),
+            leaderboards=Leaderboards(redis),
+            reviews=Reviews(redis, settings.min_move_ms),
+        )

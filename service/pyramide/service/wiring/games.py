@@ -1,0 +1,72 @@
+"""The games' objects: reading, creating, playing (with the move route's allowance), hints, reviews, settlement,
+certificates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyramide.service.challenges import ChallengeDeals
+from pyramide.service.games.certificates import Certificates, SigningKeys
+from pyramide.service.games.creation import GameCreation
+from pyramide.service.games.dependencies import GameWrites
+from pyramide.service.games.hints import GameHints
+from pyramide.service.games.play import GamePlay
+from pyramide.service.games.reading import GameReading
+from pyramide.service.games.review import GameReviews
+from pyramide.service.games.settlement import Settlement
+from pyramide.service.games.store import GameStore
+from pyramide.service.http.limits import MoveAllowance
+from pyramide.service.infra.ratelimit import RateLimiter
+from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.settings import Settings
+from pyramide.service.stats import FairPlay
+from pyramide.service.wiring.deals import Deals, Stats
+
+
+@dataclass(slots=True)
+class Games:
+    settlement: Settlement
+    games: GameReading
+    creation: GameCreation
+    hints: GameHints
+    game_reviews: GameReviews
+    game_writes: GameWrites
+    signing: SigningKeys
+    certificates: Certificates
+
+    @classmethod
+    def start(
+        cls,
+        settings: Settings,
+        redis: RedisClient,
+        limiter: RateLimiter,
+        *,
+        deals: Deals,
+        stats: Stats,
+        sealed_deals: ChallengeDeals,
+        move_allowance: MoveAllowance,
+    ) -> Games:
+        store = GameStore(redis, settings)
+        fair_play = FairPlay(settings.challenge_players, settings.min_move_ms)
+        settlement = Settlement(
+            redis,
+            store,
+            stats.stats,
+            stats.leaderboards,
+            settings.settlement_grace_s,
+            fair_play=fair_play,
+            reviews=stats.reviews,
+        )
+        games = GameReading(store, deals.pars)
+        signing = SigningKeys(redis, settings.signing_keys)
+        play = GamePlay(store, settings.conflict_retries, settlement, deals.pars)
+        return cls(
+            settlement=settlement,
+            games=games,
+            creation=GameCreation(store, deals.solver, sealed_deals=sealed_deals),
+            hints=GameHints(games, deals.solver, settlement, limiter),
+            game_reviews=GameReviews(games, deals.solver, settings.analysis_ttl_s),
+            game_writes=GameWrites(play, move_allowance),
+            signing=signing,
+            certificates=Certificates(store, signing),
+        )

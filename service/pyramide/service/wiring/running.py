@@ -1,0 +1,144 @@
+"""Everything that lives as long as the app runs: one Redis client, the plumbing over it (limits, live streams, the
+disk watch), and each domain's objects (:mod:`wiring.accounts`, :mod:`wiring.deals`, :mod:`wiring.games`,
+:mod:`wiring.challenges`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Final
+
+from pyramide.service.http.limits import AddressLimits, MoveAllowance
+from pyramide.service.http.streams import LiveStreams
+from pyramide.service.infra.address_moves import AddressMoves
+from pyramide.service.infra.disk import DiskWatch
+from pyramide.service.infra.notices import Notices
+from pyramide.service.infra.ratelimit import RateLimiter
+from pyramide.service.infra.redis import RedisClient, connect
+from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.stream_leases import StreamLeases
+from pyramide.service.wiring.accounts import Accounts
+from pyramide.service.wiring.challenges import Challenges, Events, challenge_deals
+from pyramide.service.wiring.deals import Deals, Stats
+from pyramide.service.wiring.games import Games
+
+
+@dataclass(slots=True)
+class Plumbing:
+    """What the routes share beyond any domain: the per-address limits and the live streams."""
+
+    address_limits: AddressLimits
+    move_allowance: MoveAllowance
+    streams: LiveStreams
+
+    @classmethod
+    def start(cls, settings: Settings, redis: RedisClient, limiter: RateLimiter) -> Plumbing:
+        move_allowance = MoveAllowance(
+            AddressMoves(redis, settings.limits.limit("address_moves")),
+            AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
+            settings,
+        )
+        return cls(
+            address_limits=AddressLimits(limiter, settings),
+            move_allowance=move_allowance,
+            streams=_live_streams(settings, redis),
+        )
+
+
+@dataclass(slots=True)
+class Running:
+    redis: RedisClient
+    disk: DiskWatch | None
+    plumbing: Plumbing
+    deals: Deals
+    stats: Stats
+    games: Games
+    challenges: Challenges
+    accounts: Accounts
+    events: Events
+
+    @classmethod
+    def start(cls, settings: Settings) -> Running:
+        redis = connect(settings)
+        limiter = RateLimiter(redis)
+        plumbing = Plumbing.start(settings, redis, limiter)
+        deals = Deals.start(settings, redis)
+        stats = Stats.start(settings, redis)
+        sealed = challenge_deals(settings, redis, deals)
+        games = Games.start(
+            settings,
+            redis,
+            limiter,
+            deals=deals,
+            stats=stats,
+            sealed_deals=sealed,
+            move_allowance=plumbing.move_allowance,
+        )
+        challenges = Challenges.start(
+            settings, redis, sealed_deals=sealed, deals=deals, games=games, leaderboards=stats.leaderboards
+        )
+        accounts = Accounts.start(
+            settings,
+            redis,
+            limiter,
+            games=games.games,
+            stats=stats.stats,
+            boards=stats.leaderboards,
+            reviews=stats.reviews,
+        )
+        return cls(
+            redis=redis,
+            disk=_disk_watch(settings),
+            plumbing=plumbing,
+            deals=deals,
+            stats=stats,
+            games=games,
+            challenges=challenges,
+            accounts=accounts,
+            events=Events.start(settings, redis),
+        )
+
+    async def stop(self) -> None:
+        await self.events.deliverer.close()
+        if self.accounts.privacy.rewrites is not None:
+            await self.accounts.privacy.rewrites.close()
+        await self.challenges.challenges.deals.close()
+        self.deals.stop()
+        await self.plumbing.streams.notices.close()
+        await self.redis.aclose()
+
+
+GROUPS: Final[dict[str, type]] = {
+    "plumbing": Plumbing,
+    "deals": Deals,
+    "stats": Stats,
+    "games": Games,
+    "challenges": Challenges,
+    "accounts": Accounts,
+    "events": Events,
+}
+"""The groups of :class:`Running` whose objects handlers may ask for by their field's name."""
+
+
+def group_of(name: str) -> str | None:
+    """The group of :class:`Running` that holds the object named ``name``; ``None``: :class:`Running`'s own."""
+    for group, kind in GROUPS.items():
+        if name in {f.name for f in fields(kind)}:
+            return group
+    if name in {f.name for f in fields(Running)}:
+        return None
+    raise KeyError(name)
+
+
+def _live_streams(settings: Settings, redis: RedisClient) -> LiveStreams:
+    """The live streams over the process's one pub/sub connection (to the node the URL names, in a cluster too)."""
+    assert settings.redis_url is not None  # connect() refused to start without one
+    notices = Notices(settings.redis_url, settings.redis_timeout_s, settings.stream_notices_ping_s)
+    leases = StreamLeases(redis, settings.stream_heartbeat_s)
+    return LiveStreams(notices, leases, settings)
+
+
+def _disk_watch(settings: Settings) -> DiskWatch | None:
+    """The watch over the embedded Redis's disk, for ``confirm_writes`` ``auto``."""
+    if settings.confirm_writes != "auto" or settings.supervisor_state is None:
+        return None
+    return DiskWatch(settings.supervisor_state.parent, settings.confirm_writes_reserve_mb * 1024 * 1024)
