@@ -59,7 +59,7 @@ ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [
     ModerationController,
     ReviewController,
 ]
-"""The routes under ``/v1/admin``: the operator's and the apps' (see ``http.auth``)."""
+"""The routes under ``/v1/admin``: the operator's and the apps' (see ``accounts.authentication``)."""
 
 
 class MetricsController(Controller):

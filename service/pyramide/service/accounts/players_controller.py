@@ -150,7 +150,7 @@ async def _erase_app_player(
 ) -> Response[None]:
     """Erase an app's player, with the app's key and ``Pyramide-Player`` (204 too when the user has no player: none
     is created to be erased) or with a session; its binding goes too, so its external id gets a fresh player (a
-    banned player's binding keeps the ban instead: see ``apps.players``)."""
+    banned player's binding keeps the ban instead: see ``accounts.app_players``)."""
     external = header_value(request, b"pyramide-player")
     if token.startswith(SESSION_PREFIX):
         player = await app_players.session_player(token)

@@ -42,7 +42,7 @@ async def rate_limit_headers(response: Response[object]) -> Response[object]:
 
 
 def _app_of(connection: AnyConnection, address: str) -> ClientApp | None:
-    """The app whose own bucket ``address`` is (see ``http.auth``), or ``None``."""
+    """The app whose own bucket ``address`` is (see ``accounts.authentication``), or ``None``."""
     app = connection.scope.get("auth")
     return app if isinstance(app, ClientApp) and address == app.bucket else None
 
@@ -60,7 +60,7 @@ class AddressLimits:
 
     def _limit(self, connection: AnyConnection, address: str, name: str) -> Limit:
         """The limit ``name`` of the address: an app's own for an app's requests that named no end user's address
-        (``http.auth`` put the app's bucket in their place), else the per-address one."""
+        (``accounts.authentication`` put the app's bucket in their place), else the per-address one."""
         app = _app_of(connection, address)
         if app is not None and name in APP_LIMIT_NAMES:
             return self.settings.app_limit(name, app.limits)
