@@ -48,7 +48,7 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         for s in vars(module).values()
         if isinstance(s, Script)
     }
-    more = (audit, app_players, privacy, rewrites, closes, delivery, webhook_store, stream_leases, outbox)
+    more = (audit, app_players, bans, privacy, rewrites, closes, delivery, webhook_store, stream_leases, outbox)
     scripts |= {s.name for m in more for s in vars(m).values() if isinstance(s, Script)}
     pieces = {
         "gcra", "quota", "list_game", "follow_player", "hash_fields", "emit_event", "board_left", "save_game",
