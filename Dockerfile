@@ -24,7 +24,7 @@ COPY pyproject.toml uv.lock README.md ./
 RUN /opt/uv/bin/uv sync --locked --no-dev --no-install-project
 COPY service ./service
 COPY web ./web
-# Of Swagger UI's files the docs page serves four (http/openapi.py DOCS_FILES); the rest (the editor, source maps,
+# Of Swagger UI's files the docs page serves four (http/docs_page.py DOCS_FILES); the rest (the editor, source maps,
 # other builds) go. Of Babel's locale data (32 MB, every CLDR locale) the service needs only its catalogue's locales,
 # Hungarian and English, and their root (http/locale.py negotiates Accept-Language among them); nor its message
 # extraction tools. The C and Cython sources some wheels ship beside their compiled modules are never read. Faker

@@ -16,7 +16,7 @@ import pytest
 from pyramide.service.accounts.name_chars import NAME_BASES, NAME_MARKS
 from pyramide.service.accounts.player_schemas import NAME_PATTERN
 from pyramide.service.app import create_app
-from pyramide.service.http.openapi import reached_components
+from pyramide.service.http.openapi_schemas import reached_components
 from pyramide.service.http.schemas import class_ranges
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread

@@ -32,9 +32,9 @@ from pyramide.service.events.controller import WebhookController
 from pyramide.service.games.certificate_controller import CertificateController, signing_keys
 from pyramide.service.games.controller import GameController, MyGamesController
 from pyramide.service.http.cors import cors_config, keep_vary
+from pyramide.service.http.docs_page import docs_asset, docs_router, render_plugins
 from pyramide.service.http.durability import ConfirmWrites
 from pyramide.service.http.health import HealthController
-from pyramide.service.http.openapi import docs_asset, docs_router, render_plugins
 from pyramide.service.http.options import MethodAnswers
 from pyramide.service.http.problem_pages import problem_page
 from pyramide.service.http.problems import EXCEPTION_HANDLERS

@@ -15,8 +15,8 @@ from litestar.response import Redirect
 
 import pyramide
 from pyramide.service.http.body import AnyRequest
+from pyramide.service.http.docs_page import PAGE_SECURITY_HEADERS
 from pyramide.service.http.headers import if_none_match, none_match
-from pyramide.service.http.openapi import PAGE_SECURITY_HEADERS
 from pyramide.service.http.responses import not_modified
 
 MEDIA_TYPES: Final = {
