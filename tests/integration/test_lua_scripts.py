@@ -17,7 +17,8 @@ from pyramide.service.accounts import app_players, audit, bans, players, privacy
 from pyramide.service.challenges import closes
 from pyramide.service.events import delivery
 from pyramide.service.events import store as webhook_store
-from pyramide.service.games import store
+from pyramide.service.games import store_scripts
+from pyramide.service.games.store_scripts import HintArgs
 from pyramide.service.infra import address_moves, keyspace, outbox, ratelimit, stream_leases
 from pyramide.service.infra.redis import connect, raw
 from pyramide.service.infra.scripts import LUA, NoKeys, Result, Script
@@ -44,7 +45,7 @@ def run(settings: Settings, script: Script[Any, Any], keys: Any, args: Any, **co
 def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
     scripts = {
         s.name
-        for module in (store, ratelimit, address_moves, statistics, leaderboards, rankings, reviews, players)
+        for module in (store_scripts, ratelimit, address_moves, statistics, leaderboards, rankings, reviews, players)
         for s in vars(module).values()
         if isinstance(s, Script)
     }
@@ -61,13 +62,13 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
 # -- games --------------------------------------------------------------------------------------------------------
 
 
-def _save_keys(player: UUID, game: UUID, idempotency: str = "-") -> store.SaveKeys:
-    keys = store.save_keys(ratelimit.Limit("moves", 0))(player, game)
+def _save_keys(player: UUID, game: UUID, idempotency: str = "-") -> store_scripts.SaveKeys:
+    keys = store_scripts.save_keys(ratelimit.Limit("moves", 0))(player, game)
     return keys._replace(idempotency=keyspace.game_idempotency(player, game, idempotency))
 
 
-def _save_args(basis: bytes, state: bytes, **changes: Any) -> store.SaveArgs:
-    args = store.SaveArgs(
+def _save_args(basis: bytes, state: bytes, **changes: Any) -> store_scripts.SaveArgs:
+    args = store_scripts.SaveArgs(
         basis=basis, state=state, notation="D", ttl_ms=60_000, response=b"", result=b"", game="g1",
         changed_ms=5, listed=1, token="t", pending_since="",
     )  # fmt: skip
@@ -78,8 +79,8 @@ def test_game_save(settings: Settings, redis_client: redis.Redis) -> None:
     player, game = uuid4(), uuid4()
     keys = _save_keys(player, game)
 
-    def save(args: store.SaveArgs, **constants: int) -> Any:
-        return run(settings, store.SAVE, keys, args, **(SAVE_CONSTANTS | constants))
+    def save(args: store_scripts.SaveArgs, **constants: int) -> Any:
+        return run(settings, store_scripts.SAVE, keys, args, **(SAVE_CONSTANTS | constants))
 
     assert save(_save_args(b"s0", b"s1")) == [Result.UNAUTHORIZED, b""]
     redis_client.set(keys.auth, "t")
@@ -111,24 +112,24 @@ def test_game_save_keeps_the_latest_responses_for_idempotency_keys(
     answers = []
     for n in range(3):
         keys = _save_keys(player, game, f"k{n}")
-        answers.append(run(settings, store.SAVE, keys, _save_args(f"s{n}".encode(), f"s{n + 1}".encode(),
+        answers.append(run(settings, store_scripts.SAVE, keys, _save_args(f"s{n}".encode(), f"s{n + 1}".encode(),
                                                                    response=b"head|"), **SAVE_CONSTANTS))  # fmt: skip
     assert [a[2] for a in answers] == [1, 1, 0], "the third replaces the oldest (KEPT 2): Redis does not grow"
     assert redis_client.get(keyspace.game_idempotency(player, game, "k0")) is None
     assert redis_client.lrange(keyspace.game_kept(player, game), 0, -1) == [b"k2", b"k1"]
-    again = run(settings, store.SAVE, _save_keys(player, game, "k2"), _save_args(b"s0", b"x", response=b"h|"),
+    again = run(settings, store_scripts.SAVE, _save_keys(player, game, "k2"), _save_args(b"s0", b"x", response=b"h|"),
                 **SAVE_CONSTANTS)  # fmt: skip
     assert again == [Result.KEPT, b"head|s3"], "the kept response comes back, nothing written"
 
 
-def _create(player: UUID, game: UUID, **changes: Any) -> tuple[store.CreateKeys, store.CreateArgs]:
+def _create(player: UUID, game: UUID, **changes: Any) -> tuple[store_scripts.CreateKeys, store_scripts.CreateArgs]:
     lists = keyspace.game_lists(player)
-    keys = store.CreateKeys(
+    keys = store_scripts.CreateKeys(
         state=keyspace.game_state(player, game), idempotency=keyspace.game_idempotency(player, game, "k"),
         limit=keyspace.player_limit(player, "games"), all=lists.all, open=lists.open, won=lists.won,
         abandoned=lists.abandoned, auth=keyspace.auth(player), attempt=keyspace.attempt(player, "2026-12-05"),
     )  # fmt: skip
-    args = store.CreateArgs(
+    args = store_scripts.CreateArgs(
         state=b"s", ttl_ms=60_000, response=b"head|", kept_ms=60_000, interval=0, burst=0, game=str(game),
         created_ms=100, token="t", attempt_ttl_ms="", max_unfinished=0, expired_before_ms=0,
     )  # fmt: skip
@@ -138,43 +139,43 @@ def _create(player: UUID, game: UUID, **changes: Any) -> tuple[store.CreateKeys,
 def test_game_create(settings: Settings, redis_client: redis.Redis) -> None:
     player, game = uuid4(), uuid4()
     keys, args = _create(player, game)
-    assert run(settings, store.CREATE, keys, args) == [Result.UNAUTHORIZED, b""]
+    assert run(settings, store_scripts.CREATE, keys, args) == [Result.UNAUTHORIZED, b""]
     redis_client.set(keys.auth, "t")
-    assert run(settings, store.CREATE, keys, args) == [Result.OK, b""]
+    assert run(settings, store_scripts.CREATE, keys, args) == [Result.OK, b""]
     assert redis_client.get(keys.state) == b"s" and redis_client.get(keys.idempotency) == b"head|s"
     assert redis_client.zscore(keys.open, str(game)) == 100 and redis_client.zscore(keys.all, str(game)) == 100
-    assert run(settings, store.CREATE, keys, args) == [Result.KEPT, b"head|s"], "a retried create"
+    assert run(settings, store_scripts.CREATE, keys, args) == [Result.KEPT, b"head|s"], "a retried create"
     other_keys, other = _create(player, uuid4(), max_unfinished=1, expired_before_ms=50)
-    assert run(settings, store.CREATE, other_keys, other) == [Result.TOO_MANY_UNFINISHED, b""]
-    assert run(settings, store.CREATE, other_keys, other._replace(expired_before_ms=101))[0] == Result.OK, (
+    assert run(settings, store_scripts.CREATE, other_keys, other) == [Result.TOO_MANY_UNFINISHED, b""]
+    assert run(settings, store_scripts.CREATE, other_keys, other._replace(expired_before_ms=101))[0] == Result.OK, (
         "a game expired since its last change leaves the open list"
     )
     redis_client.set(keys.attempt, "earlier")
     third_keys, third = _create(player, uuid4(), attempt_ttl_ms=5000)
-    assert run(settings, store.CREATE, third_keys, third) == [Result.ATTEMPTED, b""]
+    assert run(settings, store_scripts.CREATE, third_keys, third) == [Result.ATTEMPTED, b""]
     redis_client.delete(keys.attempt)
-    assert run(settings, store.CREATE, third_keys, third)[0] == Result.OK
+    assert run(settings, store_scripts.CREATE, third_keys, third)[0] == Result.OK
     assert redis_client.get(keys.attempt) == third.game.encode()
     fourth_keys, fourth = _create(player, uuid4(), interval=10**6, burst=1)
-    assert run(settings, store.CREATE, fourth_keys, fourth)[0] == Result.LIMITED
+    assert run(settings, store_scripts.CREATE, fourth_keys, fourth)[0] == Result.LIMITED
 
 
 def test_game_count_hint(settings: Settings, redis_client: redis.Redis) -> None:
     player, game = uuid4(), uuid4()
-    keys = store.HintKeys(
+    keys = store_scripts.HintKeys(
         hints=keyspace.game_hints(player, game),
         hinted=keyspace.game_hinted(player, game),
         tombstone=keyspace.tombstone(player),
     )
-    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(version=3, ttl_ms=60_000)) == Result.OK
+    assert run(settings, store_scripts.COUNT_HINT, keys, HintArgs(version=3, ttl_ms=60_000)) == Result.OK
     assert redis_client.get(keys.hints) == b"1" and 0 < redis_client.pttl(keys.hints) <= 60_000
     assert 0 < redis_client.pttl(keys.hinted) <= 60_000
-    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(version=3, ttl_ms=60_000)) == Result.UNCHANGED
+    assert run(settings, store_scripts.COUNT_HINT, keys, HintArgs(version=3, ttl_ms=60_000)) == Result.UNCHANGED
     assert redis_client.get(keys.hints) == b"1"  # the same version: the same hint
-    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(version=4, ttl_ms=60_000)) == Result.OK
+    assert run(settings, store_scripts.COUNT_HINT, keys, HintArgs(version=4, ttl_ms=60_000)) == Result.OK
     assert redis_client.get(keys.hints) == b"2"
     redis_client.set(keys.tombstone, 1)
-    assert run(settings, store.COUNT_HINT, keys, store.HintArgs(version=5, ttl_ms=60_000)) == Result.ERASED
+    assert run(settings, store_scripts.COUNT_HINT, keys, HintArgs(version=5, ttl_ms=60_000)) == Result.ERASED
     assert redis_client.get(keys.hints) == b"2"
 
 
@@ -456,12 +457,12 @@ def test_a_script_the_server_lost_is_loaded_again(settings: Settings, redis_clie
 
 
 def test_the_save_script_bakes_its_validated_constants() -> None:
-    text = store.SAVE.text(**SAVE_CONSTANTS | {"INTERVAL": 1234})
+    text = store_scripts.SAVE.text(**SAVE_CONSTANTS | {"INTERVAL": 1234})
     assert "gcra(KEYS[5], 1234, 0)" in text and "CONST." not in text and "KEYS." not in text
     with pytest.raises(ValueError, match="takes the constants"):
-        store.SAVE.text(INTERVAL=1)
+        store_scripts.SAVE.text(INTERVAL=1)
     with pytest.raises(ValueError, match="must be an int"):
-        store.SAVE.text(**SAVE_CONSTANTS | {"KEPT": "2; redis.call('FLUSHALL')"})  # type: ignore[arg-type]
+        store_scripts.SAVE.text(**SAVE_CONSTANTS | {"KEPT": "2; redis.call('FLUSHALL')"})  # type: ignore[arg-type]
 
 
 # -- events housekeeping ------------------------------------------------------------------------------------------

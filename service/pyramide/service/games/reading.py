@@ -13,7 +13,8 @@ from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.positions import position_after
 from pyramide.service.games.replies import Reply, reply_for
 from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, same_every_time, shown_code
-from pyramide.service.games.store import GameStore, Listed
+from pyramide.service.games.store import GameStore
+from pyramide.service.games.store_reads import Listed
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
 from pyramide.service.status import GameStatus, ListFilter

@@ -9,120 +9,44 @@ Unfinished games expire ``unfinished_ttl_s`` after their last change; won and ab
 
 A kept response is not the response's bytes but what rebuilds them: a small head (see ``games.Reply.kept``) and the
 stored game as it was saved, which the script appends itself, so a kept response costs little more than the game.
+
+The scripts' keys and arguments are in ``store_scripts``, the plain reads in ``store_reads``.
 """
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, NamedTuple
+from typing import Final
 from uuid import UUID
 
-from pyramide.service.accounts import BANNED
 from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.store_reads import GameReads, listed
+from pyramide.service.games.store_scripts import (
+    COUNT_HINT,
+    CREATE,
+    FINISH,
+    RECENT_GAMES,
+    SAVE,
+    CreateArgs,
+    CreateKeys,
+    FinishArgs,
+    FinishKeys,
+    HintArgs,
+    HintKeys,
+    SaveArgs,
+    save_keys,
+)
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
-from pyramide.service.infra.ratelimit import Limit, RateLimitedError
+from pyramide.service.infra.ratelimit import RateLimitedError
 from pyramide.service.infra.redis import RedisClient, raw
-from pyramide.service.infra.scripts import Result, Script
+from pyramide.service.infra.scripts import Result
 from pyramide.service.infra.settings import Settings
-from pyramide.service.status import GameStatus
-
-
-class SaveKeys(NamedTuple):
-    """The keys of the save script (``lua/game_save.lua``)."""
-
-    state: str
-    record: str
-    result: str
-    hints: str
-    limit: str
-    """The player's cell of the ``moves`` limit."""
-    all: str
-    open: str
-    won: str
-    abandoned: str
-    auth: str
-    pending: str
-    kept: str
-    idempotency: str
-    """The response kept for the request's Idempotency-Key (``-`` for none)."""
-
-
-class SaveArgs(NamedTuple):
-    basis: bytes
-    """The state the change was made to (written only if Redis still holds it)."""
-    state: bytes
-    notation: str
-    """The operation for the record ('' for none)."""
-    ttl_ms: int
-    """How long the game is kept (0: for good)."""
-    response: bytes
-    """The head of the response to keep for the Idempotency-Key (b'' for none)."""
-    result: bytes
-    game: str
-    changed_ms: int
-    listed: int
-    token: str
-    pending_since: int | str
-
-
-SAVE: Final = Script("game_save", SaveKeys, SaveArgs, constants=("INTERVAL", "BURST", "KEPT_MS", "KEPT", "LONGEST"))
-"""Saves a changed game (see :meth:`GameStore.save`). The settings it needs on every call (the moves limit, how
-long and how many responses are kept, the longest record) are constants of each store's copy, not arguments:
-every argument is encoded again on every move."""
-
-
-class FinishKeys(NamedTuple):
-    """The keys of the script that saves the end of an app player's game and emits its event
-    (``lua/game_finish.lua``): the save's and the player's outbox."""
-
-    state: str
-    record: str
-    result: str
-    hints: str
-    limit: str
-    all: str
-    open: str
-    won: str
-    abandoned: str
-    auth: str
-    pending: str
-    kept: str
-    idempotency: str
-    outbox: str
-
-
-class FinishArgs(NamedTuple):
-    """The save's arguments and the event's (see ``lua/emit_event.lua``)."""
-
-    basis: bytes
-    state: bytes
-    notation: str
-    ttl_ms: int
-    response: bytes
-    result: bytes
-    game: str
-    changed_ms: int
-    listed: int
-    token: str
-    pending_since: int | str
-    event_type: str
-    event_app: str
-    event_player: str
-    event_data: str
-    """The payload as JSON, but its ``hints``, which the script sets from the game's count."""
-
-
-FINISH: Final = Script(
-    "game_finish", FinishKeys, FinishArgs, constants=("INTERVAL", "BURST", "KEPT_MS", "KEPT", "LONGEST")
-)
-"""Saves a change that ends an app player's game and appends its event to the player's outbox in the same step."""
+from pyramide.service.accounts import BANNED
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,52 +57,6 @@ class GameEvent:
     app: str
     player: str
     data: dict[str, object]
-
-
-class CreateKeys(NamedTuple):
-    state: str
-    idempotency: str
-    limit: str
-    """The player's cell of the ``games`` limit."""
-    all: str
-    open: str
-    won: str
-    abandoned: str
-    auth: str
-    attempt: str
-
-
-class CreateArgs(NamedTuple):
-    state: bytes
-    ttl_ms: int
-    response: bytes
-    kept_ms: int
-    interval: int
-    burst: int
-    game: str
-    created_ms: int
-    token: str
-    attempt_ttl_ms: int | str
-    max_unfinished: int
-    expired_before_ms: int
-
-
-CREATE: Final = Script("game_create", CreateKeys, CreateArgs)
-
-
-class HintKeys(NamedTuple):
-    hints: str
-    hinted: str
-    tombstone: str
-
-
-class HintArgs(NamedTuple):
-    version: int
-    ttl_ms: int
-
-
-COUNT_HINT: Final = Script("game_count_hint", HintKeys, HintArgs)
-"""One more hint in a game, unless its player is being erased or this version of the game was hinted already."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,9 +73,6 @@ class SaveResult:
     fewer than ``kept_responses_per_game``): what grows Redis, where replacing the oldest does not."""
 
 
-RECENT_GAMES: Final = 4096
-
-
 def digest(*parts: str) -> str:
     """A short stable hash, for keys derived from client input (Idempotency-Key) that Redis never sees raw."""
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
@@ -208,70 +83,21 @@ def derived_id(*parts: str) -> UUID:
     return UUID(bytes=hashlib.sha256("\x1f".join(("pyramide-id", *parts)).encode()).digest()[:16], version=4)
 
 
-LIST_TIES: Final = 64
-"""Entries read beyond a page, for games changed in the same millisecond as the previous page's last one."""
-
-
 @lru_cache(maxsize=RECENT_GAMES)
 def id_text(game_id: UUID) -> str:
     """A game id as its lists hold it, kept for the games in play."""
     return str(game_id)
 
 
-class Listed(enum.IntEnum):
-    """The list a game is in besides all games: its position in the lists the save script keeps (open, won,
-    abandoned)."""
-
-    OPEN = 1
-    """In progress, or stuck (which undo may still turn back into play)."""
-    WON = 2
-    ABANDONED = 3
-
-
-_OPEN, _WON, _ABANDONED = int(Listed.OPEN), int(Listed.WON), int(Listed.ABANDONED)
-
-
-def listed(stored: StoredGame) -> int:
-    """The list (a :class:`Listed` value) a game belongs in besides all games."""
-    status = stored.status
-    if status is GameStatus.ABANDONED:
-        return _ABANDONED
-    return _WON if status is GameStatus.WON else _OPEN
-
-
 ATTEMPT_KEPT_MS: Final = 40 * 24 * 3600 * 1000
 """How long after its challenge closes an attempt stays noted (the challenge shows it as the player's)."""
 
 
-def save_keys(moves: Limit) -> Callable[[UUID, UUID], SaveKeys]:
-    """The save script's keys for a game with no Idempotency-Key, for a store whose moves limit is ``moves``: cached
-    for the games in play, one lookup where a dozen would each hash both ids again."""
+class GameStore(GameReads):
+    """The game store: :class:`GameReads`, and every write, each one script."""
 
-    @lru_cache(maxsize=RECENT_GAMES)
-    def keys(player: UUID, game: UUID) -> SaveKeys:
-        lists = keyspace.game_lists(player)
-        return SaveKeys(
-            state=keyspace.game_state(player, game),
-            record=keyspace.game_record(player, game),
-            result=keyspace.game_result(player, game),
-            hints=keyspace.game_hints(player, game),
-            limit=keyspace.player_limit(player, moves.name),
-            all=lists.all,
-            open=lists.open,
-            won=lists.won,
-            abandoned=lists.abandoned,
-            auth=keyspace.auth(player),
-            pending=keyspace.pending(player),
-            kept=keyspace.game_kept(player, game),
-            idempotency=keyspace.game_idempotency(player, game, "-"),
-        )
-
-    return keys
-
-
-class GameStore:
     def __init__(self, redis: RedisClient, settings: Settings) -> None:
-        self.redis = redis
+        super().__init__(redis)
         self.settings = settings
         self._moves = settings.limits.limit("moves")
         interval, burst = self._moves.args()
@@ -310,10 +136,6 @@ class GameStore:
 
     def _ttl_ms(self, stored: StoredGame) -> int:
         return 0 if stored.status.final else self.settings.unfinished_ttl_s * 1000
-
-    async def read(self, player: UUID, game_id: UUID) -> bytes | None:
-        """The stored game, for reading only (no rate limit)."""
-        return raw(await self.redis.get(keyspace.game_state(player, game_id)))
 
     async def load(
         self, player: UUID, game_id: UUID, idempotency: str | None = None, token: str = ""
@@ -461,11 +283,6 @@ class GameStore:
         banned = raw(await self.redis.get(keyspace.auth(player))) == BANNED
         return DomainError(ErrorCode.PLAYER_BANNED if banned else ErrorCode.UNAUTHORIZED)
 
-    async def attempt(self, player: UUID, challenge: str) -> UUID | None:
-        """The player's game at ``challenge``, if the player took part."""
-        game = raw(await self.redis.get(keyspace.attempt(player, challenge)))
-        return None if game is None else UUID(game.decode())
-
     async def count_hint(self, player: UUID, game_id: UUID, version: int) -> bool:
         """One more hint used in this game, unless one was counted at this ``version`` already (a hint asked again on
         the same position is the same hint: counting it twice would charge the player for pressing a button twice).
@@ -477,48 +294,3 @@ class GameStore:
         )
         ttl_ms = self.settings.unfinished_ttl_s * 1000
         return Result(int(await self._count_hint(keys, HintArgs(version=version, ttl_ms=ttl_ms)))) is Result.OK
-
-    async def settled(self, player: UUID, game_id: UUID) -> tuple[bytes | None, bytes | None, int]:
-        """The stored game, its result and its hints, read together (one slot)."""
-        state, result, hints = await self.redis.mget(
-            [
-                keyspace.game_state(player, game_id),
-                keyspace.game_result(player, game_id),
-                keyspace.game_hints(player, game_id),
-            ]
-        )
-        return raw(state), raw(result), int(hints or 0)
-
-    async def record(self, player: UUID, game_id: UUID) -> list[str]:
-        return [
-            m.decode() if isinstance(m, bytes) else m
-            for m in await self.redis.lrange(keyspace.game_record(player, game_id), 0, -1)
-        ]
-
-    async def listed(
-        self, player: UUID, kind: Listed | None, before: tuple[int, str] | None, count: int
-    ) -> list[tuple[str, int]]:
-        """Up to ``count`` of the player's game ids with the moment of their last change, newest first, in the list
-        ``kind`` (``None``: all games), after ``before`` (the last entry of the previous page)."""
-        lists = keyspace.game_lists(player)
-        key = {None: lists.all, Listed.OPEN: lists.open, Listed.WON: lists.won, Listed.ABANDONED: lists.abandoned}[kind]
-        high: float | str = "+inf" if before is None else before[0]
-        rows = await self.redis.zrevrangebyscore(key, high, "-inf", start=0, num=count + LIST_TIES, withscores=True)
-        found: list[tuple[str, int]] = []
-        for member, score in rows:
-            game = member.decode() if isinstance(member, bytes) else str(member)
-            if before is not None and int(score) == before[0] and game >= before[1]:
-                continue  # on the previous page: equal moments come in descending id order
-            found.append((game, int(score)))
-        return found[:count]
-
-    async def states(self, player: UUID, games: list[str]) -> list[bytes | None]:
-        """The stored games named, ``None`` for each that has expired."""
-        if not games:
-            return []
-        return [raw(s) for s in await self.redis.mget([keyspace.game_state_text(player, g) for g in games])]
-
-    async def unlist(self, player: UUID, games: list[str]) -> None:
-        """Take expired games out of the player's lists."""
-        for key in keyspace.game_lists(player):
-            await self.redis.zrem(key, *games)
