@@ -36,7 +36,7 @@ from litestar.params import FromPath
 
 from pyramide.engine import parse_move
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.http.server import server_config
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.embedded_redis import EmbeddedRedis

@@ -37,7 +37,7 @@ from aiohttp import web
 from standardwebhooks import Webhook
 
 from pyramide.engine.moves import parse_record
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import APP_LIMIT_NAMES, LIMIT_NAMES, QUOTA_NAMES
 from service_load import free_port, wait_ready

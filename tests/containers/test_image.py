@@ -34,7 +34,7 @@ import psutil
 import pytest
 
 from pyramide.engine.moves import parse_record
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.embedded_redis import SERVER_BINARY
 from tests.containers.conftest import FIGURES
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game

@@ -21,7 +21,7 @@ from litestar.testing import TestClient
 
 from pyramide.engine import parse_move
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import TEST_LIMITS, serve_in_thread
 from tests.integration.test_robustness import serving

@@ -20,7 +20,7 @@ from pyramide.engine.cards import Card
 from pyramide.service.challenges.calendar import ChallengeId
 from pyramide.service.challenges.deals import ChallengeDeals
 from pyramide.service.deals import DealSecret, Solver
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings

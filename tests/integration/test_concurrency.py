@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 from pyramide.engine import UNDO, DealCode, Game, card_code, dump_game
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import Settings

@@ -19,7 +19,7 @@ from litestar.testing import TestClient
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import no_limits
 from tests.integration.conftest import new_player
 from tests.integration.test_robustness import Served, serving

@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode
 from pyramide.engine.messages import ALWAYS_SHOWN, render
 from pyramide.engine.moves import parse_record
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.http.problems import MESSAGES, MOVE_NOT_EXPLAINED, problem_response, title
 from pyramide.service.http.schemas import DEAL_CODE_PATTERN

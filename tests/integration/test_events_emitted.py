@@ -20,7 +20,7 @@ from pyramide.engine import DealCode, Game
 from pyramide.service.accounts.apps import key_app_id
 from pyramide.service.app import create_app
 from pyramide.service.challenges.deals import commitment
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings

@@ -9,7 +9,7 @@ from litestar.testing import TestClient
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from tests.integration.conftest import new_player
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 

@@ -13,7 +13,7 @@ import redis
 
 from pyramide.engine import UNDO, DealCode, Game, Rules, parse_move, random_deal_code
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import ServiceClock, serve_in_thread

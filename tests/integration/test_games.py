@@ -16,7 +16,7 @@ from pyramide.service.app import create_app
 from pyramide.service.deals.analysis import Solver
 from pyramide.service.deals.schemas import Analysis
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.games.controller import move_body, move_from_body
+from pyramide.service.games.commands_controller import move_body, move_from_body
 from pyramide.service.games.schemas import CardTap, MoveBody
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from pyramide.engine.moves import parse_record
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from tests.integration.test_stats import EASY_CODE
 
 

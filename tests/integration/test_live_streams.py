@@ -29,7 +29,7 @@ from pyramide.engine import DealCode
 from pyramide.engine.deal_codes import random_deal_code
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import ServiceClock, serve_in_thread

@@ -26,7 +26,7 @@ from litestar.testing import TestClient
 
 from pyramide.engine import DealCode, Game
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings, no_limits
 from pyramide.solver import solve
 from tests.integration.conftest import new_player

@@ -13,7 +13,7 @@ import redis
 
 from pyramide.engine import DealCode, Game
 from pyramide.engine.moves import parse_record
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.solver import solve
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 

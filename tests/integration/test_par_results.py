@@ -17,7 +17,7 @@ from litestar.testing import TestClient
 
 from pyramide.engine import DealCode, Game
 from pyramide.service.deals.catalogue import PRESETS
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve

@@ -12,7 +12,7 @@ from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.accounts import privacy as privacy_service
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import new_player
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game

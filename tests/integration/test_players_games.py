@@ -11,7 +11,7 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import client_commands, new_player
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from pyramide.engine import DealCode, Rules
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.games.store import derived_id
 from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.infra import keyspace

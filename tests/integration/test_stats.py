@@ -18,7 +18,7 @@ from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games import creation, hints, play, reading, replies
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Settings

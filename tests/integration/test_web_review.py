@@ -25,7 +25,7 @@ from playwright.sync_api import expect
 from pyramide.engine import DRAW, DealCode, Game, Rules, Status
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import serve_in_thread

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from tests.integration.conftest import serve_in_thread
 from tests.integration.web_page import _axe, _page, _shot, _token, hold_read
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game

@@ -22,7 +22,7 @@ from standardwebhooks import Webhook
 
 from pyramide.service.app import create_app
 from pyramide.service.events.delivery import LEASE_MS
-from pyramide.service.games.controller import move_body
+from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
 from tests.integration.test_challenges import _deal, _win

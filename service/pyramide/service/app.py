@@ -30,7 +30,8 @@ from pyramide.service.deals.controller import DealController
 from pyramide.service.events import WEBHOOKS
 from pyramide.service.events.controller import WebhookController
 from pyramide.service.games.certificate_controller import CertificateController, signing_keys
-from pyramide.service.games.controller import GameController, MyGamesController
+from pyramide.service.games.controller import GameController
+from pyramide.service.games.my_games_controller import MyGamesController
 from pyramide.service.http.cors import cors_config, keep_vary
 from pyramide.service.http.docs_page import docs_asset, docs_router, render_plugins
 from pyramide.service.http.durability import ConfirmWrites

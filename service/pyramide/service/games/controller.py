@@ -1,93 +1,63 @@
-"""Games: create, read, move, tap, record, abandon."""
+"""Games: create, read, stream, move, tap, abandon, hint, record, review, replay a position: the routes of one
+game (``/v1/games``), declared here in one controller (Litestar orders a controller's routes by name, which is the
+OpenAPI document's order). What a request becomes and what a reply is sent as is in ``commands_controller``; the
+caller's list of games in ``my_games_controller``."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
-from uuid import UUID
+from typing import Annotated
 
-from litestar import Controller, Request, Response, get, post
-from litestar.datastructures import State
+from litestar import Controller, Response, get, post
 from litestar.params import QueryParameter
 from litestar.response import Stream
 from pydantic import TypeAdapter
 
-from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
+from pyramide.engine import DealCode, Move
 from pyramide.engine.moves import format_record
-from pyramide.service.accounts import AppPlayers, Player, PlayerStore, bearer_player
+from pyramide.service.accounts import AppPlayers, PlayerStore, bearer_player
 from pyramide.service.deals import Par, ParBook
 from pyramide.service.deals.schemas import RuleSet
-from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.games.commands import Abandon, Command, Tap, Versions
-from pyramide.service.games.commands import Move as MoveCommand
-from pyramide.service.games.creation import GameCreation, NewGame
+from pyramide.service.games.commands_controller import (
+    PlayerRequest,
+    abandon_command,
+    act,
+    move_command,
+    new_game,
+    send,
+    tap_command,
+)
+from pyramide.service.games.creation import GameCreation
 from pyramide.service.games.dependencies import GameWrites
 from pyramide.service.games.hints import GameHints
 from pyramide.service.games.reading import GameReading
-from pyramide.service.games.replies import Reply
 from pyramide.service.games.review import GameReviews
 from pyramide.service.games.schemas import (
-    CardTap,
-    ChallengeGameBody,
-    CodeGameBody,
     CreateGameBody,
-    DrawMove,
     GameRecord,
     GameReview,
-    GamesPage,
-    GameSummary,
     Hint,
-    KingMove,
-    LayoutGameBody,
     MoveBody,
-    PairMove,
     Position,
-    RecycleMove,
     Snapshot,
     TapBody,
-    UndoMove,
 )
 from pyramide.service.games.snapshots import now_ms, par_fields, shown_code
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.http.body import fingerprint, parse_body
-from pyramide.service.http.headers import idempotency_key, if_match, if_none_match, locale_of, none_match
+from pyramide.service.http.headers import idempotency_key, if_none_match, locale_of, none_match
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, rate_limit_headers
-from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.params import GameIdText, StepText, game_id_of, step_of
-from pyramide.service.http.responses import EncodedJson, not_modified, problems, revalidated
+from pyramide.service.http.responses import not_modified, problems, revalidated
 from pyramide.service.http.streams import LiveStreams, SnapshotEvent, StreamEvent, stream_response
-from pyramide.service.status import ListFilter
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
-_MOVE: TypeAdapter[MoveBody] = TypeAdapter(MoveBody)
-_TAP: TypeAdapter[TapBody] = TypeAdapter(TapBody)
 _IF_MATCH = (
     " Send `If-Match` with the ETag to act only on that version (412 otherwise); without it a request that loses"
     " a race is retried on the fresh state, then answered 409 `version_conflict`."
 )
-
-
-PlayerRequest = Request[Player, str, State]
 _SNAPSHOT_EVENT = {"id": "3", "event": "snapshot", "data": '{"id": "…", "version": 3, …}'}
-
-
-def _send(
-    reply: Reply, game_id: UUID, response: type[Response[Any]] = Response, limit: tuple[str, str] | None = None
-) -> Response[Snapshot]:
-    """The snapshot as serialised once (and kept as such for idempotent retries), its version as the ETag, in the
-    caller's language (``Vary: Accept-Language``); for a game just dealt, 201 with its location; for an answer
-    replayed from an Idempotency-Key, ``Idempotent-Replayed: true``; with ``limit``, the RateLimit headers."""
-    body: Any = reply.body
-    headers = {"ETag": f'"{reply.version}"', "Content-Language": reply.locale, "Vary": "Accept-Language"}
-    if reply.created:
-        headers["Location"] = f"/v1/games/{game_id}"
-    if reply.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    if limit is not None:
-        headers["RateLimit-Policy"], headers["RateLimit"] = limit
-    return response(body, status_code=201 if reply.created else 200, media_type="application/json", headers=headers)
 
 
 class GameController(Controller):
@@ -130,7 +100,7 @@ class GameController(Controller):
             game_id, reply = await creation.create(player, new, locale_of(request, player.locale), key, fp)
         if reply.created and new.challenge is None:  # a sealed deal's par is never worked out while it is open
             await pars.see(new.deal or DealCode.parse(json.loads(reply.body)["code"]))  # the deal is first seen
-        return _send(reply, game_id)
+        return send(reply, game_id)
 
     @get(
         "/{game_id:str}",
@@ -153,7 +123,7 @@ class GameController(Controller):
         etag = f'"{reply.version}"'
         if unchanging and not none_match(tags, etag):
             return not_modified(etag, {"Content-Language": reply.locale, "Vary": "Accept-Language"})
-        return _send(reply, game)
+        return send(reply, game)
 
     @get(
         "/{game_id:str}/events",
@@ -212,7 +182,7 @@ class GameController(Controller):
         game_id: GameIdText,
         game_writes: Injected[GameWrites],
     ) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), game_writes, _move_command)
+        return await act(request, game_id_of(game_id), game_writes, move_command)
 
     @post(
         "/{game_id:str}/taps",
@@ -233,7 +203,7 @@ class GameController(Controller):
         game_id: GameIdText,
         game_writes: Injected[GameWrites],
     ) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), game_writes, _tap_command)
+        return await act(request, game_id_of(game_id), game_writes, tap_command)
 
     @post(
         "/{game_id:str}/abandon",
@@ -253,7 +223,7 @@ class GameController(Controller):
         game_id: GameIdText,
         game_writes: Injected[GameWrites],
     ) -> Response[Snapshot]:
-        return await _act(request, game_id_of(game_id), game_writes, _abandon_command)
+        return await act(request, game_id_of(game_id), game_writes, abandon_command)
 
     @get(
         "/{game_id:str}/hint",
@@ -349,117 +319,3 @@ def _record(stored: StoredGame, moves: list[Move], now: int, par: Par | None) ->
         record=format_record(moves),
         **par_fields(stored, par, now),
     )
-
-
-async def _act(
-    request: PlayerRequest,
-    game_id: UUID,
-    writes: GameWrites,
-    command_of: Callable[[PlayerRequest], Awaitable[Command]],
-) -> Response[Snapshot]:
-    """Carry out the request's command; the client's address is refused (429) past its allowance of moves (or of
-    keyed moves, for one with an Idempotency-Key), and counted when the command succeeded (what was refused stored
-    nothing); a keyed move counts as one only when it kept one response more for its game (what grows Redis)."""
-    allowance = writes.allowance
-    key = idempotency_key(request)
-    address = allowance.admit(request, key is not None)
-    player = request.user
-    command = await command_of(request)
-    reply = await writes.play.act(
-        player=player,
-        game_id=game_id,
-        command=command,
-        locale=locale_of(request, player.locale),
-        idempotency_key=key,
-        fingerprint=await fingerprint(request) if key else "",
-    )
-    return _send(reply, game_id, EncodedJson, allowance.count(address, reply.kept_more))
-
-
-async def _move_command(request: PlayerRequest) -> Command:
-    body: MoveBody = await parse_body(request, _MOVE)
-    move = move_from_body(body)
-    return MoveCommand(move, _expected(request))
-
-
-async def _tap_command(request: PlayerRequest) -> Command:
-    body = await parse_body(request, _TAP)
-    return Tap(parse_card(body.card) if isinstance(body, CardTap) else None, _expected(request))
-
-
-async def _abandon_command(request: PlayerRequest) -> Command:
-    return Abandon(_expected(request))
-
-
-def _expected(request: PlayerRequest) -> Versions:
-    """The versions the request's ``If-Match`` accepts."""
-    versions = if_match(request)
-    return None if versions is None else frozenset(versions)
-
-
-def new_game(body: CreateGameBody) -> NewGame:
-    """What a create request asks to deal."""
-    if isinstance(body, ChallengeGameBody):
-        return NewGame(challenge=body.challenge, explain_errors=body.explain_errors)
-    if isinstance(body, CodeGameBody):
-        return NewGame(DealCode.parse(body.code), explain_errors=body.explain_errors)
-    if isinstance(body, LayoutGameBody):
-        deal = DealCode.from_json(body.layout.model_dump(exclude_none=True))
-        return NewGame(deal, explain_errors=body.explain_errors)
-    rules = Rules() if body.rules is None else Rules.from_json(body.rules.model_dump())
-    return NewGame(rules=rules, winnable_only=body.winnable_only, explain_errors=body.explain_errors)
-
-
-def move_from_body(body: PairMove | KingMove | DrawMove | RecycleMove | UndoMove | object) -> Move:
-    """The engine's move for a parsed move body; a body of no known kind is 422 ``validation_failed``, never a
-    draw (the schema's union refuses one first; this holds if a kind is ever added there and not here)."""
-    if isinstance(body, PairMove):
-        first, second = (parse_card(c) for c in body.cards)
-        return RemovePair(first, second)
-    if isinstance(body, KingMove):
-        return RemoveKing(parse_card(body.card))
-    if isinstance(body, RecycleMove):
-        return RECYCLE
-    if isinstance(body, UndoMove):
-        return UNDO
-    if isinstance(body, DrawMove):
-        return DRAW
-    raise DomainError(ErrorCode.VALIDATION_FAILED)
-
-
-def move_body(move: Move) -> dict[str, object]:
-    """The request body for ``move``: the inverse of :func:`move_from_body`, for clients replaying a record."""
-    if isinstance(move, RemovePair):
-        return {"type": "pair", "cards": [card_code(c) for c in move.cards]}
-    if isinstance(move, RemoveKing):
-        return {"type": "king", "card": card_code(move.card)}
-    return {"type": {DRAW: "draw", RECYCLE: "recycle", UNDO: "undo"}[move]}
-
-
-class MyGamesController(Controller):
-    """The caller's games, to resume one on another device or after a reinstall."""
-
-    path = "/v1/players/me"
-    tags = ["games"]
-
-    @get(
-        "/games",
-        operation_id="listPlayerGames",
-        summary="The caller's games, the latest changed first",
-        description="Served from lists kept in the same writes that change a game; expired games drop out.",
-        responses=problems(400, 401, 403),
-    )
-    async def games(
-        self,
-        request: PlayerRequest,
-        games: Injected[GameReading],
-        status: Annotated[ListFilter, QueryParameter(description="Which games; default: all.")] = "all",
-        limit: Limit = DEFAULT_LIMIT,
-        cursor: GamesCursor = None,
-    ) -> GamesPage:
-        check_paging_query(request, "status")
-        changed, _, game = (cursor or "").partition(":")
-        after = None if cursor is None else (int(changed), game)
-        entries, following = await games.list_games(request.user, status, after, limit)
-        next_cursor = None if following is None else f"{following[0]}:{following[1]}"
-        return GamesPage(entries=[GameSummary.model_validate(e) for e in entries], next_cursor=next_cursor)

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Final
 from uuid import UUID
 
+from pyramide.service.accounts import BANNED
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.store_reads import GameReads, listed
 from pyramide.service.games.store_scripts import (
@@ -46,7 +47,6 @@ from pyramide.service.infra.ratelimit import RateLimitedError
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result
 from pyramide.service.infra.settings import Settings
-from pyramide.service.accounts import BANNED
 
 
 @dataclass(frozen=True, slots=True)
