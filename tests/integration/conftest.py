@@ -20,7 +20,8 @@ from litestar.testing import TestClient
 from playwright.sync_api import sync_playwright
 
 from pyramide.service.app import create_app
-from pyramide.service.http.server import HttpLimits, server_config
+from pyramide.service.http.connection_limits import HttpLimits
+from pyramide.service.http.server import server_config
 from pyramide.service.infra import address_moves
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings

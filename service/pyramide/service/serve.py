@@ -14,8 +14,9 @@ from pydantic import ValidationError
 
 from pyramide.service.app import create_app
 from pyramide.service.events import WEBHOOKS
+from pyramide.service.http.connection_limits import HttpLimits, connection_bounds
 from pyramide.service.http.openapi import COMMITTED, build_document, render
-from pyramide.service.http.server import HttpLimits, connection_bounds, server_config, use_limits
+from pyramide.service.http.server import server_config, use_limits
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.metrics import start_worker_metrics, worker_metrics_directory

@@ -25,7 +25,8 @@ so that a client still sending reads the answer instead of a reset: RFC 9112, se
 
 Both deadlines share one timer per request, armed when the request begins and cancelled when it is complete; it is
 re-armed for the body only when a body is still coming after a read, so a request that arrives in one piece costs
-what it did with the header deadline alone. The body's size is limited elsewhere (``body.read_body``: 413).
+what it did with the header deadline alone. The body's size is limited elsewhere (``body.read_body``: 413). The
+limits themselves are ``connection_limits.HttpLimits``; the bytes of a refusal are written by ``refusals``.
 
 It copies uvicorn's private ``HttpToolsProtocol.data_received`` and leans on its internals: uvicorn is pinned in
 pyproject.toml; tests/unit/service/test_pinned_internals.py fails when that upstream code changes.
@@ -36,14 +37,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import json
 import logging
-import resource
 import socket
 import struct
 import termios
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import replace
 from typing import Any, ClassVar, Final
 
 import httptools
@@ -51,86 +49,21 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from pyramide.engine.messages import DEFAULT_LOCALE
+from pyramide.service.http.connection_limits import HttpLimits, connection_bounds
 from pyramide.service.http.locale import negotiate_locale
-from pyramide.service.http.problems import PROBLEM_JSON, HttpCode, localised, problem_type
+from pyramide.service.http.problems import HttpCode
+from pyramide.service.http.refusals import problem_bytes
 from pyramide.service.http.streams import shutting_down
 from pyramide.service.infra.logs import request_id
-from pyramide.service.infra.settings import Settings
 
 log = logging.getLogger("pyramide.http")
 LINGER_S: Final = 2.0
 """How long a connection refused mid-request is still read (and the bytes dropped) after its answer, so that a
 client still sending reads the answer instead of a reset."""
-_RESERVED_FDS: Final = 64
-"""File descriptors kept for everything but client connections: Redis, the solver's pipes, logs, the listener."""
 _RESET_ON_CLOSE: Final = struct.pack("ii", 1, 0)
 """``SO_LINGER`` on, for 0 s: closing the socket resets the connection and drops what the kernel still holds."""
 _INT: Final = struct.pack("i", 0)
 """Room for the C int ``ioctl(TIOCOUTQ)`` answers."""
-_REASONS: Final = {
-    400: "Bad Request",
-    408: "Request Timeout",
-    431: "Request Header Fields Too Large",
-    503: "Service Unavailable",
-}
-
-
-def _default(name: str) -> Any:
-    return Settings.model_fields[name].default
-
-
-@dataclass(frozen=True)
-class HttpLimits:
-    """What a connection may take: its request headers' time and size, its body's time, and how many connections
-    a process keeps open (the settings of the same names; ``docs/security.md``, Request limits)."""
-
-    header_timeout_s: float = _default("header_timeout_s")
-    body_timeout_s: float = _default("body_timeout_s")
-    max_header_bytes: int = _default("max_header_bytes")
-    max_connections: int = _default("max_connections")
-    write_timeout_s: float = _default("write_timeout_s")
-
-    @classmethod
-    def of(cls, settings: Settings) -> HttpLimits:
-        return cls(
-            settings.header_timeout_s,
-            settings.body_timeout_s,
-            settings.max_header_bytes,
-            settings.max_connections,
-            settings.write_timeout_s,
-        )
-
-
-def connection_bounds(max_connections: int) -> tuple[int, int]:
-    """The connections a process keeps open and its listen backlog, both within its file limit. asyncio accepts
-    up to ``backlog`` connections at a time before any of them is seen, and when ``accept`` fails for lack of
-    descriptors it stops accepting for a whole second: so the open connections, one backlog and a reserve must fit."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    files = 1 << 20 if soft == resource.RLIM_INFINITY else soft
-    backlog = max(16, min(2048, files // 8))
-    return max(16, min(max_connections, files - backlog - _RESERVED_FDS)), backlog
-
-
-@lru_cache(maxsize=32)
-def _problem_body(status: int, code: str, locale: str) -> bytes:
-    text = localised(code, locale, {})
-    body = {"type": problem_type(code), "title": text, "status": status, "detail": text, "code": code}
-    return json.dumps(body, ensure_ascii=False).encode()
-
-
-def problem_bytes(
-    status: int, code: str, request: str, locale: str = DEFAULT_LOCALE, retry_after_s: int | None = None
-) -> bytes:
-    """A whole problem+json response that closes its connection, in ``locale``, with ``request`` as its id."""
-    body = _problem_body(status, code, locale)
-    reason = _REASONS.get(status, "")
-    retry = f"retry-after: {retry_after_s}\r\n" if retry_after_s is not None else ""
-    head = (
-        f"HTTP/1.1 {status} {reason}\r\ncontent-type: {PROBLEM_JSON}\r\ncontent-language: {locale}\r\n"
-        f"vary: Accept-Language\r\ncontent-length: {len(body)}\r\nx-request-id: {request}\r\n"
-        f"{retry}connection: close\r\n\r\n"
-    )
-    return head.encode() + body
 
 
 class _RefusedError(Exception):
