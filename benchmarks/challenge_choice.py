@@ -20,9 +20,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pyramide.engine import Game
-from pyramide.service.challenges.calendar import ChallengeId, day_of, now_ms
+from pyramide.service.challenges.calendar import ChallengeId, day_of
 from pyramide.service.challenges.deals import ChallengeDeals
 from pyramide.service.deals import DealSecret, Solver
+from pyramide.service.infra.clock import SystemClock, now_ms
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
@@ -43,9 +44,9 @@ async def choosing(deals: ChallengeDeals, preset: str, days: int) -> None:
 
 
 async def first_request(deals: ChallengeDeals, preset: str) -> None:
-    today = ChallengeId(day_of(now_ms()), preset)
+    today = ChallengeId(day_of(now_ms(deals.clock)), preset)
     began = time.perf_counter()
-    await deals.chosen(today, now_ms())
+    await deals.chosen(today, now_ms(deals.clock))
     cold = (time.perf_counter() - began) * 1000
     await deals.prepare(today.next_day())  # what the day's first use starts in the background
     began = time.perf_counter()
@@ -59,7 +60,9 @@ async def main(days: int, presets: list[str], time_limit_s: float) -> None:
         redis = connect(Settings(redis_url=server.url))
         solver = Solver(1, time_limit_s)
         try:
-            deals = ChallengeDeals(redis, DealSecret(redis, secrets.token_hex(16)), solver, tuple(presets), 64)
+            deals = ChallengeDeals(
+                redis, DealSecret(redis, secrets.token_hex(16)), solver, tuple(presets), 64, clock=SystemClock()
+            )
             await solver.analyse(Game("PY1-N-AAAAAAS"))  # the worker processes start: not part of choosing
             for preset in presets:
                 await choosing(deals, preset, days)

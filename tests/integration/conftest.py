@@ -37,6 +37,11 @@ TEST_LIMITS: dict[str, Any] = {
 their challenge wins rank without waiting for a review); tests of the limits set their own. No challenge is chosen
 ahead in the background (every test's app would solve sixteen on its fresh Redis); tests of commitments set 7."""
 
+WEDNESDAY_10H = datetime(2042, 6, 11, 10, tzinfo=UTC).timestamp()
+"""Where a test's fake clock starts: an ordinary moment (a Wednesday, 10:00 UTC, far from any day's or minute's
+end), the same in every run. In the future on purpose: Redis keeps its own clock (``docs/time.md``), and the
+service's clock must not be behind it."""
+
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:

@@ -22,10 +22,11 @@ from pyramide.service.challenges.deals import ChallengeDeals
 from pyramide.service.deals import DealSecret, Solver
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import ServiceClock, new_player
+from tests.integration.conftest import WEDNESDAY_10H, ServiceClock, new_player
 
 CARD = re.compile(r"(?<![0-9A-Z])(?:10|[2-9AJQK])[CDHS](?![0-9A-Z])")
 
@@ -124,7 +125,9 @@ def test_two_secrets_deal_different_challenges_and_one_secret_the_same(settings:
         client = connect(settings)
         solver = Solver(1, 2.0)
         try:
-            deals = ChallengeDeals(client, DealSecret(client, secret), solver, ("N", "2S"), 64)
+            deals = ChallengeDeals(
+                client, DealSecret(client, secret), solver, ("N", "2S"), 64, clock=FakeClock(WEDNESDAY_10H)
+            )
             return [(await deals.choose(ChallengeId(date(2026, 12, 1), p))).code for p in ("N", "2S")]
         finally:
             solver.close()
@@ -146,7 +149,7 @@ def test_every_challenge_deal_is_the_first_candidate_the_solver_proves_winnable(
         solver = Solver(1, 2.0)
         secret = DealSecret(client, "pyramide-test-secret")
         try:
-            deals = ChallengeDeals(client, secret, solver, ("N", "2S"), 64)
+            deals = ChallengeDeals(client, secret, solver, ("N", "2S"), 64, clock=FakeClock(WEDNESDAY_10H))
             for day in range(10):
                 for preset in ("N", "2S"):
                     challenge = ChallengeId(date(2026, 12, 1) + timedelta(days=day), preset)

@@ -22,6 +22,7 @@ from pyramide.service.app import create_app
 from pyramide.service.challenges.deals import commitment
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace, outbox
+from pyramide.service.infra.clock import SystemClock, now_ms
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats import challenge_board
@@ -252,7 +253,7 @@ def test_an_app_players_erasure_while_redis_is_full_answers_204_and_keeps_its_ev
     async def sweep() -> int:
         client = connect(settings)
         try:
-            return await outbox.sweep(client)
+            return await outbox.sweep(client, now_ms(SystemClock()))
         finally:
             await client.aclose()
 

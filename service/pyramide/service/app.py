@@ -40,6 +40,7 @@ from pyramide.service.http.options import MethodAnswers
 from pyramide.service.http.problem_pages import problem_page
 from pyramide.service.http.problems import EXCEPTION_HANDLERS
 from pyramide.service.http.web import play_file, play_page, root
+from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics, scrape_registry
 from pyramide.service.infra.settings import Settings
@@ -75,12 +76,16 @@ class MetricsController(Controller):
 
 
 def create_app(
-    settings: Settings | None = None, extra_route_handlers: Sequence[ControllerRouterHandler] = ()
+    settings: Settings | None = None,
+    extra_route_handlers: Sequence[ControllerRouterHandler] = (),
+    *,
+    clock: Clock | None = None,
 ) -> Litestar:
-    """The app; ``extra_route_handlers`` lets a benchmark add its baseline route to the very same server."""
+    """The app; ``extra_route_handlers`` lets a benchmark add its baseline route to the very same server. ``clock``:
+    the time every service reads (default: the settings' clock, :func:`~pyramide.service.services.clock_of`)."""
     settings = settings or Settings.from_env()
 
-    services = Services(settings)
+    services = Services(settings, clock)
     confirming = (
         [DefineMiddleware(ConfirmWrites, redis=services.redis, must_confirm=services.must_confirm)]
         if confirms_writes(settings)

@@ -18,6 +18,7 @@ from litestar.plugins import InitPluginProtocol
 
 from pyramide.service.accounts import AppPlayers, AppStore, PlayerStore
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
+from pyramide.service.infra.clock import Clock, FileClock, SystemClock
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
 from pyramide.service.wiring.running import Running, group_of
@@ -26,8 +27,10 @@ from pyramide.service.wiring.running import Running, group_of
 class Services:
     """The running services of one app, between its start and its stop."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, clock: Clock | None = None) -> None:
         self.settings = settings
+        self.clock = clock_of(settings) if clock is None else clock
+        """The one clock of the app, created at its start-up (:func:`clock_of`) unless a test passed its own."""
         self._running: Running | None = None
         self._disk_task: asyncio.Task[None] | None = None
         self._moves_task: asyncio.Task[None] | None = None
@@ -42,7 +45,7 @@ class Services:
         return self._running
 
     def start(self) -> None:
-        self._running = running = Running.start(self.settings)
+        self._running = running = Running.start(self.settings, self.clock)
         if running.disk is not None:
             self._disk_task = asyncio.get_running_loop().create_task(running.disk.run())
         self._moves_task = asyncio.get_running_loop().create_task(running.plumbing.move_allowance.run())
@@ -166,6 +169,12 @@ class ServicesPlugin(InitPluginProtocol):
             yield
         finally:
             await self.services.stop()
+
+
+def clock_of(settings: Settings) -> Clock:
+    """The system clock; for a server started by a test (the test-only setting ``test_clock_file``), the time its
+    fake clock writes to that file."""
+    return SystemClock() if settings.test_clock_file is None else FileClock(settings.test_clock_file)
 
 
 def confirms_writes(settings: Settings) -> bool:

@@ -14,12 +14,13 @@ from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.messages import Locale
 from pyramide.engine.rules import all_rule_sets
 from pyramide.engine.taps import feedback
-from pyramide.service.games import snapshots
 from pyramide.service.games.schemas import Snapshot
 from pyramide.service.games.snapshots import snapshot_data, snapshot_json
 from pyramide.service.games.stored_game import StoredGame
 
 _DOCUMENTED = TypeAdapter(Snapshot)
+NOW = 1_790_000_500_000
+"""The moment every snapshot here is read at (ms): the same elapsed time in both writers."""
 
 
 def _stored(seed: int) -> StoredGame:
@@ -52,21 +53,20 @@ def _stored(seed: int) -> StoredGame:
 
 
 @pytest.mark.parametrize("seed", range(60))
-def test_snapshot_json_is_what_pydantic_writes_for_the_documented_model(
-    seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(snapshots, "now_ms", lambda: 1_790_000_500_000)  # the same elapsed time in both
+def test_snapshot_json_is_what_pydantic_writes_for_the_documented_model(seed: int) -> None:
     stored = _stored(seed)
     said = None if seed % 3 else feedback("sum_must_be_13")
     locale: Locale = "en" if seed % 2 else "hu"
-    written = json.loads(snapshot_json(stored, locale, said))
-    documented = json.loads(_DOCUMENTED.dump_json(_DOCUMENTED.validate_python(snapshot_data(stored, locale, said))))
+    written = json.loads(snapshot_json(stored, locale, said, now=NOW))
+    documented = json.loads(
+        _DOCUMENTED.dump_json(_DOCUMENTED.validate_python(snapshot_data(stored, locale, said, now=NOW)))
+    )
     assert written == documented  # times and ids compared as text, not only as the same instant
 
 
 def test_a_snapshot_never_shows_the_stock_order_and_lists_28_slots() -> None:
     stored = _stored(5)
-    body = json.loads(snapshot_json(stored, "hu"))
+    body = json.loads(snapshot_json(stored, "hu", now=NOW))
     assert set(body["stock"]) == {"count"}
     assert [(s["row"], s["col"]) for s in body["pyramid"]] == [(r, c) for r in range(1, 8) for c in range(1, r + 1)]
 
@@ -75,16 +75,19 @@ def test_data_that_breaks_the_model_is_refused_not_sent() -> None:
     stored = _stored(9)
     stored.version = -1
     with pytest.raises(ValueError, match="version"):
-        snapshot_json(stored, "hu")
+        snapshot_json(stored, "hu", now=NOW)
 
 
 def test_feedback_is_localised_and_shown_only_when_explained() -> None:
     stored = _stored(3)
     stored.game.explain_errors = True
     said = feedback("card_covered")
-    hu = json.loads(snapshot_json(stored, "hu", said))["feedback"]
-    en = json.loads(snapshot_json(stored, "en", said))["feedback"]
+    hu = json.loads(snapshot_json(stored, "hu", said, now=NOW))["feedback"]
+    en = json.loads(snapshot_json(stored, "en", said, now=NOW))["feedback"]
     assert hu["code"] == en["code"] == "card_covered"
     assert hu["message"] and en["message"] and hu["message"] != en["message"]
     stored.game.explain_errors = False
-    assert json.loads(snapshot_json(stored, "en", said))["feedback"] == {"code": "card_covered", "message": None}
+    assert json.loads(snapshot_json(stored, "en", said, now=NOW))["feedback"] == {
+        "code": "card_covered",
+        "message": None,
+    }

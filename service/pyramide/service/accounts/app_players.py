@@ -30,7 +30,6 @@ import json
 import logging
 import re
 import secrets
-import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Final, NamedTuple
@@ -44,6 +43,7 @@ from pyramide.service.accounts.players import PlayerStore
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
 from pyramide.service.infra import outbox as outbox_module
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import NoKeys, Result, Script
 
@@ -182,6 +182,7 @@ class AppPlayers:
     def __init__(self, redis: RedisClient, players: PlayerStore, session_ttl_s: int) -> None:
         self.redis = redis
         self.players = players
+        self.clock = players.clock
         self.session_ttl_ms = session_ttl_s * 1000
         self._resolve = RESOLVE.load(redis)
         self._bind = BIND.load(redis)
@@ -266,7 +267,7 @@ class AppPlayers:
             keys = KeepBanKeys(binding=binding, note=erased_ban_key(player.app_id, player.id), outbox=outbox)
             await self._keep_ban(keys, KeepBanArgs(who, BANNED_BINDING, digest, app, data))
         try:
-            await outbox_module.mark_due(self.redis, outbox)
+            await outbox_module.mark_due(self.redis, outbox, now_ms(self.clock))
         except ResponseError as error:  # erased all the same; the outbox sweep marks the event due later
             if not storage_full(error):
                 raise
@@ -288,7 +289,7 @@ class AppPlayers:
         bound = (raw(await self.redis.get(binding)) or b"").decode()
         player = await self._player(app, external_id, bound, False, creating)
         secret = secrets.token_urlsafe(32)
-        expires_ms = int(time.time() * 1000) + self.session_ttl_ms
+        expires_ms = now_ms(self.clock) + self.session_ttl_ms
         keys = SessionKeys(player=keyspace.player(player.id), sessions=keyspace.sessions(player.id))
         args = IssueArgs(
             session=_digest(secret),
@@ -310,7 +311,7 @@ class AppPlayers:
         player_id = UUID(hex=match.group(1))
         kept = (raw(await self.redis.hget(keyspace.sessions(player_id), _digest(match.group(2)))) or b"").decode()
         app, _, expires = kept.partition(" ")
-        if not app or int(expires) <= time.time() * 1000 or not await self.redis.exists(keyspace.app(UUID(app))):
+        if not app or int(expires) <= now_ms(self.clock) or not await self.redis.exists(keyspace.app(UUID(app))):
             return None
         player = await self.players.load(player_id)
         if player is None or player.app_id is None or not hmac.compare_digest(str(player.app_id), app):

@@ -12,12 +12,12 @@ import hashlib
 import hmac
 import re
 import secrets
-import time
 from dataclasses import dataclass, field
 from typing import Final
 from uuid import UUID, uuid4
 
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient, raw
 
 APP_KEY_PREFIX: Final = "pyrapp_"
@@ -59,12 +59,13 @@ def _app(app_id: UUID, fields: dict[bytes, bytes]) -> App:
 
 
 class AppStore:
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, *, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
 
     async def create(self, name: str, scopes: frozenset[str], limits: dict[str, int] | None = None) -> tuple[App, str]:
         """A new app and its key, which is returned this once: only its hash is kept."""
-        app = App(uuid4(), name, scopes, int(time.time() * 1000), dict(limits or {}))
+        app = App(uuid4(), name, scopes, now_ms(self.clock), dict(limits or {}))
         secret = secrets.token_urlsafe(32)
         fields = {
             "name": app.name,

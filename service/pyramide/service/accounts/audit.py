@@ -14,13 +14,13 @@ player by id only, never by name.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, NamedTuple
 from uuid import UUID
 
 from pyramide.service.accounts.principal import Principal
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result, Script
 
@@ -70,8 +70,9 @@ def _at_start(cursor: str) -> bool:
 
 
 class AuditLog:
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, *, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
         self._note_script = NOTE.load(redis)
 
     async def record(
@@ -85,7 +86,7 @@ class AuditLog:
         """Keep one action: ``actor`` did ``action`` to ``target`` (``player:<id>``, ``app:<id>``, a board) for
         ``reason``."""
         entry = {
-            "at_ms": int(time.time() * 1000),
+            "at_ms": now_ms(self.clock),
             "actor": actor.actor,
             "actor_name": actor.name,
             "action": action,

@@ -14,7 +14,6 @@ lifts it there, audited like any unban; the user then gets a fresh player."""
 
 from __future__ import annotations
 
-import time
 from typing import Any, Final, NamedTuple
 from uuid import UUID
 
@@ -28,6 +27,7 @@ from pyramide.service.accounts.principal import Principal
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
 from pyramide.service.infra import outbox as outbox_module
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.redis import raw
 from pyramide.service.infra.scripts import Result, Script
 
@@ -101,6 +101,7 @@ class Bans:
         self, players: PlayerStore, boards: PlayerBoards, audit: AuditLog, apps: AppStore, app_players: AppPlayers
     ) -> None:
         self.players = players
+        self.clock = players.clock
         self.redis = players.redis
         self._ban_script = BAN.load(players.redis)
         self._unban_script = UNBAN.load(players.redis)
@@ -114,7 +115,7 @@ class Bans:
         the boards it left. The ban remembers who imposed it (an app's ban the operator repeats becomes the
         operator's)."""
         await moderated_player(self.players, actor, player_id)
-        at_ms = int(time.time() * 1000)
+        at_ms = now_ms(self.clock)
         owner = await self._ban_player(player_id, at_ms, actor.actor, by_operator=actor.is_operator, reason=reason)
         if owner is None:
             raise DomainError(ErrorCode.NOT_FOUND)  # erased meanwhile
@@ -171,7 +172,8 @@ class Bans:
         owner = await self._ban_script(keys, args)
         self.players.forget(player_id)
         if owner != Result.MISSING:
-            await outbox_module.mark_due(self.redis, outbox)  # an app player's first ban emitted player.banned
+            # an app player's first ban emitted player.banned
+            await outbox_module.mark_due(self.redis, outbox, now_ms(self.clock))
         return None if owner == Result.MISSING else (raw(owner) or b"operator").decode()
 
     async def _unban_player(self, player_id: UUID, actor: str, *, by_operator: bool, reason: str = "") -> bool | None:
@@ -180,12 +182,13 @@ class Bans:
         once in every process."""
         outbox = keyspace.player_outbox(player_id)
         keys = UnbanKeys(player=keyspace.player(player_id), auth=keyspace.auth(player_id), outbox=outbox)
-        at_ms = int(time.time() * 1000)
+        at_ms = now_ms(self.clock)
         args = UnbanArgs(actor, "1" if by_operator else "0", str(player_id), at_ms, reason)
         answer = Result(int(await self._unban_script(keys, args)))
         self.players.forget(player_id)
         if answer is Result.OK:
-            await outbox_module.mark_due(self.redis, outbox)  # lifting an app player's ban emitted player.banned
+            # lifting an app player's ban emitted player.banned
+            await outbox_module.mark_due(self.redis, outbox, now_ms(self.clock))
         if answer is Result.FORBIDDEN:
             raise DomainError(ErrorCode.FORBIDDEN)
         return None if answer is Result.MISSING else answer is Result.OK

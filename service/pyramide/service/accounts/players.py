@@ -15,7 +15,6 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
-import time
 from dataclasses import replace
 from typing import Final, NamedTuple
 from uuid import UUID, uuid4
@@ -28,6 +27,7 @@ from pyramide.service.accounts.sealed import SealedCreate
 from pyramide.service.accounts.tokens import secret_hash, token_hash
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.infra.settings import Settings
@@ -115,9 +115,10 @@ class PlayerStore:
     move costs no extra Redis round trip for its token; a settings change made through another process shows
     here within that time."""
 
-    def __init__(self, redis: RedisClient, settings: Settings) -> None:
+    def __init__(self, redis: RedisClient, settings: Settings, *, clock: Clock) -> None:
         self.redis = redis
         self.settings = settings
+        self.clock = clock
         self._authenticate_script = AUTHENTICATE.load(redis)
         self._insert_script = INSERT.load(redis)
         self._rotate_script = ROTATE.load(redis)
@@ -138,7 +139,7 @@ class PlayerStore:
         all get the one player that was kept first: each creates a player, only one keeps its record, and the
         others delete theirs (settings and token hash) before answering with the kept one, so every token answered
         works and no key of a player no one holds a token of is left behind."""
-        player = Player(uuid4(), locale, explain_errors, int(time.time() * 1000), name)
+        player = Player(uuid4(), locale, explain_errors, now_ms(self.clock), name)
         if idempotency_key is None:
             return player, await self._insert(player), False
         sealed = SealedCreate(idempotency_key)
@@ -171,7 +172,7 @@ class PlayerStore:
         its hash sits at ``keyspace.auth``, which the game scripts compare with the request's on every change, and
         the app's requests carry it as :attr:`Player.token_hash` (so erasure, and a ban that replaces it, work as
         for any player)."""
-        player = Player(uuid4(), "hu", False, int(time.time() * 1000), None, "", None, app_id, app_name, external_id)
+        player = Player(uuid4(), "hu", False, now_ms(self.clock), None, "", None, app_id, app_name, external_id)
         token = await self._insert(player)
         return replace(player, token_hash=token_hash(token))
 
@@ -185,7 +186,7 @@ class PlayerStore:
         ``remembered``: as for :meth:`authenticate`."""
         cache_key = f"id:{player_id}"
         known = self._known.get(cache_key)
-        now = time.monotonic()
+        now = self.clock.monotonic()
         if remembered and known is not None and now - known[0] < AUTH_CACHE_S:
             return known[1]
         fields = await self._touch(player_id)
@@ -229,7 +230,7 @@ class PlayerStore:
         it was: only for routes whose store checks the token itself on every access (see ``keyspace.auth``)."""
         cache_key = secret_hash(token)
         known = self._known.get(cache_key)
-        now = time.monotonic()
+        now = self.clock.monotonic()
         if remembered and known is not None and now - known[0] < AUTH_CACHE_S:
             return known[1]
         player = await self._authenticate(token)

@@ -34,6 +34,7 @@ from pyramide.service.accounts.players import PlayerStore
 from pyramide.service.accounts.ports import PlayerBoards, PlayerGames, PlayerReviews, PlayerStatistics
 from pyramide.service.accounts.rewrites import Rewrites
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.outbox import hand_over
 from pyramide.service.infra.ratelimit import Limit, RateLimiter
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
@@ -185,7 +186,7 @@ class PlayerData:
         """The erased player's undelivered events, to its app's outbox; a full Redis loses them (logged) rather
         than keep the player."""
         try:
-            await hand_over(self.redis, outbox, target)
+            await hand_over(self.redis, outbox, target, now_ms(self.players.clock))
         except ResponseError as error:
             if not storage_full(error):
                 raise

@@ -7,7 +7,6 @@ A challenge's id is its day and its preset's segment, ``2026-12-01-N``; its cand
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Final
@@ -17,10 +16,6 @@ from pyramide.engine.errors import InvalidRulesError
 
 DAY_MS: Final = 24 * 3600 * 1000
 _ID: Final = re.compile(r"(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2})-(?P<preset>[0-9A-Z]{1,4})")
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def moment(ms: int) -> datetime:

@@ -17,9 +17,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from datetime import timedelta
 from typing import Final, NamedTuple
 
-from pyramide.service.challenges.calendar import ChallengeId, day_of, moment, now_ms
+from pyramide.service.challenges.calendar import ChallengeId, day_of, moment
 from pyramide.service.challenges.deals import ChallengeDeals
 from pyramide.service.infra import keyspace, outbox
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Result, Script
 
@@ -63,6 +64,7 @@ class ChallengeCloses:
     ) -> None:
         self.redis = redis
         self.deals = deals
+        self.clock = deals.clock
         self.every_s = every_s
         self.touch = touch
         """Bumps a closed challenge's board (``ChallengeService.touch_board``): it shows ``final`` and the par from
@@ -101,14 +103,14 @@ class ChallengeCloses:
         keys = ClosedKeys(deal=keyspace.challenge_deal(name), marker=keyspace.challenge_closed_event(name), outbox=box)
         if await self._closed(keys, ClosedArgs(at_ms=now, data=json.dumps(data))) != Result.OK:
             return False
-        await outbox.mark_due(self.redis, box)
+        await outbox.mark_due(self.redis, box, now)
         return True
 
     async def run(self) -> None:
         """The background task: :meth:`emit_closed` now and every ``every_s``."""
         while True:
             try:
-                await self.emit_closed(now_ms())
+                await self.emit_closed(now_ms(self.clock))
             except asyncio.CancelledError:
                 raise
             except Exception as error:

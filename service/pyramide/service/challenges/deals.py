@@ -28,11 +28,12 @@ from typing import Any, Final
 from uuid import UUID
 
 from pyramide.engine import DealCode, Game
-from pyramide.service.challenges.calendar import ChallengeId, day_of, now_ms
+from pyramide.service.challenges.calendar import ChallengeId, day_of
 from pyramide.service.deals import DealSecret, Priority, Solver
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games import SealedDeal
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient, raw
 
 log = logging.getLogger("pyramide.service")
@@ -94,9 +95,11 @@ class ChallengeDeals:
         candidates: int,
         *,
         days_ahead: int = 0,
+        clock: Clock,
     ) -> None:
         """``days_ahead``: how many days after today :meth:`keep_ahead` keeps chosen (0: none ahead of its day)."""
         self.redis = redis
+        self.clock = clock
         self.secret = secret
         self.solver = solver
         self.presets = presets
@@ -160,7 +163,7 @@ class ChallengeDeals:
             return
         while True:
             try:
-                await self.keep_ahead(now_ms())
+                await self.keep_ahead(now_ms(self.clock))
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -204,19 +207,19 @@ class ChallengeDeals:
         """The first candidate the solver proves winnable (``challenge_not_ready`` if none of ``candidates`` is),
         committed to with a fresh nonce."""
         rules = challenge.rules
-        started = time.monotonic()
+        started = time.perf_counter()  # the solver's work, measured: not the service's time
         for candidate in range(self.candidates):
             code = DealCode.for_layout(await self.secret.layout(challenge.identity(candidate)), rules)
             if (await self.solver.analyse(Game(code), priority=priority)).winnable is True:
-                solving_ms = round((time.monotonic() - started) * 1000)
+                solving_ms = round((time.perf_counter() - started) * 1000)
                 nonce = secrets.token_hex(NONCE_BYTES)
                 committed = commitment(str(code), nonce)
-                return Chosen(challenge, candidate, code, now_ms(), solving_ms, nonce, committed)
+                return Chosen(challenge, candidate, code, now_ms(self.clock), solving_ms, nonce, committed)
         raise DomainError(ErrorCode.CHALLENGE_NOT_READY, retry_after_s=RETRY_AFTER_S)
 
     async def open_deal(self, challenge: str) -> SealedDeal:
         """The deal of an open challenge, for a player's attempt."""
-        now = now_ms()
+        now = now_ms(self.clock)
         named = self.named(challenge, now)
         if now < named.opens_ms:
             raise DomainError(ErrorCode.CHALLENGE_NOT_FOUND)

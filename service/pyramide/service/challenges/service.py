@@ -10,12 +10,13 @@ from uuid import UUID
 
 from pyramide.engine import DealCode
 from pyramide.service.accounts import Player
-from pyramide.service.challenges.calendar import ChallengeId, day_of, moment, now_ms
+from pyramide.service.challenges.calendar import ChallengeId, day_of, moment
 from pyramide.service.challenges.closes import closed_challenges
 from pyramide.service.challenges.deals import ChallengeDeals, Chosen
 from pyramide.service.deals import ParBook
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games import GameReading, summary
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.stats import Leaderboards, challenge_board
 
 CALENDAR_MAX_DAYS: Final = 31
@@ -29,6 +30,7 @@ class ChallengeService:
         self, deals: ChallengeDeals, games: GameReading, boards: Leaderboards, pars: ParBook | None = None
     ) -> None:
         self.deals = deals
+        self.clock = deals.clock
         self.games = games
         self.boards = boards
         self.pars = pars
@@ -38,11 +40,11 @@ class ChallengeService:
 
     async def current(self, preset: str, player: Player | None) -> dict[str, Any]:
         """Today's challenge under ``preset`` (404 ``challenge_not_found`` for a preset without challenges)."""
-        now = now_ms()
+        now = now_ms(self.clock)
         return await self._describe(self.deals.named(f"{day_of(now).isoformat()}-{preset}", now), player, now)
 
     async def read(self, challenge: str, player: Player | None) -> dict[str, Any]:
-        now = now_ms()
+        now = now_ms(self.clock)
         return await self._describe(self.deals.named(challenge, now), player, now)
 
     async def _describe(self, challenge: ChallengeId, player: Player | None, now: int) -> dict[str, Any]:
@@ -59,7 +61,7 @@ class ChallengeService:
         :func:`_published` shows it, at most ``CALENDAR_MAX_DAYS`` days a page: a longer range answers its first
         days and ``next_from``, where the next page starts (every range a client can write is an answer, none an
         error); a backwards one is empty."""
-        now = now_ms()
+        now = now_ms(self.clock)
         first = day_of(now) if first is None else first
         last = _plus(first, (self.deals.last_day_ahead(now) - day_of(now)).days) if last is None else last
         end = min(last, _plus(first, CALENDAR_MAX_DAYS - 1))
@@ -98,7 +100,7 @@ class ChallengeService:
         """A deal's par was saved: bump the boards of the closed challenges of the last ``LOOKBACK_DAYS`` days that
         dealt it (they show it from the close on; older ones, and one chosen only after its close, are left to their
         streams' next read)."""
-        now = now_ms()
+        now = now_ms(self.clock)
         for challenge, dealt in (await self._closed_codes(now)).items():
             if dealt == str(code):
                 await self.touch_board(challenge, now)
@@ -123,18 +125,18 @@ class ChallengeService:
         rank = await self.boards.standing(challenge_board(str(challenge)), player.id)
         if stored is None:
             return {"game_id": game_id, "status": None, "moves": None, "elapsed_ms": None, "score": None, "rank": rank}
-        shown = summary(stored, stored.created_ms)
+        shown = summary(stored, stored.created_ms, now_ms(self.clock))
         keys = ("status", "moves", "elapsed_ms", "score")
         return {"game_id": game_id, **{k: shown[k] for k in keys}, "rank": rank}
 
     def board_channel(self, challenge: str) -> str:
         """Where a change of the challenge's board is announced (see ``Leaderboards.channel``)."""
-        return self.boards.channel(challenge_board(str(self.deals.named(challenge, now_ms()))))
+        return self.boards.channel(challenge_board(str(self.deals.named(challenge, now_ms(self.clock)))))
 
     async def board_changes(self, challenge: str) -> int:
         """The challenge board's change counter: the id of its live stream's events, once what the board shows
         besides its entries is counted in it (:meth:`touch_board`)."""
-        now = now_ms()
+        now = now_ms(self.clock)
         named = self.deals.named(challenge, now)
         await self.touch_board(named, now, start=True)
         return await self.boards.changes(challenge_board(str(named)))
@@ -153,7 +155,7 @@ class ChallengeService:
         moves, which within one deal is the order of ``over_par`` and tells nothing of the par while it is
         sealed); with ``around``, that player's entry and its neighbours instead, and the player's rank and
         percentile. The par and each entry's ``over_par`` show after the close only."""
-        now = now_ms()
+        now = now_ms(self.clock)
         named = self.deals.named(challenge, now)
         kept = await self.deals.kept(named)
         if now < named.opens_ms or (kept is None and not named.is_open(now)):

@@ -119,7 +119,7 @@ class Solver:
             return self._pool
         if broken is not None:
             if self._broken_at is None:
-                self._broken_at = time.monotonic()
+                self._broken_at = time.perf_counter()  # the pool's restart, measured: not the service's time
             log.warning("a solver worker died; replacing the solver pool")
             broken.shutdown(wait=False, cancel_futures=True)  # its own thread has ended and reaped its workers
         context = multiprocessing.get_context("spawn")
@@ -137,7 +137,7 @@ class Solver:
         if start.cancelled() or start.exception() is not None or pool is not self._pool:
             return
         if self._broken_at is not None:
-            log.warning("solver pool replaced in %.0f ms", (time.monotonic() - self._broken_at) * 1000)
+            log.warning("solver pool replaced in %.0f ms", (time.perf_counter() - self._broken_at) * 1000)
             self._broken_at = None
 
     async def _watch_idle(self) -> None:

@@ -29,7 +29,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, NamedTuple
@@ -43,6 +42,7 @@ from pyramide.service.events.guard import Refusal, UrlRefusedError, resolve
 from pyramide.service.events.limits import KeyedLimit, Lookups
 from pyramide.service.events.store import Delivery, Endpoint, WebhookStore
 from pyramide.service.infra import keyspace, outbox
+from pyramide.service.infra.clock import now_ms, utc_now
 from pyramide.service.infra.outbox import OutboxEvent
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Script
@@ -119,10 +119,6 @@ RELEASE: Final = Script("events_release", ReleaseKeys, ReleaseArgs)
 RENEW: Final = Script("events_renew", ReleaseKeys, RenewArgs)
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 def entry_key(entry: str) -> tuple[int, int]:
     """A stream entry id in its order."""
     ms, _, seq = entry.partition("-")
@@ -190,6 +186,7 @@ class Deliverer:
     def __init__(self, redis: RedisClient, store: WebhookStore, settings: Settings) -> None:
         self.redis = redis
         self.store = store
+        self.clock = store.clock
         self.schedule_ms = [int(wait * 1000) for wait in settings.webhook_retry_schedule_s]
         self.timeout_s = settings.webhook_timeout_s
         self.disable_after_ms = int(settings.webhook_disable_after_s * 1000)
@@ -222,13 +219,14 @@ class Deliverer:
         self._wake = outbox.wake_on_due()
         while True:
             try:
-                if time.monotonic() >= next_sweep:
-                    await outbox.sweep(self.redis)
-                    next_sweep = time.monotonic() + SWEEP_S
+                if self.clock.monotonic() >= next_sweep:
+                    await outbox.sweep(self.redis, now_ms(self.clock))
+                    next_sweep = self.clock.monotonic() + SWEEP_S
                 await self._redeliveries()
                 while len(self._working) < OUTBOXES:
                     claimed = await self._claim(
-                        ClaimKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS), ClaimArgs(now_ms(), self.lease_ms)
+                        ClaimKeys(keyspace.EVENTS_DUE, keyspace.EVENTS_CLAIMS),
+                        ClaimArgs(now_ms(self.clock), self.lease_ms),
                     )
                     if not claimed:
                         break
@@ -264,7 +262,7 @@ class Deliverer:
         work = asyncio.ensure_future(self.deliver_outbox(name))
         try:
             while not (await asyncio.wait({work}, timeout=RENEW_S))[0]:
-                renewed = raw(await self._renew(keys, RenewArgs(name, lease, now_ms(), self.lease_ms)))
+                renewed = raw(await self._renew(keys, RenewArgs(name, lease, now_ms(self.clock), self.lease_ms)))
                 if renewed is None:
                     log.warning("webhook delivery of %s: its claim ran out; another process has it", name)
                     return
@@ -275,8 +273,10 @@ class Deliverer:
                 raise
             except Exception:  # a fault of one outbox must not hold it (nor its other endpoints) for good
                 log.exception("webhook delivery of %s failed; tried again in %d s", name, FAULT_WAIT_MS // 1000)
-                next_due = now_ms() + FAULT_WAIT_MS
-            await self._release(keys, ReleaseArgs(name, lease, "" if next_due is None else next_due, now_ms()))
+                next_due = now_ms(self.clock) + FAULT_WAIT_MS
+            await self._release(
+                keys, ReleaseArgs(name, lease, "" if next_due is None else next_due, now_ms(self.clock))
+            )
         except (RedisError, OSError) as error:
             log.warning("webhook delivery of %s: %s (tried again when its claim runs out)", name, error)
         finally:
@@ -287,7 +287,7 @@ class Deliverer:
         entries = await self.redis.xrange(name, count=PAGE)
         cursors_key = keyspace.delivery_cursors(name)
         if not entries:
-            return None if not (await outbox.settle(self._settle, name, {}, [], [])).exists else now_ms() + 1
+            return None if not (await outbox.settle(self._settle, name, {}, [], [])).exists else now_ms(self.clock) + 1
         events = [outbox.parse(name, entry, fields) for entry, fields in entries]
         apps = {event.app for event in events} if keyspace.outbox_of_one_app(name) else {"*"}
         endpoints = await self.store.endpoints_of(apps)
@@ -304,10 +304,15 @@ class Deliverer:
         if not settled.exists:  # emptied and deleted, or deleted meanwhile (its player erased)
             return None
         if len(finished) == len(events):
-            return now_ms() if settled.left else now_ms() + 1  # kept empty for now: deleted at the next pass
-        more = [now_ms() for due, batch in zip(outcomes, batches, strict=True) if due is None and len(batch) == PAGE]
+            now = now_ms(self.clock)
+            return now if settled.left else now + 1  # kept empty for now: deleted at the next pass
+        more = [
+            now_ms(self.clock)
+            for due, batch in zip(outcomes, batches, strict=True)
+            if due is None and len(batch) == PAGE
+        ]
         waits = [due for due in outcomes if due is not None] + more  # a whole page sent: there may be more
-        return min(waits) if waits else now_ms()
+        return min(waits) if waits else now_ms(self.clock)
 
     async def _next_of(self, name: str, head: list[OutboxEvent], cursor: Cursor) -> list[OutboxEvent]:
         """The events an endpoint is to get next: the outbox's first page, or, for an endpoint already past it
@@ -328,7 +333,7 @@ class Deliverer:
             if disabled and await self.store.disabled(endpoint):  # read again: the app may enable it meanwhile
                 await self._skip(endpoint, event, cursor)
                 continue
-            disabled, now = False, now_ms()
+            disabled, now = False, now_ms(self.clock)
             if cursor.attempts == 0 and event.at_ms + self.schedule_ms[0] > now:
                 return event.at_ms + self.schedule_ms[0]
             if cursor.next_ms > now:
@@ -347,20 +352,20 @@ class Deliverer:
             if attempted is None:  # no slot free: nothing was sent, nothing is counted
                 if gate.probe:
                     await self.store.let_go(endpoint)
-                return now_ms() + BUSY_WAIT_MS
+                return now_ms(self.clock) + BUSY_WAIT_MS
             delivered, disabled = attempted
             cursor.attempts = 0 if delivered else cursor.attempts + 1
             if delivered or disabled or cursor.attempts >= len(self.schedule_ms):
                 cursor.done, cursor.attempts, cursor.next_ms = event.entry, 0, 0
                 continue
-            cursor.next_ms = now_ms() + self.schedule_ms[cursor.attempts]
+            cursor.next_ms = now_ms(self.clock) + self.schedule_ms[cursor.attempts]
             return cursor.next_ms
         return None
 
     async def _logged(self, endpoint: Endpoint, event: OutboxEvent) -> Delivery:
         """The event's delivery as the endpoint's log holds it, or a new one (its body made now, sent ever after)."""
         delivery = await self.store.delivery(endpoint, event.id)
-        return delivery or Delivery(event.id, event.type, body_of(event), now_ms())
+        return delivery or Delivery(event.id, event.type, body_of(event), now_ms(self.clock))
 
     async def _skip(self, endpoint: Endpoint, event: OutboxEvent, cursor: Cursor) -> None:
         """Notes an event of a disabled endpoint as ``skipped`` (its body kept for a redelivery by hand) and moves
@@ -384,11 +389,11 @@ class Deliverer:
         delivery.attempts += 1
         delivery.last_status, delivery.last_error = result.status, result.error
         if result.ok:
-            delivery.status, delivery.delivered_ms, delivery.next_attempt_ms = "delivered", now_ms(), None
+            delivery.status, delivery.delivered_ms, delivery.next_attempt_ms = "delivered", now_ms(self.clock), None
         elif disabled or attempts + 1 >= len(self.schedule_ms):
             delivery.status, delivery.next_attempt_ms = "failed", None
         else:
-            delivery.status, delivery.next_attempt_ms = "retrying", now_ms() + self.schedule_ms[attempts + 1]
+            delivery.status, delivery.next_attempt_ms = "retrying", now_ms(self.clock) + self.schedule_ms[attempts + 1]
         await self.store.note(endpoint, delivery)
         return result.ok, disabled
 
@@ -419,7 +424,7 @@ class Deliverer:
                 target = await resolve(
                     endpoint.url, self.allow_loopback, lambda host, port: self._lookups.lookup(app, host, port)
                 )
-                at = datetime.now(UTC)
+                at = utc_now(self.clock)
                 headers = {
                     "Host": target.host_header,
                     "Content-Type": "application/json",
@@ -476,7 +481,7 @@ class Deliverer:
             delivery.last_status, delivery.last_error, delivery.next_attempt_ms = result.status, result.error, None
             delivery.status = "delivered" if result.ok else "failed"
             if result.ok:  # a success tells the endpoint's health it answers (a failure is no probe: not counted)
-                delivery.delivered_ms = now_ms()
+                delivery.delivered_ms = now_ms(self.clock)
                 await self.store.outcome(endpoint, True, self.disable_after_ms, self.schedule_ms)
             await self.store.note(endpoint, delivery)
         except (RedisError, OSError) as error:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-import time
 from dataclasses import asdict, dataclass, replace
 from typing import Final, NamedTuple
 from uuid import UUID
 
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result, Script
 
@@ -99,10 +99,6 @@ def new_secret() -> str:
 def new_id() -> str:
     """An endpoint id: ``wh_`` and 26 lowercase base32 characters (130 random bits)."""
     return "wh_" + base64.b32encode(secrets.token_bytes(20)).decode().lower()[:26]
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,8 +189,9 @@ class Delivery:
 class WebhookStore:
     """The endpoints of every app and their logs."""
 
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, *, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
         self._add = ADD.load(redis, MAX=MAX_WEBHOOKS)
         self._note = NOTE.load(redis, KEPT=LOG_KEPT)
         self._gate = GATE.load(redis)
@@ -202,7 +199,7 @@ class WebhookStore:
 
     async def add(self, app: UUID, url: str, events: list[str], description: str | None) -> Endpoint:
         """A new endpoint (its secret shown once by the caller); 409 ``too_many_webhooks`` past ``MAX_WEBHOOKS``."""
-        endpoint = Endpoint(new_id(), str(app), url, events, description, now_ms(), new_secret())
+        endpoint = Endpoint(new_id(), str(app), url, events, description, now_ms(self.clock), new_secret())
         answer = Result(int(await self._add(AddKeys(keyspace.webhooks(app)), AddArgs(endpoint.id, endpoint.to_json()))))
         if answer is Result.FULL:
             raise DomainError(ErrorCode.TOO_MANY_WEBHOOKS, limit=str(MAX_WEBHOOKS))
@@ -236,7 +233,10 @@ class WebhookStore:
         """A new secret; the current one keeps signing beside it for ``ROTATION_GRACE_MS``."""
         endpoint = await self.get(app, webhook_id)
         rotated = replace(
-            endpoint, secret=new_secret(), old_secret=endpoint.secret, old_until_ms=now_ms() + ROTATION_GRACE_MS
+            endpoint,
+            secret=new_secret(),
+            old_secret=endpoint.secret,
+            old_until_ms=now_ms(self.clock) + ROTATION_GRACE_MS,
         )
         await self.redis.hset(keyspace.webhooks(app), mapping={webhook_id: rotated.to_json()})
         return rotated
@@ -307,7 +307,7 @@ class WebhookStore:
         one attempt at a time, at the pace of the retry schedule, whatever the outboxes waiting for it."""
         answer = await self._gate(
             HealthKeys(_health_key(endpoint)),
-            GateArgs(now_ms(), hold_ms, PROBE_RECHECK_MS),
+            GateArgs(now_ms(self.clock), hold_ms, PROBE_RECHECK_MS),
         )
         result = Result(int(answer[0]))
         if result is Result.FORBIDDEN:
@@ -327,7 +327,9 @@ class WebhookStore:
         is disabled now."""
         answer = await self._outcome(
             OutcomeKeys(keyspace.webhooks(UUID(endpoint.app)), _health_key(endpoint)),
-            OutcomeArgs(endpoint.id, now_ms(), int(ok), int(probe), disable_after_ms, ",".join(map(str, waits_ms))),
+            OutcomeArgs(
+                endpoint.id, now_ms(self.clock), int(ok), int(probe), disable_after_ms, ",".join(map(str, waits_ms))
+            ),
         )
         return Result(int(answer[0])) is Result.FORBIDDEN
 

@@ -17,10 +17,11 @@ from pyramide.engine.moves import format_record
 from pyramide.service.accounts import Player
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.reading import owned
-from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms
+from pyramide.service.games.snapshots import elapsed_ms, moment
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.signing import SigningKey, new_key_pem, parse_keys
 from pyramide.service.status import GameStatus
@@ -59,6 +60,7 @@ class Certificates:
 
     def __init__(self, store: GameStore, keys: SigningKeys) -> None:
         self.store = store
+        self.clock = store.clock
         self.keys = keys
 
     async def certificate(self, player: Player, game_id: UUID) -> str:
@@ -68,18 +70,21 @@ class Certificates:
         stored = owned(player, game_id, state)
         if stored.status is not GameStatus.WON:
             raise DomainError(ErrorCode.GAME_NOT_WON)
-        if stored.sealed(now_ms()):
+        now = now_ms(self.clock)
+        if stored.sealed(now):
             raise DomainError(ErrorCode.CERTIFICATE_SEALED)
         record = await self.store.record(player.id, game_id)
         signer = (await self.keys.keys())[0]
         if signer.private is None:  # parse_keys refuses such a first key
             raise RuntimeError("the signing key has no private half")
         headers = {"kid": signer.kid, "typ": CERTIFICATE_TYPE}
-        return jwt.encode(claims(stored, record, player, hints), signer.private, algorithm="EdDSA", headers=headers)
+        return jwt.encode(
+            claims(stored, record, player, hints, now), signer.private, algorithm="EdDSA", headers=headers
+        )
 
 
-def claims(stored: StoredGame, record: list[str], player: Player, hints: int) -> dict[str, Any]:
-    """What a certificate states (``docs/certificates.md``, Payload)."""
+def claims(stored: StoredGame, record: list[str], player: Player, hints: int, now: int) -> dict[str, Any]:
+    """What a certificate signed at ``now`` (ms) states (``docs/certificates.md``, Payload)."""
     game = stored.game
     started = stored.first_move_ms or stored.created_ms
     finished = stored.finished_ms or started
@@ -96,7 +101,7 @@ def claims(stored: StoredGame, record: list[str], player: Player, hints: int) ->
         "player": player.name,
         "challenge": stored.challenge,
         "tier": None if stored.challenge is None else tier(game.undos, hints),
-        "signed_at": moment(now_ms()).isoformat().replace("+00:00", "Z"),
+        "signed_at": moment(now).isoformat().replace("+00:00", "Z"),
     }
 
 

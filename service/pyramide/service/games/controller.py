@@ -42,7 +42,7 @@ from pyramide.service.games.schemas import (
     Snapshot,
     TapBody,
 )
-from pyramide.service.games.snapshots import now_ms, par_fields, shown_code
+from pyramide.service.games.snapshots import par_fields, shown_code
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.http.body import fingerprint, parse_body
 from pyramide.service.http.headers import idempotency_key, if_none_match, locale_of, none_match
@@ -51,6 +51,7 @@ from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.params import GameIdText, StepText, game_id_of, step_of
 from pyramide.service.http.responses import not_modified, problems, revalidated
 from pyramide.service.http.streams import LiveStreams, SnapshotEvent, StreamEvent, stream_response
+from pyramide.service.infra.clock import now_ms
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
 _IF_MATCH = (
@@ -250,7 +251,7 @@ class GameController(Controller):
         self, request: PlayerRequest, game_id: GameIdText, games: Injected[GameReading]
     ) -> Response[GameRecord]:
         stored, moves = await games.record(request.user, game_id_of(game_id))
-        now = now_ms()
+        now = now_ms(games.clock)
         return revalidated(request, _record(stored, moves, now, await games.par(stored, now)))
 
     @get(

@@ -13,9 +13,9 @@ from pyramide.service.deals import WINNABLE_ONLY_ATTEMPTS, Solver
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.replies import Reply, reply_for
 from pyramide.service.games.sealed import SealedDeal, SealedDeals
-from pyramide.service.games.snapshots import now_ms
 from pyramide.service.games.store import GameStore, derived_id, digest
 from pyramide.service.games.stored_game import StoredGame
+from pyramide.service.infra.clock import now_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,7 @@ class GameCreation:
 
     def __init__(self, store: GameStore, solver: Solver, *, sealed_deals: SealedDeals | None = None) -> None:
         self.store = store
+        self.clock = store.clock
         self.sealed_deals = sealed_deals
         self.solver = solver
 
@@ -53,8 +54,8 @@ class GameCreation:
             if (await self.solver.analyse(Game(code))).winnable:
                 return code
             if deadline is None:
-                deadline = time.monotonic() + self.solver.time_limit_s
-            elif time.monotonic() > deadline:
+                deadline = time.perf_counter() + self.solver.time_limit_s
+            elif time.perf_counter() > deadline:
                 break
         raise DomainError(ErrorCode.WINNABLE_DEAL_NOT_FOUND)
 
@@ -77,15 +78,16 @@ class GameCreation:
         code = sealed.code if sealed is not None else await self._deal(new)
         explain = player.explain_errors if new.explain_errors is None else new.explain_errors
         game_id = derived_id("game", str(player.id), idempotency_key) if idempotency_key else None
+        now = now_ms(self.clock)
         stored = StoredGame(
             id=game_id or uuid4(),
             owner=player.id,
             game=Game(code, explain_errors=explain),
-            created_ms=now_ms(),
+            created_ms=now,
             challenge=None if sealed is None else sealed.challenge,
             sealed_until_ms=0 if sealed is None else sealed.closes_ms,
         )
-        reply = reply_for(stored, locale, None, created=True)
+        reply = reply_for(stored, locale, None, now=now, created=True)
         key = digest(str(player.id), idempotency_key) if idempotency_key else None
         kept = await self.store.create(stored, key, reply.kept(fingerprint) if key else b"", player.token_hash)
         if sealed is not None and self.sealed_deals is not None:

@@ -12,8 +12,8 @@ from pyramide.service.deals.schemas import Analysis
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.reading import GameReading
 from pyramide.service.games.settlement import Settlement
-from pyramide.service.games.snapshots import now_ms
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.ratelimit import RateLimiter
 
 
@@ -23,6 +23,7 @@ class GameHints:
     def __init__(self, reading: GameReading, solver: Solver, settlement: Settlement, limiter: RateLimiter) -> None:
         self.reading = reading
         self.store = reading.store
+        self.clock = reading.clock
         self.limiter = limiter
         self.solver = solver
         self.settlement = settlement
@@ -31,7 +32,7 @@ class GameHints:
     async def hint(self, player: Player, game_id: UUID) -> Analysis:
         """The best line from here, and whether the game can still be won."""
         stored = await self.reading.load(player, game_id)
-        if stored.sealed(now_ms()):
+        if stored.sealed(now_ms(self.clock)):
             raise DomainError(ErrorCode.HINTS_NOT_ALLOWED)
         if stored.status.final:
             raise IllegalMoveError(Code.GAME_OVER)

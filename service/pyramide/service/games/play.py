@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 from dataclasses import dataclass, replace
 from uuid import UUID
 
@@ -28,10 +27,11 @@ from pyramide.service.games.reading import owned
 from pyramide.service.games.replies import Reply, reply_for
 from pyramide.service.games.results import settle
 from pyramide.service.games.settlement import Settlement
-from pyramide.service.games.snapshots import moment, now_ms
+from pyramide.service.games.snapshots import moment
 from pyramide.service.games.store import GameEvent, GameStore, digest
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.outbox import mark_due
 from pyramide.service.infra.scripts import Result
 from pyramide.service.stats import GameResult
@@ -47,6 +47,7 @@ class GamePlay:
         self, store: GameStore, conflict_retries: int, settlement: Settlement, pars: ParBook | None = None
     ) -> None:
         self.store = store
+        self.clock = store.clock
         self.conflict_retries = conflict_retries
         self.settlement = settlement
         self.pars = pars
@@ -128,13 +129,13 @@ class GamePlay:
                 raise
             return None
         if not outcome.changed:
-            return reply_for(stored, locale, outcome.feedback) if basis.confirmed else None
-        now = _advance(stored)
+            return reply_for(stored, locale, outcome.feedback, now=now_ms(self.clock)) if basis.confirmed else None
+        now = _advance(stored, now_ms(self.clock))
         if stored.challenge is not None and outcome.notation is not None:
             stored.note_operation(now)
         result = settle(stored, now, player)
         started = stored.started and not was_started
-        reply = reply_for(stored, locale, outcome.feedback)
+        reply = reply_for(stored, locale, outcome.feedback, now=now)
         saved = await self.store.save(
             stored,
             basis.state,
@@ -144,12 +145,12 @@ class GamePlay:
             result=b"" if result is None else result.to_bytes(),
             changed_ms=now,
             token=player.token_hash,
-            pending_since=int(time.time() * 1000) if started or result is not None else "",
+            pending_since=now if started or result is not None else "",
             event=None if result is None or player.app_id is None else game_event(stored, result, player),
         )
         if saved.saved is Result.OK:
             if result is not None and player.app_id is not None:
-                await mark_due(self.store.redis, keyspace.player_outbox(player.id))
+                await mark_due(self.store.redis, keyspace.player_outbox(player.id), now)
             if started or result is not None:
                 await self.settlement.record(player.id, stored.id, started, result, saved.hints)
             if result is not None or stored.finished_ms == now:
@@ -212,10 +213,10 @@ class _Basis:
     confirmed: bool
 
 
-def _advance(stored: StoredGame) -> int:
-    """A change: a new version, and the clock's start at the first move and its end at the finish. Returns now."""
+def _advance(stored: StoredGame, now: int) -> int:
+    """A change at ``now``: a new version, and the game clock's start at the first move and its end at the finish.
+    Returns now."""
     stored.version += 1
-    now = now_ms()
     if stored.first_move_ms is None and stored.game.moves > 0:
         stored.first_move_ms = now
     if stored.finished_ms is None and stored.status.final:

@@ -12,11 +12,12 @@ from pyramide.service.deals import Par, ParBook
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.positions import position_after
 from pyramide.service.games.replies import Reply, reply_for
-from pyramide.service.games.snapshots import elapsed_ms, moment, now_ms, same_every_time, shown_code
+from pyramide.service.games.snapshots import elapsed_ms, moment, same_every_time, shown_code
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.store_reads import Listed
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.status import GameStatus, ListFilter
 
 LISTS: Final[dict[str, Listed | None]] = {
@@ -29,11 +30,10 @@ LISTS: Final[dict[str, Listed | None]] = {
 """The list each status is read from; in the open list, in progress and lost are told apart by the game itself."""
 
 
-def summary(stored: StoredGame, changed_ms: int) -> dict[str, object]:
-    """A game as a list of games shows it."""
+def summary(stored: StoredGame, changed_ms: int, now: int) -> dict[str, object]:
+    """A game as a list of games shows it at ``now`` (ms)."""
     game = stored.game
     status = stored.status.listed
-    now = now_ms()
     return {
         "id": stored.id,
         "code": shown_code(stored, now),
@@ -55,6 +55,7 @@ class GameReading:
     def __init__(self, store: GameStore, pars: ParBook | None = None) -> None:
         self.store = store
         self.pars = pars
+        self.clock = store.clock
 
     async def read(self, player: Player, game_id: UUID, locale: Locale) -> tuple[Reply, bool]:
         """The game's snapshot now, and whether every snapshot of its version is that same body
@@ -63,7 +64,7 @@ class GameReading:
         stays the version that ``If-Match`` takes, so no ETag could tell a body held with the par pending from
         one with it known."""
         stored = await self.load(player, game_id)
-        now = now_ms()
+        now = now_ms(self.clock)
         par = await self.par(stored, now)
         return reply_for(stored, locale, None, now=now, par=par), same_every_time(stored) and par is None
 
@@ -82,6 +83,7 @@ class GameReading:
         kind = LISTS[status]
         entries: list[dict[str, object]] = []
         position = cursor
+        now = now_ms(self.clock)
         while len(entries) <= limit:
             want = limit + 1 - len(entries)
             batch = await self.store.listed(player.id, kind, position, want)
@@ -90,7 +92,7 @@ class GameReading:
             if gone:
                 await self.store.unlist(player.id, gone)  # expired since: they drop out of the lists
             for (game, changed), state in zip(batch, states, strict=True):
-                entry = None if state is None else summary(StoredGame.from_bytes(UUID(game), state), changed)
+                entry = None if state is None else summary(StoredGame.from_bytes(UUID(game), state), changed, now)
                 if entry is not None and (kind is not Listed.OPEN or entry["status"] == status):
                     entries.append(entry)
             if len(batch) < want:

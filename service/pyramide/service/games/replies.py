@@ -11,7 +11,7 @@ from pyramide.engine import Feedback
 from pyramide.engine.messages import Locale
 from pyramide.service.deals import Par
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.games.snapshots import now_ms, snapshot_json
+from pyramide.service.games.snapshots import snapshot_json
 from pyramide.service.games.stored_game import StoredGame
 
 
@@ -74,10 +74,9 @@ def reply_for(
     locale: Locale,
     feedback: Feedback | None,
     *,
+    now: int,
     created: bool = False,
-    now: int | None = None,
     par: Par | None = None,
 ) -> Reply:
-    now = now_ms() if now is None else now
-    body = snapshot_json(stored, locale, feedback, now, par)
+    body = snapshot_json(stored, locale, feedback, now=now, par=par)
     return Reply(created, body, stored.version, locale, feedback, now)

@@ -18,8 +18,8 @@ from pyramide.service.accounts import Player
 from pyramide.service.deals import HINT_BUDGET, Solver
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.reading import GameReading
-from pyramide.service.games.snapshots import now_ms
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import now_ms
 
 
 class GameReviews:
@@ -27,6 +27,7 @@ class GameReviews:
 
     def __init__(self, reading: GameReading, solver: Solver, ttl_s: int) -> None:
         self.reading = reading
+        self.clock = reading.clock
         self.redis = reading.store.redis
         self.solver = solver
         self.ttl_s = ttl_s
@@ -35,7 +36,7 @@ class GameReviews:
         """The review of the player's finished (won, stuck or abandoned) game ``game_id``; with ``start``, the
         shortest continuation from that step too (404 ``step_not_found`` outside the record)."""
         stored, moves = await self.reading.record(player, game_id)
-        if stored.sealed(now_ms()):
+        if stored.sealed(now_ms(self.clock)):
             raise DomainError(ErrorCode.HINTS_NOT_ALLOWED)
         if not stored.status.decided:
             raise DomainError(ErrorCode.GAME_NOT_FINISHED)

@@ -22,7 +22,6 @@ change end the game, and recording the same result again changes nothing.
 from __future__ import annotations
 
 import logging
-import time
 from uuid import UUID
 
 from redis.exceptions import RedisError
@@ -30,6 +29,7 @@ from redis.exceptions import RedisError
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Result
 from pyramide.service.stats import FairPlay, GameResult, Leaderboards, Reviews, StatsStore, Verdict
@@ -51,6 +51,7 @@ class Settlement:
     ) -> None:
         self.redis = redis
         self.games = games
+        self.clock = games.clock
         self.stats = stats
         self.boards = boards
         self.grace_ms = int(grace_s * 1000)
@@ -85,11 +86,11 @@ class Settlement:
             await self.boards.enter(result, hints)
         elif verdict is Verdict.REVIEW and self.reviews is not None:
             record = await self.games.record(result.player, result.game)
-            await self.reviews.hold(result, hints, record, int(time.time() * 1000))
+            await self.reviews.hold(result, hints, record, now_ms(self.clock))
 
     async def reconcile(self, player: UUID) -> int:
         """Settle every game of ``player`` pending for longer than the grace period; how many were."""
-        due = await self.redis.zrangebyscore(keyspace.pending(player), "-inf", int(time.time() * 1000) - self.grace_ms)
+        due = await self.redis.zrangebyscore(keyspace.pending(player), "-inf", now_ms(self.clock) - self.grace_ms)
         for raw in due:
             game = UUID(raw.decode())
             state, result_bytes, hints = await self.games.settled(player, game)

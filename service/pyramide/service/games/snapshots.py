@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 from functools import cache, lru_cache
 from typing import Annotated, Any, NamedTuple
@@ -34,10 +33,6 @@ _SNAPSHOT = TypeAdapter(_SnapshotWithCheckedSlots)
 _SLOT = TypeAdapter(Slot)
 _RULES = TypeAdapter(RuleSet)
 _JSON = msgspec.json.Encoder()
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @cache
@@ -128,11 +123,13 @@ def _pyramid(pyramid: tuple[Card, ...], present: int) -> _Pyramid:
     return _Pyramid(slots, msgspec.Raw(_JSON.encode(slots)))
 
 
-def snapshot_data(stored: StoredGame, locale: Locale, feedback: EngineFeedback | None = None) -> dict[str, Any]:
-    """The snapshot as plain data, validated by pydantic against :class:`Snapshot`. Plain data validated in one
-    call costs far less than building the nested models one by one, which matters on every move."""
+def snapshot_data(
+    stored: StoredGame, locale: Locale, feedback: EngineFeedback | None = None, *, now: int
+) -> dict[str, Any]:
+    """The snapshot as plain data at ``now`` (ms), validated by pydantic against :class:`Snapshot`. Plain data
+    validated in one call costs far less than building the nested models one by one, which matters on every move."""
     pyramid = _pyramid(stored.game.layout.pyramid, stored.game.present)
-    return _validated(stored, locale, feedback, pyramid.slots, now_ms(), par=None)
+    return _validated(stored, locale, feedback, pyramid.slots, now, par=None)
 
 
 def _validated(
@@ -175,15 +172,16 @@ def snapshot_json(
     stored: StoredGame,
     locale: Locale,
     feedback: EngineFeedback | None = None,
-    now: int | None = None,
+    *,
+    now: int,
     par: Par | None = None,
 ) -> bytes:
     """The snapshot as sent: :func:`snapshot_data` with the pyramid's kept JSON. It holds only JSON types, UUIDs
     and UTC datetimes, which msgspec writes exactly as pydantic would (a test holds it to that), in a fraction of
-    the time. ``now`` (default: the clock) is the moment its running time is measured at: a retried request
+    the time. ``now`` (ms, from the service's clock) is the moment its running time is measured at: a retried request
     rebuilds the very same snapshot from the moment the first was answered. ``par``: the deal's par as looked up
     for a finished game's read (:func:`par_fields`)."""
     pyramid = _pyramid(stored.game.layout.pyramid, stored.game.present)
-    data = _validated(stored, locale, feedback, pyramid.slots, now_ms() if now is None else now, par=par)
+    data = _validated(stored, locale, feedback, pyramid.slots, now, par=par)
     data["pyramid"] = pyramid.written
     return _JSON.encode(data)

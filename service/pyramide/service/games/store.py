@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
@@ -43,6 +42,7 @@ from pyramide.service.games.store_scripts import (
 )
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.ratelimit import RateLimitedError
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result
@@ -96,9 +96,10 @@ ATTEMPT_KEPT_MS: Final = 40 * 24 * 3600 * 1000
 class GameStore(GameReads):
     """The game store: :class:`GameReads`, and every write, each one script."""
 
-    def __init__(self, redis: RedisClient, settings: Settings) -> None:
+    def __init__(self, redis: RedisClient, settings: Settings, *, clock: Clock) -> None:
         super().__init__(redis)
         self.settings = settings
+        self.clock = clock
         self._moves = settings.limits.limit("moves")
         interval, burst = self._moves.args()
         self._save = SAVE.load(
@@ -155,7 +156,7 @@ class GameStore(GameReads):
         if raw(current) != token.encode():
             raise DomainError(ErrorCode.PLAYER_BANNED if raw(current) == BANNED else ErrorCode.UNAUTHORIZED)
         if cell is not None:
-            wait = self._moves.wait_ms(int(cell), int(time.time() * 1000))
+            wait = self._moves.wait_ms(int(cell), now_ms(self.clock))
             if wait > 0:
                 raise RateLimitedError(self._moves, wait)
         return raw(state), raw(kept) if idempotency else None

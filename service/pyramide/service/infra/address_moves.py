@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Final, NamedTuple
 
 from redis.exceptions import RedisError, ResponseError
 
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.ratelimit import Limit, RateLimitedError
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Script
@@ -65,14 +65,15 @@ class AddressMoves:
     """Counts moves per address bucket in this process and refuses an address over ``limit`` (``limit.limit`` 0:
     no allowance)."""
 
-    def __init__(self, redis: RedisClient, limit: Limit) -> None:
+    def __init__(self, redis: RedisClient, limit: Limit, *, clock: Clock) -> None:
+        self.clock = clock
         self.limit = limit
         self._allowance = limit.limit if limit.limit > 0 else -1
         self._own: dict[str, int] = {}
         """Buckets with an allowance of their own (an app's, ``allow``) in place of ``limit``'s."""
         self._counts: dict[str, int] = {}
         self._totals: dict[str, int] = {}
-        self._window = int(time.time()) // WINDOW_S
+        self._window = int(self.clock.time()) // WINDOW_S
         self._ended: dict[int, dict[str, int]] = {}
         """Counts of windows that ended before they were shared, by window: shared at the next flush."""
         self._add = ADD.load(redis)
@@ -88,7 +89,7 @@ class AddressMoves:
         allowance = self._own.get(bucket, self._allowance) if self._own else self._allowance
         if allowance < 0:
             return
-        window = int(time.time()) // WINDOW_S
+        window = int(self.clock.time()) // WINDOW_S
         if window != self._window:
             self._roll(window)  # what was counted is the ended window's: the new one has refused nothing yet
         if self._totals.get(bucket, 0) + self._counts.get(bucket, 0) >= allowance:
@@ -108,7 +109,7 @@ class AddressMoves:
         allowance = self._allowance if own is None else own
         if allowance < 0:
             return None
-        now = int(time.time())
+        now = int(self.clock.time())
         if now // WINDOW_S != self._window:
             self._roll(now // WINDOW_S)
         left = allowance - self._totals.get(bucket, 0) - self._counts.get(bucket, 0)
@@ -117,9 +118,8 @@ class AddressMoves:
         policy = self.limit.policy if own is None else f'"{name}";q={allowance};w={WINDOW_S}'
         return policy, f'"{name}";r={left if left > 0 else 0};t={reset}'
 
-    @staticmethod
-    def _until_window_ends_ms() -> int:
-        return max(1, int((WINDOW_S - time.time() % WINDOW_S) * 1000))
+    def _until_window_ends_ms(self) -> int:
+        return max(1, int((WINDOW_S - self.clock.time() % WINDOW_S) * 1000))
 
     def _roll(self, window: int) -> None:
         """A new minute window: the counts not yet shared are kept for the window they were served in, and the new
@@ -133,7 +133,7 @@ class AddressMoves:
     async def flush(self) -> None:
         """Add this process's counts to the shared counters of the windows they were served in, and read back the
         current window's totals."""
-        window = int(time.time()) // WINDOW_S
+        window = int(self.clock.time()) // WINDOW_S
         if window != self._window:
             self._roll(window)
         await self._share_ended(window)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import redis
 
+from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.embedded_redis import SERVER_BINARY, EmbeddedRedis
 from pyramide.service.infra.supervisor import RedisSupervisor
 
@@ -89,8 +90,9 @@ def _snapshot(server: EmbeddedRedis, target: Path) -> int:
 
 
 def _wait_for_rewrite(client: redis.Redis, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    machine = SystemClock()  # waits on a real Redis's rewrite: the machine's time, whatever the service runs on
+    deadline = machine.monotonic() + seconds
+    while machine.monotonic() < deadline:
         info = client.info("persistence")
         if not info["aof_rewrite_in_progress"] and not info["aof_rewrite_scheduled"] and info["aof_enabled"]:
             return

@@ -3,7 +3,8 @@ every store and service, so that nothing else in the service reads the process c
 
 :class:`SystemClock` reads the process clock. :class:`FakeClock` stands still until a test moves it; given a file it
 writes each move there, so that :class:`FileClock` in a server started by the test (the test-only setting
-``PYRAMIDE_TEST_CLOCK_FILE``) reads the same time."""
+``PYRAMIDE_TEST_CLOCK_FILE``) reads the same time. What keeps other time, and why, is in ``docs/time.md``: Redis's
+own clock (rate limits, key expiry), the event loop's (I/O pacing) and ``time.perf_counter`` (measuring work)."""
 
 from __future__ import annotations
 

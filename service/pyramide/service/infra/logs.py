@@ -22,12 +22,16 @@ import msgspec
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.settings import Settings
 
 REQUEST_ID: Final = contextvars.ContextVar[str | None]("request_id", default=None)
 _USABLE_ID: Final = re.compile(rb"[\x21-\x7e]{1,200}")
 _HEADER: Final = b"x-request-id"
 _STANDARD: Final = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message"}
+
+
+_MACHINE = SystemClock()
 
 
 class JsonFormatter(logging.Formatter):
@@ -106,7 +110,7 @@ class RequestLog:
         return logged
 
     def _line(self, method: str, path: str, status: int, request_id: str, duration_s: float) -> None:
-        now = time.time()
+        now = _MACHINE.time()  # stamped like every other log record: the machine's time, not the service's clock
         line = {
             "time": _timestamp(now),
             "level": self.level_name,

@@ -19,7 +19,6 @@ import asyncio
 import base64
 import hashlib
 import json
-import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
@@ -95,7 +94,7 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-async def hand_over(redis: RedisClient, source: str, target: str) -> int:
+async def hand_over(redis: RedisClient, source: str, target: str, now_ms: int) -> int:
     """Copies every event still in ``source`` to the end of ``target``, each with its id, and marks ``target`` due;
     how many. For an outbox about to be deleted with its slot (an erased player's): its events outlive it, in their
     order, before what ``target`` gets next. Should the process die before the source is deleted, a retry copies
@@ -106,7 +105,7 @@ async def hand_over(redis: RedisClient, source: str, target: str) -> int:
         copied = {"id": event.id, "type": event.type, "app": event.app, "player": event.player}
         await redis.xadd(target, {**copied, "at": str(event.at_ms), "data": json.dumps(event.data)})
     if entries:
-        await mark_due(redis, target)
+        await mark_due(redis, target, now_ms)
     return len(entries)
 
 
@@ -120,22 +119,22 @@ def wake_on_due() -> asyncio.Event:
     return _WAKE.setdefault(asyncio.get_running_loop(), asyncio.Event())
 
 
-async def mark_due(redis: RedisClient, outbox: str, at_ms: int | None = None) -> None:
-    """Notes that ``outbox`` has events to deliver from ``at_ms`` (now by default), and wakes this process's delivery
-    task."""
-    await redis.zadd(keyspace.EVENTS_DUE, {outbox: int(time.time() * 1000) if at_ms is None else at_ms})
+async def mark_due(redis: RedisClient, outbox: str, at_ms: int) -> None:
+    """Notes that ``outbox`` has events to deliver from ``at_ms`` (the caller's now, or later), and wakes this
+    process's delivery task."""
+    await redis.zadd(keyspace.EVENTS_DUE, {outbox: at_ms})
     wake = _WAKE.get(asyncio.get_running_loop())
     if wake is not None:
         wake.set()
 
 
-async def sweep(redis: RedisClient) -> int:
+async def sweep(redis: RedisClient, now_ms: int) -> int:
     """Marks every outbox due (those whose events are noted already are due again at once, which is harmless: a
     delivery worker takes each event once); how many there were. Only streams: other keys whose names end so (the
     delivery's cursors, named after their outbox) are not outboxes."""
     found = 0
     async for key in redis.scan_iter(match=keyspace.OUTBOX_PATTERN, count=SWEEP_BATCH, _type="stream"):
-        await mark_due(redis, _text(key))
+        await mark_due(redis, _text(key), now_ms)
         found += 1
     return found
 

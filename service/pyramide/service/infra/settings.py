@@ -179,6 +179,9 @@ class Settings(BaseSettings):
     """The level of the one line logged per request (``DEBUG`` hides them at the default ``log_level``)."""
     supervisor_state: Path | None = None
     """Set by `pyramide serve` for its workers: where the embedded Redis's supervisor publishes its state."""
+    test_clock_file: Path | None = None
+    """Test-only: the file a test's fake clock writes its time to (``infra/clock.py``); the service then reads its
+    time from there instead of the system clock. Never set in production."""
     deal_secret: str | None = Field(None, min_length=16, repr=False)
     """The secret sealed deals (daily challenges) are dealt from; without it, one is generated once and kept in
     Redis. Never shown."""

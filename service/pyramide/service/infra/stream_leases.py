@@ -7,10 +7,10 @@ its leases back, and a killed process's leases end by themselves :data:`LEASE_BE
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
+from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Result, Script
 
@@ -43,8 +43,9 @@ class Cap(NamedTuple):
 class StreamLeases:
     """Takes, renews and gives back a stream's leases."""
 
-    def __init__(self, redis: RedisClient, heartbeat_s: float) -> None:
+    def __init__(self, redis: RedisClient, heartbeat_s: float, *, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
         self.lease_ms = int(heartbeat_s * 1000 * LEASE_BEATS)
         self._lease = LEASE.load(redis)
 
@@ -72,6 +73,6 @@ class StreamLeases:
             await self.redis.zrem(cap.key, stream)
 
     async def _take(self, stream: str, cap: Cap) -> bool:
-        now = int(time.time() * 1000)
+        now = now_ms(self.clock)
         args = LeaseArgs(stream=stream, now_ms=str(now), until_ms=str(now + self.lease_ms), cap=str(cap.limit))
         return bool(await self._lease(LeaseKeys(leases=cap.key), args) == Result.OK)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.lifecycle import process_alive
 
@@ -147,8 +148,9 @@ class RedisSupervisor:
             return
         log.warning("stopping a Redis (pid %d) left running on %s by an earlier crash", pid, self.data_dir)
         os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + LEFTOVER_STOP_S
-        while process_alive(pid) and time.monotonic() < deadline:
+        machine = SystemClock()  # waits on a real process: the machine's time, whatever the service runs on
+        deadline = machine.monotonic() + LEFTOVER_STOP_S
+        while process_alive(pid) and machine.monotonic() < deadline:
             time.sleep(0.05)
         if process_alive(pid):
             os.kill(pid, signal.SIGKILL)

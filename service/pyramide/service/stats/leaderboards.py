@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import time
 from typing import Any, Final, NamedTuple
 from uuid import UUID
 
@@ -23,6 +22,7 @@ from redis.exceptions import ResponseError
 
 from pyramide.service.boards import challenge_board
 from pyramide.service.infra import keyspace, outbox
+from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
@@ -160,10 +160,6 @@ CHALLENGE_BOARD: Final = challenge_board("")
 """How the name of every challenge's board begins."""
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 def _event_ids(result: GameResult) -> str:
     """What a challenge's board keeps of an app player for its app's events (JSON), or '' (a deal's board, or a
     player of no app: no event)."""
@@ -177,8 +173,9 @@ def _text(value: bytes | str) -> str:
 
 
 class Leaderboards:
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, *, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
         self._enter = ENTER.load(redis)
         self._remove = REMOVE.load(redis)
         self._note = NOTE.load(redis)
@@ -211,11 +208,11 @@ class Leaderboards:
         if await self._note(note, NoteArgs(board=result.board)) != Result.OK:
             return False
         ids = _event_ids(result)
-        args = EnterArgs(player, member, json.dumps(entry), result.identity, ids, _now_ms())
+        args = EnterArgs(player, member, json.dumps(entry), result.identity, ids, now_ms(self.clock))
         keys = keyspace.boards_of_deal(result.board)
         entered = bool(await self._enter(keys, args) == Result.OK)
         if entered and ids:
-            await outbox.mark_due(self.redis, keys.outbox)
+            await outbox.mark_due(self.redis, keys.outbox, now_ms(self.clock))
         return entered
 
     async def withdraw(self, result: GameResult) -> None:
@@ -255,9 +252,9 @@ class Leaderboards:
         """Take the player's entry off the board named ``code``; whether it was there. A challenge's board may have
         emitted ``challenge.entry`` (``left``): its outbox is marked due then."""
         keys = keyspace.boards_of_deal(code)
-        removed = bool(await self._remove(keys, RemoveArgs(str(player), _now_ms())) == Result.OK)
+        removed = bool(await self._remove(keys, RemoveArgs(str(player), now_ms(self.clock))) == Result.OK)
         if removed and code.startswith(CHALLENGE_BOARD):
-            await outbox.mark_due(self.redis, keys.outbox)
+            await outbox.mark_due(self.redis, keys.outbox, now_ms(self.clock))
         return removed
 
     async def set_aside(self, player: UUID, codes: list[str] | None = None) -> list[str]:
@@ -275,10 +272,10 @@ class Leaderboards:
             kept = KeepKeys(kept=keyspace.ban_kept(player), player=keyspace.player(player))
             if await self._keep(kept, KeepArgs(board=code, member=member, entry=entry)) != Result.OK:
                 break
-            if await self._remove_if(keys, RemoveIfArgs(who, member, _now_ms())) == Result.OK:
+            if await self._remove_if(keys, RemoveIfArgs(who, member, now_ms(self.clock))) == Result.OK:
                 moved.append(code)
                 if code.startswith(CHALLENGE_BOARD):
-                    await outbox.mark_due(self.redis, keys.outbox)
+                    await outbox.mark_due(self.redis, keys.outbox, now_ms(self.clock))
         return moved
 
     async def restore(self, player: UUID) -> list[str]:
@@ -289,10 +286,10 @@ class Leaderboards:
             board = _text(code)
             member, _, entry = _text(kept).partition("\n")
             identity = json.loads(entry).get("identity", "anonymous")
-            args = EnterArgs(str(player), member, entry, identity, NOTED_IDS, _now_ms())
+            args = EnterArgs(str(player), member, entry, identity, NOTED_IDS, now_ms(self.clock))
             keys = keyspace.boards_of_deal(board)
             if await self._enter(keys, args) == Result.OK and board.startswith(CHALLENGE_BOARD):
-                await outbox.mark_due(self.redis, keys.outbox)
+                await outbox.mark_due(self.redis, keys.outbox, now_ms(self.clock))
             await self.redis.hdel(keyspace.ban_kept(player), board)
             restored.append(board)
         return sorted(restored)

@@ -3,7 +3,6 @@ an app with the ``moderation`` scope for its own players); every decision goes i
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
@@ -19,6 +18,7 @@ from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Limit, ReviewsCursor, check_paging_query
 from pyramide.service.http.params import IdText, id_of
 from pyramide.service.http.responses import problems
+from pyramide.service.infra.clock import now_ms
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.reviews import Reviews
 from pyramide.service.stats.schemas import Review, ReviewDecisionBody, ReviewsPage
@@ -144,7 +144,7 @@ async def _decide(
     item = await reviews.get(review)
     if not request.user.may_moderate(_app_of(item)):
         raise DomainError(ErrorCode.FORBIDDEN)
-    decided = await reviews.decide(review, status, request.user.actor, body.reason, int(time.time() * 1000))
+    decided = await reviews.decide(review, status, request.user.actor, body.reason, now_ms(reviews.clock))
     if decided.changed:
         action = "accept_review" if status == "accepted" else "reject_review"
         detail = {"review": str(review), "challenge": str(item["challenge"])}

@@ -21,6 +21,7 @@ from uuid import UUID
 
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result, Script
 from pyramide.service.stats.fairness import Cadence
@@ -114,8 +115,9 @@ class Decided:
 
 
 class Reviews:
-    def __init__(self, redis: RedisClient, min_move_ms: int) -> None:
+    def __init__(self, redis: RedisClient, min_move_ms: int, *, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
         self.min_move_ms = min_move_ms
         self._hold = HOLD.load(redis)
         self._decide = DECIDE.load(redis)

@@ -10,13 +10,13 @@ same start or result again (a retry, a repair after a crash) and it is counted o
 from __future__ import annotations
 
 import json
-import time
 from typing import Any, Final, NamedTuple
 from uuid import UUID
 
 from pyramide.engine import DealCode
 from pyramide.service.deals import ParBook, ParStatus
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import NoKeys, Result, Script
 from pyramide.service.stats.rankings import Page, RankedLists, rank_member
@@ -97,8 +97,9 @@ PAR_DUE: Final = "par:"
 
 
 class StatsStore:
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, *, clock: Clock) -> None:
         self.redis = redis
+        self.clock = clock
         self._record = RECORD.load(redis)
         self._reset = RESET.load(redis)
         self._count_hint = COUNT_HINT.load(redis)
@@ -163,7 +164,7 @@ class StatsStore:
         stays for the next read (its par is started if nobody works on it), and a challenge's win waits for the
         close, so that the statistics never tell a sealed deal's par."""
         counters = keyspace.statistics(player).counters
-        now = int(time.time() * 1000)
+        now = now_ms(self.clock)
         for field, value in (await self.redis.hgetall(counters)).items():
             name = field.decode()
             if not name.startswith(PAR_DUE):
@@ -203,7 +204,7 @@ class StatsStore:
 
     async def reset(self, player: UUID) -> None:
         """Start counting afresh, at once: counters, games, wins and pending settlements go together."""
-        await self._reset(self._keys(player), ResetArgs(since_ms=int(time.time() * 1000)))
+        await self._reset(self._keys(player), ResetArgs(since_ms=now_ms(self.clock)))
 
     async def wins(self, player: UUID, cursor: str | None, limit: int) -> Page:
         stats = keyspace.statistics(player)

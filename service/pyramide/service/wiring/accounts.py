@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pyramide.service.accounts import Annulments, AppPlayers, AppStore, AuditLog, Bans, PlayerData, PlayerStore
 from pyramide.service.accounts.ports import PlayerBoards, PlayerGames, PlayerReviews, PlayerStatistics
 from pyramide.service.accounts.rewrites import Rewrites
+from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
@@ -34,10 +35,11 @@ class Accounts:
         stats: PlayerStatistics,
         boards: PlayerBoards,
         reviews: PlayerReviews,
+        clock: Clock,
     ) -> Accounts:
-        players = PlayerStore(redis, settings)
-        audit = AuditLog(redis)
-        apps = AppStore(redis)
+        players = PlayerStore(redis, settings, clock=clock)
+        audit = AuditLog(redis, clock=clock)
+        apps = AppStore(redis, clock=clock)
         app_players = AppPlayers(redis, players, settings.session_ttl_s)
         privacy = PlayerData(
             redis=redis,

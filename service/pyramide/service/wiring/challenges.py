@@ -10,6 +10,7 @@ from pyramide.service.challenges import ChallengeCloses, ChallengeDeals, Challen
 from pyramide.service.deals import DealSecret, Par, par_shown
 from pyramide.service.deals.par import Saved
 from pyramide.service.events import Deliverer, WebhookStore
+from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats import Leaderboards
@@ -17,7 +18,7 @@ from pyramide.service.wiring.deals import Deals
 from pyramide.service.wiring.games import Games
 
 
-def challenge_deals(settings: Settings, redis: RedisClient, deals: Deals) -> ChallengeDeals:
+def challenge_deals(settings: Settings, redis: RedisClient, deals: Deals, clock: Clock) -> ChallengeDeals:
     """The challenges' sealed deals, which games are created from too."""
     secret = DealSecret(redis, settings.deal_secret)
     return ChallengeDeals(
@@ -27,6 +28,7 @@ def challenge_deals(settings: Settings, redis: RedisClient, deals: Deals) -> Cha
         settings.challenge_presets,
         settings.challenge_candidates,
         days_ahead=settings.challenge_days_ahead,
+        clock=clock,
     )
 
 
@@ -69,6 +71,6 @@ class Events:
     deliverer: Deliverer
 
     @classmethod
-    def start(cls, settings: Settings, redis: RedisClient) -> Events:
-        webhooks = WebhookStore(redis)
+    def start(cls, settings: Settings, redis: RedisClient, clock: Clock) -> Events:
+        webhooks = WebhookStore(redis, clock=clock)
         return cls(webhooks=webhooks, deliverer=Deliverer(redis, webhooks, settings))

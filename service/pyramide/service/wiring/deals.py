@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyramide.service.deals import ParBook, Solver
+from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats import Leaderboards, Reviews, StatsStore
@@ -32,9 +33,9 @@ class Stats:
     reviews: Reviews
 
     @classmethod
-    def start(cls, settings: Settings, redis: RedisClient) -> Stats:
+    def start(cls, settings: Settings, redis: RedisClient, clock: Clock) -> Stats:
         return cls(
-            stats=StatsStore(redis),
-            leaderboards=Leaderboards(redis),
-            reviews=Reviews(redis, settings.min_move_ms),
+            stats=StatsStore(redis, clock=clock),
+            leaderboards=Leaderboards(redis, clock=clock),
+            reviews=Reviews(redis, settings.min_move_ms, clock=clock),
         )

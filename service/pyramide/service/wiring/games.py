@@ -16,6 +16,7 @@ from pyramide.service.games.review import GameReviews
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
 from pyramide.service.http.limits import MoveAllowance
+from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
@@ -45,8 +46,9 @@ class Games:
         stats: Stats,
         sealed_deals: ChallengeDeals,
         move_allowance: MoveAllowance,
+        clock: Clock,
     ) -> Games:
-        store = GameStore(redis, settings)
+        store = GameStore(redis, settings, clock=clock)
         fair_play = FairPlay(settings.challenge_players, settings.min_move_ms)
         settlement = Settlement(
             redis,

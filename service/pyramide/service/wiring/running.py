@@ -10,6 +10,7 @@ from typing import Final
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
 from pyramide.service.http.streams import LiveStreams
 from pyramide.service.infra.address_moves import AddressMoves
+from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.disk import DiskWatch
 from pyramide.service.infra.notices import Notices
 from pyramide.service.infra.ratelimit import RateLimiter
@@ -31,16 +32,16 @@ class Plumbing:
     streams: LiveStreams
 
     @classmethod
-    def start(cls, settings: Settings, redis: RedisClient, limiter: RateLimiter) -> Plumbing:
+    def start(cls, settings: Settings, redis: RedisClient, limiter: RateLimiter, clock: Clock) -> Plumbing:
         move_allowance = MoveAllowance(
-            AddressMoves(redis, settings.limits.limit("address_moves")),
-            AddressMoves(redis, settings.limits.limit("address_keyed_moves")),
+            AddressMoves(redis, settings.limits.limit("address_moves"), clock=clock),
+            AddressMoves(redis, settings.limits.limit("address_keyed_moves"), clock=clock),
             settings,
         )
         return cls(
             address_limits=AddressLimits(limiter, settings),
             move_allowance=move_allowance,
-            streams=_live_streams(settings, redis),
+            streams=_live_streams(settings, redis, clock),
         )
 
 
@@ -57,13 +58,15 @@ class Running:
     events: Events
 
     @classmethod
-    def start(cls, settings: Settings) -> Running:
+    def start(cls, settings: Settings, clock: Clock) -> Running:
+        """Every service over one Redis client, each reading the one ``clock`` (directly or through the store it
+        is built on: a game service reads its :class:`GameStore`'s)."""
         redis = connect(settings)
         limiter = RateLimiter(redis)
-        plumbing = Plumbing.start(settings, redis, limiter)
+        plumbing = Plumbing.start(settings, redis, limiter, clock)
         deals = Deals.start(settings, redis)
-        stats = Stats.start(settings, redis)
-        sealed = challenge_deals(settings, redis, deals)
+        stats = Stats.start(settings, redis, clock)
+        sealed = challenge_deals(settings, redis, deals, clock)
         games = Games.start(
             settings,
             redis,
@@ -72,6 +75,7 @@ class Running:
             stats=stats,
             sealed_deals=sealed,
             move_allowance=plumbing.move_allowance,
+            clock=clock,
         )
         challenges = Challenges.start(
             settings, redis, sealed_deals=sealed, deals=deals, games=games, leaderboards=stats.leaderboards
@@ -84,6 +88,7 @@ class Running:
             stats=stats.stats,
             boards=stats.leaderboards,
             reviews=stats.reviews,
+            clock=clock,
         )
         return cls(
             redis=redis,
@@ -94,7 +99,7 @@ class Running:
             games=games,
             challenges=challenges,
             accounts=accounts,
-            events=Events.start(settings, redis),
+            events=Events.start(settings, redis, clock),
         )
 
     async def stop(self) -> None:
@@ -129,11 +134,11 @@ def group_of(name: str) -> str | None:
     raise KeyError(name)
 
 
-def _live_streams(settings: Settings, redis: RedisClient) -> LiveStreams:
+def _live_streams(settings: Settings, redis: RedisClient, clock: Clock) -> LiveStreams:
     """The live streams over the process's one pub/sub connection (to the node the URL names, in a cluster too)."""
     assert settings.redis_url is not None  # connect() refused to start without one
     notices = Notices(settings.redis_url, settings.redis_timeout_s, settings.stream_notices_ping_s)
-    leases = StreamLeases(redis, settings.stream_heartbeat_s)
+    leases = StreamLeases(redis, settings.stream_heartbeat_s, clock=clock)
     return LiveStreams(notices, leases, settings)
 
 
