@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from pyramide.service.app import create_app
 from pyramide.service.http.connection_limits import HttpLimits
 from pyramide.service.http.server import server_config
 from pyramide.service.infra import address_moves
+from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings
 
@@ -60,10 +61,13 @@ def redis_client(redis_server: EmbeddedRedis) -> Iterator[redis.Redis]:
 
 
 @pytest.fixture
-def settings(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Settings:
+def settings(redis_server: EmbeddedRedis, redis_client: redis.Redis, clock: FakeClock) -> Settings:
+    """Settings for an app under test. ``test_clock_file``: an app a test builds from them (``create_app``, a
+    served copy with other limits) reads the test's :func:`clock` too, through the file it writes."""
     return Settings(
         redis_url=redis_server.url,
         data_dir=Path(redis_server.data_dir),
+        test_clock_file=clock.path,
         solver_time_limit_s=0.5,
         solver_workers=1,
         **TEST_LIMITS,
@@ -71,8 +75,8 @@ def settings(redis_server: EmbeddedRedis, redis_client: redis.Redis) -> Settings
 
 
 @pytest.fixture
-def app(settings: Settings) -> Litestar:
-    return create_app(settings)
+def app(settings: Settings, clock: FakeClock) -> Litestar:
+    return create_app(settings, clock=clock)
 
 
 @pytest.fixture
@@ -81,51 +85,40 @@ def client(app: Litestar) -> Iterator[TestClient[Any]]:
         yield test_client
 
 
-class ServiceClock:
-    """The wall clock of the service served in this process (``time.time``, what it reads for the UTC day, the
-    challenges' opening and closing, and the time of a win), kept at least :data:`DAY_MARGIN_S` before the next
-    midnight UTC: a test that starts in the day's last hour has it moved a minute past that midnight, so that the
-    day it reads once (today's challenge, open; tomorrow's, not yet) is the day every later request falls in.
-    ``offset_s`` moves it further, as if the test waited."""
-
-    DAY_MARGIN_S: float = 3600.0
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        real = time.time
-        self.offset_s = 0.0
-        monkeypatch.setattr(time, "time", lambda: real() + self.offset_s)
-        if self._to_midnight_s() < self.DAY_MARGIN_S:
-            self.offset_s = self._to_midnight_s() + 60
-
-    def now(self) -> datetime:
-        return datetime.fromtimestamp(time.time(), UTC)
-
-    def today(self) -> date:
-        """The service's UTC day."""
-        return self.now().date()
-
-    def _to_midnight_s(self) -> float:
-        now = self.now()
-        return (datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1) - now).total_seconds()
-
-    def past_the_close(self) -> None:
-        """A minute past the next midnight UTC: today's challenges closed."""
-        self.offset_s += self._to_midnight_s() + 60
-
-
 @pytest.fixture
-def service_clock(monkeypatch: pytest.MonkeyPatch) -> ServiceClock:
-    return ServiceClock(monkeypatch)
+def clock(tmp_path: Path) -> FakeClock:
+    """The time of the service under test: it starts at :data:`WEDNESDAY_10H` and moves only when the test moves
+    it (``advance``, ``set``). The ``app`` fixture is built with it; a test that builds its own app passes it
+    (``create_app(settings, clock=clock)``), and a server in another process reads it from its file
+    (:func:`clock_env`)."""
+    return FakeClock(WEDNESDAY_10H, tmp_path / "clock")
 
 
-def in_one_minute_window(needed_s: float = 12.0) -> None:
-    """The per-address allowances of moves count in fixed minute windows of the wall clock (``time.time``; see
-    ``infra/address_moves.py``), and a window's end gives the address its whole allowance again: a test that spends
-    one and expects the next move refused starts its moves with at least ``needed_s`` left of a window (waiting for
-    the next one when fewer are left)."""
-    left = 60 - time.time() % 60
-    if left < needed_s:
-        time.sleep(left + 0.5)
+def clock_env(clock: FakeClock) -> dict[str, str]:
+    """The environment that gives a server process started by a test the test's fake clock."""
+    assert clock.path is not None
+    return {"PYRAMIDE_TEST_CLOCK_FILE": str(clock.path)}
+
+
+def browser_clock(clock: FakeClock) -> str:
+    """An init script that sets a page's ``Date`` to the service's clock as it stands (then running on from there):
+    for a page that reads the browser's day, as the calendar does."""
+    return (
+        f"(() => {{ const shift = {clock.time() * 1000!r} - Date.now(); const Real = Date;"
+        " class Shifted extends Real { constructor(...a) { if (a.length) super(...a); else super(Real.now() + shift); }"
+        " static now() { return Real.now() + shift; } }; globalThis.Date = Shifted; })();"
+    )
+
+
+def next_midnight(clock: FakeClock) -> float:
+    """The next midnight UTC after the clock's time, in seconds since the epoch: where the daily challenges close."""
+    now = utc_now(clock)
+    return (datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)).timestamp()
+
+
+def past_the_close(clock: FakeClock) -> None:
+    """Moves the clock a minute past the next midnight UTC: today's challenges closed, tomorrow's open."""
+    clock.advance(next_midnight(clock) + 60 - clock.time())
 
 
 def metric_values(client: TestClient[Any]) -> dict[str, float]:

@@ -15,8 +15,9 @@ import redis
 from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import ServiceClock, in_one_minute_window, new_player, serve_in_thread
+from tests.integration.conftest import new_player, serve_in_thread
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
 from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
@@ -134,7 +135,7 @@ def test_concurrent_first_uses_of_one_external_id_make_one_player_and_no_orphans
     assert len(players) == 1 and len(auths) == 1, (players, auths)
 
 
-def test_sessions_work_several_at_once_and_expire(settings: Settings, service_clock: ServiceClock) -> None:
+def test_sessions_work_several_at_once_and_expire(settings: Settings, clock: FakeClock) -> None:
     """Sessions of 60 s: used at once (however slow the machine), then the service's clock is moved past their
     end."""
     for client in _client(settings, session_ttl_s=60):
@@ -152,7 +153,7 @@ def test_sessions_work_several_at_once_and_expire(settings: Settings, service_cl
             403,
             "player_header_not_allowed",
         )
-        service_clock.offset_s += 61
+        clock.advance(61)
         _problem(client.get("/v1/players/me", headers=_bearer(first["token"])), 401, "unauthorized")
         assert client.get("/v1/players/me", headers=_as(key, "s")).json()["id"] == player
 
@@ -189,7 +190,6 @@ def test_an_app_player_is_exported_and_erased_with_its_binding(admin: Any, redis
     assert admin.get(f"/v1/games/{game}", headers=_as(key, "user-42")).status_code == 404
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_an_app_player_plays_a_daily_challenge_and_ranks(admin: Any, redis_client: redis.Redis) -> None:
     key = _app(admin)
     user = _as(key, "challenger")
@@ -282,7 +282,6 @@ def test_an_apps_moves_count_against_its_own_allowance_or_the_named_users(settin
         draws = [{"type": "draw"}, {"type": "undo"}] * 4
         for move in draws:  # 8 moves: past one address's 3, from the app's one server
             assert client.post(f"/v1/games/{game}/moves", json=move, headers=_as(key, "mover")).status_code == 200
-        in_one_minute_window()  # each allowance of 3 below is spent, then refused, within one window
         person = _as(key, "mover", **{"Pyramide-Client-IP": "203.0.113.9"})
         for move in draws[:3]:
             assert client.post(f"/v1/games/{game}/moves", json=move, headers=person).status_code == 200
@@ -375,7 +374,6 @@ def _live(settings: Settings, **changes: Any) -> Iterator[httpx.Client]:
         yield client
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_a_banned_app_user_stays_banned_after_erasing_itself_until_a_moderator_lifts_it(
     settings: Settings, redis_client: redis.Redis
 ) -> None:

@@ -23,10 +23,11 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode, Game, Status
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.signing import SigningKey, private_jwk, thumbprint
 from pyramide.verification import CertificateError, verify
-from tests.integration.conftest import ServiceClock, new_player, serve_in_thread
+from tests.integration.conftest import new_player, past_the_close, serve_in_thread
 from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_robustness import Served, serving
@@ -224,11 +225,10 @@ def test_a_game_not_won_is_refused_in_the_caller_s_language_and_another_s_game_d
 
 
 def test_a_challenge_game_s_certificate_waits_for_the_close_then_names_the_challenge_and_tier(
-    client: TestClient[Any], redis_client: redis.Redis, service_clock: ServiceClock
+    client: TestClient[Any], redis_client: redis.Redis, clock: FakeClock
 ) -> None:
     """Before the close a certificate would carry the code (and the record the face-down cards): 409
     ``certificate_sealed``. After it, the certificate names the challenge and the win's tier, and verifies."""
-    clock = service_clock
     headers = new_player(client, name="Kati")
     challenge = client.get("/v1/challenges/current").json()["id"]
     code = _deal(redis_client, challenge)
@@ -238,7 +238,7 @@ def test_a_challenge_game_s_certificate_waits_for_the_close_then_names_the_chall
     assert sealed.status_code == 409 and sealed.json()["code"] == "certificate_sealed"
     assert str(code) not in sealed.text
 
-    clock.past_the_close()
+    past_the_close(clock)
     answer = client.get(f"/v1/games/{game['id']}/certificate", headers=headers).json()
     claims = verify(answer["certificate"], client.get("/.well-known/jwks.json").json()).claims
     assert (claims["challenge"], claims["tier"], claims["code"], claims["player"]) == (

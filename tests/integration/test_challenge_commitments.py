@@ -20,8 +20,9 @@ from pyramide.service.app import create_app
 from pyramide.service.challenges.calendar import ChallengeId
 from pyramide.service.challenges.deals import Chosen
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import ServiceClock, serve_in_thread
+from tests.integration.conftest import clock_env, past_the_close, serve_in_thread
 from tests.integration.test_robustness import serving
 
 HEX64 = 64
@@ -53,14 +54,14 @@ def _kept(redis_client: redis.Redis, challenge: str) -> Chosen:
 
 
 def test_a_commitment_is_published_a_week_ahead_sealed_while_open_and_verifies_after_the_close(
-    settings: Settings, redis_client: redis.Redis, service_clock: ServiceClock, capsys: pytest.CaptureFixture[str]
+    settings: Settings, redis_client: redis.Redis, clock: FakeClock, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    app = create_app(settings.model_copy(update={"challenge_days_ahead": 7}))
+    app = create_app(settings.model_copy(update={"challenge_days_ahead": 7}), clock=clock)
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
         started = time.monotonic()
         calendar = _filled(http)
         print(f"chose {len(calendar)} challenges ahead in {time.monotonic() - started:.1f} s")
-        today = service_clock.today()
+        today = utc_now(clock).date()
         expected = {f"{today + timedelta(days=d)}-{p}" for d in range(DAYS) for p in ("N", "2S")}
         assert {e["id"] for e in calendar} == expected
         for entry in calendar:
@@ -78,7 +79,7 @@ def test_a_commitment_is_published_a_week_ahead_sealed_while_open_and_verifies_a
         committed = next(e["commitment"] for e in calendar if e["id"] == tomorrow)
         secret = _kept(redis_client, tomorrow)
         assert secret.nonce is not None
-        service_clock.past_the_close()  # tomorrow, 00:01: its challenge is open
+        past_the_close(clock)  # tomorrow, 00:01: its challenge is open
         game = http.post("/v1/games", json={"challenge": tomorrow}, headers=player)
         assert game.status_code == 201, game.text
         seen = [game.text]
@@ -103,7 +104,7 @@ def test_a_commitment_is_published_a_week_ahead_sealed_while_open_and_verifies_a
         assert secret.nonce not in everything and str(secret.code) not in everything
         assert committed in everything, "the commitment is public all along"
 
-        service_clock.offset_s += 24 * 3600  # past tomorrow's close
+        clock.advance(24 * 3600)  # past tomorrow's close
         closed = http.get(f"/v1/challenges/{tomorrow}").json()
         assert closed["open"] is False and closed["commitment"] == committed
         assert hashlib.sha256(f"{closed['code']}:{closed['nonce']}".encode("ascii")).hexdigest() == committed
@@ -147,10 +148,11 @@ def test_the_calendar_pages_a_long_range_and_answers_every_range(client: TestCli
         assert refused.status_code == 400 and refused.json()["code"], (bad, refused.text)
 
 
-def test_commitments_hold_across_a_killed_service_and_a_changed_secret(tmp_path: Path) -> None:
-    """A real ``pyramide serve`` chooses the coming week; it is killed with SIGKILL and started again on the same
-    data with another deal secret (nothing cached in any process): every commitment published stays as it was."""
-    env = {"PYRAMIDE_CHALLENGE_DAYS_AHEAD": "7", "PYRAMIDE_DEAL_SECRET": "the first secret"}
+def test_commitments_hold_across_a_killed_service_and_a_changed_secret(tmp_path: Path, clock: FakeClock) -> None:
+    """A real ``pyramide serve`` (on the test's clock) chooses the coming week; it is killed with SIGKILL and started
+    again on the same data with another deal secret (nothing cached in any process): every commitment published
+    stays as it was."""
+    env = {"PYRAMIDE_CHALLENGE_DAYS_AHEAD": "7", "PYRAMIDE_DEAL_SECRET": "the first secret", **clock_env(clock)}
     data = tmp_path / "data"
     with serving(data, tmp_path, env=env) as served, httpx.Client(base_url=served.url, timeout=30) as http:
         started = time.monotonic()
@@ -160,7 +162,7 @@ def test_commitments_hold_across_a_killed_service_and_a_changed_secret(tmp_path:
         served.process.send_signal(signal.SIGKILL)
         served.process.wait(timeout=10)
     changed = {**env, "PYRAMIDE_DEAL_SECRET": "another deal secret, not the first"}
-    # the same days read again, named: a UTC day that ended in between moves the calendar's own range on by a day
+    # the same days read again, named (the calendar's own range would move on with the clock's day)
     days = {"from": min(before)[:10], "to": max(before)[:10]}
     with serving(data, tmp_path, env=changed) as served, httpx.Client(base_url=served.url, timeout=30) as http:
         # as long as choosing them all took the first time, and more: a service that chose again would show it

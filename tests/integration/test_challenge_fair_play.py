@@ -22,6 +22,7 @@ from litestar.testing import TestClient
 from pyramide.engine import parse_move
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
+from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import TEST_LIMITS, serve_in_thread
 from tests.integration.test_robustness import serving
@@ -30,14 +31,14 @@ TWO_STOCK: Final = {"recycles": 2, "stock_waste_pairs": True, "cover_pairs": Fal
 """The ``2S`` preset: its winning lines are about 70 moves, where ``N``'s run to 150 and more."""
 
 
-pytestmark = pytest.mark.usefixtures("service_clock")
 """Every test here reads today's challenge once and plays it to the end: the service's clock keeps clear of midnight."""
 
 
 @contextmanager
 def _served(settings: Settings, **changes: Any) -> Iterator[str]:
     """The app with ``changes`` to the test settings, served on loopback."""
-    with serve_in_thread(create_app(settings.model_copy(update=changes))) as url:
+    # the system clock: these players pause with real sleeps, and the pace is what fair play judges
+    with serve_in_thread(create_app(settings.model_copy(update=changes), clock=SystemClock())) as url:
         yield url
 
 

@@ -11,7 +11,6 @@ from datetime import date, timedelta
 from typing import Any
 
 import httpx
-import pytest
 import redis
 from litestar.testing import TestClient
 
@@ -22,11 +21,11 @@ from pyramide.service.challenges.deals import ChallengeDeals
 from pyramide.service.deals import DealSecret, Solver
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
-from pyramide.service.infra.clock import FakeClock
+from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import WEDNESDAY_10H, ServiceClock, new_player
+from tests.integration.conftest import WEDNESDAY_10H, new_player, next_midnight, past_the_close
 
 CARD = re.compile(r"(?<![0-9A-Z])(?:10|[2-9AJQK])[CDHS](?![0-9A-Z])")
 
@@ -40,13 +39,6 @@ def _deal(redis_client: redis.Redis, challenge: str) -> DealCode:
 
 def _cards_named(text: str) -> set[str]:
     return set(CARD.findall(text))
-
-
-@pytest.fixture(autouse=True)
-def _clear_of_midnight(service_clock: ServiceClock) -> ServiceClock:
-    """Every test here reads the day once (today's challenge, open; tomorrow's, not yet) and relies on it to the end:
-    the service's clock is kept an hour clear of the next midnight."""
-    return service_clock
 
 
 def _win(client: TestClient[Any], headers: dict[str, str], game: dict[str, Any], code: DealCode) -> dict[str, Any]:
@@ -195,11 +187,10 @@ def test_one_attempt_per_player_under_concurrent_requests(live_url: str) -> None
 
 
 def test_a_win_before_the_close_ranks_once_and_one_after_it_counts_only_in_statistics(
-    client: TestClient[Any], redis_client: redis.Redis, service_clock: ServiceClock
+    client: TestClient[Any], redis_client: redis.Redis, clock: FakeClock
 ) -> None:
     """The day boundary: a game started while the challenge is open may be finished after the close, but only a
     win before the close ranks (after it the code is public). Hints, the code and the deal open up at the close."""
-    clock = service_clock
     early, late = new_player(client, name="Early"), new_player(client, name="Late")
     challenge = client.get("/v1/challenges/current").json()["id"]
     code = _deal(redis_client, challenge)
@@ -213,7 +204,7 @@ def test_a_win_before_the_close_ranks_once_and_one_after_it_counts_only_in_stati
     wins = client.get("/v1/players/me/wins", headers=early).json()["entries"]
     assert wins[0]["code"] is None and wins[0]["challenge"] == challenge
 
-    clock.past_the_close()
+    past_the_close(clock)
     finished = _win(client, late, second, code)
     assert finished["code"] == str(code), "after the close the game shows its code"
     board = client.get(f"/v1/challenges/{challenge}/leaderboard").json()
@@ -235,9 +226,8 @@ def test_a_win_before_the_close_ranks_once_and_one_after_it_counts_only_in_stati
 
 
 def test_the_board_ranks_by_time_then_moves_and_each_player_once(
-    client: TestClient[Any], redis_client: redis.Redis, service_clock: ServiceClock
+    client: TestClient[Any], redis_client: redis.Redis, clock: FakeClock
 ) -> None:
-    clock = service_clock
     challenge = client.get("/v1/challenges/current?rules=2S").json()["id"]
     assert challenge.endswith("-2S")
     code = _deal(redis_client, challenge)
@@ -245,7 +235,7 @@ def test_the_board_ranks_by_time_then_moves_and_each_player_once(
     slow_game = client.post("/v1/games", json={"challenge": challenge}, headers=slow).json()
     client.post(f"/v1/games/{slow_game['id']}/moves", json={"type": "draw"}, headers=slow)
     client.post(f"/v1/games/{slow_game['id']}/moves", json={"type": "undo"}, headers=slow)
-    clock.offset_s += 90  # ninety seconds later, still well before the close (the clock keeps an hour clear of it)
+    clock.advance(90)  # ninety seconds later, still long before the close (the clock starts at 10:00 UTC)
     _win(client, slow, slow_game, code)
     fast_game = client.post("/v1/games", json={"challenge": challenge}, headers=fast).json()
     last = _win(client, fast, fast_game, code)
@@ -261,10 +251,34 @@ def test_the_board_ranks_by_time_then_moves_and_each_player_once(
     assert [e["name"] for e in rest["entries"]] == ["Slow"] and rest["next_cursor"] is None
 
 
-def test_unknown_future_and_malformed_challenges_are_not_found(
-    client: TestClient[Any], service_clock: ServiceClock
+def test_at_midnight_utc_today_s_challenge_closes_and_tomorrow_s_opens(
+    client: TestClient[Any], redis_client: redis.Redis, clock: FakeClock
 ) -> None:
-    today = service_clock.today()
+    """Half a second before midnight UTC a win ranks on the day's board; a second later, the same deal's game
+    finished by another player no longer ranks, a new attempt at the day's challenge is refused as closed, and
+    "current" names the next day's challenge, which takes games."""
+    clock.set(next_midnight(clock) - 0.5)
+    early, late, newcomer = (new_player(client, name=n) for n in ("Early", "Late", "New"))
+    challenge = client.get("/v1/challenges/current").json()["id"]
+    assert challenge.startswith(utc_now(clock).date().isoformat())
+    code = _deal(redis_client, challenge)
+    first = client.post("/v1/games", json={"challenge": challenge}, headers=early).json()
+    second = client.post("/v1/games", json={"challenge": challenge}, headers=late).json()
+    _win(client, early, first, code)
+
+    clock.advance(1)
+    _win(client, late, second, code)
+    board = client.get(f"/v1/challenges/{challenge}/leaderboard").json()
+    assert [e["name"] for e in board["entries"]] == ["Early"] and board["final"] is True
+    refused = client.post("/v1/games", json={"challenge": challenge}, headers=newcomer)
+    assert refused.status_code == 409 and refused.json()["code"] == "challenge_closed"
+    current = client.get("/v1/challenges/current").json()
+    assert current["id"] == str(ChallengeId.parse(challenge).next_day()) and current["open"] is True  # type: ignore[union-attr]
+    assert client.post("/v1/games", json={"challenge": current["id"]}, headers=newcomer).status_code == 201
+
+
+def test_unknown_future_and_malformed_challenges_are_not_found(client: TestClient[Any], clock: FakeClock) -> None:
+    today = utc_now(clock).date()
     tomorrow = (today + timedelta(days=1)).isoformat()
     for path in (f"{tomorrow}-N", f"{today}-1SC", f"{today}-n", "2026-13-45-N", "2020-01-01-N", "x"):
         response = client.get(f"/v1/challenges/{path}")

@@ -9,14 +9,14 @@ import time
 from typing import Any
 
 import httpx
-import pytest
 import redis
 
 from pyramide.engine import DealCode, Game
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
+from pyramide.service.infra.clock import FakeClock
 from pyramide.solver import solve
-from tests.integration.conftest import ServiceClock
+from tests.integration.conftest import past_the_close
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 EASY_CODE = str(DealCode.for_layout(easy_game().layout))
@@ -63,7 +63,6 @@ def _not_modified(response: httpx.Response, etag: str) -> None:
     assert "content-type" not in response.headers and response.headers["etag"] == etag
 
 
-@pytest.mark.usefixtures("service_clock")  # today's challenge board: not closed between a GET and its revalidation
 def test_every_etag_revalidates_to_304_with_no_body_and_head_answers_as_get(live_url: str) -> None:
     """Each route's ETag sent back (as it came, weak, in a list, or ``*``) is 304 with that ETag, the snapshot's
     language, no body and no Content-Length; another tag is the whole 200. HEAD of each is the GET's headers
@@ -92,7 +91,6 @@ def test_every_etag_revalidates_to_304_with_no_body_and_head_answers_as_get(live
             _not_modified(api.head(path, headers={"If-None-Match": etag}), etag)
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_a_move_a_win_and_a_board_entry_answer_200_with_a_new_etag(live_url: str, redis_client: redis.Redis) -> None:
     """The player's copies go stale when the resource changes: a move changes the game and its record; a win puts
     an entry on the code's board and, for the daily challenge won through the API, on the challenge's board. Each
@@ -151,7 +149,7 @@ def _running(response: httpx.Response) -> bool:
     return response.json()["elapsed_ms"] is not None
 
 
-def test_a_running_game_is_never_304_while_its_clock_grows(live_url: str) -> None:
+def test_a_running_game_is_never_304_while_its_clock_grows(live_url: str, clock: FakeClock) -> None:
     """Found after the first work on issue 44: ``If-None-Match`` with the version's ETag was 304 while the body's
     ``elapsed_ms`` had grown, so a cache kept the old clock. Now a started, unfinished game is the whole 200 (same
     ETag, a later ``elapsed_ms``), that ETag still goes into a move's If-Match; the finished game is the whole 200
@@ -162,7 +160,7 @@ def test_a_running_game_is_never_304_while_its_clock_grows(live_url: str) -> Non
         game = _game(api, auth, {"code": EASY_CODE})
         _play(api, auth, game, WINNING[:1])
         held = api.get(f"/v1/games/{game}")
-        time.sleep(0.03)
+        clock.advance(0.03)
         again = api.get(f"/v1/games/{game}", headers={"If-None-Match": held.headers["etag"]})
         assert again.status_code == 200, again.status_code
         assert again.headers["etag"] == held.headers["etag"]
@@ -178,7 +176,7 @@ def test_a_running_game_is_never_304_while_its_clock_grows(live_url: str) -> Non
 
 
 def test_a_challenge_game_read_across_the_close_shows_its_code(
-    live_url: str, redis_client: redis.Redis, service_clock: ServiceClock
+    live_url: str, redis_client: redis.Redis, clock: FakeClock
 ) -> None:
     """Found after the first work on issue 44: a challenge game won before the close withholds its ``code``; after
     the close the code shows with no new version, and the held ETag was answered 304, hiding it. Now the whole 200,
@@ -193,7 +191,7 @@ def test_a_challenge_game_read_across_the_close_shows_its_code(
         _play(api, auth, game, [move_body(m) for m in solve(Game(DealCode.parse(json.loads(kept)["code"]))).line])
         held = api.get(f"/v1/games/{game}")
         assert held.json()["status"] == "won" and held.json()["code"] is None
-        service_clock.past_the_close()
+        past_the_close(clock)
         after = api.get(f"/v1/games/{game}", headers={"If-None-Match": held.headers["etag"]})
         assert after.status_code == 200, after.status_code
         assert after.headers["etag"] == held.headers["etag"]

@@ -17,6 +17,7 @@ import pytest
 from standardwebhooks import Webhook
 
 from pyramide.service.app import create_app
+from pyramide.service.infra.clock import FakeClock, SystemClock, now_ms
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_events_emitted import (
@@ -82,9 +83,12 @@ class Receiver:
 
 @pytest.fixture
 def served(settings: Settings) -> Iterator[tuple[httpx.Client, Receiver]]:
+    """On the system clock: a delivery that waits for another to the same endpoint is due again a moment later in the
+    service's time, which a test's fake clock would hold still."""
     update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True}
     receiver = Receiver()
-    with serve_in_thread(create_app(settings.model_copy(update=update))) as url, httpx.Client(base_url=url) as http:
+    app = create_app(settings.model_copy(update=update), clock=SystemClock())
+    with serve_in_thread(app) as url, httpx.Client(base_url=url) as http:
         yield http, receiver
     receiver.close()
 
@@ -114,7 +118,6 @@ def test_player_banned_and_erased_reach_the_apps_endpoint_signed(served: tuple[h
     assert erased["id"].startswith("evt_")
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_challenge_entry_reaches_the_apps_endpoint_signed_without_the_code(
     served: tuple[httpx.Client, Receiver], redis_client: Any
 ) -> None:
@@ -130,18 +133,15 @@ def test_challenge_entry_reaches_the_apps_endpoint_signed_without_the_code(
 
 
 def test_challenge_closed_reaches_every_apps_endpoint_signed_after_the_close(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, clock: FakeClock
 ) -> None:
-    real = time.time
-    offset = [0.0]
-    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
     update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, "challenge_close_check_s": 0.05}
     receivers = [Receiver(), Receiver()]
     try:
         with serve_in_thread(create_app(settings.model_copy(update=update))) as url, httpx.Client(base_url=url) as http:
             secrets = [_endpoint(http, _app(http)[0], r.url, ["challenge.closed"]) for r in receivers]
             challenge = http.get("/v1/challenges/current").json()
-            offset[0] = (challenge_close_ms(challenge) - real() * 1000) / 1000 + 1
+            clock.advance((challenge_close_ms(challenge) - now_ms(clock)) / 1000 + 1)
             for receiver, secret in zip(receivers, secrets, strict=True):  # every app's endpoint, with its secret
                 [closed] = receiver.events(secret, "challenge.closed", 1)
                 assert closed["data"]["challenge"] == challenge["id"]

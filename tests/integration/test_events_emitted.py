@@ -22,12 +22,12 @@ from pyramide.service.app import create_app
 from pyramide.service.challenges.deals import commitment
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace, outbox
-from pyramide.service.infra.clock import SystemClock, now_ms
+from pyramide.service.infra.clock import FakeClock, now_ms
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats import challenge_board
 from pyramide.solver import solve
-from tests.integration.conftest import ServiceClock, serve_in_thread
+from tests.integration.conftest import serve_in_thread
 
 OPERATOR_KEY = "events-test-operator-key-0123456789abcdef"
 OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
@@ -164,7 +164,6 @@ def _entries(store: redis.Redis, challenge: str, count: int) -> list[outbox.Outb
     return events
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_an_app_players_challenge_entry_emits_challenge_entry_without_the_sealed_code(
     http: httpx.Client, redis_client: redis.Redis
 ) -> None:
@@ -199,19 +198,19 @@ def test_an_app_players_challenge_entry_emits_challenge_entry_without_the_sealed
 
 
 def test_a_challenges_close_emits_challenge_closed_once_with_what_it_unseals(
-    settings: Settings, redis_client: redis.Redis, service_clock: ServiceClock
+    settings: Settings, redis_client: redis.Redis, clock: FakeClock
 ) -> None:
     """Two servers (two processes' worth of close tasks) on one Redis, checking every 50 ms: while the challenge is
     open nothing is emitted; once the clock passes its close, exactly one ``challenge.closed`` lands in the
     challenge's outbox, to every app, with the code, nonce and commitment (which check against each other), and the
     tasks seeing it again emit nothing more."""
     checking = settings.model_copy(update={"challenge_close_check_s": 0.05, "webhook_delivery": False})
-    with serve_in_thread(create_app(checking)) as url, serve_in_thread(create_app(checking)):
+    with serve_in_thread(create_app(checking, clock=clock)) as url, serve_in_thread(create_app(checking)):
         challenge = httpx.get(f"{url}/v1/challenges/current", timeout=30).json()
         box = keyspace.challenge_outbox(challenge["id"])
         time.sleep(0.3)  # several checks while it is open
         assert not redis_client.exists(box), "nothing before the close"
-        service_clock.offset_s += (challenge_close_ms(challenge) - time.time() * 1000) / 1000 + 1
+        clock.advance((challenge_close_ms(challenge) - now_ms(clock)) / 1000 + 1)
         deadline = time.monotonic() + 10
         while not redis_client.exists(box) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -232,7 +231,7 @@ def challenge_close_ms(challenge: dict[str, Any]) -> float:
 
 
 def test_an_app_players_erasure_while_redis_is_full_answers_204_and_keeps_its_event(
-    http: httpx.Client, redis_client: redis.Redis, settings: Settings
+    http: httpx.Client, redis_client: redis.Redis, settings: Settings, clock: FakeClock
 ) -> None:
     """Redis at its ``maxmemory`` (a real one of 1 byte): the app player's erasure still answers 204, and its
     ``player.erased`` is in the app's outbox (written by the step that frees the binding), found by the sweep once
@@ -253,7 +252,7 @@ def test_an_app_players_erasure_while_redis_is_full_answers_204_and_keeps_its_ev
     async def sweep() -> int:
         client = connect(settings)
         try:
-            return await outbox.sweep(client, now_ms(SystemClock()))
+            return await outbox.sweep(client, now_ms(clock))
         finally:
             await client.aclose()
 

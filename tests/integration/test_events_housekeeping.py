@@ -17,6 +17,7 @@ import redis
 
 from pyramide.service.app import create_app
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import FakeClock, now_ms
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
@@ -137,14 +138,11 @@ def test_a_player_erased_while_its_delivery_is_in_flight_leaves_no_cursor(
 
 
 def test_an_app_without_endpoints_leaves_the_apps_set_and_a_new_one_gets_challenge_closed(
-    settings: Settings, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, redis_client: redis.Redis, clock: FakeClock
 ) -> None:
     """An app deletes its only endpoint: it is no longer among the apps every ``challenge.closed`` is read for
     (before, it stayed in the set for good); another app is revoked: out of it too. The first app registers a new
     endpoint: it is back in the set, and that endpoint gets the challenge's ``challenge.closed`` when it closes."""
-    real = time.time
-    offset = [0.0]
-    monkeypatch.setattr(time, "time", lambda: real() + offset[0])
     with served(settings, challenge_close_check_s=0.05) as http, receiving() as receiver:
         key, other = new_app(http), new_app(http)
         first = endpoint(http, key, receiver.url, ["challenge.closed"])
@@ -156,7 +154,7 @@ def test_an_app_without_endpoints_leaves_the_apps_set_and_a_new_one_gets_challen
         endpoint(http, key, receiver.url, ["challenge.closed"])
         assert redis_client.smembers(keyspace.WEBHOOK_APPS) == {str(app_id(key)).encode()}
         challenge = http.get("/v1/challenges/current").json()
-        offset[0] = (challenge_close_ms(challenge) - real() * 1000) / 1000 + 1
+        clock.advance((challenge_close_ms(challenge) - now_ms(clock)) / 1000 + 1)
         receiver.wait(1, seconds=10)
         time.sleep(0.3)  # time enough for a stray event to arrive
 

@@ -14,9 +14,10 @@ import redis
 from pyramide.engine import UNDO, DealCode, Game, Rules, parse_move, random_deal_code
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import ServiceClock, serve_in_thread
+from tests.integration.conftest import past_the_close, serve_in_thread
 from tests.integration.test_challenges import _deal
 
 RULES = Rules(recycles=2)
@@ -180,9 +181,8 @@ def test_a_review_is_refused_for_another_s_game_a_running_game_and_a_step_outsid
 
 
 def test_a_challenge_game_is_reviewed_only_after_its_challenge_closes(
-    review_url: str, redis_client: redis.Redis, service_clock: ServiceClock
+    review_url: str, redis_client: redis.Redis, clock: FakeClock
 ) -> None:
-    clock = service_clock
     with httpx.Client(base_url=review_url, timeout=30) as http:
         headers = _player(http)
         challenge = http.get("/v1/challenges/current", headers=headers).json()
@@ -197,7 +197,7 @@ def test_a_challenge_game_is_reviewed_only_after_its_challenge_closes(
         assert before.status_code == 409, before.text
         assert before.json()["code"] == "hints_not_allowed"
         assert not redis_client.keys("*review:*"), "nothing was worked out for a sealed game"
-        clock.past_the_close()
+        past_the_close(clock)
         after = http.get(f"/v1/games/{game_id}/review", headers=headers)
         assert after.status_code == 200, after.text
         assert after.json()["positions"][-1] == {

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import redis
 
 from pyramide.engine import DealCode
@@ -31,8 +30,9 @@ from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import ServiceClock, serve_in_thread
+from tests.integration.conftest import past_the_close, serve_in_thread
 from tests.integration.test_par import _until_decided
 from tests.integration.test_robustness import START_S
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
@@ -205,7 +205,6 @@ def test_a_board_stream_sees_a_win_enter(settings: Settings, redis_client: redis
             stream.close()
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_a_sealed_challenge_board_stream_shows_what_its_get_shows(
     settings: Settings, redis_client: redis.Redis
 ) -> None:
@@ -318,7 +317,7 @@ def test_a_board_counter_that_expired_starts_again_above_where_it_was(
 
 
 def test_a_challenge_board_stream_open_across_the_close_gets_the_final_board_with_its_par(
-    settings: Settings, service_clock: ServiceClock
+    settings: Settings, clock: FakeClock
 ) -> None:
     """Today's challenge's board, live, while it is open (not final, par sealed); midnight passes with the stream
     open and nothing played: the stream gets the board final, then with the deal's par once it is worked out,
@@ -330,7 +329,7 @@ def test_a_challenge_board_stream_open_across_the_close_gets_the_final_board_wit
         try:
             first = stream.next()
             assert (first["data"]["final"], first["data"]["par_status"]) == (False, "sealed")
-            service_clock.past_the_close()
+            past_the_close(clock)
             final = _until(stream, lambda board: board["final"])
             assert final["id"] > first["id"]
             decided = _until(stream, lambda board: board["par_status"] not in ("pending", "sealed"))

@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import httpx
-import pytest
 import redis
 
 from pyramide.engine import DealCode, Game
@@ -82,7 +81,6 @@ def _pars(body: object) -> list[object]:
     return []
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_board_entries_show_par_and_over_par_and_an_open_challenge_shows_neither(
     live_url: str, redis_client: redis.Redis
 ) -> None:
@@ -167,7 +165,6 @@ def test_around_me_shows_the_callers_neighbourhood_rank_and_percentile(live_url:
         assert anonymous.json()["code"] == "unauthorized"
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_around_me_on_a_challenge_board(live_url: str, redis_client: redis.Redis) -> None:
     """Two players win the open daily challenge (playing the solver's line): each reads its own place with
     `?around=me`; one who did not play reads nulls."""

@@ -19,9 +19,10 @@ from pyramide.engine import DealCode, Game
 from pyramide.service.deals.catalogue import PRESETS
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import ServiceClock, new_player
+from tests.integration.conftest import new_player, past_the_close
 from tests.integration.test_par import CLEARING, EASY_CODE
 
 POLL_S = 90.0
@@ -163,7 +164,7 @@ def _challenge_win(client: TestClient[Any], auth: dict[str, str], challenge: str
 
 
 def test_a_challenges_par_stays_sealed_until_the_close(
-    client: TestClient[Any], redis_client: redis.Redis, service_clock: ServiceClock
+    client: TestClient[Any], redis_client: redis.Redis, clock: FakeClock
 ) -> None:
     """Two bots win the open daily challenge: one draws, undoes and plays the solver's shortest line (an assisted
     win near par), the other plays a long line cleanly. Before the close the games' snapshots and records say
@@ -171,7 +172,6 @@ def test_a_challenges_par_stays_sealed_until_the_close(
     for the sealed deal (nothing kept in Redis). After the close all of them show the par (the shortest line's
     length) and each win's `over_par`, and `order=par` puts the win near par first where the rules document's
     order puts the clean one first."""
-    clock = service_clock
     near, far = new_player(client), new_player(client)
     challenge = client.get("/v1/challenges/current").json()["id"]
     kept = redis_client.get(f"pyr:{{c:{challenge}}}:deal")
@@ -204,7 +204,7 @@ def test_a_challenges_par_stays_sealed_until_the_close(
     sealed_order = [e["moves"] for e in client.get(f"{board}?order=par").json()["entries"]]
     assert sealed_order == sorted(sealed_order), "by moves: nothing the entries do not show already"
 
-    clock.past_the_close()
+    past_the_close(clock)
     near_moves = _read_until_decided(client, f"/v1/games/{near_game}", near)["moves"]
     assert near_moves > par
     for path, auth in views.items():

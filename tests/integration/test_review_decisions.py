@@ -53,7 +53,6 @@ def _board(client: Any, challenge: str, **params: str) -> list[dict[str, Any]]:
     return entries
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_accepting_a_review_again_does_not_bring_an_annulled_entry_back(admin: Any, redis_client: redis.Redis) -> None:
     """Accepting again 'changes nothing'; annulment takes an entry off 'for good' (docs/api.md): the accept route
     once entered the held win on every call."""
@@ -75,7 +74,6 @@ def test_accepting_a_review_again_does_not_bring_an_annulled_entry_back(admin: A
     assert _board(admin, challenge) == [], "an annulled entry came back through a repeated (no-op) accept"
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_an_app_cannot_bring_back_its_players_entry_the_operator_annulled(
     admin: Any, redis_client: redis.Redis
 ) -> None:

@@ -11,7 +11,6 @@ import uuid
 from typing import Any
 
 import httpx
-import pytest
 
 from pyramide.service.accounts.name_chars import NAME_BASES, NAME_MARKS
 from pyramide.service.accounts.player_schemas import NAME_PATTERN
@@ -275,7 +274,6 @@ def _observe(value: Any, schema: dict[str, Any], schemas: dict[str, Any], seen: 
             _observe(item, schema["items"], schemas, seen)
 
 
-@pytest.mark.usefixtures("service_clock")  # it reads today's challenge, then plays it
 def test_responses_require_every_key_they_always_send(settings: Settings) -> None:
     """Each object a successful response sends, in real answers played over HTTP (every 2xx body but a few the
     examples cover) and in the schema's examples (answers the service gave): every key it always carries is

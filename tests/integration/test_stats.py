@@ -17,10 +17,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
-from pyramide.service.games import creation, hints, play, reading, replies
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats.statistics import StatsStore
 from tests.integration.conftest import new_player, serve_in_thread
@@ -30,24 +30,6 @@ Client = TestClient[Any]
 EASY = DealCode.for_layout(easy_game().layout)
 EASY_CODE = str(EASY)
 WINNING = [move_body(m) for m in parse_record(EASY_CLEARING)]
-
-
-class Clock:
-    """The service's clock, stepped by the test: server time decides the ranking."""
-
-    def __init__(self, start: int = 1_800_000_000_000) -> None:
-        self.now = start
-
-    def __call__(self) -> int:
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    clock = Clock()
-    for games_module in (creation, hints, play, reading, replies):
-        monkeypatch.setattr(games_module, "now_ms", clock)
-    return clock
 
 
 @pytest.fixture
@@ -68,19 +50,19 @@ def _easy(client: Client, player: dict[str, str]) -> str:
     return str(created.json()["id"])
 
 
-def _play(client: Client, player: dict[str, str], game: str, moves: list[dict[str, Any]], *, clock: Clock | None = None,
-          step_ms: int = 1000) -> dict[str, Any]:  # fmt: skip
+def _play(client: Client, player: dict[str, str], game: str, moves: list[dict[str, Any]], *,
+          clock: FakeClock | None = None, step_ms: int = 1000) -> dict[str, Any]:  # fmt: skip
     snapshot: dict[str, Any] = {}
     for move in moves:
         response = client.post(f"/v1/games/{game}/moves", json=move, headers=player)
         assert response.status_code == 200, response.text
         snapshot = response.json()
         if clock is not None:
-            clock.now += step_ms
+            clock.advance(step_ms / 1000)
     return snapshot
 
 
-def _win(client: Client, player: dict[str, str], clock: Clock | None = None, step_ms: int = 1000,
+def _win(client: Client, player: dict[str, str], clock: FakeClock | None = None, step_ms: int = 1000,
          extra: list[dict[str, Any]] | None = None) -> dict[str, Any]:  # fmt: skip
     game = _easy(client, player)
     return _play(client, player, game, [*(extra or []), *WINNING], clock=clock, step_ms=step_ms)
@@ -106,7 +88,7 @@ def _stats(client: Client, player: dict[str, str]) -> dict[str, Any]:
     return stats
 
 
-def test_a_win_is_counted_with_server_time_and_moves(client: Client, player: dict[str, str], clock: Clock) -> None:
+def test_a_win_is_counted_with_server_time_and_moves(client: Client, player: dict[str, str], clock: FakeClock) -> None:
     assert _stats(client, player)["played"] == 0
     won = _win(client, player, clock, step_ms=250)
     assert won["status"] == "won" and won["elapsed_ms"] == 15 * 250  # first move to the win, by the server's clock
@@ -173,7 +155,7 @@ def test_a_dead_end_is_lost_once_even_when_undone_and_reached_again(client: Clie
     assert (stats["played"], stats["lost"], stats["current_streak"]) == (1, 1, 0)
 
 
-def test_wins_and_the_leaderboard_rank_by_time_then_moves_then_finish(client: Client, clock: Clock) -> None:
+def test_wins_and_the_leaderboard_rank_by_time_then_moves_then_finish(client: Client, clock: FakeClock) -> None:
     """Five players on one deal: ties on time fall to moves, ties on both to the earlier finish."""
     players = [new_player(client) for _ in range(5)]
     draw = [{"type": "draw"}]
@@ -181,7 +163,7 @@ def test_wins_and_the_leaderboard_rank_by_time_then_moves_then_finish(client: Cl
     plays = [(0, 200, 0), (1, 100, 0), (2, 94, 1), (3, 100, 0), (4, 300, 0)]
     for index, step, draws in plays:
         _win(client, players[index], clock, step_ms=step, extra=draw * draws)
-        clock.now += 60_000
+        clock.advance(60)
     board = client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"]
     ids = [client.get("/v1/players/me", headers=p).json()["id"] for p in players]
     ranked = [(ids.index(e["player"]), e["elapsed_ms"], e["moves"], e["rank"]) for e in board]
@@ -195,7 +177,7 @@ def test_wins_and_the_leaderboard_rank_by_time_then_moves_then_finish(client: Cl
     assert board[0]["elapsed_ms"] == 750 and board[-1]["elapsed_ms"] == 4500
 
 
-def test_pages_follow_the_cursor_to_the_end(client: Client, player: dict[str, str], clock: Clock) -> None:
+def test_pages_follow_the_cursor_to_the_end(client: Client, player: dict[str, str], clock: FakeClock) -> None:
     for step in (700, 100, 500, 300, 600, 200, 400):
         _win(client, player, clock, step_ms=step)
     seen: list[int] = []
@@ -384,7 +366,7 @@ def test_an_unplayed_deal_has_an_empty_leaderboard(client: Client) -> None:
     }
 
 
-def test_leaderboards_show_the_names_players_chose(client: Client, clock: Clock) -> None:
+def test_leaderboards_show_the_names_players_chose(client: Client, clock: FakeClock) -> None:
     ana = {"Authorization": f"Bearer {client.post('/v1/players', json={'name': 'Ana'}).json()['token']}"}
     nameless = new_player(client)
     _win(client, ana, clock, step_ms=100)

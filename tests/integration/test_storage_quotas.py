@@ -14,8 +14,9 @@ import redis
 from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import ServiceClock, in_one_minute_window, serve_in_thread
+from tests.integration.conftest import WEDNESDAY_10H, serve_in_thread
 
 DAY_S = 24 * 3600
 
@@ -91,13 +92,16 @@ def test_a_player_may_have_at_most_the_cap_of_unfinished_games(settings: Setting
         assert _create(client, player).json()["code"] == "quota_exceeded", "the refused ones took no quota"
 
 
-def test_expired_unfinished_games_no_longer_count_against_the_cap(settings: Settings) -> None:
+def test_expired_unfinished_games_no_longer_count_against_the_cap(settings: Settings, clock: FakeClock) -> None:
+    """Unfinished games expire a second after their last change (here): the cap holds until then, not after."""
     capped = settings.model_copy(update={"max_unfinished_games": 1, "unfinished_ttl_s": 1})
-    with TestClient(create_app(capped)) as client:
+    with TestClient(create_app(capped, clock=clock)) as client:
         player = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
         assert _create(client, player).status_code == 201
         assert _create(client, player).status_code == 409
-        time.sleep(1.2)
+        clock.advance(0.9)
+        assert _create(client, player).status_code == 409, "the unfinished game has not expired yet"
+        clock.advance(0.2)
         assert _create(client, player).status_code == 201, "the game that expired is no longer unfinished"
 
 
@@ -163,7 +167,6 @@ def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_p
     within a second), while a player of 127.0.0.2 still moves."""
     allowance = 10
     limited = settings.model_copy(update={"limit_address_moves": allowance})
-    in_one_minute_window()
     with ExitStack() as stack:
         first_url, second_url = (stack.enter_context(serve_in_thread(create_app(limited))) for _ in range(2))
         one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
@@ -191,20 +194,20 @@ def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_p
 
 
 def test_the_end_of_a_minute_gives_an_address_its_allowance_back_at_once(
-    settings: Settings, redis_client: redis.Redis, service_clock: ServiceClock
+    settings: Settings, redis_client: redis.Redis, clock: FakeClock
 ) -> None:
     """An address that used up its allowance of moves is refused until its minute window ends, and moves again at
     once after: not told to wait another minute because its server had not yet shared its counts (which it does
     once a second). What it served is charged to the window it was served in, the new move to the new one."""
-    in_one_minute_window()
     limited = settings.model_copy(update={"limit_address_moves": 2})
-    with serve_in_thread(create_app(limited)) as url, _from("127.0.0.1") as one:
+    with serve_in_thread(create_app(limited, clock=clock)) as url, _from("127.0.0.1") as one:
         player = _player(one, url)
         game = one.post(f"{url}/v1/games", json={}, headers=player).json()["id"]
-        ended = int(time.time()) // 60
+        clock.set(WEDNESDAY_10H + 59.5)  # half a second before the minute ends
+        ended = int(clock.time()) // 60
         assert [_draw(one, url, game, player).status_code for _ in range(2)] == [200, 200]
         _check_address_moves_refused(_draw(one, url, game, player), 2, "hu")
-        service_clock.offset_s += 60 - time.time() % 60 + 0.2  # the window has just ended
+        clock.advance(1)  # the window has just ended
         moved = _draw(one, url, game, player)
         assert moved.status_code == 200, moved.text
         assert moved.headers["ratelimit"].startswith('"address_moves";r=1;t='), moved.headers["ratelimit"]
@@ -216,15 +219,14 @@ def test_the_end_of_a_minute_gives_an_address_its_allowance_back_at_once(
 
 
 def test_keyed_moves_made_as_a_minute_ends_count_in_the_new_one_from_its_first(
-    settings: Settings, service_clock: ServiceClock
+    settings: Settings, clock: FakeClock
 ) -> None:
     """One keyed move (one that keeps a response more) in a minute, then the minute ends: the next minute allows
     the address its allowance of keyed moves, not more. The moves of a new minute are counted in it from the first,
     not left in the last one's count until the first refusal (which let one process pass nearly twice the
     allowance)."""
-    in_one_minute_window()
     limited = settings.model_copy(update={"limit_address_keyed_moves": 2, "limit_address_moves": 30})
-    with serve_in_thread(create_app(limited)) as url, _from("127.0.0.1") as one:
+    with serve_in_thread(create_app(limited, clock=clock)) as url, _from("127.0.0.1") as one:
         player = _player(one, url)
         game = one.post(f"{url}/v1/games", json={}, headers=player).json()["id"]
 
@@ -233,8 +235,9 @@ def test_keyed_moves_made_as_a_minute_ends_count_in_the_new_one_from_its_first(
             headers = {**player, "Idempotency-Key": f"k-{n}"}
             return one.post(f"{url}/v1/games/{game}/moves", json=move, headers=headers).status_code
 
+        clock.set(WEDNESDAY_10H + 59.5)  # half a second before the minute ends
         assert keyed(0) == 200
-        service_clock.offset_s += 60 - time.time() % 60 + 0.2  # the window has just ended
+        clock.advance(1)  # the window has just ended
         assert [keyed(n) for n in (1, 2, 3)] == [200, 200, 429]
 
 
@@ -274,7 +277,6 @@ def test_keyed_moves_of_one_address_stop_at_their_allowance_while_its_unkeyed_mo
     with 429 and not applied, while keyed moves that only replace a game's oldest kept response did not count, and
     the same address's moves without a key, and another address's keyed moves, still pass."""
     limited = settings.model_copy(update={"limit_address_keyed_moves": 5, "limit_address_moves": 30})
-    in_one_minute_window()
     with ExitStack() as stack:
         url = stack.enter_context(serve_in_thread(create_app(limited)))
         one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))

@@ -14,8 +14,9 @@ import httpx
 from playwright.sync_api import expect
 
 from pyramide.service.app import create_app
+from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import ServiceClock, serve_in_thread
+from tests.integration.conftest import browser_clock, past_the_close, serve_in_thread
 from tests.integration.web_page import _axe, _page, _shot
 
 SPAN = 7
@@ -23,18 +24,18 @@ SPAN = 7
 
 
 @contextmanager
-def _past_tomorrows_close(settings: Settings, clock: ServiceClock) -> Iterator[tuple[str, str, date]]:
+def _past_tomorrows_close(settings: Settings, clock: FakeClock) -> Iterator[tuple[str, str, date]]:
     """A real server that chose the coming week ahead (bounded wait), then its clock (kept clear of midnight while it
     chose) moved past tomorrow's close: the service's URL, tomorrow's N id, and the day it started on."""
-    app = create_app(settings.model_copy(update={"challenge_days_ahead": SPAN}))
+    app = create_app(settings.model_copy(update={"challenge_days_ahead": SPAN}), clock=clock)
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
         deadline = time.monotonic() + 120
         while len(http.get("/v1/challenges").json()["challenges"]) < (SPAN + 2) * 2:
             assert time.monotonic() < deadline, "the coming week was not chosen in time"
             time.sleep(0.2)
-        today = clock.today()
-        clock.past_the_close()
-        clock.past_the_close()  # the day after tomorrow, 00:01
+        today = utc_now(clock).date()
+        past_the_close(clock)
+        past_the_close(clock)  # the day after tomorrow, 00:01
         yield url, f"{today + timedelta(days=1)}-N", today
 
 
@@ -57,11 +58,11 @@ def _open_by_keyboard(page: Any) -> None:
 
 
 def test_the_calendar_shows_the_published_commitments_and_verifies_a_closed_day_in_the_browser(
-    browser: Any, settings: Settings, service_clock: ServiceClock
+    browser: Any, settings: Settings, clock: FakeClock
 ) -> None:
     with (
-        _past_tomorrows_close(settings, service_clock) as (url, tomorrow, started),
-        _page(browser, url, "en-GB") as page,
+        _past_tomorrows_close(settings, clock) as (url, tomorrow, started),
+        _page(browser, url, "en-GB", script=browser_clock(clock)) as page,
     ):
         published = _published(url, page)
         closed = published[tomorrow]
@@ -126,10 +127,13 @@ def test_the_calendar_shows_the_published_commitments_and_verifies_a_closed_day_
         expect(page.locator("#challenge-info")).to_contain_text(opened["id"])
 
 
-def test_a_tampered_nonce_shows_a_mismatch(browser: Any, settings: Settings, service_clock: ServiceClock) -> None:
+def test_a_tampered_nonce_shows_a_mismatch(browser: Any, settings: Settings, clock: FakeClock) -> None:
     """The calendar's answer is intercepted on loopback and one closed day's nonce changed: the browser's own hash
     no longer opens the commitment, and the page says so (a page that took the server's word would not notice)."""
-    with _past_tomorrows_close(settings, service_clock) as (url, tomorrow, _), _page(browser, url, "hu-HU") as page:
+    with (
+        _past_tomorrows_close(settings, clock) as (url, tomorrow, _),
+        _page(browser, url, "hu-HU", script=browser_clock(clock)) as page,
+    ):
 
         def tamper(route: Any) -> None:
             response = route.fetch()

@@ -17,7 +17,6 @@ from typing import Any
 
 import httpx
 import jwt
-import pytest
 import redis
 from litestar import Litestar
 from playwright.sync_api import expect
@@ -228,7 +227,6 @@ def _a_winnable_challenge(api: str, redis_client: redis.Redis) -> tuple[dict[str
     raise AssertionError("no preset's challenge is won within the budget")
 
 
-@pytest.mark.usefixtures("service_clock")  # it reads today's challenge, as the page does
 def test_a_won_challenge_game_says_when_its_certificate_is_given(
     browser: Any, app: Litestar, redis_client: redis.Redis
 ) -> None:
@@ -263,7 +261,6 @@ def test_a_won_challenge_game_says_when_its_certificate_is_given(
         )
 
 
-@pytest.mark.usefixtures("service_clock")  # it reads today's challenge, as the page does
 def test_start_waits_for_the_challenge_of_the_preset_chosen_in_the_dialog(browser: Any, app: Litestar) -> None:
     with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=hold_read("/v1/challenges/current")) as page:
         other = next(p["segment"] for p in httpx.get(f"{api}/v1/rules").json()["presets"] if p["segment"] != "N")
@@ -306,7 +303,6 @@ def _close_during_a_presets_read(page: Any, api: str) -> str:
     return chosen
 
 
-@pytest.mark.usefixtures("service_clock")  # it reads today's challenge, as the page does
 def test_a_challenge_dialog_closed_during_a_presets_read_stays_closed(browser: Any, app: Litestar) -> None:
     with serve_in_thread(app) as api, _page(browser, api, "en-GB", script=hold_read("/v1/challenges/current")) as page:
         chosen = _close_during_a_presets_read(page, api)
@@ -315,7 +311,6 @@ def test_a_challenge_dialog_closed_during_a_presets_read_stays_closed(browser: A
         expect(page.locator("#challenge-dialog")).to_be_hidden()
 
 
-@pytest.mark.usefixtures("service_clock")  # it reads today's challenge, as the page does
 def test_a_challenge_dialog_asked_open_again_during_a_presets_read_opens_on_its_answer(
     browser: Any, app: Litestar
 ) -> None:

@@ -23,6 +23,7 @@ from standardwebhooks import Webhook
 from pyramide.service.app import create_app
 from pyramide.service.events.delivery import LEASE_MS
 from pyramide.service.games.commands_controller import move_body
+from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.settings import Settings
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
 from tests.integration.test_challenges import _deal, _win
@@ -94,8 +95,11 @@ def receiving(**options: Any) -> Iterator[Receiver]:
 
 @contextmanager
 def service(settings: Settings, **changes: Any) -> Iterator[Any]:
+    """The service on the system clock: these tests wait in real time for deliveries, their retries and timeouts
+    (the delivery task's own pace), which a test's fake clock would hold still."""
     changes = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
-    with TestClient(create_app(settings.model_copy(update=changes)), raise_server_exceptions=False) as client:
+    app = create_app(settings.model_copy(update=changes), clock=SystemClock())
+    with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 
 
@@ -389,7 +393,6 @@ def test_a_win_survives_a_killed_server(tmp_path: Path) -> None:
         assert event["type"] == "game.won" and event["data"]["game_id"] == game
 
 
-@pytest.mark.usefixtures("service_clock")  # reads the day once: today's challenge, open to the end
 def test_a_challenge_games_event_keeps_the_code_sealed(settings: Settings, redis_client: Any) -> None:
     """An app player wins today's open challenge: the `game.won` event names the challenge, and its `code` is null
     (the deal stays sealed until the close): the body carries no trace of the code."""

@@ -42,7 +42,7 @@ from pyramide.service.events.guard import Refusal, UrlRefusedError, resolve
 from pyramide.service.events.limits import KeyedLimit, Lookups
 from pyramide.service.events.store import Delivery, Endpoint, WebhookStore
 from pyramide.service.infra import keyspace, outbox
-from pyramide.service.infra.clock import now_ms, utc_now
+from pyramide.service.infra.clock import SystemClock, now_ms, utc_now
 from pyramide.service.infra.outbox import OutboxEvent
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Script
@@ -82,6 +82,11 @@ FAULT_WAIT_MS: Final = 60_000
 """How long an outbox whose delivery failed unexpectedly waits before it is tried again."""
 SWEEP_S: Final = 300
 """How often a process sweeps for outboxes whose due mark was lost (a process died between its save and it)."""
+
+
+_MACHINE = SystemClock()
+"""What signs a delivery's ``webhook-timestamp``: a wire-level freshness stamp that the receiver holds against its
+own clock (Standard Webhooks allow five minutes), so the machine's time, whatever clock the service runs on."""
 
 
 class ClaimKeys(NamedTuple):
@@ -424,7 +429,7 @@ class Deliverer:
                 target = await resolve(
                     endpoint.url, self.allow_loopback, lambda host, port: self._lookups.lookup(app, host, port)
                 )
-                at = utc_now(self.clock)
+                at = utc_now(_MACHINE)  # the receiver checks it against its own clock (docs/time.md)
                 headers = {
                     "Host": target.host_header,
                     "Content-Type": "application/json",

@@ -28,8 +28,9 @@ class Clock(Protocol):
 
 
 def now_ms(clock: Clock) -> int:
-    """Wall time in whole milliseconds since the epoch: the unit every stored time is kept in."""
-    return int(clock.time() * 1000)
+    """Wall time in whole milliseconds since the epoch: the unit every stored time is kept in. Rounded, not cut: a
+    fake clock moved by 0.2 s steps reads 3.0 s later as 2999.9999 ms of float, which is 3000 ms."""
+    return round(clock.time() * 1000)
 
 
 def today(clock: Clock) -> date:
