@@ -12,6 +12,7 @@ from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import client_commands, new_player
 from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game
@@ -27,9 +28,13 @@ def _games(client: Client, auth: dict[str, str], **query: Any) -> dict[str, Any]
 
 
 def test_every_game_is_listed_by_its_last_change_with_what_a_resume_screen_shows(
-    client: Client, player: dict[str, str]
+    client: Client, player: dict[str, str], clock: FakeClock
 ) -> None:
-    ids = [client.post("/v1/games", json={"code": f"PY1-N-LISTED{c}"}, headers=player).json()["id"] for c in "ABC"]
+    """Three games dealt a second apart, then a move in the first: it comes first, then the others newest first."""
+    ids = []
+    for c in "ABC":
+        ids.append(client.post("/v1/games", json={"code": f"PY1-N-LISTED{c}"}, headers=player).json()["id"])
+        clock.advance(1)
     client.post(f"/v1/games/{ids[0]}/moves", json={"type": "draw"}, headers=player)
     page = _games(client, player)
     assert [e["id"] for e in page["entries"]] == [ids[0], ids[2], ids[1]] and page["next_cursor"] is None
