@@ -6,7 +6,6 @@ state and every route gets its services the same way."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -17,26 +16,31 @@ from litestar.di import Provide
 from litestar.plugins import InitPluginProtocol
 
 from pyramide.service.accounts import AppPlayers, AppStore, PlayerStore
+from pyramide.service.challenges.deals import REFILL_S
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
-from pyramide.service.infra.clock import Clock, FileClock, SystemClock
+from pyramide.service.infra import address_moves
+from pyramide.service.infra.clock import Clock, FakeClock, FileClock, SystemClock
+from pyramide.service.infra.disk import CHECK_INTERVAL_S
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.service.wiring.running import Running, group_of
+
+STOP_WITHIN_S = 2.0
+"""How long a stopping app waits for its background tasks (a par's search, an outbox's delivery) before it cancels
+them: work cut short is redone (a par is claimed again, an outbox's claim runs out)."""
 
 
 class Services:
-    """The running services of one app, between its start and its stop."""
+    """The running services of one app, between its start and its stop, and the registry of their background work
+    (:attr:`tasks`, new at each start: a test reaches it through :class:`ServicesPlugin`)."""
 
     def __init__(self, settings: Settings, clock: Clock | None = None) -> None:
         self.settings = settings
         self.clock = clock_of(settings) if clock is None else clock
         """The one clock of the app, created at its start-up (:func:`clock_of`) unless a test passed its own."""
+        self.tasks = task_registry(self.clock)
         self._running: Running | None = None
-        self._disk_task: asyncio.Task[None] | None = None
-        self._moves_task: asyncio.Task[None] | None = None
-        self._ahead_task: asyncio.Task[None] | None = None
-        self._closes_task: asyncio.Task[None] | None = None
-        self._delivery_task: asyncio.Task[None] | None = None
 
     @property
     def running(self) -> Running:
@@ -45,32 +49,25 @@ class Services:
         return self._running
 
     def start(self) -> None:
-        self._running = running = Running.start(self.settings, self.clock)
+        self.tasks = tasks = task_registry(self.clock)
+        self._running = running = Running.start(self.settings, self.clock, tasks)
         if running.disk is not None:
-            self._disk_task = asyncio.get_running_loop().create_task(running.disk.run())
-        self._moves_task = asyncio.get_running_loop().create_task(running.plumbing.move_allowance.run())
-        self._ahead_task = asyncio.get_running_loop().create_task(running.challenges.challenges.deals.run())
-        self._closes_task = asyncio.get_running_loop().create_task(running.challenges.closes.run())
+            tasks.every("disk watch", CHECK_INTERVAL_S, running.disk.watch, first_s=CHECK_INTERVAL_S)
+        flush_s = address_moves.FLUSH_INTERVAL_S  # read at each start: a test may set it
+        tasks.every("move counts flush", flush_s, running.plumbing.move_allowance.flush, first_s=flush_s)
+        deals = running.challenges.challenges.deals
+        if deals.days_ahead > 0:
+            tasks.every("challenge choice ahead", REFILL_S, deals.refill)
+        closes = running.challenges.closes
+        tasks.every("challenge closes", closes.every_s, closes.check)
         if self.settings.webhook_delivery:
-            self._delivery_task = asyncio.get_running_loop().create_task(running.events.deliverer.run())
+            running.events.deliverer.schedule()
+        tasks.start()
 
     async def stop(self) -> None:
-        if self._disk_task is not None:
-            self._disk_task.cancel()
-            self._disk_task = None
-        if self._moves_task is not None:
-            self._moves_task.cancel()
-            self._moves_task = None
-        if self._ahead_task is not None:
-            self._ahead_task.cancel()
-            self._ahead_task = None
-        if self._closes_task is not None:
-            self._closes_task.cancel()
-            self._closes_task = None
-        if self._delivery_task is not None:
-            self._delivery_task.cancel()
-            self._delivery_task = None
+        """Stops the background work (what runs is given a moment to end: ``STOP_WITHIN_S``), then the services."""
         running, self._running = self._running, None
+        await self.tasks.stop(STOP_WITHIN_S)
         if running is not None:
             await running.stop()
 
@@ -146,7 +143,8 @@ class Services:
         )
         settings = self.settings
         return {name: provide(name) for name in fields} | {
-            "settings": Provide(lambda: settings, sync_to_thread=False, use_cache=True)
+            "settings": Provide(lambda: settings, sync_to_thread=False, use_cache=True),
+            "tasks": Provide(lambda: self.tasks, sync_to_thread=False),
         }
 
 
@@ -175,6 +173,12 @@ def clock_of(settings: Settings) -> Clock:
     """The system clock; for a server started by a test (the test-only setting ``test_clock_file``), the time its
     fake clock writes to that file."""
     return SystemClock() if settings.test_clock_file is None else FileClock(settings.test_clock_file)
+
+
+def task_registry(clock: Clock) -> TaskRegistry:
+    """The registry of an app's background work: paced by real sleeps, except over a test's :class:`FakeClock`, where
+    nothing runs by itself: the test moves the clock and calls ``run_due``."""
+    return TaskRegistry(clock, automatic=not isinstance(clock, FakeClock))
 
 
 def confirms_writes(settings: Settings) -> bool:

@@ -27,6 +27,7 @@ from redis.exceptions import RedisError, ResponseError
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Result, Script
+from pyramide.service.infra.tasks import TaskRegistry
 
 log = logging.getLogger("pyramide.service")
 
@@ -58,8 +59,9 @@ for the rewrite, which covers every erasure due by ``now``."""
 class Rewrites:
     """The erasures of this process still to leave the files, and the one task that sees to it."""
 
-    def __init__(self, redis: RedisClient, interval_s: float) -> None:
+    def __init__(self, redis: RedisClient, interval_s: float, tasks: TaskRegistry) -> None:
         self.redis = redis
+        self.tasks = tasks
         self.interval_ms = int(interval_s * 1000)
         self._claim = CLAIM.load(redis)
         self._due: list[int] = []
@@ -69,7 +71,7 @@ class Rewrites:
         """An erasure whose tombstone is gone at ``due_ms`` (Redis's clock): rewrite the files after that."""
         self._due.append(due_ms + EXPIRED_AFTER_MS)
         if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run())
+            self._task = self.tasks.spawn("erasure rewrite", self._run())
 
     async def close(self) -> None:
         if self._task is not None:

@@ -10,7 +10,6 @@ process that was down at midnight emits it when it starts, up to :data:`LOOKBACK
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
@@ -106,13 +105,6 @@ class ChallengeCloses:
         await outbox.mark_due(self.redis, box, now)
         return True
 
-    async def run(self) -> None:
-        """The background task: :meth:`emit_closed` now and every ``every_s``."""
-        while True:
-            try:
-                await self.emit_closed(now_ms(self.clock))
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                log.warning("emitting the closed challenges' events failed: %s", error)
-            await asyncio.sleep(self.every_s)
+    async def check(self) -> None:
+        """One pass of :meth:`emit_closed`: a periodic job, every ``every_s``."""
+        await self.emit_closed(now_ms(self.clock))

@@ -35,6 +35,7 @@ from pyramide.service.games import SealedDeal
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.tasks import TaskRegistry
 
 log = logging.getLogger("pyramide.service")
 RETRY_AFTER_S: Final = 5
@@ -96,8 +97,10 @@ class ChallengeDeals:
         *,
         days_ahead: int = 0,
         clock: Clock,
+        tasks: TaskRegistry | None = None,
     ) -> None:
-        """``days_ahead``: how many days after today :meth:`keep_ahead` keeps chosen (0: none ahead of its day)."""
+        """``days_ahead``: how many days after today :meth:`keep_ahead` keeps chosen (0: none ahead of its day).
+        ``tasks``: where choices run (default: a registry of their own, for a benchmark or a test)."""
         self.redis = redis
         self.clock = clock
         self.secret = secret
@@ -105,6 +108,7 @@ class ChallengeDeals:
         self.presets = presets
         self.candidates = candidates
         self.days_ahead = days_ahead
+        self.tasks = TaskRegistry(clock) if tasks is None else tasks
         self._choosing: dict[ChallengeId, asyncio.Task[Chosen]] = {}
         self._ready: set[ChallengeId] = set()
         """Chosen and kept: nothing to prepare."""
@@ -157,26 +161,20 @@ class ChallengeDeals:
                     await asyncio.shield(self.prepare(challenge, Priority.PUBLIC))
         return missing
 
-    async def run(self) -> None:
-        """The background task: :meth:`keep_ahead` now and every ``REFILL_S`` (nothing to do with ``days_ahead`` 0)."""
-        if self.days_ahead <= 0:
-            return
-        while True:
-            try:
-                await self.keep_ahead(now_ms(self.clock))
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                log.warning("choosing the coming challenges failed: %s", error)
-                await asyncio.sleep(RETRY_AFTER_S)
-                continue
-            await asyncio.sleep(REFILL_S)
+    async def refill(self) -> float | None:
+        """One pass of :meth:`keep_ahead`: a periodic job, every ``REFILL_S`` (``RETRY_AFTER_S`` after a failure)."""
+        try:
+            await self.keep_ahead(now_ms(self.clock))
+        except Exception as error:
+            log.warning("choosing the coming challenges failed: %s", error)
+            return RETRY_AFTER_S
+        return None
 
     def prepare(self, challenge: ChallengeId, priority: Priority = Priority.PLAYER) -> asyncio.Task[Chosen]:
         """Choose the challenge's deal in the background, once per process at a time."""
         task = self._choosing.get(challenge)
         if task is None:
-            task = asyncio.get_running_loop().create_task(self._choose_and_keep(challenge, priority))
+            task = self.tasks.spawn("challenge choice", self._choose_and_keep(challenge, priority))
             self._choosing[challenge] = task
             task.add_done_callback(lambda done: self._done(challenge, done))
         return task

@@ -41,6 +41,7 @@ from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.solver.review import review_record
 from pyramide.solver.worker import analyse_state, started
 
@@ -79,9 +80,15 @@ class Solver:
     player wait behind them for a worker."""
 
     def __init__(
-        self, workers: int = 1, time_limit_s: float = TIME_LIMIT_S, queue: int = 8, redis: RedisClient | None = None
+        self,
+        workers: int = 1,
+        time_limit_s: float = TIME_LIMIT_S,
+        queue: int = 8,
+        redis: RedisClient | None = None,
+        tasks: TaskRegistry | None = None,
     ) -> None:
-        """``time_limit_s`` per analysis (``PYRAMIDE_SOLVER_TIME_LIMIT_S``); ``queue`` searches may wait."""
+        """``time_limit_s`` per analysis (``PYRAMIDE_SOLVER_TIME_LIMIT_S``); ``queue`` searches may wait. With
+        ``tasks`` (the app's), an idle pool is watched for a dead worker; without, a search notices it."""
         self.workers = max(1, workers)
         self.time_limit_s = time_limit_s
         self.queue = max(0, queue)
@@ -92,7 +99,8 @@ class Solver:
         self._order = itertools.count()
         self._starting: asyncio.Future[bool] | None = None
         self._broken_at: float | None = None
-        self._watch: asyncio.Task[None] | None = None
+        if tasks is not None:
+            tasks.every("solver idle watch", WATCH_INTERVAL_S, self._watch_idle, first_s=WATCH_INTERVAL_S)
 
     def ready(self) -> bool:
         """False from a worker's death until the pool that replaces it has a worker up; true before first use."""
@@ -128,8 +136,6 @@ class Solver:
         loop = asyncio.get_running_loop()
         self._starting = loop.run_in_executor(pool, started)
         self._starting.add_done_callback(lambda start: self._on_started(pool, start))
-        if self._watch is None or self._watch.done():
-            self._watch = loop.create_task(self._watch_idle())
         return pool
 
     def _on_started(self, pool: ProcessPoolExecutor, start: asyncio.Future[bool]) -> None:
@@ -142,12 +148,10 @@ class Solver:
 
     async def _watch_idle(self) -> None:
         """Replace a pool that broke while no search was running, so that the solver is whole again (and readiness
-        says so) without waiting for a search to notice."""
-        while self._pool is not None:
-            await asyncio.sleep(WATCH_INTERVAL_S)
-            pool = self._pool
-            if pool is not None and _broken(pool):
-                self._replace(pool)
+        says so) without waiting for a search to notice: a periodic job, every ``WATCH_INTERVAL_S``."""
+        pool = self._pool
+        if pool is not None and _broken(pool):
+            self._replace(pool)
 
     def busy(self) -> DomainError:
         return DomainError(ErrorCode.SOLVER_BUSY, retry_after_s=max(1, math.ceil(self.time_limit_s)))
@@ -298,9 +302,6 @@ class Solver:
     def close(self) -> None:
         """Stop the workers, without waiting for a search: a worker left waiting on the pool's queue (as one was
         seen to, after all tests had passed) held the interpreter's exit, which joins every pool, for ever."""
-        if self._watch is not None:
-            self._watch.cancel()
-            self._watch = None
         if self._pool is not None:
             workers = list((self._pool._processes or {}).values())  # shutdown() lets go of them
             self._pool.shutdown(wait=False, cancel_futures=True)

@@ -28,6 +28,7 @@ from pyramide.service.deals.schemas import DealAnalysis
 from pyramide.service.errors import DomainError
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
+from pyramide.service.infra.tasks import TaskRegistry
 
 PENDING_TTL_S: Final = 60  # a claim on working a par out, should its process die before it answers
 BACKLOG: Final = 1000
@@ -69,8 +70,9 @@ def par_of(analysis: DealAnalysis) -> Par:
 class ParBook:
     """Pars kept per code in Redis, each worked out once by a background task through the solver pool."""
 
-    def __init__(self, redis: RedisClient, solver: Solver, ttl_s: int, in_flight: int = 1) -> None:
+    def __init__(self, redis: RedisClient, solver: Solver, ttl_s: int, tasks: TaskRegistry, in_flight: int = 1) -> None:
         self.redis, self.solver, self.ttl_s, self.in_flight = redis, solver, ttl_s, in_flight
+        self.tasks = tasks
         self._tasks: set[asyncio.Task[None]] = set()
         self._finished: dict[str, DealCode] = {}
         self._read: dict[str, DealCode] = {}
@@ -112,7 +114,7 @@ class ParBook:
             waiting.setdefault(str(code), code)
 
     def _launch(self, code: DealCode) -> None:
-        task = asyncio.get_running_loop().create_task(self._claim(code))
+        task = self.tasks.spawn("par", self._claim(code))
         self._tasks.add(task)
         task.add_done_callback(self._next)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Protocol
 
 from litestar import Controller, get
@@ -9,10 +10,11 @@ from litestar import Controller, get
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.problems import HttpCode, ProblemError
 from pyramide.service.http.responses import problems
-from pyramide.service.http.schemas import Health
+from pyramide.service.http.schemas import Health, JobHealth, Readiness
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.supervisor import SupervisorState
+from pyramide.service.infra.tasks import JobState, TaskRegistry
 
 
 class SolverHealth(Protocol):
@@ -44,14 +46,31 @@ class HealthController(Controller):
     @get(
         "/ready",
         operation_id="getReadiness",
-        summary="Redis answers too, and the solver's worker pool is whole",
+        summary="Redis answers too, and the solver's worker pool is whole; the process's background jobs",
         description="503 while Redis does not answer, and while a solver worker of the answering process has died"
         " and its pool is not yet replaced by one with a worker up (about half a second).",
         responses=problems(),
         exclude_from_auth=True,
     )
-    async def ready(self, redis: Injected[RedisClient], solver: Injected[SolverHealth]) -> Health:
+    async def ready(
+        self, redis: Injected[RedisClient], solver: Injected[SolverHealth], tasks: Injected[TaskRegistry]
+    ) -> Readiness:
         await redis.ping()
         if not solver.ready():
             raise ProblemError(503, HttpCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
-        return Health(status="ok")
+        return Readiness(status="ok", jobs=[_job(state) for state in tasks.report()])
+
+
+def _job(state: JobState) -> JobHealth:
+    def at(seconds: float | None) -> datetime | None:
+        return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
+
+    return JobHealth(
+        name=state.name,
+        kind=state.kind,
+        running=state.running,
+        runs=state.runs,
+        last_run_at=at(state.last_run_at),
+        last_finish_at=at(state.last_finish_at),
+        last_error=state.last_error,
+    )

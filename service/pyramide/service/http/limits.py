@@ -169,6 +169,6 @@ class MoveAllowance:
                 self.keyed.count(bucket)
         return self.moves.state(buckets[0])
 
-    async def run(self) -> None:
-        """Share both allowances' counts through Redis until cancelled."""
-        await asyncio.gather(self.moves.run(), self.keyed.run())
+    async def flush(self) -> None:
+        """Share both allowances' counts through Redis: a periodic job, every ``FLUSH_INTERVAL_S``."""
+        await asyncio.gather(self.moves.flush(), self.keyed.flush())

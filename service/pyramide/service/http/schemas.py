@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, GetJsonSchemaHandler, StringConstraints
@@ -164,3 +165,23 @@ class Problem(BaseModel):
 
 class Health(BaseModel):
     status: Literal["ok"]
+
+
+class JobHealth(BaseModel):
+    """One background job of the answering process, by name: a periodic job, or the tasks of one kind."""
+
+    name: str = Field(description="What the job does, e.g. `webhook delivery`, `par`, `move counts flush`.")
+    kind: Literal["periodic", "task", "lasting"] = Field(
+        description="`periodic`: runs every interval; `task`: one-shot tasks (a par's search, an outbox's delivery);"
+        " `lasting`: tasks that last as long as what they serve (a live stream's lease renewal)."
+    )
+    running: int = Field(description="How many of it run now.")
+    runs: int = Field(description="How many times it ran since the process started.")
+    last_run_at: datetime | None = Field(description="When it last started.")
+    last_finish_at: datetime | None = Field(description="When it last ended.")
+    last_error: str | None = Field(description="The type of the last error it ended with, if any.")
+
+
+class Readiness(BaseModel):
+    status: Literal["ok"]
+    jobs: list[JobHealth] = Field(description="The answering process's background jobs, by name.")

@@ -39,6 +39,7 @@ from pyramide.service.infra import keyspace
 from pyramide.service.infra.notices import Follower, Notices
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.stream_leases import Cap, StreamLeases
+from pyramide.service.infra.tasks import TaskRegistry
 
 log = logging.getLogger("pyramide.streams")
 EVENT_STREAM: Final = "text/event-stream"
@@ -140,8 +141,9 @@ def last_event_id(request: Request[Any, Any, Any]) -> int | None:
 class LiveStreams:
     """Opens the process's live streams: caps, the first state, then each new one (see the module)."""
 
-    def __init__(self, notices: Notices, leases: StreamLeases, settings: Settings) -> None:
+    def __init__(self, notices: Notices, leases: StreamLeases, settings: Settings, tasks: TaskRegistry) -> None:
         self.notices = notices
+        self.tasks = tasks
         self.leases = leases
         self.settings = settings
         self.heartbeat_s = settings.stream_heartbeat_s
@@ -192,7 +194,7 @@ class LiveStreams:
         last: int | None,
         holds: Holds | None,
     ) -> AsyncIterator[bytes]:
-        renewing = asyncio.get_running_loop().create_task(self._renew(stream, caps))
+        renewing = self.tasks.spawn("stream lease renewal", self._renew(stream, caps), lasting=True)
         try:
             async with self.notices.follow(channel, topic, load) as follower:
                 follower.offer(await load())  # read after subscribing: no change falls between the two

@@ -197,9 +197,3 @@ class AddressMoves:
         if failed:  # once a flush, however many addresses it had
             log.warning("could not share %d per-address move counts: %s", len(failed), failed[0])
         return totals
-
-    async def run(self) -> None:
-        """Flush every :data:`FLUSH_INTERVAL_S` until cancelled."""
-        while True:
-            await asyncio.sleep(FLUSH_INTERVAL_S)
-            await self.flush()

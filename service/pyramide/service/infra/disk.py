@@ -10,7 +10,6 @@ closes it at the cost of the round trip.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from pathlib import Path
@@ -49,8 +48,6 @@ class DiskWatch:
         self.low = low
         return low
 
-    async def run(self) -> None:
-        """Check every :data:`CHECK_INTERVAL_S` until cancelled."""
-        while True:
-            await asyncio.sleep(CHECK_INTERVAL_S)
-            self.check()
+    async def watch(self) -> None:
+        """One check: a periodic job, every :data:`CHECK_INTERVAL_S`."""
+        self.check()

@@ -28,6 +28,8 @@ import anyio
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
+from pyramide.service.infra.tasks import TaskRegistry
+
 log = logging.getLogger("pyramide.streams")
 RETRY_S: Final = 1.0
 """How long the listener waits before it tries again after losing Redis."""
@@ -69,7 +71,8 @@ class SilentConnectionError(ConnectionError):
 class Notices:
     """The process's one pub/sub connection and its local topics (see the module)."""
 
-    def __init__(self, url: str, connect_timeout_s: float, ping_s: float = 5.0) -> None:
+    def __init__(self, url: str, connect_timeout_s: float, tasks: TaskRegistry, ping_s: float = 5.0) -> None:
+        self.tasks = tasks
         self._redis: Redis = Redis.from_url(url, socket_connect_timeout=connect_timeout_s, health_check_interval=30)
         self._pubsub: PubSub = self._redis.pubsub(ignore_subscribe_messages=True)
         self._topics: dict[str, dict[Hashable, _Topic]] = {}
@@ -91,7 +94,7 @@ class Notices:
                 topics = self._topics[channel] = {}
             topics.setdefault(topic, _Topic(load)).followers.add(follower)
             if self._listener is None:
-                self._listener = asyncio.get_running_loop().create_task(self._listen())
+                self._listener = self.tasks.spawn("stream notices", self._listen(), lasting=True)
         try:
             yield follower
         finally:

@@ -12,6 +12,7 @@ from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.tasks import TaskRegistry
 
 
 @dataclass(slots=True)
@@ -36,6 +37,7 @@ class Accounts:
         boards: PlayerBoards,
         reviews: PlayerReviews,
         clock: Clock,
+        tasks: TaskRegistry,
     ) -> Accounts:
         players = PlayerStore(redis, settings, clock=clock)
         audit = AuditLog(redis, clock=clock)
@@ -52,7 +54,7 @@ class Accounts:
             limiter=limiter,
             exports_limit=settings.limits.limit("exports"),
             guard_s=settings.erasure_guard_s,
-            rewrites=Rewrites(redis, settings.erasure_rewrite_s) if settings.erasure_rewrite_s > 0 else None,
+            rewrites=Rewrites(redis, settings.erasure_rewrite_s, tasks) if settings.erasure_rewrite_s > 0 else None,
             audit=audit,
         )
         return cls(

@@ -13,12 +13,15 @@ from pyramide.service.events import Deliverer, WebhookStore
 from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.service.stats import Leaderboards
 from pyramide.service.wiring.deals import Deals
 from pyramide.service.wiring.games import Games
 
 
-def challenge_deals(settings: Settings, redis: RedisClient, deals: Deals, clock: Clock) -> ChallengeDeals:
+def challenge_deals(
+    settings: Settings, redis: RedisClient, deals: Deals, clock: Clock, tasks: TaskRegistry
+) -> ChallengeDeals:
     """The challenges' sealed deals, which games are created from too."""
     secret = DealSecret(redis, settings.deal_secret)
     return ChallengeDeals(
@@ -29,6 +32,7 @@ def challenge_deals(settings: Settings, redis: RedisClient, deals: Deals, clock:
         settings.challenge_candidates,
         days_ahead=settings.challenge_days_ahead,
         clock=clock,
+        tasks=tasks,
     )
 
 
@@ -71,6 +75,6 @@ class Events:
     deliverer: Deliverer
 
     @classmethod
-    def start(cls, settings: Settings, redis: RedisClient, clock: Clock) -> Events:
+    def start(cls, settings: Settings, redis: RedisClient, clock: Clock, tasks: TaskRegistry) -> Events:
         webhooks = WebhookStore(redis, clock=clock)
-        return cls(webhooks=webhooks, deliverer=Deliverer(redis, webhooks, settings))
+        return cls(webhooks=webhooks, deliverer=Deliverer(redis, webhooks, settings, tasks))

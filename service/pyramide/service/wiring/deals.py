@@ -8,6 +8,7 @@ from pyramide.service.deals import ParBook, Solver
 from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.service.stats import Leaderboards, Reviews, StatsStore
 
 
@@ -17,9 +18,11 @@ class Deals:
     pars: ParBook
 
     @classmethod
-    def start(cls, settings: Settings, redis: RedisClient) -> Deals:
-        solver = Solver(settings.solver_workers, settings.solver_time_limit_s, settings.solver_queue, redis=redis)
-        return cls(solver=solver, pars=ParBook(redis, solver, settings.analysis_ttl_s))
+    def start(cls, settings: Settings, redis: RedisClient, tasks: TaskRegistry) -> Deals:
+        solver = Solver(
+            settings.solver_workers, settings.solver_time_limit_s, settings.solver_queue, redis=redis, tasks=tasks
+        )
+        return cls(solver=solver, pars=ParBook(redis, solver, settings.analysis_ttl_s, tasks))
 
     def stop(self) -> None:
         self.pars.close()

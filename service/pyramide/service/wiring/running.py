@@ -17,6 +17,7 @@ from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient, connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.stream_leases import StreamLeases
+from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.service.wiring.accounts import Accounts
 from pyramide.service.wiring.challenges import Challenges, Events, challenge_deals
 from pyramide.service.wiring.deals import Deals, Stats
@@ -32,7 +33,9 @@ class Plumbing:
     streams: LiveStreams
 
     @classmethod
-    def start(cls, settings: Settings, redis: RedisClient, limiter: RateLimiter, clock: Clock) -> Plumbing:
+    def start(
+        cls, settings: Settings, redis: RedisClient, limiter: RateLimiter, clock: Clock, tasks: TaskRegistry
+    ) -> Plumbing:
         move_allowance = MoveAllowance(
             AddressMoves(redis, settings.limits.limit("address_moves"), clock=clock),
             AddressMoves(redis, settings.limits.limit("address_keyed_moves"), clock=clock),
@@ -41,7 +44,7 @@ class Plumbing:
         return cls(
             address_limits=AddressLimits(limiter, settings),
             move_allowance=move_allowance,
-            streams=_live_streams(settings, redis, clock),
+            streams=_live_streams(settings, redis, clock, tasks),
         )
 
 
@@ -58,15 +61,15 @@ class Running:
     events: Events
 
     @classmethod
-    def start(cls, settings: Settings, clock: Clock) -> Running:
+    def start(cls, settings: Settings, clock: Clock, tasks: TaskRegistry) -> Running:
         """Every service over one Redis client, each reading the one ``clock`` (directly or through the store it
-        is built on: a game service reads its :class:`GameStore`'s)."""
+        is built on: a game service reads its :class:`GameStore`'s), their background work in ``tasks``."""
         redis = connect(settings)
         limiter = RateLimiter(redis)
-        plumbing = Plumbing.start(settings, redis, limiter, clock)
-        deals = Deals.start(settings, redis)
+        plumbing = Plumbing.start(settings, redis, limiter, clock, tasks)
+        deals = Deals.start(settings, redis, tasks)
         stats = Stats.start(settings, redis, clock)
-        sealed = challenge_deals(settings, redis, deals, clock)
+        sealed = challenge_deals(settings, redis, deals, clock, tasks)
         games = Games.start(
             settings,
             redis,
@@ -89,6 +92,7 @@ class Running:
             boards=stats.leaderboards,
             reviews=stats.reviews,
             clock=clock,
+            tasks=tasks,
         )
         return cls(
             redis=redis,
@@ -99,13 +103,11 @@ class Running:
             games=games,
             challenges=challenges,
             accounts=accounts,
-            events=Events.start(settings, redis, clock),
+            events=Events.start(settings, redis, clock, tasks),
         )
 
     async def stop(self) -> None:
         await self.events.deliverer.close()
-        if self.accounts.privacy.rewrites is not None:
-            await self.accounts.privacy.rewrites.close()
         await self.challenges.challenges.deals.close()
         self.deals.stop()
         await self.plumbing.streams.notices.close()
@@ -134,12 +136,12 @@ def group_of(name: str) -> str | None:
     raise KeyError(name)
 
 
-def _live_streams(settings: Settings, redis: RedisClient, clock: Clock) -> LiveStreams:
+def _live_streams(settings: Settings, redis: RedisClient, clock: Clock, tasks: TaskRegistry) -> LiveStreams:
     """The live streams over the process's one pub/sub connection (to the node the URL names, in a cluster too)."""
     assert settings.redis_url is not None  # connect() refused to start without one
-    notices = Notices(settings.redis_url, settings.redis_timeout_s, settings.stream_notices_ping_s)
+    notices = Notices(settings.redis_url, settings.redis_timeout_s, tasks, settings.stream_notices_ping_s)
     leases = StreamLeases(redis, settings.stream_heartbeat_s, clock=clock)
-    return LiveStreams(notices, leases, settings)
+    return LiveStreams(notices, leases, settings, tasks)
 
 
 def _disk_watch(settings: Settings) -> DiskWatch | None:
