@@ -140,7 +140,7 @@ def test_health_reports_each_job_its_runs_and_its_last_error() -> None:
         await tasks.run_due()
         with pytest.raises(ValueError, match="registered already"):
             tasks.every("sweep", 1.0, failing)
-        report = {
+        report: dict[str, tuple[str, int, int, str | None, bool]] = {
             s.name: (s.kind, s.running, s.runs, s.last_error, s.last_finish_at is not None) for s in tasks.report()
         }
         await tasks.stop()

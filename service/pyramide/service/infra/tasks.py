@@ -74,6 +74,8 @@ class TaskRegistry:
         self._lasting: set[asyncio.Task[Any]] = set()
         self._started = False
         self._stopped = False
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop the registry was started on: where a test in another thread runs :meth:`drain`."""
 
     def every(
         self, name: str, interval_s: float, job: Job, *, first_s: float = 0.0, wake: asyncio.Event | None = None
@@ -94,6 +96,7 @@ class TaskRegistry:
     def start(self) -> None:
         """Starts the periodic jobs' loops (an automatic registry; a manual one waits for :meth:`run_due`)."""
         self._started = True
+        self.loop = asyncio.get_running_loop()
         now = self.clock.monotonic()
         for periodic in self._periodic.values():
             first_s = max(0.0, periodic.due - now)

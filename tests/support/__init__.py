@@ -1,0 +1,1 @@
+"""Shared test helpers: imported by tests, never a test module."""
