@@ -4,44 +4,42 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import httpx
 import redis
+from litestar import Litestar
 
 from pyramide.engine import DealCode, Game
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
 from pyramide.solver import solve
+from tests.support.waiting import drain
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 WON = "PY1-N-AAAAAAB"  # its shortest line is found in about 15 ms of one core
 LOST = "PY1-0W-AAAALSP"  # proved unwinnable in a few milliseconds
-POLL_S = 20.0
 EASY_CODE = str(DealCode.for_layout(easy_game().layout))
 CLEARING = [move_body(m) for m in parse_record(EASY_CLEARING)]
 
 
-def _until_decided(client: httpx.Client, code: str) -> dict[str, Any]:
-    """The deal as served once its par is no longer pending, read at most for ``POLL_S``."""
-    deadline = time.monotonic() + POLL_S
-    while time.monotonic() < deadline:
-        body: dict[str, Any] = client.get(f"/v1/deals/{code}").json()
-        if body["par_status"] != "pending":
-            return body
-        time.sleep(0.05)
-    raise AssertionError(f"the par of {code} was still pending after {POLL_S} s")
+def _until_decided(app: Litestar, client: httpx.Client, code: str) -> dict[str, Any]:
+    """The deal as served once its par's background work (started by a read) is over."""
+    client.get(f"/v1/deals/{code}")
+    drain(app)
+    body: dict[str, Any] = client.get(f"/v1/deals/{code}").json()
+    assert body["par_status"] != "pending", f"the par of {code} was still pending once its work was over"
+    return body
 
 
-def test_a_deals_par_appears_once_worked_out_and_is_its_shortest_line(live_url: str) -> None:
+def test_a_deals_par_appears_once_worked_out_and_is_its_shortest_line(app: Litestar, live_url: str) -> None:
     """The first read answers at once with the par pending; a later read carries the par, which is the number of
     moves of the shortest winning line the public analysis gives, and that line wins when played."""
     with httpx.Client(base_url=live_url, timeout=10) as client:
         first = client.get(f"/v1/deals/{WON}")
         assert first.status_code == 200
         assert (first.json()["par"], first.json()["par_status"]) == (None, "pending")
-        decided = _until_decided(client, WON)
+        decided = _until_decided(app, client, WON)
         shortest = client.get(f"/v1/deals/{WON}/analysis", params={"shortest": "true"}).json()["shortest"]
         assert decided["par_status"] == "known"
         assert decided["par"] == len(shortest) == 64
@@ -52,9 +50,9 @@ def test_a_deals_par_appears_once_worked_out_and_is_its_shortest_line(live_url: 
         assert again.status_code == 304
 
 
-def test_a_lost_deal_says_so_with_a_null_par(live_url: str) -> None:
+def test_a_lost_deal_says_so_with_a_null_par(app: Litestar, live_url: str) -> None:
     with httpx.Client(base_url=live_url, timeout=10) as client:
-        decided = _until_decided(client, LOST)
+        decided = _until_decided(app, client, LOST)
         assert (decided["par"], decided["par_status"]) == (None, "unwinnable")
         assert client.get(f"/v1/deals/{LOST}/analysis").json()["winnable"] is False
 
@@ -82,14 +80,14 @@ def _pars(body: object) -> list[object]:
 
 
 def test_board_entries_show_par_and_over_par_and_an_open_challenge_shows_neither(
-    live_url: str, redis_client: redis.Redis
+    app: Litestar, live_url: str, redis_client: redis.Redis
 ) -> None:
     """A win at par and one a draw over it, on the deal's board: `par` and `over_par` 0 and 1. The open daily
     challenge, won by a bot that read its line from the solver, shows no par through any route its player can call."""
     with httpx.Client(base_url=live_url, timeout=10) as client:
         _win(client, _player(client), {"code": EASY_CODE}, CLEARING)
         _win(client, _player(client), {"code": EASY_CODE}, [{"type": "draw"}, *CLEARING])
-        assert _until_decided(client, EASY_CODE)["par"] == len(CLEARING)
+        assert _until_decided(app, client, EASY_CODE)["par"] == len(CLEARING)
         board = client.get(f"/v1/leaderboards/{EASY_CODE}").json()
         assert (board["par"], board["par_status"]) == (len(CLEARING), "known")
         assert sorted((e["moves"], e["par"], e["over_par"]) for e in board["entries"]) == [
@@ -119,14 +117,14 @@ def test_board_entries_show_par_and_over_par_and_an_open_challenge_shows_neither
             assert all(p is None for p in _pars(answer.json())), path
 
 
-def test_order_par_ranks_a_board_by_moves_over_par_and_pages_it(live_url: str) -> None:
+def test_order_par_ranks_a_board_by_moves_over_par_and_pages_it(app: Litestar, live_url: str) -> None:
     """Three wins: three draws over par, one over and at par. `?order=par` ranks them 0, 1, 3 over par, one per page
     through the cursor; the default order stays the rules document's (fastest first); another order is a 400."""
     with httpx.Client(base_url=live_url, timeout=10) as client:
         over = {3: [{"type": "draw"}] * 3, 1: [{"type": "draw"}], 0: []}
         for extra in over.values():
             _win(client, _player(client), {"code": EASY_CODE}, [*extra, *CLEARING])
-        _until_decided(client, EASY_CODE)
+        _until_decided(app, client, EASY_CODE)
         by_rules = client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"]
         assert [e["elapsed_ms"] for e in by_rules] == sorted(e["elapsed_ms"] for e in by_rules)
         seen, cursor = [], None
@@ -193,15 +191,15 @@ def _id(client: httpx.Client, auth: dict[str, str]) -> str:
     return str(client.get("/v1/players/me", headers=auth).json()["id"])
 
 
-def test_a_deal_dealt_gets_its_par_worked_out_before_anyone_reads_it(live_url: str, redis_client: redis.Redis) -> None:
+def test_a_deal_dealt_gets_its_par_worked_out_before_anyone_reads_it(
+    app: Litestar, live_url: str, redis_client: redis.Redis
+) -> None:
     """Dealing a game from a code starts its par: the deal's first read, after the solver had time, is already
     known (the kept par is watched in Redis, never through the route that would start it)."""
     with httpx.Client(base_url=live_url, timeout=10) as client:
         created = client.post("/v1/games", json={"code": WON}, headers=_player(client))
         assert created.status_code == 201
-        deadline = time.monotonic() + POLL_S
-        while b"known" not in (redis_client.get(f"pyr:{{analysis:{WON}}}:par") or b""):
-            assert time.monotonic() < deadline, "the par was not worked out after dealing"
-            time.sleep(0.05)
+        drain(app)
+        assert b"known" in (redis_client.get(f"pyr:{{analysis:{WON}}}:par") or b""), "no par worked out after dealing"
         first = client.get(f"/v1/deals/{WON}").json()
         assert (first["par"], first["par_status"]) == (64, "known")

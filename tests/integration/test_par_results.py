@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
 import redis
+from litestar import Litestar
 from litestar.testing import TestClient
 
 from pyramide.engine import DealCode, Game
@@ -24,8 +24,7 @@ from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import new_player, past_the_close
 from tests.integration.test_par import CLEARING, EASY_CODE
-
-POLL_S = 90.0
+from tests.support.waiting import drain, run_job
 
 
 @pytest.fixture
@@ -48,32 +47,31 @@ def _par_key(code: str) -> str:
     return f"pyr:{{analysis:{code}}}:par"
 
 
-def _until_kept(redis_client: redis.Redis, code: str) -> None:
-    """Wait (at most ``POLL_S``) until Redis keeps the deal's par as decided and the boards that show it were told,
-    the deal's last (its shown state written): the par's background work is over. Watched in Redis, never through
-    a route that would itself start the work."""
-    deadline = time.monotonic() + POLL_S
-    while b'"pending"' in (kept := redis_client.get(_par_key(code)) or b'"pending"'):
-        assert time.monotonic() < deadline, f"the par of {code} was not worked out: {kept!r}"
-        time.sleep(0.05)
-    while redis_client.get(keyspace.board_shown(code).shown) != kept:
-        assert time.monotonic() < deadline, f"the boards showing the par of {code} were not told"
-        time.sleep(0.05)
+def _until_kept(app: Litestar, redis_client: redis.Redis, code: str) -> None:
+    """Once the app's background work is over, Redis keeps the deal's par as decided and the boards that show it
+    were told, the deal's last (its shown state written). Watched in Redis, never through a route that would itself
+    start the work."""
+    drain(app)
+    kept = redis_client.get(_par_key(code)) or b'"pending"'
+    assert b'"pending"' not in kept, f"the par of {code} was not worked out: {kept!r}"
+    assert redis_client.get(keyspace.board_shown(code).shown) == kept, (
+        f"the boards showing the par of {code} were not told"
+    )
 
 
-def _read_until_decided(client: Any, path: str, headers: dict[str, str]) -> dict[str, Any]:
-    """The body at ``path`` once its ``par_status`` is no longer pending, read at most for ``POLL_S``."""
-    deadline = time.monotonic() + POLL_S
-    while True:
-        body: dict[str, Any] = client.get(path, headers=headers).json()
-        if body["par_status"] != "pending":
-            return body
-        assert time.monotonic() < deadline, f"{path} still shows the par pending"
-        time.sleep(0.05)
+def _read_until_decided(
+    app: TestClient[Any] | Litestar, client: Any, path: str, headers: dict[str, str]
+) -> dict[str, Any]:
+    """The body at ``path`` once the par's work its read starts is over: no longer pending."""
+    client.get(path, headers=headers)
+    drain(app)
+    body: dict[str, Any] = client.get(path, headers=headers).json()
+    assert body["par_status"] != "pending", f"{path} still shows the par pending"
+    return body
 
 
 def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
-    live_url: str, redis_client: redis.Redis
+    app: Litestar, live_url: str, redis_client: redis.Redis
 ) -> None:
     """A game won one draw over par: while it runs, its snapshots show no par; its par, kept from the deal, is lost
     (expired) before the end; the finishing move alone starts working it out again (watched in Redis, no route
@@ -83,7 +81,7 @@ def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
         auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
         game = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()
         assert _fields(game) == (None, None, None)
-        _until_kept(redis_client, EASY_CODE)
+        _until_kept(app, redis_client, EASY_CODE)
         redis_client.delete(_par_key(EASY_CODE))  # as if its time to live had run out
         moves = [{"type": "draw"}, *CLEARING]
         for move in moves:
@@ -92,9 +90,9 @@ def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
                 assert _fields(answer) == (None, None, None), "never on a running game"
         assert answer["status"] == "won"
         assert _fields(answer) == (None, "pending", None), "the finishing move does not wait for the solver"
-        _until_kept(redis_client, EASY_CODE)
+        _until_kept(app, redis_client, EASY_CODE)
         par = len(CLEARING)
-        snapshot = _read_until_decided(client, f"/v1/games/{game['id']}", auth)
+        snapshot = _read_until_decided(app, client, f"/v1/games/{game['id']}", auth)
         assert _fields(snapshot) == (par, "known", len(moves) - par) == (16, "known", 1)
         record = client.get(f"/v1/games/{game['id']}/record", headers=auth).json()
         assert _fields(record) == (16, "known", 1)
@@ -108,7 +106,9 @@ def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
         assert _fields(client.get(f"/v1/games/{left['id']}", headers=auth).json()) == (16, "known", None)
 
 
-def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(live_url: str, redis_client: redis.Redis) -> None:
+def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(
+    app: Litestar, live_url: str, redis_client: redis.Redis
+) -> None:
     """A win at par whose par was not known when it was won (kept waiting in the statistics), then one a draw over
     par: eight statistics reads at once after the par landed count `par_hits` 1 and `best_over_par` 0, exactly
     once; the later win leaves them so; the data export shows them; a reset clears them; erasing the player with a
@@ -117,13 +117,13 @@ def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(live_url: str
         auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
         player = client.get("/v1/players/me", headers=auth).json()["id"]
         game = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
-        _until_kept(redis_client, EASY_CODE)
+        _until_kept(app, redis_client, EASY_CODE)
         redis_client.delete(_par_key(EASY_CODE))  # as if expired: the par lands after the win
         for move in CLEARING:
             client.post(f"/v1/games/{game}/moves", json=move, headers=auth)
         counters = f"pyr:{{p:{player}}}:stats"
         assert redis_client.hexists(counters, f"par:{game}"), "the win waits for its par"
-        _until_kept(redis_client, EASY_CODE)
+        _until_kept(app, redis_client, EASY_CODE)
 
         async def read_at_once() -> list[dict[str, Any]]:
             async with httpx.AsyncClient(base_url=live_url, timeout=10, headers=auth) as concurrent:
@@ -205,10 +205,11 @@ def test_a_challenges_par_stays_sealed_until_the_close(
     assert sealed_order == sorted(sealed_order), "by moves: nothing the entries do not show already"
 
     past_the_close(clock)
-    near_moves = _read_until_decided(client, f"/v1/games/{near_game}", near)["moves"]
+    run_job(client, "challenge closes")  # the close's check, which bumps the closed challenge's board
+    near_moves = _read_until_decided(client, client, f"/v1/games/{near_game}", near)["moves"]
     assert near_moves > par
     for path, auth in views.items():
-        body = _read_until_decided(client, path, auth)
+        body = _read_until_decided(client, client, path, auth)
         assert (body["par"], body["par_status"]) == (par, "known"), path
         for entry in body.get("entries", []):
             assert (entry["par"], entry["over_par"]) == (par, entry["moves"] - par), path
@@ -223,7 +224,9 @@ def test_a_challenges_par_stays_sealed_until_the_close(
     assert [e["rank"] for e in by_par] == [1, 2]
 
 
-def test_every_finished_deal_gets_its_par_while_others_are_worked_out(live_url: str, redis_client: redis.Redis) -> None:
+def test_every_finished_deal_gets_its_par_while_others_are_worked_out(
+    app: Litestar, live_url: str, redis_client: redis.Redis
+) -> None:
     """Six players deal six different deals at once and abandon them at once, while a process works out one par at
     a time: each finished deal waits its turn instead of being dropped, and every one of the six pars is kept
     (watched in Redis; no route that reads a par is called)."""
@@ -242,4 +245,4 @@ def test_every_finished_deal_gets_its_par_while_others_are_worked_out(live_url: 
     with ThreadPoolExecutor(len(codes)) as pool:
         list(pool.map(play_and_abandon, codes))
     for code in codes:
-        _until_kept(redis_client, code)
+        _until_kept(app, redis_client, code)
