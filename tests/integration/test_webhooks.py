@@ -29,6 +29,7 @@ from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
 from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_robustness import _free_port, serving
+from tests.support.waiting import eventually, run_job
 from tests.unit.engine.layouts import dead_end_moves, dead_end_start
 
 FAST = (0, *[1] * 19)
@@ -78,10 +79,7 @@ class Receiver:
         return found[:: 1 if isinstance(secret, str) else len(secret)]
 
     def wait(self, count: int, seconds: float = 10) -> None:
-        deadline = time.monotonic() + seconds
-        while len(self.got) < count and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert len(self.got) >= count, f"{len(self.got)} of {count} deliveries within {seconds} s"
+        eventually(lambda: len(self.got) >= count, seconds, what=f"{count} deliveries (got {len(self.got)})")
 
 
 @contextmanager
@@ -133,13 +131,15 @@ def deliveries_once(
 ) -> dict[str, Any]:
     """The endpoint's deliveries log once ``done(entries)`` (polled for at most ``seconds``, then the test fails): the
     receiver has a request before the service has its answer, whose outcome is logged a moment later."""
-    deadline = time.monotonic() + seconds
-    while True:
+
+    def logged() -> dict[str, Any] | None:
         log: dict[str, Any] = client.get(f"/v1/apps/me/webhooks/{endpoint}/deliveries", headers=bearer(key)).json()
-        if done(log["entries"]):
-            return log
-        assert time.monotonic() < deadline, f"the deliveries log stayed {log['entries']!r} for {seconds} s"
-        time.sleep(0.05)
+        assert done(log["entries"]), f"the deliveries log stayed {log['entries']!r} for {seconds} s"
+        return log
+
+    found = eventually(logged, seconds, what="the deliveries log")
+    assert found is not None
+    return found
 
 
 def win(http: Any, headers: dict[str, str]) -> str:
@@ -185,7 +185,7 @@ def test_an_app_gets_its_players_won_lost_and_abandoned_games_once_signed(settin
         user = as_user(key, "user-1")
         games = [win(client, user), lose(client, user), abandon(client, user)]
         receiver.wait(3)
-        time.sleep(1.0)  # time enough for a repeat or a stray event to arrive
+        run_job(client, "webhook delivery")  # a delivery pass more, every delivery it starts ended: no repeat
         events = receiver.events(endpoint["secret"])
         assert [e["type"] for e in events] == ALL_GAME_EVENTS
         assert [e["data"]["game_id"] for e in events] == games
@@ -231,7 +231,7 @@ def test_a_receiver_that_fails_for_a_while_gets_everything_in_order(settings: Se
         user = as_user(key, "u")
         games = [win(client, user), lose(client, user), abandon(client, user), win(client, user)]
         receiver.wait(8, seconds=20)
-        time.sleep(0.5)  # time enough for a repeat to arrive
+        run_job(client, "webhook delivery")  # a delivery pass more, every delivery it starts ended: no repeat
         delivered = [json.loads(b) for h, b in receiver.got[4:]]
         assert [e["data"]["game_id"] for e in delivered] == games
         assert [Webhook(endpoint["secret"]).verify(b, h)["id"] for h, b in receiver.got[4:]] == [
@@ -359,12 +359,11 @@ def test_the_guard_refuses_loopback_at_registration_and_at_delivery(settings: Se
             assert hungarian.status_code == 422 and "https://" in hungarian.json()["detail"]
             win(client, as_user(key, "u"))
             base = f"/v1/apps/me/webhooks/{endpoint['id']}/deliveries"
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline and not client.get(base, headers=bearer(key)).json()["entries"]:
-                time.sleep(0.05)
-            entry = client.get(base, headers=bearer(key)).json()["entries"][0]
+            entry = eventually(lambda: client.get(base, headers=bearer(key)).json()["entries"], 5)[0]
             assert entry["last_error"] == "refused: webhook_not_https" and entry["last_status"] is None
-            time.sleep(1.5)
+            again = eventually(lambda: client.get(base, headers=bearer(key)).json()["entries"][0]["attempts"] >= 2, 5)
+            assert again, "a second attempt, refused too"
+            run_job(client, "webhook delivery")
         assert receiver.got == []
 
 
@@ -436,7 +435,7 @@ def test_a_revoked_apps_endpoints_get_nothing_more(settings: Settings) -> None:
         receiver.wait(2, seconds=10)
         app_id = str(UUID(key.split("_")[1]))
         assert client.delete(f"/v1/admin/apps/{app_id}", headers=OPERATOR).status_code == 204
-        time.sleep(0.5)  # an attempt in flight at the revocation ends
+        run_job(client, "webhook delivery")  # an attempt in flight at the revocation ends
         called = len(receiver.got)
         time.sleep(3)  # three more waits of the schedule
         assert len(receiver.got) == called, "the revoked app's endpoint is still called"
@@ -454,7 +453,7 @@ def test_a_players_next_event_during_a_slow_delivery_is_not_sent_twice(settings:
         receiver.wait(1, seconds=3)
         games += [abandon(client, user), abandon(client, user)]
         receiver.wait(3, seconds=8)
-        time.sleep(2.0)  # time enough for a repeat to arrive
+        run_job(client, "webhook delivery")  # a delivery pass more, every delivery it starts ended: no repeat
         events = receiver.events(endpoint["secret"])
         assert [e["data"]["game_id"] for e in events] == games
 
@@ -480,9 +479,11 @@ def test_an_event_leaves_at_once_not_at_the_next_poll(settings: Settings) -> Non
             assert client.post(f"/v1/games/{game}/abandon", headers=user).status_code == 200
             answered = time.monotonic()
             receiver.wait(count, seconds=3)
-            deadline = time.monotonic() + 1
-            while len(arrived) < count and time.monotonic() < deadline:  # noted just after the request is kept
-                time.sleep(0.001)
+
+            def all_noted(n: int = count) -> bool:
+                return len(arrived) >= n
+
+            eventually(all_noted, 1)  # noted just after the request is kept
             latency.append(arrived[count - 1] - answered)
         assert sorted(latency)[4] < 0.070, [round(s * 1000) for s in latency]
 
