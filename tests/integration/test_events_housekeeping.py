@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -14,6 +14,7 @@ from uuid import UUID
 import httpx
 import pytest
 import redis
+from litestar import Litestar
 
 from pyramide.service.app import create_app
 from pyramide.service.infra import keyspace
@@ -23,14 +24,16 @@ from tests.integration.conftest import serve_in_thread
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
 from tests.integration.test_events_emitted import challenge_close_ms
 from tests.integration.test_webhooks import abandon, as_user, bearer, new_app, receiving
+from tests.support.waiting import drain, eventually, run_job
 
 
 @contextmanager
-def served(settings: Settings, **changes: Any) -> Iterator[httpx.Client]:
-    """The service on a real loopback socket, loopback endpoints allowed."""
+def served(settings: Settings, **changes: Any) -> Iterator[tuple[httpx.Client, Litestar]]:
+    """The service on a real loopback socket, loopback endpoints allowed; the app, for its background work."""
     update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
-    with serve_in_thread(create_app(settings.model_copy(update=update))) as url, httpx.Client(base_url=url) as http:
-        yield http
+    app = create_app(settings.model_copy(update=update))
+    with serve_in_thread(app) as url, httpx.Client(base_url=url) as http:
+        yield http, app
 
 
 def endpoint(http: httpx.Client, key: str, url: str, events: list[str]) -> str:
@@ -47,20 +50,19 @@ def leftovers(redis_client: redis.Redis) -> list[str]:
 
 
 def settled(redis_client: redis.Redis, within_s: float = 5) -> list[str]:
-    """The leftovers once there are none, or after ``within_s``."""
-    deadline = time.monotonic() + within_s
-    while (found := leftovers(redis_client)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return found
+    """The leftovers once there are none (an outbox emptied at one delivery pass is deleted at the next), or after
+    ``within_s``."""
+    with contextlib.suppress(AssertionError):
+        eventually(lambda: not leftovers(redis_client), within_s)
+    return leftovers(redis_client)
 
 
 def due(redis_client: redis.Redis, within_s: float = 5) -> int:
     """How many outboxes are due once none is, or after ``within_s``: a delivery settles its outbox (deleting it)
     first and lets go of its claim in ``EVENTS_DUE`` a moment later."""
-    deadline = time.monotonic() + within_s
-    while (found := int(redis_client.zcard(keyspace.EVENTS_DUE))) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return found
+    with contextlib.suppress(AssertionError):
+        eventually(lambda: not redis_client.zcard(keyspace.EVENTS_DUE), within_s)
+    return int(redis_client.zcard(keyspace.EVENTS_DUE))
 
 
 def app_id(key: str) -> UUID:
@@ -73,7 +75,7 @@ def test_delivered_outboxes_leave_no_stream_nor_cursor_and_the_next_event_still_
     """30 app players each abandon a game; once the receiver has the 30 events, Redis holds no outbox stream and no
     cursor hash (before, each player's empty stream and its cursors stayed for good, and the sweep walked them all),
     and nothing is due. A player's next event, emitted after its outbox was deleted, still arrives, once."""
-    with served(settings) as http, receiving() as receiver:
+    with served(settings) as (http, service), receiving() as receiver:
         key = new_app(http)
         endpoint(http, key, receiver.url, ["game.abandoned"])
         games = [abandon(http, as_user(key, f"user-{n}")) for n in range(30)]
@@ -82,7 +84,7 @@ def test_delivered_outboxes_leave_no_stream_nor_cursor_and_the_next_event_still_
         assert due(redis_client) == 0
         games.append(abandon(http, as_user(key, "user-0")))
         receiver.wait(31)
-        time.sleep(0.5)  # time enough for a repeat to arrive
+        run_job(service, "webhook delivery")  # a delivery pass more, every delivery it starts ended: no repeat
 
         assert [json.loads(body)["data"]["game_id"] for _, body in receiver.got] == games
         assert settled(redis_client) == []
@@ -96,7 +98,7 @@ def test_an_endpoint_gone_while_its_delivery_is_in_flight_leaves_no_log(
     delivery to it is in flight: once the delivery ends, no key of the endpoint exists (log, deliveries, health),
     nor the outbox and its cursors (before, the delivery wrote the log again after the deletion, and it stayed for
     good), and the app is out of the apps set."""
-    with served(settings) as http, receiving(delay_s=1.0) as receiver:
+    with served(settings) as (http, service), receiving(delay_s=1.0) as receiver:
         key = new_app(http)
         app = app_id(key)
         hook = endpoint(http, key, receiver.url, ["game.abandoned"])
@@ -106,7 +108,7 @@ def test_an_endpoint_gone_while_its_delivery_is_in_flight_leaves_no_log(
             assert http.delete(f"/v1/apps/me/webhooks/{hook}", headers=bearer(key)).status_code == 204
         else:
             assert http.delete(f"/v1/admin/apps/{app}", headers=OPERATOR).status_code == 204
-        time.sleep(1.6)  # the delivery in flight ends, and its log would be written
+        drain(service)  # the delivery in flight ends, and its log would be written
         assert redis_client.exists(keyspace.webhook_log(app, hook), keyspace.webhook_deliveries(app, hook)) == 0
         assert [k.decode() for k in redis_client.scan_iter(match=f"*{hook}*")] == []  # its health neither
         assert settled(redis_client) == []
@@ -120,7 +122,7 @@ def test_a_player_erased_while_its_delivery_is_in_flight_leaves_no_cursor(
     delivered: once the deliveries end (the event goes again from the app's outbox, under its id), no key of the
     player but its tombstone exists, and no outbox or cursor hash is left (before, the delivery in flight wrote the
     erased outbox's cursors again, for good)."""
-    with served(settings) as http, receiving(delay_s=1.0) as receiver:
+    with served(settings) as (http, service), receiving(delay_s=1.0) as receiver:
         key = new_app(http)
         endpoint(http, key, receiver.url, ["game.abandoned"])
         user = as_user(key, "u")
@@ -128,10 +130,10 @@ def test_a_player_erased_while_its_delivery_is_in_flight_leaves_no_cursor(
         abandon(http, user)
         receiver.wait(1, seconds=5)
         assert http.delete("/v1/players/me", headers=user).status_code == 204
-        time.sleep(1.2)  # the delivery in flight ends
+        drain(service)  # the delivery in flight ends
         receiver.wait(2, seconds=5)  # the handed-over event, again under its id
         assert receiver.got[1][0]["webhook-id"] == receiver.got[0][0]["webhook-id"]
-        time.sleep(1.2)  # that delivery ends too
+        drain(service)  # that delivery ends too
         naming = {k.decode() for k in redis_client.scan_iter(match=f"*{{p:{player}}}*")}  # the cursors' too
         assert naming <= {keyspace.tombstone(UUID(player))}
         assert settled(redis_client) == []
@@ -143,7 +145,7 @@ def test_an_app_without_endpoints_leaves_the_apps_set_and_a_new_one_gets_challen
     """An app deletes its only endpoint: it is no longer among the apps every ``challenge.closed`` is read for
     (before, it stayed in the set for good); another app is revoked: out of it too. The first app registers a new
     endpoint: it is back in the set, and that endpoint gets the challenge's ``challenge.closed`` when it closes."""
-    with served(settings, challenge_close_check_s=0.05) as http, receiving() as receiver:
+    with served(settings, challenge_close_check_s=0.05) as (http, service), receiving() as receiver:
         key, other = new_app(http), new_app(http)
         first = endpoint(http, key, receiver.url, ["challenge.closed"])
         endpoint(http, other, receiver.url, ["challenge.closed"])
@@ -156,7 +158,7 @@ def test_an_app_without_endpoints_leaves_the_apps_set_and_a_new_one_gets_challen
         challenge = http.get("/v1/challenges/current").json()
         clock.advance((challenge_close_ms(challenge) - now_ms(clock)) / 1000 + 1)
         receiver.wait(1, seconds=10)
-        time.sleep(0.3)  # time enough for a stray event to arrive
+        run_job(service, "webhook delivery")  # a delivery pass more, every delivery it starts ended: no stray event
 
         [closed] = [json.loads(body) for _, body in receiver.got]
         assert closed["type"] == "challenge.closed" and closed["data"]["challenge"] == challenge["id"]

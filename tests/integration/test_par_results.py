@@ -24,7 +24,7 @@ from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.integration.conftest import new_player, past_the_close
 from tests.integration.test_par import CLEARING, EASY_CODE
-from tests.support.waiting import drain, run_job
+from tests.support.waiting import drain, eventually, run_job
 
 
 @pytest.fixture
@@ -36,6 +36,7 @@ def settings(settings: Settings) -> Settings:
     return settings.model_copy(update={"solver_time_limit_s": 60.0})
 
 
+POLL_S = 90.0
 PAR_FIELDS = ("par", "par_status", "over_par")
 
 
@@ -47,16 +48,23 @@ def _par_key(code: str) -> str:
     return f"pyr:{{analysis:{code}}}:par"
 
 
-def _until_kept(app: Litestar, redis_client: redis.Redis, code: str) -> None:
-    """Once the app's background work is over, Redis keeps the deal's par as decided and the boards that show it
-    were told, the deal's last (its shown state written). Watched in Redis, never through a route that would itself
-    start the work."""
-    drain(app)
-    kept = redis_client.get(_par_key(code)) or b'"pending"'
-    assert b'"pending"' not in kept, f"the par of {code} was not worked out: {kept!r}"
-    assert redis_client.get(keyspace.board_shown(code).shown) == kept, (
-        f"the boards showing the par of {code} were not told"
-    )
+def _until_kept(redis_client: redis.Redis, code: str, app: TestClient[Any] | Litestar | None = None) -> None:
+    """Once the par's background work is over (drained from an in-process ``app``, else polled for), Redis keeps the
+    deal's par as decided and the boards that show it were told, the deal's last (its shown state written). Watched
+    in Redis, never through a route that would itself start the work."""
+
+    def kept() -> bool:
+        par = redis_client.get(_par_key(code)) or b'"pending"'
+        assert b'"pending"' not in par, f"the par of {code} was not worked out: {par!r}"
+        shown = redis_client.get(keyspace.board_shown(code).shown)
+        assert shown == par, f"the boards showing the par of {code} were not told"
+        return True
+
+    if app is None:
+        eventually(kept, POLL_S)
+    else:
+        drain(app)
+        kept()
 
 
 def _read_until_decided(
@@ -81,7 +89,7 @@ def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
         auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
         game = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()
         assert _fields(game) == (None, None, None)
-        _until_kept(app, redis_client, EASY_CODE)
+        _until_kept(redis_client, EASY_CODE, app)
         redis_client.delete(_par_key(EASY_CODE))  # as if its time to live had run out
         moves = [{"type": "draw"}, *CLEARING]
         for move in moves:
@@ -90,7 +98,7 @@ def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
                 assert _fields(answer) == (None, None, None), "never on a running game"
         assert answer["status"] == "won"
         assert _fields(answer) == (None, "pending", None), "the finishing move does not wait for the solver"
-        _until_kept(app, redis_client, EASY_CODE)
+        _until_kept(redis_client, EASY_CODE, app)
         par = len(CLEARING)
         snapshot = _read_until_decided(app, client, f"/v1/games/{game['id']}", auth)
         assert _fields(snapshot) == (par, "known", len(moves) - par) == (16, "known", 1)
@@ -117,13 +125,13 @@ def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(
         auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
         player = client.get("/v1/players/me", headers=auth).json()["id"]
         game = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
-        _until_kept(app, redis_client, EASY_CODE)
+        _until_kept(redis_client, EASY_CODE, app)
         redis_client.delete(_par_key(EASY_CODE))  # as if expired: the par lands after the win
         for move in CLEARING:
             client.post(f"/v1/games/{game}/moves", json=move, headers=auth)
         counters = f"pyr:{{p:{player}}}:stats"
         assert redis_client.hexists(counters, f"par:{game}"), "the win waits for its par"
-        _until_kept(app, redis_client, EASY_CODE)
+        _until_kept(redis_client, EASY_CODE, app)
 
         async def read_at_once() -> list[dict[str, Any]]:
             async with httpx.AsyncClient(base_url=live_url, timeout=10, headers=auth) as concurrent:
@@ -245,4 +253,4 @@ def test_every_finished_deal_gets_its_par_while_others_are_worked_out(
     with ThreadPoolExecutor(len(codes)) as pool:
         list(pool.map(play_and_abandon, codes))
     for code in codes:
-        _until_kept(app, redis_client, code)
+        _until_kept(redis_client, code, app)

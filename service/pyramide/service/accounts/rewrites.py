@@ -57,27 +57,27 @@ for the rewrite, which covers every erasure due by ``now``."""
 
 
 class Rewrites:
-    """The erasures of this process still to leave the files, and the one task that sees to it."""
+    """The erasures of this process still to leave the files, and the periodic job that sees to it (``erasure
+    rewrite``: woken by each erasure, then at the pace the claim answers)."""
+
+    IDLE_S: Final = 60.0
+    """How long the job sleeps with no erasure waiting (an erasure wakes it)."""
 
     def __init__(self, redis: RedisClient, interval_s: float, tasks: TaskRegistry) -> None:
         self.redis = redis
-        self.tasks = tasks
         self.interval_ms = int(interval_s * 1000)
         self._claim = CLAIM.load(redis)
         self._due: list[int] = []
-        self._task: asyncio.Task[None] | None = None
+        self._job = tasks.every("erasure rewrite", self.IDLE_S, self.rewrite_due, first_s=self.IDLE_S)
 
     def after(self, due_ms: int) -> None:
         """An erasure whose tombstone is gone at ``due_ms`` (Redis's clock): rewrite the files after that."""
         self._due.append(due_ms + EXPIRED_AFTER_MS)
-        if self._task is None or self._task.done():
-            self._task = self.tasks.spawn("erasure rewrite", self._run())
+        self._job.wake()
 
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-
-    async def _run(self) -> None:
+    async def rewrite_due(self) -> float | None:
+        """Asks for the rewrite that covers the earliest erasure waiting once it is due; the seconds until the next
+        pass (``None``: none waits)."""
         while self._due:
             due = min(self._due)
             try:
@@ -87,12 +87,11 @@ class Rewrites:
                     await self._rewrite()
             except RedisError as error:
                 log.warning("erased data not yet rewritten out of Redis's files: %s", error)
-                await asyncio.sleep(1)
-                continue
+                return 1.0
             if int(kind) == Result.LIMITED:
-                await asyncio.sleep(int(value) / 1000)
-                continue
+                return int(value) / 1000
             self._due = [d for d in self._due if d > int(value)]
+        return None
 
     async def _rewrite(self) -> None:
         """Expire the tombstones that are due (see the module), then rewrite the append-only file."""
