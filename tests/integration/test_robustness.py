@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -23,6 +22,7 @@ import redis
 
 from pyramide.service.infra.embedded_redis import SERVER_BINARY
 from pyramide.service.infra.settings import Settings
+from tests.support.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,15 +73,17 @@ def _start(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None 
 
 
 def _wait_ready(served: Served, seconds: float = START_S) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    def ready() -> bool:
         if served.process.poll() is not None:
             raise RuntimeError(f"serve exited with {served.process.returncode}: {served.log.read_text()[-2000:]}")
         with suppress(httpx.TransportError):
-            if httpx.get(f"{served.url}/health/ready", timeout=1).status_code == 200:
-                return
-        time.sleep(0.05)
-    raise RuntimeError("serve did not become ready")
+            return httpx.get(f"{served.url}/health/ready", timeout=1).status_code == 200
+        return False
+
+    try:
+        eventually(ready, seconds, what="serve ready")
+    except AssertionError:
+        raise RuntimeError("serve did not become ready") from None
 
 
 @contextmanager
@@ -109,11 +111,19 @@ def _pyramide(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
 
 
 def _gone_within(pids: list[int], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids):
-            return True
-        time.sleep(0.02)
+    def gone() -> bool:
+        return not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
+
+    try:
+        return eventually(gone, seconds)
+    except AssertionError:
+        return False
+
+
+def _answers(socket_path: Path) -> bool:
+    """Whether the Redis listening on ``socket_path`` answers a PING yet."""
+    with suppress(redis.RedisError, OSError):
+        return bool(redis.Redis(unix_socket_path=str(socket_path)).ping())
     return False
 
 
@@ -153,10 +163,8 @@ def test_a_redis_left_over_from_a_crash_is_stopped_before_a_new_one_starts(tmp_p
         start_new_session=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 10
-        while not (data / "redis.pid").exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(0.2)
+        eventually((data / "redis.pid").exists, 10)
+        eventually(lambda: _answers(data / "redis.sock"), 10)
         redis.Redis(unix_socket_path=str(data / "redis.sock")).set("kept-from-before", "1")
         with serving(data, tmp_path) as served:
             assert leftover.wait(timeout=5) == 0, "the leftover was stopped (SIGTERM: its writes on disk)"
@@ -174,16 +182,17 @@ def test_a_dead_redis_is_brought_back_on_the_same_data(tmp_path: Path) -> None:
         before = httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()
         os.kill(served.redis_pid(), signal.SIGKILL)
         statuses = set()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+
+        def back() -> bool:
             response = httpx.get(f"{served.url}/v1/games/{game}", headers=auth)
             statuses.add(response.status_code)
-            if (
+            return (
                 response.status_code == 200
                 and "pyramide_redis_restarts_total 1.0" in httpx.get(f"{served.url}/metrics").text
-            ):
-                break
-            time.sleep(0.05)
+            )
+
+        with suppress(AssertionError):
+            eventually(back, 10)
         after = httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()
         assert {**after, "elapsed_ms": 0} == {**before, "elapsed_ms": 0}, "the game survived (append-only file)"
         assert statuses <= {200, 503}
@@ -203,18 +212,16 @@ def test_liveness_turns_503_when_redis_cannot_be_brought_back_and_200_once_it_is
         broken.write_text("*this is no append-only file\r\n")
         broken.replace(data / "appendonly.aof")  # Redis goes on writing to the file it opened
         os.kill(served.redis_pid(), signal.SIGKILL)
-        deadline = time.monotonic() + 15
-        while httpx.get(f"{served.url}/health/live").status_code == 200 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        with suppress(AssertionError):
+            eventually(lambda: httpx.get(f"{served.url}/health/live").status_code != 200, 15)
         live = httpx.get(f"{served.url}/health/live")
         assert live.status_code == 503 and live.json()["code"] == "service_unavailable"
         assert httpx.get(f"{served.url}/health/ready").status_code == 503
         assert any(line["level"] == "CRITICAL" for line in served.lines())
 
         (data / "appendonly.aof").write_bytes(good)
-        deadline = time.monotonic() + 20
-        while httpx.get(f"{served.url}/health/live").status_code != 200 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        with suppress(AssertionError):
+            eventually(lambda: httpx.get(f"{served.url}/health/live").status_code == 200, 20)
         assert httpx.get(f"{served.url}/health/live").status_code == 200, "Redis came back by itself"
         assert httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()["version"] == 1
 
@@ -295,8 +302,8 @@ def test_every_request_gets_a_request_id_and_one_json_log_line(tmp_path: Path) -
         assert given.headers["x-request-id"] == "trace-42"
         assert made.status_code == 404 and len(made.headers["x-request-id"]) == 16
         assert bad.headers["x-request-id"] != "x" * 500
-        time.sleep(0.2)
-        lines = served.lines()
+        last = bad.headers["x-request-id"]
+        lines = eventually(lambda: [ln for ln in served.lines() if ln.get("request_id") == last] and served.lines(), 5)
     requests = [line for line in lines if line["logger"] == "pyramide.request"]
     assert [(r["request_id"], r["status"]) for r in requests[-3:]] == [
         ("trace-42", 200),

@@ -23,6 +23,7 @@ from tests.integration.test_apps_admin import OPERATOR_KEY
 from tests.integration.test_robustness import _free_port
 from tests.integration.test_webhook_limits import _abandon, _started_games
 from tests.integration.test_webhooks import abandon, as_user, bearer, new_app, receiving, register
+from tests.support.waiting import eventually
 
 SHORT = (0, 1, 1)
 """A retry schedule of seconds: three attempts, a second apart."""
@@ -38,11 +39,7 @@ def service(settings: Settings, **changes: Any) -> Iterator[httpx.Client]:
 
 def _until(check: Any, seconds: float = 10) -> Any:
     """``check()`` once it is truthy, polled for at most ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while not (found := check()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert found, f"not within {seconds} s"
-    return found
+    return eventually(check, seconds)
 
 
 def _log(client: Any, key: str, endpoint: str) -> list[dict[str, Any]]:
