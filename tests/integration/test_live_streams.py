@@ -35,6 +35,7 @@ from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import past_the_close, serve_in_thread
 from tests.integration.test_par import _until_decided
 from tests.integration.test_robustness import START_S
+from tests.support.waiting import eventually
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 LAYOUT = DealCode.for_layout(easy_game().layout)
@@ -189,10 +190,8 @@ def test_a_board_stream_sees_a_win_enter(settings: Settings, redis_client: redis
             with httpx.Client(base_url=api, timeout=10) as client:  # the first event started the deal's par: it
                 _until_decided(client, code)  # is saved first (an event of its own), so the win's event shows it
             changes = keyspace.boards_of_deal(code).changes
-            deadline = time.monotonic() + 5
-            while not redis_client.exists(changes):  # the board is told in a step after the par's save
-                assert time.monotonic() < deadline, "the saved par never bumped the board"
-                time.sleep(0.02)
+            # the board is told in a step after the par's save
+            eventually(lambda: redis_client.exists(changes), 5, what="the saved par bumping the board")
             board_keys = redis_client.keys(f"pyr:{{d:{code}}}:*")
             assert all(redis_client.ttl(k) > 0 for k in board_keys), board_keys
             player = _player(api)
@@ -364,13 +363,16 @@ def _serve(data_dir: Path, redis_url: str | None = None, **env: str) -> Iterator
         process = subprocess.Popen(args, env=base | extra | env, stdout=subprocess.DEVNULL, stderr=output)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + START_S
-        while time.monotonic() < deadline:
+
+        def ready() -> bool:
             assert process.poll() is None, log.read_text(errors="replace")[-3000:]
             with suppress(httpx.TransportError):
-                if httpx.get(f"{url}/health/ready", timeout=1).status_code == 200:
-                    break
-            time.sleep(0.1)
+                return httpx.get(f"{url}/health/ready", timeout=1).status_code == 200
+            return False
+
+        with suppress(AssertionError):
+            eventually(ready, START_S)
+        assert process.poll() is None, log.read_text(errors="replace")[-3000:]
         yield url, process
     finally:
         if process.poll() is None:
@@ -415,10 +417,14 @@ def test_two_servers_on_one_redis_share_changes_and_caps_and_stop_promptly(tmp_p
             process_b.send_signal(signal.SIGKILL)
             process_b.wait(timeout=10)
             on_b.close()
-            deadline = time.monotonic() + 5  # a lease lasts 3 heartbeats (1.5 s)
-            while (again := Sse(f"{a}/v1/leaderboards/{LAYOUT}/events")).status == 429:
-                assert time.monotonic() < deadline, "a killed process's streams still count"
-                time.sleep(0.25)
+
+            def opened() -> Sse | None:
+                stream = Sse(f"{a}/v1/leaderboards/{LAYOUT}/events")
+                return None if stream.status == 429 else stream
+
+            # a lease lasts 3 heartbeats (1.5 s)
+            again = eventually(opened, 5, what="a stream once the killed process's streams no longer count")
+            assert again is not None
         assert again.next()["event"] == "board"
         started = time.monotonic()
         process_a.send_signal(signal.SIGTERM)
@@ -446,10 +452,11 @@ def test_many_streams_of_one_process_share_one_redis_subscription(
         finally:
             for stream in streams:
                 stream.close()
-        deadline = time.monotonic() + 5
-        while any(int(c["sub"]) > 0 for c in redis_client.client_list()):
-            assert time.monotonic() < deadline, "channels still followed after every stream closed"
-            time.sleep(0.1)
+        eventually(
+            lambda: not any(int(c["sub"]) > 0 for c in redis_client.client_list()),
+            5,
+            what="no channel followed once every stream closed",
+        )
 
 
 def test_a_game_stream_ends_when_its_token_no_longer_holds(settings: Settings) -> None:
@@ -533,10 +540,7 @@ def test_a_stalled_reader_counts_in_the_caps_until_the_write_deadline_closes_it(
             assert second.status == 429, "a stalled stream stopped counting in the address's cap"
             assert json.loads(second.body)["code"] == "too_many_streams"
             assert _closed_by_server(reader, WRITE_TIMEOUT_S), "a stalled stream outlived the write deadline"
-            deadline = time.monotonic() + 0.5
-            while redis_client.zcard(leases) > 0:
-                assert time.monotonic() < deadline, "the closed stream's lease was not given back"
-                time.sleep(0.02)
+            eventually(lambda: redis_client.zcard(leases) == 0, 0.5, what="the closed stream's lease given back")
             third = Sse(f"{api}/v1/leaderboards/{LAYOUT}/events")
             try:
                 assert third.status == 200 and len(third.next()["data"]["entries"]) == 20
