@@ -5,8 +5,8 @@ the contract between the scripts that emit and the delivery worker, so the tests
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -28,6 +28,7 @@ from pyramide.service.infra.settings import Settings
 from pyramide.service.stats import challenge_board
 from pyramide.solver import solve
 from tests.integration.conftest import serve_in_thread
+from tests.support.waiting import eventually, run_job
 
 OPERATOR_KEY = "events-test-operator-key-0123456789abcdef"
 OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
@@ -158,10 +159,9 @@ def _win_the_challenge(http: httpx.Client, headers: dict[str, str], challenge: s
 def _entries(store: redis.Redis, challenge: str, count: int) -> list[outbox.OutboxEvent]:
     """The challenge board's events, once there are ``count`` (the win is entered as it settles)."""
     key = keyspace.boards_of_deal(challenge_board(challenge)).outbox
-    deadline = time.monotonic() + 10
-    while len(events := _events(store, key)) < count and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return events
+    with contextlib.suppress(AssertionError):
+        eventually(lambda: len(_events(store, key)) >= count, 10)
+    return _events(store, key)
 
 
 def test_an_app_players_challenge_entry_emits_challenge_entry_without_the_sealed_code(
@@ -205,16 +205,18 @@ def test_a_challenges_close_emits_challenge_closed_once_with_what_it_unseals(
     challenge's outbox, to every app, with the code, nonce and commitment (which check against each other), and the
     tasks seeing it again emit nothing more."""
     checking = settings.model_copy(update={"challenge_close_check_s": 0.05, "webhook_delivery": False})
-    with serve_in_thread(create_app(checking, clock=clock)) as url, serve_in_thread(create_app(checking)):
+    apps = [create_app(checking, clock=clock), create_app(checking, clock=clock)]  # manual: the test runs the checks
+    with serve_in_thread(apps[0]) as url, serve_in_thread(apps[1]):
         challenge = httpx.get(f"{url}/v1/challenges/current", timeout=30).json()
         box = keyspace.challenge_outbox(challenge["id"])
-        time.sleep(0.3)  # several checks while it is open
+        for _ in range(3):  # several checks while it is open
+            for app in apps:
+                run_job(app, "challenge closes")
         assert not redis_client.exists(box), "nothing before the close"
         clock.advance((challenge_close_ms(challenge) - now_ms(clock)) / 1000 + 1)
-        deadline = time.monotonic() + 10
-        while not redis_client.exists(box) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)  # several more checks, in both servers
+        for _ in range(3):  # several more checks, in both servers
+            for app in apps:
+                run_job(app, "challenge closes")
         [closed] = _events(redis_client, box)
     assert (closed.type, closed.app, closed.player) == ("challenge.closed", "*", "")
     data = closed.data
