@@ -10,6 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -17,6 +18,7 @@ import pytest
 
 from pyramide.engine import random_deal_code
 from tests.integration.test_robustness import START_S, Served, serving
+from tests.support.waiting import eventually
 
 RECOVERY_S = 5.0
 """What an operator is promised: hints work again this soon after a solver worker died."""
@@ -63,6 +65,18 @@ def _start_every_pool(served: Served, http_workers: int) -> dict[int, list[psuti
     raise AssertionError(f"no solver worker in every HTTP worker: {_solver_workers(served, http_workers)}")
 
 
+def _lines_once_logged(served: Served, request_id: str) -> list[dict[str, Any]]:
+    """The server's log lines once the request ``request_id`` is among them."""
+
+    def logged() -> list[dict[str, Any]] | None:
+        lines = served.lines()
+        return lines if any(line.get("request_id") == request_id for line in lines) else None
+
+    found = eventually(logged, 5, what=f"the log line of request {request_id}")
+    assert found is not None
+    return found
+
+
 def _not_a_500(response: httpx.Response) -> str:
     """The answer of a solver route while a worker is dead: a result, or 503 ``solver_busy`` with Retry-After."""
     if response.status_code == 503:
@@ -75,11 +89,8 @@ def _not_a_500(response: httpx.Response) -> str:
 
 def _gone(processes: list[psutil.Process], seconds: float) -> bool:
     """Every one of ``processes`` ended and reaped (no zombie left) within ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not any(psutil.pid_exists(p.pid) for p in processes):
-            return True
-        time.sleep(0.05)
+    with suppress(AssertionError):
+        return eventually(lambda: not any(psutil.pid_exists(p.pid) for p in processes), seconds)
     return False
 
 
@@ -95,13 +106,12 @@ def _cpu_seconds(served: Served, http_workers: int) -> dict[int, float]:
 
 def _wait_for_a_search(served: Served, http_workers: int, idle: dict[int, float]) -> None:
     """Until a solver worker is searching: it has used processor time since ``idle`` (10 s at most)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+
+    def searching() -> bool:
         now = _cpu_seconds(served, http_workers)
-        if any(now.get(pid, 0.0) - used >= 0.05 for pid, used in idle.items()):
-            return
-        time.sleep(0.01)
-    raise AssertionError("no solver worker started searching")
+        return any(now.get(pid, 0.0) - used >= 0.05 for pid, used in idle.items())
+
+    eventually(searching, 10, what="a solver worker searching")
 
 
 def _kill_one_in_each_pool(served: Served, http_workers: int) -> tuple[float, list[psutil.Process]]:
@@ -118,11 +128,13 @@ def _readiness_until_whole(url: str, since: float, http_workers: int) -> list[in
     (whichever HTTP worker answers), for ``RECOVERY_S`` at most."""
     seen: list[int] = []
     with httpx.Client(base_url=url, timeout=5, limits=httpx.Limits(max_keepalive_connections=0)) as client:
-        while time.monotonic() - since < RECOVERY_S:
+
+        def whole() -> bool:
             seen.append(client.get("/health/ready").status_code)
-            if 503 in seen and seen[-3 * http_workers :] == [200] * 3 * http_workers:
-                break
-            time.sleep(0.01)
+            return 503 in seen and seen[-3 * http_workers :] == [200] * 3 * http_workers
+
+        with suppress(AssertionError):
+            eventually(whole, max(0.0, RECOVERY_S - (time.monotonic() - since)))
     return seen
 
 
@@ -169,7 +181,6 @@ def test_a_killed_solver_worker_is_replaced_within_seconds(tmp_path: Path, http_
         assert hints == [200] * len(hints) and analyses == [200] * 3, (hints, analyses)
         assert winnable.status_code == 201, winnable.text
 
-        time.sleep(0.2)
-        lines = served.lines()
+        lines = _lines_once_logged(served, winnable.headers["x-request-id"])  # every request, the last one too
         assert 500 not in [line["status"] for line in lines if line["logger"] == "pyramide.request"]
         assert len([line for line in lines if "replacing the solver pool" in line["message"]]) == 2 * http_workers

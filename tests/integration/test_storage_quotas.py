@@ -4,7 +4,6 @@ HTTP servers on loopback, from two real source addresses (127.0.0.1 and 127.0.0.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -17,8 +16,11 @@ from pyramide.service.app import create_app
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import WEDNESDAY_10H, serve_in_thread
+from tests.support.waiting import run_job
 
 DAY_S = 24 * 3600
+FLUSH = "move counts flush"
+"""The job that shares a server's per-address move counts through Redis and reads the total back."""
 
 
 @contextmanager
@@ -161,14 +163,17 @@ def _check_address_moves_refused(response: httpx.Response, allowance: int, langu
     assert response.headers["ratelimit-policy"] == f'"address_moves";q={allowance};w=60'
 
 
-def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_processes(settings: Settings) -> None:
+def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_processes(
+    settings: Settings, clock: FakeClock
+) -> None:
     """Players of 127.0.0.1 moving, each far below its own limit, through two servers on one Redis: once the
     address's moves reach the allowance, both servers refuse them with 429 (each learning the other's counts
     within a second), while a player of 127.0.0.2 still moves."""
     allowance = 10
     limited = settings.model_copy(update={"limit_address_moves": allowance})
     with ExitStack() as stack:
-        first_url, second_url = (stack.enter_context(serve_in_thread(create_app(limited))) for _ in range(2))
+        apps = [create_app(limited, clock=clock), create_app(limited, clock=clock)]  # flushed when the test says
+        first_url, second_url = (stack.enter_context(serve_in_thread(app)) for app in apps)
         one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
         players = [_player(one, first_url) for _ in range(3)]
         games = [one.post(f"{first_url}/v1/games", json={}, headers=p).json()["id"] for p in players]
@@ -177,10 +182,12 @@ def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_p
 
         moved = [_draw(one, first_url, games[i % 3], players[i % 3]).status_code for i in range(6)]
         assert moved == [200] * 6
-        time.sleep(1.5)  # the first server has shared its 6
+        run_job(apps[0], FLUSH)  # the first server has shared its 6,
+        run_job(apps[1], FLUSH)  # and the second has read them
         moved = [_draw(one, second_url, games[i % 3], players[i % 3]).status_code for i in range(4)]
         assert moved == [200] * 4, "the address has 4 left of its 10"
-        time.sleep(2.2)  # the second server has shared its 4, and both have read the total, 10
+        run_job(apps[1], FLUSH)  # the second server has shared its 4,
+        run_job(apps[0], FLUSH)  # and both have read the total, 10
         _check_address_moves_refused(_draw(one, second_url, games[0], players[0]), allowance, "hu")
         _check_address_moves_refused(_draw(one, second_url, games[1], players[1], "en"), allowance, "en")
         _check_address_moves_refused(_draw(one, first_url, games[2], players[2]), allowance, "hu")
@@ -200,7 +207,8 @@ def test_the_end_of_a_minute_gives_an_address_its_allowance_back_at_once(
     once after: not told to wait another minute because its server had not yet shared its counts (which it does
     once a second). What it served is charged to the window it was served in, the new move to the new one."""
     limited = settings.model_copy(update={"limit_address_moves": 2})
-    with serve_in_thread(create_app(limited, clock=clock)) as url, _from("127.0.0.1") as one:
+    app = create_app(limited, clock=clock)  # on the test's clock: the flush runs when the test runs it
+    with serve_in_thread(app) as url, _from("127.0.0.1") as one:
         player = _player(one, url)
         game = one.post(f"{url}/v1/games", json={}, headers=player).json()["id"]
         clock.set(WEDNESDAY_10H + 59.5)  # half a second before the minute ends
@@ -213,7 +221,7 @@ def test_the_end_of_a_minute_gives_an_address_its_allowance_back_at_once(
         assert moved.headers["ratelimit"].startswith('"address_moves";r=1;t='), moved.headers["ratelimit"]
         assert _draw(one, url, game, player).status_code == 200
         _check_address_moves_refused(_draw(one, url, game, player), 2, "hu")
-        time.sleep(1.5)  # shared
+        run_job(app, FLUSH)  # shared
         windows = {w: redis_client.get(f"pyr:{{rl:127.0.0.1}}:address_moves:{w}") for w in (ended, ended + 1)}
         assert windows == {ended: b"2", ended + 1: b"2"}, windows
 
