@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +16,7 @@ from litestar import Litestar
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
+from tests.support.waiting import eventually
 
 PAGE = """<!doctype html><html><body><pre id="out">running</pre><script type="module">
 const api = "%(api)s";
@@ -123,10 +123,7 @@ document.addEventListener("securitypolicyviolation", (e) => window.__violations.
 def _until(page: Any, expression: str, seconds: float = 20) -> None:
     """Poll ``expression`` from outside the page (``wait_for_function`` evaluates a string in the page, which the
     policy rightly refuses)."""
-    deadline = time.monotonic() + seconds
-    while not page.evaluate(expression):
-        assert time.monotonic() < deadline, f"not within {seconds} s: {expression}"
-        time.sleep(0.1)
+    eventually(lambda: page.evaluate(expression), seconds, what=expression)
 
 
 def test_the_docs_and_play_pages_work_under_their_policy(browser: Any, app: Litestar) -> None:

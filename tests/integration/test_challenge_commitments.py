@@ -24,6 +24,7 @@ from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import clock_env, past_the_close, serve_in_thread
 from tests.integration.test_robustness import serving
+from tests.support.waiting import eventually
 
 HEX64 = 64
 DAYS = 9
@@ -36,13 +37,13 @@ def _today() -> date:
 
 def _filled(http: httpx.Client, seconds: float = 120) -> list[dict[str, Any]]:
     """The calendar once the background task has chosen every preset's challenge of the next days (bounded wait)."""
-    deadline = time.monotonic() + seconds
-    while True:
+
+    def filled() -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = http.get("/v1/challenges").json()["challenges"]
-        if len(entries) == DAYS * 2:
-            return entries
-        assert time.monotonic() < deadline, f"only {len(entries)} challenges chosen ahead"
-        time.sleep(0.2)
+        assert len(entries) == DAYS * 2, f"only {len(entries)} challenges chosen ahead"
+        return entries
+
+    return eventually(filled, seconds)
 
 
 def _kept(redis_client: redis.Redis, challenge: str) -> Chosen:

@@ -3,10 +3,10 @@ slot, so the scripts and multi-key reads work there too; live streams hear the c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from pyramide.service.infra.embedded_redis import SERVER_BINARY
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_live_streams import LAYOUT, MOVES, Sse, _game, _play, _player, _until
+from tests.support.waiting import eventually
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 CLI = SERVER_BINARY.parent / "redis-cli"
@@ -76,12 +77,13 @@ def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             [str(CLI), "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
             check=True, capture_output=True, timeout=60,
         )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+
+        def ok() -> bool:
             info = subprocess.run([str(CLI), "-p", str(ports[0]), "cluster", "info"], capture_output=True, text=True)
-            if "cluster_state:ok" in info.stdout:
-                break
-            time.sleep(0.2)
+            return "cluster_state:ok" in info.stdout
+
+        with contextlib.suppress(AssertionError):
+            eventually(ok, 30)
         yield f"redis://127.0.0.1:{ports[0]}"
     finally:
         for node in nodes:
@@ -90,13 +92,15 @@ def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _wait(port: int) -> None:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+
+    def pong() -> bool:
         done = subprocess.run([str(CLI), "-p", str(port), "ping"], capture_output=True, text=True)
-        if done.stdout.strip() == "PONG":
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"cluster node {port} did not start")
+        return done.stdout.strip() == "PONG"
+
+    try:
+        eventually(pong, 10)
+    except AssertionError:
+        raise RuntimeError(f"cluster node {port} did not start") from None
 
 
 def test_a_game_through_a_redis_cluster(cluster_url: str) -> None:
@@ -191,10 +195,7 @@ def test_live_streams_through_a_redis_cluster(cluster_url: str) -> None:
         _follow_through_another_node(api, player, game, named, [game_channel, board_channel])
     leases = keyspace.address_streams("127.0.0.1")
     with redis.Redis(port=_port_of(owners, leases)) as node:
-        deadline = time.monotonic() + 5
-        while node.zcard(leases) > 0:
-            assert time.monotonic() < deadline, "the streams' leases were not given back"
-            time.sleep(0.05)
+        eventually(lambda: node.zcard(leases) == 0, 5, what="the streams' leases given back")
 
 
 def _follow_through_another_node(

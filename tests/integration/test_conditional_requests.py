@@ -17,6 +17,7 @@ from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import FakeClock
 from pyramide.solver import solve
 from tests.integration.conftest import past_the_close
+from tests.support.waiting import eventually
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 EASY_CODE = str(DealCode.for_layout(easy_game().layout))
@@ -45,10 +46,7 @@ def _play(api: httpx.Client, auth: dict[str, str], game: str, moves: list[dict[s
 
 def _paths(api: httpx.Client, game: str) -> list[str]:
     """The routes with ETags, once the deal's par (worked out in the background, issue 46) no longer changes it."""
-    deadline = time.monotonic() + 20
-    while api.get(f"/v1/deals/{EASY_CODE}").json()["par_status"] == "pending":
-        assert time.monotonic() < deadline, "the deal's par stayed pending"
-        time.sleep(0.05)
+    eventually(lambda: api.get(f"/v1/deals/{EASY_CODE}").json()["par_status"] != "pending", 20, what="the par")
     challenge = api.get("/v1/challenges/current")
     assert challenge.status_code == 200, challenge.text
     return [

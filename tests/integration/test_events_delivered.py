@@ -29,6 +29,7 @@ from tests.integration.test_events_emitted import (
     _win_the_challenge,
     challenge_close_ms,
 )
+from tests.support.waiting import eventually
 
 
 def _has_webhooks() -> bool:
@@ -66,15 +67,15 @@ class Receiver:
         """The first ``count`` events of type ``kind``, each verified with ``secret`` (raises if one is not), a repeat
         of an event id dropped as the receivers are told to (a delivery in flight when its player is erased goes again
         from the app's outbox, under its id)."""
-        deadline = time.monotonic() + within_s
-        while time.monotonic() < deadline:
+
+        def received() -> list[dict[str, Any]]:
             found = [Webhook(secret).verify(body, headers) for body, headers in list(self.received)]
             firsts = [e for at, e in enumerate(found) if all(e["id"] != f["id"] for f in found[:at])]
             chosen = [event for event in firsts if event["type"] == kind]
-            if len(chosen) >= count:
-                return chosen[:count]
-            time.sleep(0.1)
-        raise AssertionError(f"{kind}: {count} not received within {within_s} s")
+            assert len(chosen) >= count, f"{kind}: {count} not received within {within_s} s"
+            return chosen[:count]
+
+        return eventually(received, within_s)
 
     def close(self) -> None:
         self.server.shutdown()

@@ -3,12 +3,12 @@ a restart, and Redis stopped with it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +21,7 @@ from schemathesis.generation import GenerationMode
 
 from tests.integration.test_api_fuzz import OWN_PLAYER, can_be_invalid, configure, run_workflows
 from tests.integration.test_robustness import START_S
+from tests.support.waiting import eventually
 
 ORIGIN = "https://front.example"
 
@@ -49,14 +50,17 @@ def _serve(data_dir: Path, stop: signal.Signals = signal.SIGINT) -> Iterator[str
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + START_S
-        while time.monotonic() < deadline:
+
+        def ready() -> bool:
             assert process.poll() is None, log.read_text(errors="replace")[-3000:]
             try:
-                if httpx.get(f"{url}/health/ready", timeout=1).status_code == 200:
-                    break
+                return httpx.get(f"{url}/health/ready", timeout=1).status_code == 200
             except httpx.TransportError:
-                time.sleep(0.1)
+                return False
+
+        with contextlib.suppress(AssertionError):
+            eventually(ready, START_S)
+        assert process.poll() is None, log.read_text(errors="replace")[-3000:]
         yield url
     finally:
         process.send_signal(stop)
