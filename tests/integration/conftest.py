@@ -26,6 +26,7 @@ from pyramide.service.infra import address_moves
 from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import LIMIT_NAMES, Settings
+from tests.support.waiting import eventually
 
 TEST_LIMITS: dict[str, Any] = {
     **{f"limit_{name}": 100_000 for name in LIMIT_NAMES},
@@ -148,7 +149,8 @@ def client_commands(url: str) -> Iterator[list[str]]:
     with redis.Redis.from_url(url).monitor() as monitor:  # type: ignore[no-untyped-call]
         thread = threading.Thread(target=_listen, args=(monitor, seen, stop), daemon=True)
         thread.start()
-        time.sleep(0.05)
+        watcher = redis.Redis.from_url(url)
+        eventually(lambda: any(c.get("cmd") == "monitor" for c in watcher.client_list()), 5, what="MONITOR begun")
         try:
             yield seen
         finally:
@@ -193,10 +195,13 @@ def serve_in_thread(app: Litestar, header_timeout_s: float = 10.0, **limits: Any
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    while not server.started:
+
+    def started() -> bool:
         if not thread.is_alive():
             raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
+        return bool(server.started)
+
+    eventually(started, 60, what="uvicorn started")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

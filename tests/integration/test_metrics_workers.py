@@ -3,11 +3,11 @@ connection's worker read from the kernel (psutil), one of them killed with SIGKI
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import signal
 import socket
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
@@ -17,6 +17,7 @@ import psutil
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.integration.test_robustness import Served, serving
+from tests.support.waiting import eventually
 
 LIVE = {"method": "GET", "path": "/health/live", "status_code": "200", "app_name": "pyramide"}
 CREATE_PLAYER = {"method": "POST", "path": "/v1/players", "status_code": "200", "app_name": "pyramide"}
@@ -57,10 +58,9 @@ def _sample(served: Served, name: str, labels: dict[str, str]) -> float:
 def _settled(served: Served, name: str, labels: dict[str, str], expected: float) -> float:
     """The series once it reads ``expected`` (for at most a second): a request is counted just after its answer is
     sent, so a scrape right after the answer may come first."""
-    deadline = time.monotonic() + 1
-    while (value := _sample(served, name, labels)) != expected and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return value
+    with contextlib.suppress(AssertionError):
+        eventually(lambda: _sample(served, name, labels) == expected, 1)
+    return _sample(served, name, labels)
 
 
 @contextmanager
@@ -121,17 +121,18 @@ def test_a_scrape_sums_every_worker_and_keeps_a_killed_workers_counts(tmp_path: 
         stuck = socket.create_connection(_address(served))
         stuck.sendall(b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n")
         stuck.sendall(b"Content-Length: 100\r\n\r\n{")
-        deadline = time.monotonic() + 10
-        while _sample(served, "litestar_requests_in_progress", CREATE_PLAYER) != 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        with contextlib.suppress(AssertionError):
+            eventually(lambda: _sample(served, "litestar_requests_in_progress", CREATE_PLAYER) == 1, 10)
         assert _sample(served, "litestar_requests_in_progress", CREATE_PLAYER) == 1
         victim = _owner(workers, stuck)
         assert victim is not None and answered[victim] > 0
         os.kill(victim, signal.SIGKILL)
-        deadline = time.monotonic() + 15
-        while victim in (pids := {w.pid for w in _workers(served)}) or len(pids) < 2:
-            assert time.monotonic() < deadline, "uvicorn replaces the killed worker"
-            time.sleep(0.1)
+
+        def replaced() -> bool:
+            pids = {w.pid for w in _workers(served)}
+            return victim not in pids and len(pids) >= 2
+
+        eventually(replaced, 15, what="uvicorn replacing the killed worker")
         stuck.close()
         for connection in connections:
             connection.close()

@@ -34,6 +34,7 @@ from tests.integration.conftest import new_player
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_par import _until_decided
 from tests.integration.test_robustness import Served, serving
+from tests.support.waiting import eventually
 
 OPERATOR_KEY = "moderation-test-operator-key-0123456789abcdef"
 OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
@@ -84,10 +85,9 @@ def _play(http: httpx.Client, auth: dict[str, str], body: dict[str, Any], moves:
 def _challenge(http: httpx.Client, store: redis.Redis) -> tuple[str, list[dict[str, Any]]]:
     """Today's challenge and its solved line, from the deal the server keeps (what no client may read)."""
     challenge = http.get("/v1/challenges/current").json()["id"]
-    deadline = time.monotonic() + 60  # a background choice: slow on a loaded machine
-    while (kept := store.get(f"pyr:{{c:{challenge}}}:deal")) is None:
-        assert time.monotonic() < deadline, "the challenge's deal was not chosen in time"
-        time.sleep(0.05)
+    # a background choice: slow on a loaded machine
+    kept = eventually(lambda: store.get(f"pyr:{{c:{challenge}}}:deal"), 60, what="the challenge's deal chosen")
+    assert kept is not None
     analysis = solve(Game(DealCode.parse(json.loads(kept)["code"])))
     assert analysis.winnable is True
     return challenge, [move_body(m) for m in analysis.line]
@@ -246,7 +246,8 @@ def _stopped_at(
     watch = threading.Thread(target=_stop_at, args=(store, worker, mark, watching, stopped), daemon=True)
     watch.start()
     assert watching.wait(5)
-    time.sleep(0.02)  # MONITOR answers OK before it streams: let it begin
+    # MONITOR answers OK before it streams: let it begin
+    eventually(lambda: any(c.get("cmd") == "monitor" for c in store.client_list()), 5, what="MONITOR begun")
     with ThreadPoolExecutor(1) as pool:
         sent = pool.submit(send)
         try:

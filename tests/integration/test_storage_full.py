@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -21,6 +20,7 @@ from litestar.testing import TestClient
 from pyramide.service.infra.disk import CHECK_INTERVAL_S
 from tests.integration.conftest import client_commands, new_player
 from tests.integration.test_robustness import serving
+from tests.support.waiting import eventually
 
 Client = TestClient[Any]
 REFUSED = {507, 503}
@@ -117,14 +117,17 @@ def fill(disk: Path, leave: int) -> Path:
 
 def _redis_child(served: Any) -> psutil.Process:
     """The embedded Redis by the process tree (its pid file may be stale: a full disk refuses to rewrite it)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+
+    def running() -> psutil.Process | None:
         for child in psutil.Process(served.process.pid).children(recursive=True):
             with suppress(psutil.NoSuchProcess):
                 if "redis-server" in child.name() and child.status() != psutil.STATUS_ZOMBIE:
                     return child
-        time.sleep(0.05)
-    raise AssertionError("no running redis-server under `pyramide serve`")
+        return None
+
+    found = eventually(running, 10, what="a running redis-server under `pyramide serve`")
+    assert found is not None
+    return found
 
 
 def _move(http: httpx.Client, auth: dict[str, str], game: str, kind: str) -> httpx.Response:
@@ -206,12 +209,15 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_loses_no_acknowledged_move(t
                 assert kept["version"] == version, f"game {game}: acknowledged version {version}, kept {kept}"
 
 
+def _disk_watch_runs(http: httpx.Client) -> int:
+    """How many times the server's disk watch has looked at the disk (its readiness reports its jobs)."""
+    jobs = http.get("/health/ready").json()["jobs"]
+    return int(next(job["runs"] for job in jobs if job["name"] == "disk watch"))
+
+
 def _eventually(check: Callable[[], bool], seconds: float = 10) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
+    with suppress(AssertionError):
+        return eventually(check, seconds)
     return False
 
 
@@ -227,7 +233,8 @@ def test_writes_are_confirmed_on_disk_only_while_it_runs_low(tmp_path: Path) -> 
             game = http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
 
             def commands_of_a_move(kind: str) -> list[str]:
-                time.sleep(3 * CHECK_INTERVAL_S)  # the watch has looked at the disk since it changed
+                seen = _disk_watch_runs(http)  # the watch has looked at the disk since it changed
+                eventually(lambda: _disk_watch_runs(http) >= seen + 2, 30 * CHECK_INTERVAL_S, what="a disk check")
                 with client_commands(f"unix://{data / 'redis.sock'}") as commands:
                     assert _move(http, auth, game, kind).status_code == 200
                 return commands

@@ -20,6 +20,7 @@ from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings
 from tests.integration.conftest import serve_in_thread
 from tests.integration.web_page import _page, _token
+from tests.support.waiting import eventually
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 
@@ -110,16 +111,18 @@ def test_a_stream_the_service_ends_is_resumed_and_misses_no_move(browser: Any, s
 def _hold_streams(api: str, player: dict[str, str], game_id: str, held: ExitStack) -> None:
     """PYRAMIDE_STREAMS_PER_PLAYER (5) streams of the game held open by another device (tried again while a stream
     that was just closed still counts)."""
-    for _ in range(50):
+
+    def opened() -> bool:
         device = ExitStack()
         client = device.enter_context(httpx.Client(base_url=api, headers=player, timeout=5))
         answers = [device.enter_context(client.stream("GET", f"/v1/games/{game_id}/events")) for _ in range(5)]
         if all(answer.status_code == 200 for answer in answers):
             held.enter_context(device)
-            return
+            return True
         device.close()
-        time.sleep(0.05)
-    raise AssertionError("the page's stream was never released")
+        return False
+
+    eventually(opened, 5, what="the page's stream released")
 
 
 def test_a_player_at_the_cap_of_streams_gets_a_board_that_polls(browser: Any, app: Litestar) -> None:

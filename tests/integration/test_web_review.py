@@ -7,10 +7,10 @@ and English."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import subprocess
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from pyramide.solver import solve
 from tests.integration.conftest import serve_in_thread
 from tests.integration.test_challenges import _deal
 from tests.integration.web_page import _axe, _page, _shot, _token, hold_read
+from tests.support.waiting import eventually
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 VERIFY = [sys.executable, "-m", "pyramide", "verify"]
@@ -59,12 +60,14 @@ def _play_code(page: Any, code: str) -> str:
 
 def _par(api: str, code: str) -> dict[str, Any]:
     """getDeal once its par is worked out (bounded: 20 s)."""
-    deadline = time.monotonic() + 20
-    while True:
-        deal: dict[str, Any] = httpx.get(f"{api}/v1/deals/{code}").json()
-        if deal["par_status"] != "pending" or time.monotonic() > deadline:
-            return deal
-        time.sleep(0.2)
+
+    def deal() -> dict[str, Any]:
+        body: dict[str, Any] = httpx.get(f"{api}/v1/deals/{code}").json()
+        return body
+
+    with contextlib.suppress(AssertionError):
+        eventually(lambda: deal()["par_status"] != "pending", 20)
+    return deal()
 
 
 def _review(api: str, game: str, player: dict[str, str], step: int | None = None) -> dict[str, Any]:

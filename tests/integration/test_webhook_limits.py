@@ -4,6 +4,7 @@ name server on loopback that this test binds and that stops answering."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -27,6 +28,7 @@ from tests.integration.test_apps_admin import OPERATOR_KEY
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_robustness import Served, _free_port, _wait_ready
 from tests.integration.test_webhooks import as_user, bearer, new_app, receiving, register, service
+from tests.support.waiting import eventually
 
 LIFTED = ("limit_games", "limit_moves", "limit_address_games", "limit_address_moves", "limit_address_keyed_moves",
           "app_limit_address_games", "app_limit_address_moves", "app_limit_address_keyed_moves")  # fmt: skip
@@ -192,18 +194,22 @@ def test_a_silent_name_server_holds_no_other_apps_deliveries(tmp_path: Path) -> 
             [game_b] = _started_games(http, key_b, 1)
             asked = dns.asked
             _abandon(http, games_a)
-            time.sleep(0.3)  # A's deliveries are waiting on the silent name server
+            eventually(lambda: dns.asked > asked, 5)  # A's deliveries are waiting on the silent name server
             _abandon(http, [game_b])
             started = time.monotonic()
             fast.wait(1, seconds=3)
             assert time.monotonic() - started < 1.0, f"B's event took {time.monotonic() - started:.2f} s"
             assert json.loads(fast.got[0][1])["data"]["game_id"] == game_b[1]
-            deadline = time.monotonic() + 5  # an attempt waits for a slot and then runs, each within the timeout
-            entries: list[dict[str, Any]] = []
-            while len(entries) < 12 and time.monotonic() < deadline:
-                time.sleep(0.2)
+
+            def logged() -> list[dict[str, Any]]:
                 log = http.get(f"/v1/apps/me/webhooks/{endpoint_a['id']}/deliveries?limit=50", headers=bearer(key_a))
-                entries = log.json()["entries"]
+                found: list[dict[str, Any]] = log.json()["entries"]
+                return found
+
+            # an attempt waits for a slot and then runs, each within the timeout
+            with contextlib.suppress(AssertionError):
+                eventually(lambda: len(logged()) >= 12, 5)
+            entries = logged()
             errors = {e["last_error"] for e in entries}
             assert len(entries) == 12 and "timeout" in errors and errors == {"timeout"}, entries
             assert slow.got == []

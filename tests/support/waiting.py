@@ -73,3 +73,8 @@ def run_due(target: TestClient[Any] | Litestar, timeout_s: float = 30.0) -> None
 def run_job(target: TestClient[Any] | Litestar, name: str, timeout_s: float = 30.0) -> None:
     """Runs the app's periodic job ``name`` once now, whether due or not, then drains."""
     _on_loop(target, lambda tasks: tasks.run(name), timeout_s)
+
+
+async def yield_to_tasks() -> None:
+    """One turn of the event loop: every task ready to run goes on until it waits (no time passes)."""
+    await asyncio.sleep(0)

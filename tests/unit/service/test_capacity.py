@@ -12,6 +12,7 @@ from pyramide.service.accounts.name_chars import NAME_BASES, NAME_MARKS, UNICODE
 from pyramide.service.deals.analysis import Priority, Solver
 from pyramide.service.errors import DomainError
 from pyramide.service.http.problems import DOMAIN_STATUS
+from tests.support.waiting import yield_to_tasks
 
 
 def test_a_waiting_hint_goes_ahead_of_waiting_analyses_and_a_full_queue_refuses_at_once() -> None:
@@ -27,11 +28,11 @@ def test_a_waiting_hint_goes_ahead_of_waiting_analyses_and_a_full_queue_refuses_
             solver._release(priority)
 
         tasks = [asyncio.create_task(wait("analysis-1", Priority.PUBLIC))]
-        await asyncio.sleep(0)
+        await yield_to_tasks()
         tasks.append(asyncio.create_task(wait("analysis-2", Priority.PUBLIC)))
-        await asyncio.sleep(0)
+        await yield_to_tasks()
         tasks.append(asyncio.create_task(wait("hint", Priority.PLAYER)))
-        await asyncio.sleep(0)
+        await yield_to_tasks()
         with pytest.raises(DomainError) as refused:
             await solver._acquire(Priority.PUBLIC)
         assert DOMAIN_STATUS[refused.value.code] == 503 and refused.value.code == "solver_busy"
@@ -50,7 +51,7 @@ def test_a_waiting_request_that_goes_away_gives_its_place_up() -> None:
         solver = Solver(workers=1, queue=1)
         await solver._acquire(Priority.PUBLIC)
         waiting = asyncio.create_task(solver._acquire(Priority.PUBLIC))
-        await asyncio.sleep(0)
+        await yield_to_tasks()
         waiting.cancel()
         await asyncio.gather(waiting, return_exceptions=True)
         assert not solver._waiting
@@ -63,7 +64,7 @@ def test_public_analyses_never_take_the_worker_kept_for_players() -> None:
         solver = Solver(workers=1, queue=1)
         await solver._acquire(Priority.PUBLIC)
         waiting = asyncio.create_task(solver._acquire(Priority.PUBLIC))  # the queue holds one: it waits
-        await asyncio.sleep(0)
+        await yield_to_tasks()
         with pytest.raises(DomainError):  # and the next is refused
             await solver._acquire(Priority.PUBLIC)
         await asyncio.wait_for(solver._acquire(Priority.PLAYER), 1)  # at once, on the kept worker
@@ -87,11 +88,11 @@ def test_a_player_in_a_full_queue_takes_the_place_of_the_last_public_analysis() 
         await solver._acquire(Priority.PUBLIC)
         await solver._acquire(Priority.PLAYER)
         first = asyncio.create_task(solver._acquire(Priority.PUBLIC))
-        await asyncio.sleep(0)
+        await yield_to_tasks()
         last = asyncio.create_task(solver._acquire(Priority.PUBLIC))
-        await asyncio.sleep(0)
+        await yield_to_tasks()
         player = asyncio.create_task(solver._acquire(Priority.PLAYER))
-        await asyncio.sleep(0)
+        await yield_to_tasks()
         with pytest.raises(DomainError) as refused:
             await last
         assert refused.value.code == "solver_busy"
