@@ -225,6 +225,8 @@ class LiveStreams:
         """Each state not sent yet, a ping each heartbeat, until the maximum duration or the server's shutdown."""
         loop = asyncio.get_running_loop()
         ends = loop.time() + self.max_s
+        # the request's own waits (the server stopping, the follower's next state), cancelled when it ends: not
+        # background work, so not the task registry's
         stop = loop.create_task(_stopping().wait())
         take = loop.create_task(follower.take())
         try:
