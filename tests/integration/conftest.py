@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta

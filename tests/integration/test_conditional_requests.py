@@ -5,7 +5,6 @@ is unchanged, and 200 with a new ETag once a move, a win or a board entry change
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import httpx

@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
