@@ -58,7 +58,7 @@ def test_a_slow_app_with_many_players_holds_no_other_apps_deliveries(settings: S
     (before, A's deliveries held every slot and B's waited for A's timeouts), while A's endpoint has at most 16 (its
     bound) in flight; A's deliveries that found no slot were not attempted (no `busy` failure in its log, no attempt
     counted against their schedule)."""
-    lifted = dict.fromkeys(LIFTED, 0)
+    lifted: dict[str, Any] = dict.fromkeys(LIFTED, 0)
     with service(settings, webhook_timeout_s=10, **lifted) as client, receiving(delay_s=12) as slow, \
             receiving() as fast:  # fmt: skip
         key_a, key_b = new_app(client), new_app(client)

@@ -23,13 +23,13 @@ from standardwebhooks import Webhook
 from pyramide.service.app import create_app
 from pyramide.service.events.delivery import LEASE_MS
 from pyramide.service.games.commands_controller import move_body
-from pyramide.service.infra.clock import SystemClock
+from pyramide.service.infra.clock import FakeClock, SystemClock
 from pyramide.service.infra.settings import Settings
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
 from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_robustness import _free_port, serving
-from tests.support.waiting import eventually, run_job
+from tests.support.waiting import eventually, run_due, run_job
 from tests.unit.engine.layouts import dead_end_moves, dead_end_start
 
 FAST = (0, *[1] * 19)
@@ -92,11 +92,12 @@ def receiving(**options: Any) -> Iterator[Receiver]:
 
 
 @contextmanager
-def service(settings: Settings, **changes: Any) -> Iterator[Any]:
-    """The service on the system clock: these tests wait in real time for deliveries, their retries and timeouts
-    (the delivery task's own pace), which a test's fake clock would hold still."""
+def service(settings: Settings, *, clock: FakeClock | None = None, **changes: Any) -> Iterator[Any]:
+    """The service on the system clock: most of these tests wait in real time for deliveries, their retries and
+    timeouts (the delivery task's own pace), which a test's fake clock would hold still. Given ``clock``, the
+    service runs on it instead and delivers only when the test runs its due jobs (``run_due``)."""
     changes = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
-    app = create_app(settings.model_copy(update=changes), clock=SystemClock())
+    app = create_app(settings.model_copy(update=changes), clock=SystemClock() if clock is None else clock)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 
@@ -424,20 +425,25 @@ def test_a_url_that_cannot_be_sent_as_registered_is_refused(settings: Settings) 
         assert receiver.got == []
 
 
-def test_a_revoked_apps_endpoints_get_nothing_more(settings: Settings) -> None:
+def test_a_revoked_apps_endpoints_get_nothing_more(settings: Settings, clock: FakeClock) -> None:
     """An app's key is revoked while its endpoint is failing and its player's win waits to be tried again: the
     endpoint is called no more (a leaked key's owner keeps no feed of the players' results), and its endpoints and
     logs are gone."""
-    with service(settings, webhook_retry_schedule_s=FAST) as client, receiving(answer=lambda _: 500) as receiver:
+    with service(settings, clock=clock, webhook_retry_schedule_s=FAST) as client, \
+            receiving(answer=lambda _: 500) as receiver:  # fmt: skip
         key = new_app(client)
         register(client, key, receiver.url)
         win(client, as_user(key, "u"))
+        run_due(client)
+        clock.advance(1)  # the schedule's first wait
+        run_due(client)
         receiver.wait(2, seconds=10)
         app_id = str(UUID(key.split("_")[1]))
         assert client.delete(f"/v1/admin/apps/{app_id}", headers=OPERATOR).status_code == 204
-        run_job(client, "webhook delivery")  # an attempt in flight at the revocation ends
         called = len(receiver.got)
-        time.sleep(3)  # three more waits of the schedule
+        for _ in range(3):  # three more waits of the schedule
+            clock.advance(1)
+            run_due(client)
         assert len(receiver.got) == called, "the revoked app's endpoint is still called"
 
 
@@ -506,7 +512,7 @@ def test_a_failing_endpoint_with_a_page_of_events_waiting_holds_no_other(setting
     first page too (before, it waited for the failing endpoint's next try)."""
     names = ("limit_games", "limit_moves", "limit_address_games", "limit_address_moves", "limit_address_keyed_moves",
              "app_limit_address_games", "app_limit_address_moves", "app_limit_address_keyed_moves")  # fmt: skip
-    lifted = dict.fromkeys(names, 0)
+    lifted: dict[str, Any] = dict.fromkeys(names, 0)
     with service(settings, webhook_retry_schedule_s=(0, 30, 30), **lifted) as client, \
             receiving(answer=lambda _: 500) as failing, receiving() as healthy:  # fmt: skip
         key = new_app(client)
