@@ -26,7 +26,7 @@ from pyramide.service.deals import DealSecret, Solver
 from pyramide.service.infra.clock import SystemClock, now_ms
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.redis import connect
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import RedisSettings
 
 
 async def choosing(deals: ChallengeDeals, preset: str, days: int) -> None:
@@ -57,7 +57,7 @@ async def first_request(deals: ChallengeDeals, preset: str) -> None:
 
 async def main(days: int, presets: list[str], time_limit_s: float) -> None:
     with tempfile.TemporaryDirectory() as data, EmbeddedRedis(Path(data)) as server:
-        redis = connect(Settings(redis_url=server.url))
+        redis = connect(RedisSettings(url=server.url))
         solver = Solver(1, time_limit_s)
         try:
             deals = ChallengeDeals(

@@ -42,15 +42,12 @@ from pyramide.service.infra import keyspace
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.infra.settings import APP_LIMIT_NAMES, LIMIT_NAMES, QUOTA_NAMES, Settings
+from pyramide.service.infra.settings import Limits, Settings
 
 BASELINE_VALUE = b"x" * 400  # about the size of a stored game
 BENCHMARK_LIMITS: dict[str, Any] = {
-    **{f"limit_{name}": 10**9 for name in LIMIT_NAMES},
-    **{f"quota_{name}": 10**9 for name in QUOTA_NAMES},
-    "max_unfinished_games": 10**9,
-    **{f"app_limit_{name}": 10**9 for name in APP_LIMIT_NAMES},
-    **{f"app_quota_{name}": 10**9 for name in QUOTA_NAMES},
+    "limits": {group: dict.fromkeys(kind.model_fields, 10**9) for group, kind in Limits.groups().items()},
+    "caps": {"max_unfinished_games": 10**9},
 }
 """Limits, quotas and caps no load here reaches (all of its clients share one address), but still checked on every
 request, so their cost is measured."""
@@ -65,8 +62,8 @@ def serve(port: int, redis_url: str) -> None:
         await redis.set(f"bench:{{{key}}}", BASELINE_VALUE)
         return {"had": 0 if value is None else len(value)}
 
-    settings = Settings(redis_url=redis_url, **BENCHMARK_LIMITS)
-    configure_logging(settings)  # as `pyramide serve`: one JSON line per request, at INFO
+    settings = Settings(redis={"url": redis_url}, **BENCHMARK_LIMITS)
+    configure_logging(settings.logs)  # as `pyramide serve`: one JSON line per request, at INFO
     app = create_app(settings, extra_route_handlers=[baseline])
     # The protocol `pyramide serve` runs; its header deadline an hour, since under callgrind (50 times slower) a
     # connection may wait longer than the default 10 s for the server to read its request.

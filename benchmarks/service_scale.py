@@ -40,7 +40,7 @@ def baseline_app() -> Litestar:
     state: dict[str, Any] = {}
 
     async def startup() -> None:
-        state["redis"] = connect(settings)
+        state["redis"] = connect(settings.redis)
 
     @post("/bench/baseline/{key:str}", status_code=200)
     async def baseline(key: FromPath[str]) -> dict[str, int]:

@@ -34,7 +34,7 @@ from pathlib import Path
 import httpx
 import redis
 
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import LimitName, Limits
 
 MAXMEMORY = 1024**3  # the default PYRAMIDE_REDIS_MAXMEMORY, 1gb
 DAY_S = 24 * 3600
@@ -143,7 +143,7 @@ async def _moves(driver: Driver, store: redis.Redis, seconds: float, concurrency
         f"{grown / max(1, played):,.0f} a move over {len(driver.open)} players' {sum(map(len, driver.open.values()))}"
     )
     print(f"open games); keys (count, bytes) by kind: {_by_kind(store)}")
-    allowance = Settings().limit_address_moves
+    allowance = Limits().per_minute[LimitName.ADDRESS_MOVES]
     print(
         f"moves served {played / elapsed * 60:,.0f} a minute (the address's allowance: {allowance:,});"
         f" at {per_minute:,.0f} bytes a minute the default maxmemory (1gb) fills in"
@@ -217,13 +217,15 @@ def _report(
     driver: Driver, started: float, seconds: float, per_player: float, samples: list[tuple[float, int]]
 ) -> None:
     """What grew, per player and per game, and the day's worst case under the default quotas."""
-    defaults = Settings()
+    defaults = Limits()
+    quota_players, quota_games = defaults.per_day[LimitName.PLAYERS], defaults.per_day[LimitName.GAMES]
+    address_games = defaults.per_minute[LimitName.ADDRESS_GAMES]
     players, games = driver.outcomes["player created"], driver.outcomes["game created"]
     grown = samples[-1][1] - samples[0][1]
     per_game = (grown - players * per_player) / max(1, games)
     worst_minute = _worst_minute(samples)
-    day = defaults.quota_players * per_player + defaults.quota_games * per_game
-    minute = 240 * per_player + 2 * defaults.limit_address_games * per_game
+    day = quota_players * per_player + quota_games * per_game
+    minute = 240 * per_player + 2 * address_games * per_game
     print(f"ran {seconds:.0f} s from one address; outcomes: {dict(sorted(driver.outcomes.items()))}")
     for kind, at in sorted(driver.quota_reached_at.items()):
         print(f"{kind} quota reached after {at - started:.1f} s")
@@ -234,9 +236,9 @@ def _report(
         " rest of the run's growth, with its player's lists, results and counters)"
     )
     print(
-        f"worst case a day (quotas {defaults.quota_players} players, {defaults.quota_games} games):"
+        f"worst case a day (quotas {quota_players} players, {quota_games} games):"
         f" {day:,.0f} bytes; the default maxmemory (1gb) fills in {MAXMEMORY / day:,.0f} days; worst minute"
-        f" of creation (240 players; two windows of the address's games limit, {defaults.limit_address_games} a"
+        f" of creation (240 players; two windows of the address's games limit, {address_games} a"
         f" minute): {minute:,.0f} bytes; moves and kept responses add to it (docs/security.md, Bounded memory)"
     )
 

@@ -39,7 +39,7 @@ from standardwebhooks import Webhook
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
-from pyramide.service.infra.settings import APP_LIMIT_NAMES, LIMIT_NAMES, QUOTA_NAMES
+from pyramide.service.infra.settings import Limits, as_environment
 from service_load import free_port, wait_ready
 
 OPERATOR_KEY = "operator-key-for-the-benchmark-0123456789"
@@ -88,10 +88,9 @@ def _receive(port: int, secret: str, pipe: Connection) -> None:
 
 def _server_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env |= {f"PYRAMIDE_LIMIT_{name.upper()}": "0" for name in LIMIT_NAMES}
-    env |= {f"PYRAMIDE_QUOTA_{name.upper()}": "0" for name in QUOTA_NAMES}
-    env |= {f"PYRAMIDE_APP_LIMIT_{name.upper()}": "0" for name in APP_LIMIT_NAMES}
-    env |= {f"PYRAMIDE_APP_QUOTA_{name.upper()}": "0" for name in QUOTA_NAMES}
+    env |= as_environment(
+        {"limits": {group: dict.fromkeys(kind.model_fields, 0) for group, kind in Limits.groups().items()}}
+    )
     return env | {
         "PYRAMIDE_MAX_UNFINISHED_GAMES": "0",
         "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY,

@@ -24,15 +24,16 @@ from pyramide.service.http.server import server_config
 from pyramide.service.infra import address_moves
 from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
-from pyramide.service.infra.settings import LIMIT_NAMES, Settings
+from pyramide.service.infra.settings import LimitName, Quotas, Settings
 from tests.support.waiting import eventually
 
 TEST_LIMITS: dict[str, Any] = {
-    **{f"limit_{name}": 100_000 for name in LIMIT_NAMES},
-    **{f"quota_{name}": 1_000_000 for name in ("players", "games")},
-    "max_unfinished_games": 100_000,
-    "min_move_ms": 0,
-    "challenge_days_ahead": 0,
+    "limits": {
+        "per_minute": dict.fromkeys(LimitName, 100_000),
+        "per_day": dict.fromkeys(Quotas.model_fields, 1_000_000),
+    },
+    "caps": {"max_unfinished_games": 100_000},
+    "challenges": {"min_move_ms": 0, "days_ahead": 0},
 }
 """Limits, quotas and caps the tests' bursts do not reach (they run far faster than a person, from one address; so
 their challenge wins rank without waiting for a review); tests of the limits set their own. No challenge is chosen
@@ -65,11 +66,10 @@ def settings(redis_server: EmbeddedRedis, redis_client: redis.Redis, clock: Fake
     """Settings for an app under test. ``test_clock_file``: an app a test builds from them (``create_app``, a
     served copy with other limits) reads the test's :func:`clock` too, through the file it writes."""
     return Settings(
-        redis_url=redis_server.url,
-        data_dir=Path(redis_server.data_dir),
-        test_clock_file=clock.path,
-        solver_time_limit_s=0.5,
-        solver_workers=1,
+        redis={"url": redis_server.url},
+        embedded={"data_dir": Path(redis_server.data_dir)},
+        clock={"test_clock_file": clock.path},
+        solver={"time_limit_s": 0.5, "workers": 1},
         **TEST_LIMITS,
     )
 

@@ -38,7 +38,7 @@ SNAPSHOTS = ACTIONS | {"createGame", "getGame"}
 def app(settings: Settings) -> Litestar:
     """The app with live streams that end after a moment (``PYRAMIDE_STREAM_MAX_S``): a stream's answer is then a
     whole body the fuzzer reads and checks against the schema like any other."""
-    return create_app(settings.model_copy(update={"stream_max_s": 0.05}))
+    return create_app(settings.but(streams={"max_s": 0.05}))
 
 
 def configure(schema: Any) -> Any:

@@ -25,7 +25,7 @@ from tests.integration.test_robustness import serving
 
 
 def _client(settings: Settings, **changes: Any) -> Iterator[Any]:
-    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY, **changes}))
+    app = create_app(settings.but(secrets={"operator_key": OPERATOR_KEY}).but(**changes))
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 
@@ -138,7 +138,7 @@ def test_concurrent_first_uses_of_one_external_id_make_one_player_and_no_orphans
 def test_sessions_work_several_at_once_and_expire(settings: Settings, clock: FakeClock) -> None:
     """Sessions of 60 s: used at once (however slow the machine), then the service's clock is moved past their
     end."""
-    for client in _client(settings, session_ttl_s=60):
+    for client in _client(settings, retention={"session_ttl_s": 60}):
         key = _app(client)
         player = client.get("/v1/players/me", headers=_as(key, "s")).json()["id"]
         first, second = _session(client, key, "s"), _session(client, key, "s")
@@ -211,7 +211,9 @@ def test_an_app_player_plays_a_daily_challenge_and_ranks(admin: Any, redis_clien
 def test_an_app_has_its_own_limits_and_names_its_users_addresses(settings: Settings) -> None:
     """One address may create 2 players a minute; the app, for its users it names no address of, 50 (or what
     createApp set); a user it names counts as that address does; a player token's Pyramide-Client-IP is ignored."""
-    for client in _client(settings, limit_players=2, app_limit_players=50, limit_address_games=2):
+    for client in _client(
+        settings, limits={"per_minute": {"players": 2, "address_games": 2}, "app_per_minute": {"players": 50}}
+    ):
         key = _app(client)
         for n in range(6):  # three times one address's allowance, all from the app's one server
             assert client.get("/v1/players/me", headers=_as(key, f"bulk-{n}")).status_code == 200
@@ -276,7 +278,9 @@ def test_a_revoked_apps_players_and_sessions_are_refused_at_once_by_both_workers
 def test_an_apps_moves_count_against_its_own_allowance_or_the_named_users(settings: Settings) -> None:
     """One address may make 3 moves a minute; the app's users it names no address of share the app's 50; a user it
     names counts as that address; a player's Pyramide-Client-IP does not move it to another bucket."""
-    for client in _client(settings, limit_address_moves=3, app_limit_address_moves=50):
+    for client in _client(
+        settings, limits={"per_minute": {"address_moves": 3}, "app_per_minute": {"address_moves": 50}}
+    ):
         key = _app(client)
         game = client.post("/v1/games", json={"code": EASY_CODE}, headers=_as(key, "mover")).json()["id"]
         draws = [{"type": "draw"}, {"type": "undo"}] * 4
@@ -369,7 +373,7 @@ def test_the_operator_erases_a_revoked_apps_user_that_no_route_reaches_any_more(
 
 def _live(settings: Settings, **changes: Any) -> Iterator[httpx.Client]:
     """A real uvicorn server on loopback (in a thread), the operator key set, and a client of it."""
-    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY, **changes}))
+    app = create_app(settings.but(secrets={"operator_key": OPERATOR_KEY}).but(**changes))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
         yield client
 

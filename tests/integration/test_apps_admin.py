@@ -23,7 +23,7 @@ OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
 @pytest.fixture
 def admin(settings: Settings) -> Any:
     with TestClient(
-        create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY})), raise_server_exceptions=False
+        create_app(settings.but(secrets={"operator_key": OPERATOR_KEY})), raise_server_exceptions=False
     ) as client:
         yield client
 

@@ -25,7 +25,7 @@ OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
 
 @pytest.fixture
 def admin(settings: Settings) -> Iterator[TestClient[Any]]:
-    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY}))
+    app = create_app(settings.but(secrets={"operator_key": OPERATOR_KEY}))
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 
@@ -170,7 +170,7 @@ def test_an_apps_audit_read_is_one_read_of_its_own_log(settings: Settings, admin
     assert admin.post(f"/v1/admin/players/{player}/ban", json={"reason": "x"}, headers=_bearer(key))
     for _ in range(200):
         admin.post("/v1/admin/apps", json={"name": "x", "scopes": []}, headers=OPERATOR)
-    with client_commands(str(settings.redis_url)) as seen:
+    with client_commands(str(settings.redis.url)) as seen:
         response = admin.get("/v1/admin/audit", params={"limit": 1}, headers=_bearer(key))
     assert response.status_code == 200, response.text
     assert [(e["action"], e["target"]) for e in response.json()["entries"]] == [("ban", f"player:{player}")]

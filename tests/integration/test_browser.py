@@ -75,7 +75,7 @@ def _run_page(browser: Any, url: str) -> str:
 def test_a_page_on_another_origin_plays_through_cors(browser: Any, settings: Settings) -> None:
     page: dict[str, str] = {}
     with _origin(page) as origin:
-        app = create_app(settings.model_copy(update={"cors_origins": (origin,)}))
+        app = create_app(settings.but(http={"cors_origins": (origin,)}))
         with serve_in_thread(app) as api:
             page["html"] = PAGE % {"api": api}
             result = _run_page(browser, origin)

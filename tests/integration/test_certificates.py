@@ -266,12 +266,12 @@ def test_a_rotation_keeps_old_certificates_verifiable_while_new_ones_use_the_new
     old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     old_jwk, new_jwk = private_jwk(old, "2026-01"), private_jwk(new, "2026-07")
     old_public = {k: v for k, v in old_jwk.items() if k != "d"}
-    before_rotation = settings.model_copy(update={"signing_keys": json.dumps([old_jwk])})
+    before_rotation = settings.but(secrets={"signing_keys": json.dumps([old_jwk])})
     with serve_in_thread(create_app(before_rotation)) as url:
         headers = _player(url, "Zoli")
         before = _certificate(url, headers, _won_game(url, headers))
     assert before["kid"] == "2026-01"
-    after_rotation = settings.model_copy(update={"signing_keys": json.dumps([new_jwk, old_public])})
+    after_rotation = settings.but(secrets={"signing_keys": json.dumps([new_jwk, old_public])})
     with serve_in_thread(create_app(after_rotation)) as url:
         after = _certificate(url, headers, _won_game(url, headers))
         jwks_url = f"{url}/.well-known/jwks.json"

@@ -57,7 +57,7 @@ def _kept(redis_client: redis.Redis, challenge: str) -> Chosen:
 def test_a_commitment_is_published_a_week_ahead_sealed_while_open_and_verifies_after_the_close(
     settings: Settings, redis_client: redis.Redis, clock: FakeClock, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    app = create_app(settings.model_copy(update={"challenge_days_ahead": 7}), clock=clock)
+    app = create_app(settings.but(challenges={"days_ahead": 7}), clock=clock)
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
         started = time.monotonic()
         calendar = _filled(http)

@@ -23,7 +23,7 @@ from pyramide.engine import parse_move
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import SystemClock
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Settings, as_environment
 from tests.integration.conftest import TEST_LIMITS, serve_in_thread
 from tests.integration.test_robustness import serving
 
@@ -38,7 +38,7 @@ TWO_STOCK: Final = {"recycles": 2, "stock_waste_pairs": True, "cover_pairs": Fal
 def _served(settings: Settings, **changes: Any) -> Iterator[str]:
     """The app with ``changes`` to the test settings, served on loopback."""
     # the system clock: these players pause with real sleeps, and the pace is what fair play judges
-    with serve_in_thread(create_app(settings.model_copy(update=changes), clock=SystemClock())) as url:
+    with serve_in_thread(create_app(settings.but(**changes), clock=SystemClock())) as url:
         yield url
 
 
@@ -129,7 +129,7 @@ def test_bots_do_not_rank_on_a_real_server(tmp_path: Path) -> None:
     """Against a real ``pyramide serve``: the two-player bot, the one-player draw/undo bot, and a bot pacing
     itself at 150 ms a move (under a floor of 200 ms: at or above the floor a bot passes, see docs/fair-play.md)
     all win, and none of them is on the board."""
-    limits = {f"PYRAMIDE_{k.upper()}": str(v) for k, v in TEST_LIMITS.items()}
+    limits = as_environment(TEST_LIMITS)
     env = {**limits, "PYRAMIDE_MIN_MOVE_MS": "200", "PYRAMIDE_WORKERS": "1"}
     with serving(tmp_path / "data", tmp_path, env=env) as served, httpx.Client(base_url=served.url) as http:
         challenge = http.get("/v1/challenges/current?rules=2S", timeout=30).json()["id"]
@@ -152,7 +152,7 @@ def test_a_clean_human_paced_win_ranks_above_a_faster_assisted_one(settings: Set
     """Clean wins first whatever the times: the assisted player (one draw undone) is faster, and second. Both play
     at a human pace for a floor of 20 ms (80 ms and 25 ms pauses: the clean one slower by seconds, more than a loaded
     machine's stalls add to the assisted one's time), so both rank."""
-    with _served(settings, min_move_ms=20) as url, httpx.Client(base_url=url) as http:
+    with _served(settings, challenges={"min_move_ms": 20}) as url, httpx.Client(base_url=url) as http:
         challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
         learner = _player(http, "Learner")
         first = _start(http, learner, {"challenge": challenge})
@@ -230,7 +230,7 @@ def test_with_app_players_only_an_anonymous_win_does_not_rank(settings: Settings
     statistics, but not on the challenge's board; an app's player's win ranks, saying so and naming the app, and
     each identity filter shows its own."""
     with (
-        _served(settings, challenge_players="app", operator_key=OPERATOR_KEY) as url,
+        _served(settings, challenges={"players": "app"}, secrets={"operator_key": OPERATOR_KEY}) as url,
         httpx.Client(base_url=url) as http,
     ):
         challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
@@ -273,7 +273,7 @@ def test_held_wins_wait_for_a_moderator_who_accepts_or_rejects_them(settings: Se
     never does); each decision is audited once; the other decision is 409; an
     app's moderator may not decide an anonymous player's win; a player token is no admin key."""
     with (
-        _served(settings, min_move_ms=150, operator_key=OPERATOR_KEY) as url,
+        _served(settings, challenges={"min_move_ms": 150}, secrets={"operator_key": OPERATOR_KEY}) as url,
         httpx.Client(base_url=url) as http,
     ):
         challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
@@ -320,7 +320,7 @@ def test_held_wins_wait_for_a_moderator_who_accepts_or_rejects_them(settings: Se
 def test_erasing_a_player_takes_its_held_win_off_the_review_list(settings: Settings) -> None:
     """A held win names the player and keeps its record: erasing the player takes it away with everything else."""
     with (
-        _served(settings, min_move_ms=150, operator_key=OPERATOR_KEY) as url,
+        _served(settings, challenges={"min_move_ms": 150}, secrets={"operator_key": OPERATOR_KEY}) as url,
         httpx.Client(base_url=url) as http,
     ):
         challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
@@ -334,7 +334,7 @@ def test_a_review_keeps_a_long_game_s_first_500_operations(settings: Settings) -
     """A review stays small however long the held game was: 520 draws and undos before the line, and the review
     says how many operations there were but keeps the first 500 with their times."""
     with (
-        _served(settings, min_move_ms=150, operator_key=OPERATOR_KEY) as url,
+        _served(settings, challenges={"min_move_ms": 150}, secrets={"operator_key": OPERATOR_KEY}) as url,
         httpx.Client(base_url=url) as http,
     ):
         challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
@@ -356,7 +356,7 @@ def test_an_accepted_win_of_a_banned_player_waits_for_the_unban(settings: Settin
     """Accepting a banned player's held win puts it on the board no sooner than the player could be: it appears
     when the ban is lifted."""
     with (
-        _served(settings, min_move_ms=150, operator_key=OPERATOR_KEY) as url,
+        _served(settings, challenges={"min_move_ms": 150}, secrets={"operator_key": OPERATOR_KEY}) as url,
         httpx.Client(base_url=url) as http,
     ):
         challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]

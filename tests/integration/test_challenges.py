@@ -114,7 +114,7 @@ def test_no_response_of_any_route_shows_a_face_down_card_before_the_close(
 
 def test_two_secrets_deal_different_challenges_and_one_secret_the_same(settings: Settings) -> None:
     async def choose(secret: str) -> list[DealCode]:
-        client = connect(settings)
+        client = connect(settings.redis)
         solver = Solver(1, 2.0)
         try:
             deals = ChallengeDeals(
@@ -137,7 +137,7 @@ def test_every_challenge_deal_is_the_first_candidate_the_solver_proves_winnable(
     candidate before it was not proven winnable."""
 
     async def run() -> None:
-        client = connect(settings)
+        client = connect(settings.redis)
         solver = Solver(1, 2.0)
         secret = DealSecret(client, "pyramide-test-secret")
         try:

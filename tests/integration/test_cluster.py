@@ -104,7 +104,7 @@ def _wait(port: int) -> None:
 
 
 def test_a_game_through_a_redis_cluster(cluster_url: str) -> None:
-    app = create_app(Settings(redis_url=cluster_url, redis_cluster=True, solver_time_limit_s=1))
+    app = create_app(Settings(redis={"url": cluster_url, "cluster": True}, solver={"time_limit_s": 1}))
     client: TestClient[Any]
     with TestClient(app) as client:
         token = client.post(
@@ -181,7 +181,9 @@ def test_live_streams_through_a_redis_cluster(cluster_url: str) -> None:
     board_channel = keyspace.boards_of_deal(str(LAYOUT)).ranked
     named = next(port for port in sorted(set(owners.values())) if port != _port_of(owners, board_channel))
     settings = Settings(
-        redis_url=f"redis://127.0.0.1:{named}", redis_cluster=True, solver_time_limit_s=1, stream_heartbeat_s=0.5
+        redis={"url": f"redis://127.0.0.1:{named}", "cluster": True},
+        solver={"time_limit_s": 1},
+        streams={"heartbeat_s": 0.5},
     )
     with serve_in_thread(create_app(settings)) as api:
         for _ in range(20):  # a player (whose games share their slot) on another node than the named one

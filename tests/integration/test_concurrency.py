@@ -89,7 +89,7 @@ def test_without_retries_a_lost_race_is_version_conflict(settings: Settings, red
     """Writes are held back until every draw has read the game, so all but the first to be saved lose their race: a
     lost race is a 409 ``version_conflict`` (never retried, never a second write on one version)."""
     # its Redis calls wait out the held writes (its own 2 s timeout would make the first save a 503 on a slow run)
-    app = create_app(settings.model_copy(update={"conflict_retries": 0, "redis_timeout_s": 30}))
+    app = create_app(settings.but(play={"conflict_retries": 0}, redis={"timeout_s": 30}))
     with _serve(app) as url, _serve(create_app(settings)) as creator:
         responses, final, _ = asyncio.run(_fifty_draws(url, hold_writes=redis_client, creator=creator))
     codes = [r.json()["code"] for r in responses if r.status_code == 409]
@@ -166,7 +166,7 @@ def test_a_redis_that_stops_answering_is_503_within_the_time_limit(
     """A Redis that hangs (here: paused) is answered like one that is down, once the time limit is up, on a new
     connection (its handshake) as on one in use, and the service carries on when it answers again."""
     # Database 1: a new connection's handshake then selects it, which a paused Redis holds up like any command.
-    limited = settings.model_copy(update={"redis_url": f"{settings.redis_url}?db=1", "redis_timeout_s": 0.2})
+    limited = settings.but(redis={"url": f"{settings.redis.url}?db=1", "timeout_s": 0.2})
     with TestClient(create_app(limited), raise_server_exceptions=False) as setup:
         player = new_player(setup)
         game = setup.post("/v1/games", json={"code": "PY1-N-HANGING"}, headers=player).json()
@@ -251,7 +251,7 @@ def test_a_process_acting_on_its_older_copy_plays_on_the_game_as_redis_holds_it(
     Redis (a move legal only there is applied, not refused), a retry the other process applied is answered with
     its kept response, and If-Match is held to the version in Redis, not to the copy's. An old copy is no lost
     race: no retries for those are allowed here."""
-    no_retries = settings.model_copy(update={"conflict_retries": 0})
+    no_retries = settings.but(play={"conflict_retries": 0})
     with TestClient(create_app(no_retries)) as first, TestClient(create_app(no_retries)) as second:
         player = new_player(first)
         game = first.post("/v1/games", json={"layout": easy_game().code.to_json()}, headers=player).json()
@@ -287,7 +287,7 @@ def test_the_next_move_on_a_game_this_process_saved_reads_nothing_before_its_sav
     without_address_flushes(monkeypatch)
 
     def commands_of_one_draw(client: Client, url: str, player: dict[str, str]) -> list[str]:
-        with client_commands(str(settings.redis_url)) as commands:
+        with client_commands(str(settings.redis.url)) as commands:
             assert client.post(url, json=DRAW, headers=player).status_code == 200
         return commands
 

@@ -21,7 +21,7 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
-from pyramide.service.infra.settings import no_limits
+from pyramide.service.infra.settings import as_environment, no_limits
 from tests.integration.conftest import new_player
 from tests.integration.test_robustness import Served, serving
 from tests.support.waiting import eventually
@@ -129,7 +129,7 @@ async def _race_all(url: str) -> list[tuple[str, str]]:
 
 
 def test_no_request_racing_an_erasure_on_two_workers_brings_anything_back(tmp_path: Path) -> None:
-    limits = {f"PYRAMIDE_{name.upper()}": str(value) for name, value in no_limits().items()}
+    limits = as_environment(no_limits())
     environment = {**limits, "PYRAMIDE_SETTLEMENT_GRACE_S": "0", "PYRAMIDE_ERASURE_REWRITE_S": "0"}
     with serving(tmp_path / "data", tmp_path, "--workers", "2", env=environment) as served:
         erased = asyncio.run(_race_all(served.url))

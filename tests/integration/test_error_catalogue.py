@@ -99,7 +99,7 @@ def test_a_code_sent_with_two_statuses_names_both_on_its_page(live_url: str) -> 
 def test_a_refused_cross_origin_preflight_is_a_declared_code_with_a_page(settings: Settings) -> None:
     """``cors_origin_not_allowed`` (403) is sent by a server that allows some origins, to a browser's preflight
     from another: a real request over a real socket, and its ``type`` is its page."""
-    app = create_app(settings.model_copy(update={"cors_origins": ("https://game.example",)}))
+    app = create_app(settings.but(http={"cors_origins": ("https://game.example",)}))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=10) as client:
         preflight = {"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}
         problem = client.options("/v1/players", headers=preflight).json()

@@ -33,7 +33,7 @@ from tests.support.waiting import eventually
 
 def _has_webhooks() -> bool:
     """Whether the service has the webhooks route (probed once, on an app that never reaches Redis)."""
-    app = create_app(Settings(redis_url="redis://unused"))
+    app = create_app(Settings(redis={"url": "redis://unused"}))
     return any(route.path.startswith("/v1/apps/me/webhooks") for route in app.routes)
 
 
@@ -85,9 +85,9 @@ class Receiver:
 def served(settings: Settings) -> Iterator[tuple[httpx.Client, Receiver]]:
     """On the system clock: a delivery that waits for another to the same endpoint is due again a moment later in the
     service's time, which a test's fake clock would hold still."""
-    update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True}
+    update: dict[str, Any] = {"secrets": {"operator_key": OPERATOR_KEY}, "webhooks": {"allow_loopback": True}}
     receiver = Receiver()
-    app = create_app(settings.model_copy(update=update), clock=SystemClock())
+    app = create_app(settings.but(**update), clock=SystemClock())
     with serve_in_thread(app) as url, httpx.Client(base_url=url) as http:
         yield http, receiver
     receiver.close()
@@ -135,10 +135,14 @@ def test_challenge_entry_reaches_the_apps_endpoint_signed_without_the_code(
 def test_challenge_closed_reaches_every_apps_endpoint_signed_after_the_close(
     settings: Settings, clock: FakeClock
 ) -> None:
-    update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, "challenge_close_check_s": 0.05}
+    update: dict[str, Any] = {
+        "secrets": {"operator_key": OPERATOR_KEY},
+        "webhooks": {"allow_loopback": True},
+        "challenges": {"close_check_s": 0.05},
+    }
     receivers = [Receiver(), Receiver()]
     try:
-        with serve_in_thread(create_app(settings.model_copy(update=update))) as url, httpx.Client(base_url=url) as http:
+        with serve_in_thread(create_app(settings.but(**update))) as url, httpx.Client(base_url=url) as http:
             secrets = [_endpoint(http, _app(http)[0], r.url, ["challenge.closed"]) for r in receivers]
             challenge = http.get("/v1/challenges/current").json()
             clock.advance((challenge_close_ms(challenge) - now_ms(clock)) / 1000 + 1)

@@ -37,7 +37,7 @@ OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
 @pytest.fixture
 def http(settings: Settings) -> Iterator[httpx.Client]:
     """A real server (uvicorn on loopback) with an operator key, on the test's Redis."""
-    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY, "webhook_delivery": False}))
+    app = create_app(settings.but(secrets={"operator_key": OPERATOR_KEY}, webhooks={"delivery": False}))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
         yield client
 
@@ -204,7 +204,7 @@ def test_a_challenges_close_emits_challenge_closed_once_with_what_it_unseals(
     open nothing is emitted; once the clock passes its close, exactly one ``challenge.closed`` lands in the
     challenge's outbox, to every app, with the code, nonce and commitment (which check against each other), and the
     tasks seeing it again emit nothing more."""
-    checking = settings.model_copy(update={"challenge_close_check_s": 0.05, "webhook_delivery": False})
+    checking = settings.but(challenges={"close_check_s": 0.05}, webhooks={"delivery": False})
     apps = [create_app(checking, clock=clock), create_app(checking, clock=clock)]  # manual: the test runs the checks
     with serve_in_thread(apps[0]) as url, serve_in_thread(apps[1]):
         challenge = httpx.get(f"{url}/v1/challenges/current", timeout=30).json()
@@ -252,7 +252,7 @@ def test_an_app_players_erasure_while_redis_is_full_answers_204_and_keeps_its_ev
     assert redis_client.zscore(keyspace.EVENTS_DUE, app_outbox) is None, "Redis refused the mark while full"
 
     async def sweep() -> int:
-        client = connect(settings)
+        client = connect(settings.redis)
         try:
             return await outbox.sweep(client, now_ms(clock))
         finally:

@@ -30,8 +30,8 @@ from tests.support.waiting import drain, eventually, run_job
 @contextmanager
 def served(settings: Settings, **changes: Any) -> Iterator[tuple[httpx.Client, Litestar]]:
     """The service on a real loopback socket, loopback endpoints allowed; the app, for its background work."""
-    update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
-    app = create_app(settings.model_copy(update=update))
+    loopback = settings.but(secrets={"operator_key": OPERATOR_KEY}, webhooks={"allow_loopback": True})
+    app = create_app(loopback.but(**changes))
     with serve_in_thread(app) as url, httpx.Client(base_url=url) as http:
         yield http, app
 
@@ -145,7 +145,7 @@ def test_an_app_without_endpoints_leaves_the_apps_set_and_a_new_one_gets_challen
     """An app deletes its only endpoint: it is no longer among the apps every ``challenge.closed`` is read for
     (before, it stayed in the set for good); another app is revoked: out of it too. The first app registers a new
     endpoint: it is back in the set, and that endpoint gets the challenge's ``challenge.closed`` when it closes."""
-    with served(settings, challenge_close_check_s=0.05) as (http, service), receiving() as receiver:
+    with served(settings, challenges={"close_check_s": 0.05}) as (http, service), receiving() as receiver:
         key, other = new_app(http), new_app(http)
         first = endpoint(http, key, receiver.url, ["challenge.closed"])
         endpoint(http, other, receiver.url, ["challenge.closed"])

@@ -22,7 +22,7 @@ GAME = "/v1/games/{id}"
 
 @pytest.fixture
 def cors_client(settings: Settings) -> Any:
-    with TestClient(create_app(settings.model_copy(update={"cors_origins": (ORIGIN,)}))) as client:
+    with TestClient(create_app(settings.but(http={"cors_origins": (ORIGIN,)}))) as client:
         yield client
 
 

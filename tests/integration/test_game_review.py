@@ -28,7 +28,7 @@ BUDGET = 300_000
 @pytest.fixture
 def review_url(settings: Settings) -> Iterator[str]:
     """A real server whose solver has time to decide every position of the short games played here."""
-    app = create_app(settings.model_copy(update={"solver_time_limit_s": 5.0}))
+    app = create_app(settings.but(solver={"time_limit_s": 5.0}))
     with serve_in_thread(app) as url:
         yield url
 
@@ -211,7 +211,7 @@ def test_a_challenge_game_is_reviewed_only_after_its_challenge_closes(
 
 def test_reviews_count_against_the_address_s_limit_of_analyses(settings: Settings) -> None:
     code, line = _winnable_deal(1)
-    app = create_app(settings.model_copy(update={"limit_analyses": 2, "solver_time_limit_s": 5.0}))
+    app = create_app(settings.but(limits={"per_minute": {"analyses": 2}}, solver={"time_limit_s": 5.0}))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
         headers = _player(http)
         game_id = _new_game(http, headers, code)

@@ -364,7 +364,7 @@ def _answer(winnable: bool) -> Analysis:
 @pytest.mark.parametrize("code", ["PY1-2S-TXYCUHQ", "PY1-0-AAAAAAB", "PY1-N-AAAAAAS"])
 def test_a_deal_analysis_gives_its_shortest_line_under_the_code_s_rules(settings: Settings, code: str) -> None:
     """`shortest=true` runs the A* in the worker, under the code's own rules, within the solver's time limit."""
-    with TestClient(create_app(settings.model_copy(update={"solver_time_limit_s": 20.0}))) as client:
+    with TestClient(create_app(settings.but(solver={"time_limit_s": 20.0}))) as client:
         analysis = client.get(f"/v1/deals/{code}/analysis?shortest=true").json()
         plain = client.get(f"/v1/deals/{code}/analysis").json()
     expected = solve(Game(DealCode.parse(code)), shortest=True).shortest

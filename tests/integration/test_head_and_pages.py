@@ -101,8 +101,12 @@ def test_head_of_every_get_in_the_schema_answers_as_the_get(settings: Settings) 
     challenge, app and player; as a player and as the operator) answers HEAD with the GET's status and headers,
     ``Content-Length`` the length of the GET's body (or absent with it), and no body. Live streams end after a
     fifth of a second here, so that their GET has a whole body to compare."""
-    update = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, "stream_max_s": 0.2}
-    app: Litestar = create_app(settings.model_copy(update=update))
+    update: dict[str, Any] = {
+        "secrets": {"operator_key": OPERATOR_KEY},
+        "webhooks": {"allow_loopback": True},
+        "streams": {"max_s": 0.2},
+    }
+    app: Litestar = create_app(settings.but(**update))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=10) as api:
         token = api.post("/v1/players", json={}).json()["token"]
         player = {"Authorization": f"Bearer {token}", "Accept-Language": "en"}

@@ -117,8 +117,8 @@ class FreezingProxy:
 
 @contextmanager
 def _proxy(settings: Settings) -> Iterator[FreezingProxy]:
-    assert settings.redis_url is not None and settings.redis_url.startswith("unix://")
-    proxy = FreezingProxy(settings.redis_url.removeprefix("unix://").split("?")[0])
+    assert settings.redis.url is not None and settings.redis.url.startswith("unix://")
+    proxy = FreezingProxy(settings.redis.url.removeprefix("unix://").split("?")[0])
     try:
         yield proxy
     finally:

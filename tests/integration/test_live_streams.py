@@ -96,7 +96,7 @@ class Sse:
 
 
 def _settings(settings: Settings, **more: Any) -> Settings:
-    return settings.model_copy(update={"stream_heartbeat_s": 0.5, **more})
+    return settings.but(streams={"heartbeat_s": 0.5}).but(**more)
 
 
 @contextmanager
@@ -321,7 +321,7 @@ def test_a_challenge_board_stream_open_across_the_close_gets_the_final_board_wit
     """Today's challenge's board, live, while it is open (not final, par sealed); midnight passes with the stream
     open and nothing played: the stream gets the board final, then with the deal's par once it is worked out,
     each as the board's GET shows it."""
-    with _served(settings, challenge_close_check_s=0.05) as api:
+    with _served(settings, challenges={"close_check_s": 0.05}) as api:
         challenge = httpx.get(f"{api}/v1/challenges/current").json()
         path = f"{api}/v1/challenges/{challenge['id']}/leaderboard"
         stream = Sse(f"{path}/events")
@@ -528,7 +528,7 @@ def test_a_stalled_reader_counts_in_the_caps_until_the_write_deadline_closes_it(
     after its lease would have run out; before, leases were renewed only after a write, so it stopped counting and
     held its connection for ever); the server resets it within the write deadline, and its lease is given back at
     once (a new stream opens)."""
-    app = create_app(_settings(settings, stream_heartbeat_s=0.25, streams_per_address=1))
+    app = create_app(_settings(settings, streams={"heartbeat_s": 0.25, "per_address": 1}))
     leases = keyspace.address_streams("127.0.0.1")
     with serve_in_thread(app, write_timeout_s=WRITE_TIMEOUT_S) as api:
         reader = _stalled_reader(api, f"/v1/leaderboards/{LAYOUT}/events")
@@ -569,7 +569,7 @@ def test_a_slow_reader_that_still_reads_keeps_its_stream(settings: Settings) -> 
     """The same board changes, but the client reads a little every 50 ms (about 20 kB/s, far less than they send):
     the server's writes stay paused longer than the write deadline (1 s here), yet they progress, so the connection
     is not reset and the data keeps coming (a deadline on the pause alone reset it)."""
-    app = create_app(_settings(settings, stream_heartbeat_s=0.25))
+    app = create_app(_settings(settings, streams={"heartbeat_s": 0.25}))
     with serve_in_thread(app, write_timeout_s=1.0) as api:
         reader = _stalled_reader(api, f"/v1/leaderboards/{LAYOUT}/events")
         received: list[int] = []

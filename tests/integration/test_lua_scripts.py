@@ -33,7 +33,7 @@ def run(settings: Settings, script: Script[Any, Any], keys: Any, args: Any, **co
     """One call of ``script`` through the service's own client and loader."""
 
     async def call() -> Any:
-        client = connect(settings)
+        client = connect(settings.redis)
         try:
             return await script.load(client, **constants)(keys, args)
         finally:
@@ -444,7 +444,7 @@ def test_a_script_the_server_lost_is_loaded_again(settings: Settings, redis_clie
     keys = address_moves.WindowKeys(window="pyr:{rl:x}:w:1")
 
     async def twice() -> list[Any]:
-        client = connect(settings)
+        client = connect(settings.redis)
         try:
             add = address_moves.ADD.load(client)
             first = await add(keys, address_moves.AddArgs(moves=1, expire_ms=1000))

@@ -27,7 +27,7 @@ from pyramide.engine import DealCode, Game
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import FakeClock
-from pyramide.service.infra.settings import Settings, no_limits
+from pyramide.service.infra.settings import Settings, as_environment, no_limits
 from pyramide.solver import solve
 from tests.integration.conftest import new_player
 from tests.integration.test_erasure import EASY_CODE, WINNING
@@ -46,7 +46,7 @@ RACES = 8
 @pytest.fixture
 def admin(settings: Settings) -> Iterator[TestClient[Any]]:
     """The app, with an operator key, on the test's Redis."""
-    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY}))
+    app = create_app(settings.but(secrets={"operator_key": OPERATOR_KEY}))
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 
@@ -56,7 +56,7 @@ def _text(value: Any) -> str:
 
 
 def _environment() -> dict[str, str]:
-    limits = {f"PYRAMIDE_{name.upper()}": str(value) for name, value in no_limits().items()}
+    limits = as_environment(no_limits())
     floor_off = {"PYRAMIDE_MIN_MOVE_MS": "0"}  # the bots play at machine speed: their wins rank, for the bans
     return {**limits, **floor_off, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY, "PYRAMIDE_SETTLEMENT_GRACE_S": "0"}
 

@@ -33,7 +33,7 @@ def settings(settings: Settings) -> Settings:
     than the half second the other tests allow to prove its shortest line on a busy machine, and its par would read
     `unknown` (it did in a CI run with the 5 s default, on a machine running three more sessions). The solver's
     budget still bounds each search, as it bounds this test's own."""
-    return settings.model_copy(update={"solver_time_limit_s": 60.0})
+    return settings.but(solver={"time_limit_s": 60.0})
 
 
 POLL_S = 90.0

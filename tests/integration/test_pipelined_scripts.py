@@ -20,7 +20,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.redis import RedisClient, connect, storage_full
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import RedisSettings
 
 ECHO = "return {KEYS[1], ARGV[1]}"
 WRITE = "redis.call('SET', KEYS[1], ARGV[1]) return 1"
@@ -38,7 +38,7 @@ def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
 
 
 def _client(server: EmbeddedRedis) -> RedisClient:
-    return connect(Settings(redis_url=server.url, redis_timeout_s=TIMEOUT_S))
+    return connect(RedisSettings(url=server.url, timeout_s=TIMEOUT_S))
 
 
 async def _echo(client: RedisClient, sha: str, index: int) -> Any:

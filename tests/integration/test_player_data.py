@@ -13,7 +13,7 @@ from pyramide.engine.moves import parse_record
 from pyramide.service.accounts import privacy as privacy_service
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Erasure, Settings
 from tests.integration.conftest import new_player
 from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
@@ -93,7 +93,7 @@ def test_erasure_leaves_nothing_that_names_the_player(client: Client, redis_clie
     assert client.delete("/v1/players/me", headers=auth).status_code == 204
     tombstone = f"pyr:{{p:{player_id}}}:erased"  # stops writes that raced the erasure; names the player by its key
     assert _everything_naming(redis_client, player_id) == [tombstone]
-    assert 0 < redis_client.pttl(tombstone) <= Settings().erasure_guard_s * 1000, "and goes by itself"
+    assert 0 < redis_client.pttl(tombstone) <= Erasure().guard_s * 1000, "and goes by itself"
     board = client.get(f"/v1/leaderboards/{EASY}").json()["entries"]
     assert [(e["name"], e["rank"]) for e in board] == [("Marad", 1)], "the board re-ranks"
     assert client.get("/v1/players/me", headers=auth).status_code == 401
@@ -108,7 +108,7 @@ def test_erasure_and_export_need_the_player_s_token(client: Client) -> None:
 
 
 def test_exports_count_against_their_own_limit(settings: Settings) -> None:
-    limited = settings.model_copy(update={"limit_exports": 2})
+    limited = settings.but(limits={"per_minute": {"exports": 2}})
     with TestClient(create_app(limited)) as client:
         auth = new_player(client)
         answers = [client.get("/v1/players/me/export", headers=auth).status_code for _ in range(3)]

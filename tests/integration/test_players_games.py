@@ -78,7 +78,7 @@ def test_pages_follow_each_other_without_gaps_or_repeats(client: Client, player:
 
 
 def test_expired_games_drop_out_of_the_list(settings: Settings) -> None:
-    with TestClient(create_app(settings.model_copy(update={"unfinished_ttl_s": 1}))) as client:
+    with TestClient(create_app(settings.but(retention={"unfinished_ttl_s": 1}))) as client:
         auth = new_player(client)
         client.post("/v1/games", json={}, headers=auth)
         time.sleep(1.2)
@@ -89,8 +89,8 @@ def test_expired_games_drop_out_of_the_list(settings: Settings) -> None:
 def test_listing_adds_no_round_trip_to_a_move(client: Client, player: dict[str, str], settings: Settings) -> None:
     game = client.post("/v1/games", json={}, headers=player).json()
     client.post(f"/v1/games/{game['id']}/moves", json={"type": "draw"}, headers=player)
-    assert settings.redis_url is not None
-    with client_commands(settings.redis_url) as commands:
+    assert settings.redis.url is not None
+    with client_commands(settings.redis.url) as commands:
         client.post(f"/v1/games/{game['id']}/moves", json={"type": "draw"}, headers=player)
     assert "EVALSHA" in commands and not {"ZADD", "ZREM"} & set(commands), "the lists are kept inside the save"
     assert _games(client, player)["entries"][0]["moves"] == 2

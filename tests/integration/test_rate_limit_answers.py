@@ -14,8 +14,8 @@ from tests.integration.conftest import TEST_LIMITS, serve_in_thread
 
 
 def _app(settings: Settings) -> Litestar:
-    limits = {"limit_hints": 1, "limit_moves": 2, "limit_address_moves": 3, "quota_players": 2}
-    return create_app(settings.model_copy(update={**TEST_LIMITS, **limits}))
+    limits = {"per_minute": {"hints": 1, "moves": 2, "address_moves": 3}, "per_day": {"players": 2}}
+    return create_app(settings.but(**TEST_LIMITS).but(limits=limits))
 
 
 def _check(response: httpx.Response, code: str, language: str) -> None:

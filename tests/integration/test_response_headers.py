@@ -10,6 +10,7 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -27,8 +28,8 @@ CODE = "PY1-N-AAAAAAS"
 
 
 @contextmanager
-def _served(settings: Settings, **update: object) -> Iterator[httpx.Client]:
-    limited = settings.model_copy(update={**TEST_LIMITS, **update})
+def _served(settings: Settings, **update: Any) -> Iterator[httpx.Client]:
+    limited = settings.but(**TEST_LIMITS).but(**update)
     with serve_in_thread(create_app(limited)) as url, httpx.Client(base_url=url, timeout=30) as client:
         yield client
 
@@ -64,7 +65,7 @@ def _game(client: httpx.Client, headers: dict[str, str]) -> str:
 
 def test_creating_players_and_analysing_deals_state_what_is_left_down_to_the_429(settings: Settings) -> None:
     """Finding: the RateLimit headers came only with the 429, so a client learnt of a limit by being refused."""
-    with _served(settings, limit_players=3, limit_analyses=2) as client:
+    with _served(settings, limits={"per_minute": {"players": 3, "analyses": 2}}) as client:
         players = [client.post("/v1/players", json={}) for _ in range(3)]
         left = [_remaining(r, "players", 3) for r in players]
         assert [r for r, _ in left] == [2, 1, 0]
@@ -81,7 +82,7 @@ def test_creating_players_and_analysing_deals_state_what_is_left_down_to_the_429
 
 
 def test_creating_games_asking_hints_and_exporting_state_their_limits(settings: Settings) -> None:
-    with _served(settings, limit_address_games=2, limit_hints=2, limit_exports=2) as client:
+    with _served(settings, limits={"per_minute": {"address_games": 2, "hints": 2, "exports": 2}}) as client:
         auth = _player(client)
         created = [client.post("/v1/games", json={"code": CODE}, headers=auth) for _ in range(2)]
         assert [_remaining(r, "address_games", 2)[0] for r in created] == [1, 0]
@@ -100,7 +101,7 @@ def test_creating_games_asking_hints_and_exporting_state_their_limits(settings: 
 def test_an_apps_sessions_state_its_players_limit(settings: Settings) -> None:
     """createSession counts against the app's own ``players`` limit (``app_limit_players``): its successes say
     what is left, down to the 429."""
-    with _served(settings, operator_key=OPERATOR_KEY, app_limit_players=2) as client:
+    with _served(settings, secrets={"operator_key": OPERATOR_KEY}, limits={"app_per_minute": {"players": 2}}) as client:
         made = client.post("/v1/admin/apps", json={"name": "Card Club", "scopes": ["players"]}, headers=OPERATOR)
         key = {"Authorization": f"Bearer {made.json()['key']}"}
         sessions = [client.post(f"/v1/apps/me/players/user-{n}/sessions", headers=key) for n in range(2)]
@@ -110,7 +111,7 @@ def test_an_apps_sessions_state_its_players_limit(settings: Settings) -> None:
 
 def test_moves_state_the_address_allowance_from_its_in_memory_count(settings: Settings) -> None:
     """The move route reads the per-address allowance it already consulted: no Redis round trip more."""
-    with _served(settings, limit_address_moves=3) as client:
+    with _served(settings, limits={"per_minute": {"address_moves": 3}}) as client:
         auth = _player(client)
         game = _game(client, auth)
         draws = [client.post(f"/v1/games/{game}/moves", json={"type": "draw"}, headers=auth) for _ in range(3)]
@@ -157,7 +158,7 @@ ORIGIN = "https://game.example"
 def test_localised_answers_vary_with_accept_language_and_keep_origin(settings: Settings, origin: str | None) -> None:
     """Finding: a snapshot, the rules and every problem come in the caller's language but said nothing in Vary, so
     a shared cache could hand a Hungarian snapshot to an English client; under CORS, Vary: Origin must stay."""
-    update: dict[str, object] = {} if origin is None else {"cors_origins": (ORIGIN,)}
+    update: dict[str, Any] = {} if origin is None else {"http": {"cors_origins": (ORIGIN,)}}
     with _served(settings, **update) as client:
         sent = {} if origin is None else {"Origin": origin}
         auth = {**_player(client), **sent}
@@ -191,7 +192,7 @@ async def old_ping() -> dict[str, str]:
 def test_a_deprecated_operation_says_so_in_its_answers_and_the_schema(settings: Settings) -> None:
     """The policy in docs/api.md: Deprecation (RFC 9745) and Sunset (RFC 8594) on every answer, `deprecated: true`
     and both headers declared in the schema; a sunset under six months after the deprecation is refused."""
-    app = create_app(settings.model_copy(update=TEST_LIMITS), extra_route_handlers=[old_ping])
+    app = create_app(settings.but(**TEST_LIMITS), extra_route_handlers=[old_ping])
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
         answer = client.get("/v1/old-ping")
         assert answer.status_code == 200 and answer.json() == {"status": "ok"}

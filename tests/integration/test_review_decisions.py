@@ -18,7 +18,7 @@ from tests.integration.test_challenges import _deal, _win
 
 
 def _client(settings: Settings, **changes: Any) -> Iterator[TestClient[Any]]:
-    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY, **changes}))
+    app = create_app(settings.but(secrets={"operator_key": OPERATOR_KEY}).but(**changes))
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 
@@ -26,7 +26,7 @@ def _client(settings: Settings, **changes: Any) -> Iterator[TestClient[Any]]:
 @pytest.fixture
 def admin(settings: Settings) -> Iterator[TestClient[Any]]:
     """Operator key set; the cadence floor at its default (150 ms): a solver-speed challenge win is held."""
-    yield from _client(settings, min_move_ms=150)
+    yield from _client(settings, challenges={"min_move_ms": 150})
 
 
 def _app(client: Any, scopes: tuple[str, ...] = ("players",), name: str = "Klub", **body: Any) -> tuple[str, str]:

@@ -21,7 +21,7 @@ import pytest
 import redis
 
 from pyramide.service.infra.embedded_redis import SERVER_BINARY
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import HttpSettings
 from tests.support.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -238,7 +238,7 @@ def test_sigterm_finishes_and_leaves_nothing_running(tmp_path: Path, mode: str, 
         family = served.family()
         assert len(family) >= (3 if mode == "redis_url" else 4), [p.cmdline() for p in family]
         served.process.send_signal(signal.SIGTERM)
-        assert served.process.wait(timeout=Settings().shutdown_grace_s + 10) == 0
+        assert served.process.wait(timeout=HttpSettings().shutdown_grace_s + 10) == 0
         assert _gone_within([p.pid for p in family], 3.0), [p.cmdline() for p in family if p.is_running()]
     finally:
         for process in family or served.family():

@@ -280,7 +280,7 @@ def test_responses_require_every_key_they_always_send(settings: Settings) -> Non
     ``required`` (else generators type it as maybe absent: the rules of a snapshot were), and every ``required``
     key is in each one. The request bodies keep their keys with a default optional (``createPlayer`` with ``{}``
     and partial ``rules``: the generated TypeScript clients' test compiles and plays them)."""
-    app = create_app(settings.model_copy(update={"operator_key": OPERATOR_KEY}))
+    app = create_app(settings.but(secrets={"operator_key": OPERATOR_KEY}))
     with serve_in_thread(app) as base:
         document = httpx.get(f"{base}/schema/openapi.json", timeout=10).json()
         answers = _answers(base)

@@ -14,7 +14,7 @@ from pyramide.service.infra.settings import Settings
 
 def test_every_process_deals_the_same_sealed_cards(settings: Settings, redis_client: redis.Redis) -> None:
     async def deals() -> tuple[object, object, object]:
-        one, other = connect(settings), connect(settings)
+        one, other = connect(settings.redis), connect(settings.redis)
         try:
             first = await DealSecret(one, None).layout("2026-12-01/N#0")
             second = await DealSecret(other, None).layout("2026-12-01/N#0")
@@ -31,4 +31,6 @@ def test_every_process_deals_the_same_sealed_cards(settings: Settings, redis_cli
 
 
 def test_the_secret_is_never_in_the_settings_repr() -> None:
-    assert "hunter2-hunter2-hunter2" not in repr(Settings(redis_url="redis://x", deal_secret="hunter2-hunter2-hunter2"))
+    assert "hunter2-hunter2-hunter2" not in repr(
+        Settings(redis={"url": "redis://x"}, secrets={"deal_secret": "hunter2-hunter2-hunter2"})
+    )

@@ -26,7 +26,7 @@ from pyramide.service.games.store import derived_id
 from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import SystemClock
-from pyramide.service.infra.settings import LIMIT_NAMES, Settings, no_limits
+from pyramide.service.infra.settings import LimitName, Settings, no_limits
 from tests.integration.conftest import (
     TEST_LIMITS,
     client_commands,
@@ -79,7 +79,7 @@ def test_a_retried_create_gets_its_player_but_the_key_names_nothing_public(
 
 
 def test_the_kept_create_is_gone_when_the_window_ends(settings: Settings) -> None:
-    app = create_app(settings.model_copy(update={"idempotency_ttl_s": 1}))
+    app = create_app(settings.but(retention={"idempotency_ttl_s": 1}))
     key = _key()
     with TestClient(app) as client:
         first = client.post("/v1/players", json={}, headers={"Idempotency-Key": key}).json()
@@ -326,7 +326,7 @@ def test_slow_request_headers_are_cut_off(app: Any) -> None:
 
 
 def _limited(settings: Settings, **limits: int) -> Settings:
-    return settings.model_copy(update={**TEST_LIMITS, **{f"limit_{name}": n for name, n in limits.items()}})
+    return settings.but(**TEST_LIMITS).but(limits={"per_minute": limits})
 
 
 def _check_429(response: httpx.Response, name: str, limit: int, language: str = "hu") -> None:
@@ -412,7 +412,7 @@ def test_trusted_proxies_and_their_header_go_together(
     for variable, value in env.items():
         monkeypatch.setenv(variable, value)
     with pytest.raises(ValidationError, match=named):
-        Settings(redis_url="redis://unused")
+        Settings(redis={"url": "redis://unused"})
 
 
 def test_games_moves_and_hints_are_limited_per_player(settings: Settings) -> None:
@@ -451,7 +451,7 @@ def test_a_move_costs_no_extra_redis_command_for_its_limit(
         url = f"/v1/games/{game['id']}/moves"
         client.post(url, json={"type": "draw"}, headers=player)
         _until_kept(redis_client, "PY1-N-AAAAAAS")  # the deal's par, worked out in the background: not the move's
-        with client_commands(str(settings.redis_url)) as commands:
+        with client_commands(str(settings.redis.url)) as commands:
             client.post(url, json={"type": "draw"}, headers=player)
     assert commands == ["EVALSHA"], "the limit is checked inside the save"
 
@@ -479,7 +479,7 @@ def test_a_kept_response_costs_at_most_a_kibibyte(client: Client, redis_client: 
 
 
 def test_idle_players_expire_unless_they_finished_a_game(settings: Settings, redis_client: redis.Redis) -> None:
-    with TestClient(create_app(settings.model_copy(update={"player_idle_ttl_s": 3600}))) as client:
+    with TestClient(create_app(settings.but(retention={"player_idle_ttl_s": 3600}))) as client:
         idle = client.post("/v1/players", json={}).json()
         key = f"pyr:{{p:{idle['id']}}}:player"
         assert 3500 < redis_client.ttl(key) <= 3600
@@ -496,7 +496,7 @@ def test_idle_players_expire_unless_they_finished_a_game(settings: Settings, red
         assert client.get(f"/v1/games/{game['id']}", headers=auth).json()["status"] == "won"
         assert redis_client.ttl(f"pyr:{{p:{winner['id']}}}:player") == -1
         assert redis_client.ttl(stats_key) == -1
-    with TestClient(create_app(settings.model_copy(update={"player_idle_ttl_s": 1}))) as client:
+    with TestClient(create_app(settings.but(retention={"player_idle_ttl_s": 1}))) as client:
         gone = client.post("/v1/players", json={}).json()
         time.sleep(1.3)
         assert client.get("/v1/players/me", headers={"Authorization": f"Bearer {gone['token']}"}).status_code == 401
@@ -552,7 +552,7 @@ async def _many_analyses(url: str, codes: list[str]) -> list[tuple[int, float, d
 
 
 def test_a_full_solver_queue_answers_503_at_once(settings: Settings) -> None:
-    busy = settings.model_copy(update={"solver_workers": 1, "solver_queue": 1, "solver_time_limit_s": 1.0})
+    busy = settings.but(solver={"workers": 1, "queue": 1, "time_limit_s": 1.0})
     with serve_in_thread(create_app(busy)) as url:
         results = asyncio.run(_many_analyses(url, HARD[:8]))
     refused = [(elapsed, body) for status, elapsed, body in results if status == 503]
@@ -572,7 +572,7 @@ def test_unfinished_analyses_are_cached_so_repeats_cost_nothing(client: Client, 
 
 
 def test_one_solver_search_per_player_at_a_time(settings: Settings) -> None:
-    slow = settings.model_copy(update={"solver_time_limit_s": 1.0})
+    slow = settings.but(solver={"time_limit_s": 1.0})
 
     async def two_hints(url: str) -> list[httpx.Response]:
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
@@ -593,4 +593,5 @@ def test_one_solver_search_per_player_at_a_time(settings: Settings) -> None:
 
 def test_limits_unlimited_switches_every_limit_off() -> None:
     unlimited = Settings(**no_limits())
-    assert all(unlimited.limits.limit(name).limit == 0 for name in LIMIT_NAMES)
+    assert all(unlimited.limits.per_minute[name] == 0 for name in LimitName)
+    assert all(unlimited.limits.per_day[name] == 0 for name in (LimitName.PLAYERS, LimitName.GAMES))

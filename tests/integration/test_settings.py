@@ -13,7 +13,8 @@ from pathlib import Path
 
 from pydantic.fields import FieldInfo
 
-from pyramide.service.infra.settings import Settings, variable
+from pyramide.service.infra.settings import setting_fields, unknown_variables
+from pyramide.service.infra.settings.environment import NOT_SETTINGS
 from tests.integration.test_robustness import ROOT, _free_port
 
 PUBLIC_ONLY = '[{"kty": "OKP", "crv": "Ed25519", "x": "hunter2hunter2hunter2hunter2hunter2hunter2hun"}]'
@@ -129,8 +130,7 @@ def test_the_operations_table_states_every_settings_default_and_bounds() -> None
     model's (of its type) and which states its allowed values and bounds."""
     rows = _table_rows()
     wrong = []
-    for name, field in Settings.model_fields.items():
-        var = variable(name)
+    for var, (_, field) in setting_fields().items():
         if var not in rows:
             wrong.append(f"{var}: no row")
             continue
@@ -139,3 +139,36 @@ def test_the_operations_table_states_every_settings_default_and_bounds() -> None
             wrong.append(f"{var}: default {default!r}, the model's {field.default!r}")
         wrong += [f"{var}: does not say {c!r}" for c in _constraints(field) if c not in line]
     assert not wrong, wrong
+
+
+def test_an_unknown_pyramide_variable_stops_serve_naming_the_closest_setting(tmp_path: Path) -> None:
+    """A misspelt variable would leave its setting at the default, silently: `pyramide serve` exits 2 with one line
+    naming it and the setting it most likely meant, before starting anything."""
+    command = [sys.executable, "-m", "pyramide", "serve", "--port", str(_free_port()), "--data-dir", str(tmp_path)]
+    env = {**os.environ, "PYRAMIDE_LIMT_MOVES": "5"}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr[-300:]
+    assert done.stderr.splitlines() == [
+        "pyramide serve: unknown setting: PYRAMIDE_LIMT_MOVES: no such setting (did you mean PYRAMIDE_LIMIT_MOVES?)"
+    ]
+    assert not any(tmp_path.iterdir()), "the embedded Redis was started before the refusal"
+
+
+def test_every_pyramide_variable_the_project_names_is_a_setting_or_a_known_tool_s() -> None:
+    """Every ``PYRAMIDE_*`` variable named in the docs, scripts, tests, benchmarks and container files is one that
+    `pyramide serve` knows (a setting, or one of the tools' it lets by), so none of them stops it."""
+    sources = [ROOT / name for name in ("Dockerfile", "docker-compose.yml", "README.md", "CONTRIBUTING.md")]
+    for folder in ("docs", "scripts", "tests", "benchmarks", "examples"):
+        sources += [
+            p for p in (ROOT / folder).rglob("*") if p.is_file() and p.suffix in ("", ".md", ".py", ".sh", ".yml")
+        ]
+    named = {
+        name
+        for path in sources
+        if path.exists()
+        for name in re.findall(r"\bPYRAMIDE_[A-Z0-9_]*[A-Z0-9]\b", path.read_text(encoding="utf-8", errors="replace"))
+    }
+    named -= {"PYRAMIDE_LIMT_MOVES"}  # the misspelling the test above starts `pyramide serve` with
+    assert named, "the search found the variables"
+    assert unknown_variables(dict.fromkeys(named, "1")) == []
+    assert named >= NOT_SETTINGS, "a tool's variable that nothing names any more"

@@ -35,7 +35,7 @@ WINNING = [move_body(m) for m in parse_record(EASY_CLEARING)]
 @pytest.fixture
 def crash_settings(settings: Settings) -> Settings:
     """Pending statistics are settled at once when read (no grace for requests still running)."""
-    return settings.model_copy(update={"settlement_grace_s": 0.0})
+    return settings.but(play={"settlement_grace_s": 0.0})
 
 
 @pytest.fixture

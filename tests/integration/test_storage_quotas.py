@@ -49,7 +49,7 @@ def _check_quota(response: httpx.Response, limit: int, language: str) -> None:
 def test_one_address_gets_its_daily_quota_of_players_and_games_and_another_address_still_succeeds(
     settings: Settings,
 ) -> None:
-    limited = settings.model_copy(update={"quota_players": 2, "quota_games": 3})
+    limited = settings.but(limits={"per_day": {"players": 2, "games": 3}})
     with ExitStack() as stack:
         urls = [stack.enter_context(serve_in_thread(create_app(limited))) for _ in range(2)]  # two processes' worth
         one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
@@ -76,7 +76,7 @@ def _create(client: TestClient[Any], player: dict[str, str], language: str = "hu
 
 
 def test_a_player_may_have_at_most_the_cap_of_unfinished_games(settings: Settings) -> None:
-    capped = settings.model_copy(update={"max_unfinished_games": 2, "quota_games": 3})
+    capped = settings.but(caps={"max_unfinished_games": 2}, limits={"per_day": {"games": 3}})
     with TestClient(create_app(capped)) as client:
         token = client.post("/v1/players", json={}).json()["token"]
         player = {"Authorization": f"Bearer {token}"}
@@ -96,7 +96,7 @@ def test_a_player_may_have_at_most_the_cap_of_unfinished_games(settings: Setting
 
 def test_expired_unfinished_games_no_longer_count_against_the_cap(settings: Settings, clock: FakeClock) -> None:
     """Unfinished games expire a second after their last change (here): the cap holds until then, not after."""
-    capped = settings.model_copy(update={"max_unfinished_games": 1, "unfinished_ttl_s": 1})
+    capped = settings.but(caps={"max_unfinished_games": 1}, retention={"unfinished_ttl_s": 1})
     with TestClient(create_app(capped, clock=clock)) as client:
         player = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
         assert _create(client, player).status_code == 201
@@ -108,7 +108,7 @@ def test_expired_unfinished_games_no_longer_count_against_the_cap(settings: Sett
 
 
 def test_a_game_records_at_most_its_cap_of_operations_and_can_still_be_abandoned(settings: Settings) -> None:
-    capped = settings.model_copy(update={"max_game_operations": 4})
+    capped = settings.but(caps={"max_game_operations": 4})
     with TestClient(create_app(capped)) as client:
         player = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
         game = client.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()
@@ -170,7 +170,7 @@ def test_the_players_of_one_address_share_an_allowance_of_moves_counted_across_p
     address's moves reach the allowance, both servers refuse them with 429 (each learning the other's counts
     within a second), while a player of 127.0.0.2 still moves."""
     allowance = 10
-    limited = settings.model_copy(update={"limit_address_moves": allowance})
+    limited = settings.but(limits={"per_minute": {"address_moves": allowance}})
     with ExitStack() as stack:
         apps = [create_app(limited, clock=clock), create_app(limited, clock=clock)]  # flushed when the test says
         first_url, second_url = (stack.enter_context(serve_in_thread(app)) for app in apps)
@@ -206,7 +206,7 @@ def test_the_end_of_a_minute_gives_an_address_its_allowance_back_at_once(
     """An address that used up its allowance of moves is refused until its minute window ends, and moves again at
     once after: not told to wait another minute because its server had not yet shared its counts (which it does
     once a second). What it served is charged to the window it was served in, the new move to the new one."""
-    limited = settings.model_copy(update={"limit_address_moves": 2})
+    limited = settings.but(limits={"per_minute": {"address_moves": 2}})
     app = create_app(limited, clock=clock)  # on the test's clock: the flush runs when the test runs it
     with serve_in_thread(app) as url, _from("127.0.0.1") as one:
         player = _player(one, url)
@@ -233,7 +233,7 @@ def test_keyed_moves_made_as_a_minute_ends_count_in_the_new_one_from_its_first(
     the address its allowance of keyed moves, not more. The moves of a new minute are counted in it from the first,
     not left in the last one's count until the first refusal (which let one process pass nearly twice the
     allowance)."""
-    limited = settings.model_copy(update={"limit_address_keyed_moves": 2, "limit_address_moves": 30})
+    limited = settings.but(limits={"per_minute": {"address_keyed_moves": 2, "address_moves": 30}})
     with serve_in_thread(create_app(limited, clock=clock)) as url, _from("127.0.0.1") as one:
         player = _player(one, url)
         game = one.post(f"{url}/v1/games", json={}, headers=player).json()["id"]
@@ -263,7 +263,7 @@ def test_one_address_creates_at_most_its_games_a_minute_and_another_address_stil
     """Two players of 127.0.0.1, each far below its own limit of games, together reach the address's games a
     minute: the next game of either is refused with 429 and not created, while a player of
     127.0.0.2 still creates."""
-    limited = settings.model_copy(update={"limit_address_games": 3, "quota_games": 5})
+    limited = settings.but(limits={"per_minute": {"address_games": 3}, "per_day": {"games": 5}})
     with ExitStack() as stack:
         url = stack.enter_context(serve_in_thread(create_app(limited)))
         one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))
@@ -284,7 +284,7 @@ def test_keyed_moves_of_one_address_stop_at_their_allowance_while_its_unkeyed_mo
     reach the address's allowance of keyed moves, far below its allowance of moves: the next keyed move is refused
     with 429 and not applied, while keyed moves that only replace a game's oldest kept response did not count, and
     the same address's moves without a key, and another address's keyed moves, still pass."""
-    limited = settings.model_copy(update={"limit_address_keyed_moves": 5, "limit_address_moves": 30})
+    limited = settings.but(limits={"per_minute": {"address_keyed_moves": 5, "address_moves": 30}})
     with ExitStack() as stack:
         url = stack.enter_context(serve_in_thread(create_app(limited)))
         one, two = stack.enter_context(_from("127.0.0.1")), stack.enter_context(_from("127.0.0.2"))

@@ -27,7 +27,7 @@ SPAN = 7
 def _past_tomorrows_close(settings: Settings, clock: FakeClock) -> Iterator[tuple[str, str, date]]:
     """A real server that chose the coming week ahead (bounded wait), then its clock (kept clear of midnight while it
     chose) moved past tomorrow's close: the service's URL, tomorrow's N id, and the day it started on."""
-    app = create_app(settings.model_copy(update={"challenge_days_ahead": SPAN}), clock=clock)
+    app = create_app(settings.but(challenges={"days_ahead": SPAN}), clock=clock)
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as http:
         run_job(app, "challenge choice ahead", timeout_s=120)  # the test's clock: nothing runs by itself
         eventually(

@@ -226,7 +226,7 @@ def test_a_dead_end_shows_its_dialog_in_both_languages(browser: Any, app: Litest
 
 def test_the_page_fits_a_phone_and_plays_from_another_origin(browser: Any, settings: Settings) -> None:
     with _static_origin() as origin:
-        app = create_app(settings.model_copy(update={"cors_origins": (origin,)}))
+        app = create_app(settings.but(http={"cors_origins": (origin,)}))
         with (
             serve_in_thread(app) as api,
             _page(browser, (api, origin), viewport={"width": 360, "height": 740}) as (

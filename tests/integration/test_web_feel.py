@@ -170,7 +170,7 @@ def _play_the_solved_line(api: str, token: str, game: str) -> None:
 
 
 def test_a_rate_limited_hint_is_a_calm_wait_with_the_control_off(browser: Any, settings: Settings) -> None:
-    app = create_app(settings.model_copy(update={"limit_hints": 1}))
+    app = create_app(settings.but(limits={"per_minute": {"hints": 1}}))
     with serve_in_thread(app) as api, _page(browser, (api,), locale="hu-HU") as (page, outside):
         _ready(page, f"{api}/play/")
         _deal_code(page, DEAL.code)

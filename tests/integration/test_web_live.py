@@ -94,7 +94,7 @@ def test_with_the_streams_refused_the_page_polls_and_still_shows_the_move(browse
 
 
 def test_a_stream_the_service_ends_is_resumed_and_misses_no_move(browser: Any, settings: Settings) -> None:
-    app = create_app(settings.model_copy(update={"stream_max_s": 1.0}))  # each stream ends after a second
+    app = create_app(settings.but(streams={"max_s": 1.0}))  # each stream ends after a second
     seen: list[str] = []
     with serve_in_thread(app) as api, _page(browser, api, "en-GB", seen) as page:
         game_id = _game_id(page, api)

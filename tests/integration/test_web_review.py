@@ -196,7 +196,7 @@ def test_a_dead_end_s_review_marks_its_point_of_no_return_and_lists_a_way_out(br
 
 
 def test_a_refused_review_counts_down_and_asks_again(browser: Any, settings: Settings) -> None:
-    app = create_app(settings.model_copy(update={"limit_analyses": 1}))
+    app = create_app(settings.but(limits={"per_minute": {"analyses": 1}}))
     code = _winnable_until_drawn_out()
     with serve_in_thread(app) as api, _page(browser, api, "en-GB") as page:
         lost = str(DealCode(Rules(recycles=0), number=0))

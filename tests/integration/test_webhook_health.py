@@ -34,8 +34,8 @@ SHORT = (0, 1, 1)
 def service(settings: Settings, clock: FakeClock, **changes: Any) -> Iterator[tuple[httpx.Client, Litestar]]:
     """The service served by uvicorn on a loopback port (real HTTP), delivering to loopback endpoints, on the test's
     clock: it delivers when the test runs its due jobs (:func:`elapse`), its retries due as the test moves time."""
-    changes = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
-    app = create_app(settings.model_copy(update=changes), clock=clock)
+    loopback = settings.but(secrets={"operator_key": OPERATOR_KEY}, webhooks={"allow_loopback": True})
+    app = create_app(loopback.but(**changes), clock=clock)
     with serve_in_thread(app) as url, httpx.Client(base_url=url) as http:
         yield http, app
 
@@ -70,7 +70,7 @@ def test_a_dead_endpoint_is_disabled_its_events_skipped_and_enabled_again(
     took the whole schedule again, and the outbox kept them). The receiver comes up; `enable`: the next game's event
     arrives signed, none of the skipped ones; a skipped one is redelivered by hand, the same id, signed."""
     port = _free_port()
-    with service(settings, clock, webhook_retry_schedule_s=SHORT, webhook_disable_after_s=1.9) as (client, app):
+    with service(settings, clock, webhooks={"retry_schedule_s": SHORT, "disable_after_s": 1.9}) as (client, app):
         key = new_app(client)
         endpoint = register(client, key, f"http://127.0.0.1:{port}/hook", ["game.abandoned"])
         base = f"/v1/apps/me/webhooks/{endpoint['id']}"
@@ -118,7 +118,7 @@ def test_an_endpoint_that_fails_now_and_then_is_never_disabled(settings: Setting
     """The receiver fails every other request; the disabling bound is 1.5 s. An app player abandons 4 games, each
     retried a second after its failure and then delivered: over 4 s of failures, but a success between each, so the
     endpoint stays `enabled` and every event is `delivered`."""
-    with service(settings, clock, webhook_retry_schedule_s=SHORT, webhook_disable_after_s=1.5) as (client, app), \
+    with service(settings, clock, webhooks={"retry_schedule_s": SHORT, "disable_after_s": 1.5}) as (client, app), \
             receiving(answer=lambda n: 500 if n % 2 == 0 else 204) as receiver:  # fmt: skip
         key = new_app(client)
         endpoint = register(client, key, receiver.url, ["game.abandoned"])
@@ -139,7 +139,7 @@ def test_a_failing_endpoint_is_probed_once_not_by_every_players_outbox(settings:
     gets at most 4 requests, a probe every 2 s (before, each outbox tried it on its own: 12). Once it answers 204,
     every player's event arrives within 4 s."""
     failing = [True]
-    with service(settings, clock, webhook_retry_schedule_s=(0, 2, 2, 2, 2, 2)) as (client, app), receiving(
+    with service(settings, clock, webhooks={"retry_schedule_s": (0, 2, 2, 2, 2, 2)}) as (client, app), receiving(
         answer=lambda _: 500 if failing[0] else 204
     ) as receiver:  # fmt: skip
         key = new_app(client)
@@ -164,7 +164,7 @@ def test_attempts_that_fail_together_count_as_one_failure(settings: Settings, cl
     failure (1 s), and once the endpoint answers every event arrives within 4 s (before, each counted: eight failures
     in a row put the next probe 300 s away, and every player's event waited for it)."""
     schedule = (0, 1, 300, 300, 300, 300, 300, 300, 300)
-    with service(settings, clock, webhook_retry_schedule_s=schedule) as (client, app), receiving(
+    with service(settings, clock, webhooks={"retry_schedule_s": schedule}) as (client, app), receiving(
         answer=lambda n: 500 if n < 8 else 204, delay_s=1.0
     ) as receiver:  # fmt: skip
         key = new_app(client)
@@ -185,7 +185,7 @@ def test_a_redelivery_that_succeeds_ends_the_failing(settings: Settings, clock: 
     """The receiver fails the first request; its retry is 300 s away. The app redelivers the event by hand and the
     receiver takes it: the endpoint is failing no more (`failing_since` null, `last_success_at` set), so the other
     events go on at once instead of waiting for the probe (before, only the schedule's own attempts counted)."""
-    with service(settings, clock, webhook_retry_schedule_s=(0, 300, 300)) as (client, app), receiving(
+    with service(settings, clock, webhooks={"retry_schedule_s": (0, 300, 300)}) as (client, app), receiving(
         answer=lambda n: 500 if n == 0 else 204
     ) as receiver:  # fmt: skip
         key = new_app(client)

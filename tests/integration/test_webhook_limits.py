@@ -23,15 +23,20 @@ import httpx
 import psutil
 import pytest
 
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import LimitName, Settings, as_environment
 from tests.integration.test_apps_admin import OPERATOR_KEY
 from tests.integration.test_erasure import EASY_CODE, WINNING
 from tests.integration.test_robustness import Served, _free_port, _wait_ready
 from tests.integration.test_webhooks import as_user, bearer, new_app, receiving, register, service
 from tests.support.waiting import eventually
 
-LIFTED = ("limit_games", "limit_moves", "limit_address_games", "limit_address_moves", "limit_address_keyed_moves",
-          "app_limit_address_games", "app_limit_address_moves", "app_limit_address_keyed_moves")  # fmt: skip
+_BURST = (LimitName.ADDRESS_GAMES, LimitName.ADDRESS_MOVES, LimitName.ADDRESS_KEYED_MOVES)
+LIFTED: dict[str, Any] = {
+    "limits": {
+        "per_minute": dict.fromkeys((LimitName.GAMES, LimitName.MOVES, *_BURST), 0),
+        "app_per_minute": dict.fromkeys(_BURST, 0),
+    }
+}
 """The request limits a test's burst of games from one address would reach (0: off)."""
 
 
@@ -58,8 +63,7 @@ def test_a_slow_app_with_many_players_holds_no_other_apps_deliveries(settings: S
     (before, A's deliveries held every slot and B's waited for A's timeouts), while A's endpoint has at most 16 (its
     bound) in flight; A's deliveries that found no slot were not attempted (no `busy` failure in its log, no attempt
     counted against their schedule)."""
-    lifted: dict[str, Any] = dict.fromkeys(LIFTED, 0)
-    with service(settings, webhook_timeout_s=10, **lifted) as client, receiving(delay_s=12) as slow, \
+    with service(settings, **LIFTED, webhooks={"timeout_s": 10}) as client, receiving(delay_s=12) as slow, \
             receiving() as fast:  # fmt: skip
         key_a, key_b = new_app(client), new_app(client)
         endpoint_a = register(client, key_a, slow.url, ["game.abandoned"])
@@ -181,7 +185,7 @@ def test_a_silent_name_server_holds_no_other_apps_deliveries(tmp_path: Path) -> 
         "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY,
         "PYRAMIDE_WEBHOOK_ALLOW_LOOPBACK": "true",
         "PYRAMIDE_WEBHOOK_TIMEOUT_S": "2",
-        **{f"PYRAMIDE_{name.upper()}": "0" for name in LIFTED},
+        **as_environment(LIFTED),
     }
     try:
         with receiving() as slow, receiving() as fast, serving_in_namespace(tmp_path, resolv, hosts, env) as served:

@@ -24,7 +24,7 @@ from pyramide.service.app import create_app
 from pyramide.service.events.delivery import LEASE_MS
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import FakeClock, SystemClock
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import LimitName, Settings
 from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
 from tests.integration.test_challenges import _deal, _win
 from tests.integration.test_erasure import EASY_CODE, WINNING
@@ -96,8 +96,8 @@ def service(settings: Settings, *, clock: FakeClock | None = None, **changes: An
     """The service on the system clock: most of these tests wait in real time for deliveries, their retries and
     timeouts (the delivery task's own pace), which a test's fake clock would hold still. Given ``clock``, the
     service runs on it instead and delivers only when the test runs its due jobs (``run_due``)."""
-    changes = {"operator_key": OPERATOR_KEY, "webhook_allow_loopback": True, **changes}
-    app = create_app(settings.model_copy(update=changes), clock=SystemClock() if clock is None else clock)
+    loopback = settings.but(secrets={"operator_key": OPERATOR_KEY}, webhooks={"allow_loopback": True})
+    app = create_app(loopback.but(**changes), clock=SystemClock() if clock is None else clock)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 
@@ -224,7 +224,7 @@ def test_a_rotated_secret_signs_beside_the_old_one(settings: Settings) -> None:
 def test_a_receiver_that_fails_for_a_while_gets_everything_in_order(settings: Settings) -> None:
     """The receiver answers 500 to its first 4 requests: after it recovers it has every event, in the order the
     games ended, each body exactly as signed; the log says each was delivered after more than one attempt."""
-    with service(settings, webhook_retry_schedule_s=FAST) as client, receiving(
+    with service(settings, webhooks={"retry_schedule_s": FAST}) as client, receiving(
         answer=lambda n: 500 if n < 4 else 200
     ) as receiver:  # fmt: skip
         key = new_app(client)
@@ -248,7 +248,8 @@ def test_one_failing_endpoint_holds_no_other(settings: Settings) -> None:
     """Two endpoints of one app; the first answers 500 every time and then waits 30 s to be tried again: the other
     gets both of the player's wins at once (the failing one's wait holds only itself)."""
     slow_retry = (0, 30, 30)
-    with service(settings, webhook_retry_schedule_s=slow_retry) as client, receiving(answer=lambda _: 500) as failing, \
+    with service(settings, webhooks={"retry_schedule_s": slow_retry}) as client, \
+            receiving(answer=lambda _: 500) as failing, \
             receiving() as healthy:  # fmt: skip
         key = new_app(client)
         register(client, key, failing.url)
@@ -266,7 +267,7 @@ def test_one_failing_endpoint_holds_no_other(settings: Settings) -> None:
 def test_a_slow_endpoint_holds_no_other(settings: Settings) -> None:
     """One endpoint answers only after 4 s, past the 1 s timeout: the other gets the event within a second, and the
     slow one's log says `timeout`."""
-    with service(settings, webhook_timeout_s=1, webhook_retry_schedule_s=FAST) as client, receiving(
+    with service(settings, webhooks={"timeout_s": 1, "retry_schedule_s": FAST}) as client, receiving(
         delay_s=4
     ) as slow, receiving() as fast:  # fmt: skip
         key = new_app(client)
@@ -342,7 +343,7 @@ def test_the_guard_refuses_loopback_at_registration_and_at_delivery(settings: Se
         with service(settings) as client:
             key = new_app(client)
             endpoint = register(client, key, receiver.url)
-        with service(settings, webhook_allow_loopback=False, webhook_retry_schedule_s=FAST) as client:
+        with service(settings, webhooks={"allow_loopback": False, "retry_schedule_s": FAST}) as client:
             port = receiver.port
             english = {**bearer(key), "Accept-Language": "en"}
             for url, why in [
@@ -429,7 +430,7 @@ def test_a_revoked_apps_endpoints_get_nothing_more(settings: Settings, clock: Fa
     """An app's key is revoked while its endpoint is failing and its player's win waits to be tried again: the
     endpoint is called no more (a leaked key's owner keeps no feed of the players' results), and its endpoints and
     logs are gone."""
-    with service(settings, clock=clock, webhook_retry_schedule_s=FAST) as client, \
+    with service(settings, clock=clock, webhooks={"retry_schedule_s": FAST}) as client, \
             receiving(answer=lambda _: 500) as receiver:  # fmt: skip
         key = new_app(client)
         register(client, key, receiver.url)
@@ -497,7 +498,7 @@ def test_an_event_leaves_at_once_not_at_the_next_poll(settings: Settings) -> Non
 def test_a_delivery_longer_than_the_lease_is_not_sent_twice(settings: Settings) -> None:
     """The receiver takes 12 s to answer (the timeout is 20 s), longer than a claim's 10 s lease: the claim is renewed
     while the delivery runs, so no other claim takes the outbox and sends the event again."""
-    with service(settings, webhook_timeout_s=20) as client, receiving(delay_s=12) as receiver:
+    with service(settings, webhooks={"timeout_s": 20}) as client, receiving(delay_s=12) as receiver:
         key = new_app(client)
         register(client, key, receiver.url)
         abandon(client, as_user(key, "u"))
@@ -510,10 +511,12 @@ def test_a_failing_endpoint_with_a_page_of_events_waiting_holds_no_other(setting
     """One endpoint of an app fails (tried again in 30 s) while its player abandons more games than a delivery
     reads at once (a page of 100): the healthy endpoint still gets every one of them at once, the ones past the
     first page too (before, it waited for the failing endpoint's next try)."""
-    names = ("limit_games", "limit_moves", "limit_address_games", "limit_address_moves", "limit_address_keyed_moves",
-             "app_limit_address_games", "app_limit_address_moves", "app_limit_address_keyed_moves")  # fmt: skip
-    lifted: dict[str, Any] = dict.fromkeys(names, 0)
-    with service(settings, webhook_retry_schedule_s=(0, 30, 30), **lifted) as client, \
+    burst = (LimitName.ADDRESS_GAMES, LimitName.ADDRESS_MOVES, LimitName.ADDRESS_KEYED_MOVES)
+    lifted = {
+        "per_minute": dict.fromkeys((LimitName.GAMES, LimitName.MOVES, *burst), 0),
+        "app_per_minute": dict.fromkeys(burst, 0),
+    }
+    with service(settings, limits=lifted, webhooks={"retry_schedule_s": (0, 30, 30)}) as client, \
             receiving(answer=lambda _: 500) as failing, receiving() as healthy:  # fmt: skip
         key = new_app(client)
         register(client, key, failing.url, ["game.abandoned"])

@@ -88,7 +88,7 @@ def create_app(
     services = Services(settings, clock)
     confirming = (
         [DefineMiddleware(ConfirmWrites, redis=services.redis, must_confirm=services.must_confirm)]
-        if confirms_writes(settings)
+        if confirms_writes(settings.durability, settings.embedded)
         else []
     )
 
@@ -124,7 +124,7 @@ def create_app(
                 BearerAuthentication,
                 players=services.players,
                 apps=services.apps,
-                operator_key=settings.operator_key,
+                operator_key=settings.secrets.operator_key,
                 app_players=services.app_players,
                 allowance=services.move_allowance,
                 limits=services.address_limits,
@@ -142,12 +142,12 @@ def create_app(
             openapi_router=docs_router(),
         ),
         response_cache_config=ResponseCacheConfig(),
-        cors_config=cors_config(settings.cors_origins),
+        cors_config=cors_config(settings.http.cors_origins),
         logging_config=None,  # the service's JSON lines (`logs.configure_logging`), not Litestar's own format
         debug=False,
     )
-    app.asgi_handler = RequestLog(settings).wrap(MethodAnswers(app, keep_vary(app.asgi_handler)))
-    register_supervisor_metrics(settings.supervisor_state)
+    app.asgi_handler = RequestLog(settings.logs).wrap(MethodAnswers(app, keep_vary(app.asgi_handler)))
+    register_supervisor_metrics(settings.embedded.supervisor_state)
     tune_garbage_collector()
     return app
 

@@ -20,7 +20,7 @@ from pyramide.service.http.server import server_config, use_limits
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.metrics import start_worker_metrics, worker_metrics_directory
-from pyramide.service.infra.settings import Settings, settings_errors
+from pyramide.service.infra.settings import RedisSettings, Settings, settings_errors, unknown_variables
 from pyramide.service.infra.supervisor import DataDirInUseError, RedisSupervisor
 
 log = logging.getLogger("pyramide.serve")
@@ -33,28 +33,30 @@ def serve(host: str, port: int, data_dir: str | None, workers: str | None = None
     """Serve on ``host:port`` with ``workers`` HTTP processes (``PYRAMIDE_WORKERS``; ``auto``: one per core). Without
     ``REDIS_URL`` this process also owns, starts, supervises and at the end stops the embedded Redis, which every
     worker shares."""
-    overrides: dict[str, object] = {}
-    if data_dir is not None:
-        overrides["data_dir"] = data_dir
-    if workers is not None:
-        overrides["workers"] = workers
+    unknown = unknown_variables(os.environ)
+    for line in unknown:
+        print(f"pyramide serve: unknown setting: {line}", file=sys.stderr)
+    if unknown:
+        return EXIT_BAD_SETTINGS
+    embedded = {} if data_dir is None else {"data_dir": data_dir}
+    http = {} if workers is None else {"workers": workers}
     try:
-        settings = Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(embedded=embedded, http=http)
     except ValidationError as error:
         for line in settings_errors(error):
             print(f"pyramide serve: invalid setting: {line}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
-    configure_logging(settings)
+    configure_logging(settings.logs)
     # uvicorn stops on SIGTERM, then raises it again: with the default action the process would die there, before
     # stopping the solver workers and the embedded Redis. Exiting through the cleanup instead, in every mode.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     supervisor = None
-    if settings.redis_url is None:
+    if settings.redis.url is None:
         supervisor = RedisSupervisor(
-            settings.data_dir,
-            maxmemory=settings.redis_maxmemory,
-            appendfsync=settings.redis_appendfsync,
-            max_restarts=settings.redis_max_restarts,
+            settings.embedded.data_dir,
+            maxmemory=settings.embedded.maxmemory,
+            appendfsync=settings.embedded.appendfsync,
+            max_restarts=settings.embedded.max_restarts,
         )
         try:
             supervisor.start()
@@ -64,7 +66,7 @@ def serve(host: str, port: int, data_dir: str | None, workers: str | None = None
         log.info("embedded Redis at %s (data in %s)", supervisor.url, supervisor.data_dir)
         os.environ["REDIS_URL"] = supervisor.url  # for the workers, which read their settings afresh
         os.environ["PYRAMIDE_SUPERVISOR_STATE"] = str(supervisor.state_file)
-        settings = settings.model_copy(update={"redis_url": supervisor.url, "supervisor_state": supervisor.state_file})
+        settings = settings.but(redis={"url": supervisor.url}, embedded={"supervisor_state": supervisor.state_file})
     try:
         _run(settings, host, port)
     finally:
@@ -75,9 +77,9 @@ def serve(host: str, port: int, data_dir: str | None, workers: str | None = None
 
 
 def _run(settings: Settings, host: str, port: int) -> None:
-    grace = math.ceil(settings.shutdown_grace_s)
-    limits = HttpLimits.of(settings)
-    if settings.worker_count == 1:
+    grace = math.ceil(settings.http.shutdown_grace_s)
+    limits = HttpLimits.of(settings.http)
+    if settings.http.worker_count == 1:
         config = server_config(create_app(settings), host, port, limits)
         config.timeout_graceful_shutdown = grace
         uvicorn.Server(config).run()
@@ -92,7 +94,7 @@ def _run_workers(settings: Settings, host: str, port: int, limits: HttpLimits, g
         factory=True,
         host=host,
         port=port,
-        workers=settings.worker_count,
+        workers=settings.http.worker_count,
         http=_WORKER_PROTOCOL,
         backlog=connection_bounds(limits.max_connections)[1],
         log_config=None,
@@ -108,8 +110,8 @@ def worker_app() -> Litestar:
     die_with_parent()
     start_worker_metrics()
     settings = Settings()
-    configure_logging(settings)
-    use_limits(HttpLimits.of(settings))
+    configure_logging(settings.logs)
+    use_limits(HttpLimits.of(settings.http))
     return create_app(settings)
 
 
@@ -120,7 +122,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:  # noqa: ARG001 - a si
 
 def write_openapi(check: bool) -> int:
     """Regenerate ``openapi/openapi.json``; with ``check``, fail if it differs from the app's."""
-    text = render(build_document(create_app(Settings(redis_url="redis://unused")), WEBHOOKS))
+    text = render(build_document(create_app(Settings(redis=RedisSettings(url="redis://unused"))), WEBHOOKS))
     if check:
         current = COMMITTED.read_text(encoding="utf-8") if COMMITTED.exists() else ""
         if current != text:

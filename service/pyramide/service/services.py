@@ -22,7 +22,7 @@ from pyramide.service.infra import address_moves
 from pyramide.service.infra.clock import Clock, FakeClock, FileClock, SystemClock
 from pyramide.service.infra.disk import CHECK_INTERVAL_S
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Durability, EmbeddedRedis, Settings
 from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.service.wiring.running import Running, group_of
 
@@ -60,7 +60,7 @@ class Services:
             tasks.every("challenge choice ahead", REFILL_S, deals.refill)
         closes = running.challenges.closes
         tasks.every("challenge closes", closes.every_s, closes.check)
-        if self.settings.webhook_delivery:
+        if self.settings.webhooks.delivery:
             running.events.deliverer.schedule()
         tasks.start()
 
@@ -172,7 +172,8 @@ class ServicesPlugin(InitPluginProtocol):
 def clock_of(settings: Settings) -> Clock:
     """The system clock; for a server started by a test (the test-only setting ``test_clock_file``), the time its
     fake clock writes to that file."""
-    return SystemClock() if settings.test_clock_file is None else FileClock(settings.test_clock_file)
+    test_clock_file = settings.clock.test_clock_file
+    return SystemClock() if test_clock_file is None else FileClock(test_clock_file)
 
 
 def task_registry(clock: Clock) -> TaskRegistry:
@@ -181,9 +182,9 @@ def task_registry(clock: Clock) -> TaskRegistry:
     return TaskRegistry(clock, automatic=not isinstance(clock, FakeClock))
 
 
-def confirms_writes(settings: Settings) -> bool:
+def confirms_writes(durability: Durability, embedded: EmbeddedRedis) -> bool:
     """Whether writes are ever confirmed on disk: ``always``, or ``auto`` over the embedded Redis (whose disk the
     service can watch; an external Redis's durability is its operator's)."""
-    if settings.confirm_writes == "auto":
-        return settings.supervisor_state is not None
-    return settings.confirm_writes == "always"
+    if durability.confirm_writes == "auto":
+        return embedded.supervisor_state is not None
+    return durability.confirm_writes == "always"

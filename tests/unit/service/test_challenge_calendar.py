@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from pyramide.service.challenges.calendar import ChallengeId, moment
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Challenges
 
 
 def test_an_id_names_a_utc_day_and_a_canonical_preset() -> None:
@@ -24,7 +24,7 @@ def test_an_id_names_a_utc_day_and_a_canonical_preset() -> None:
 
 
 def test_the_presets_setting_takes_canonical_segments_with_n_among_them() -> None:
-    assert Settings(redis_url="redis://x", challenge_presets="N, 2S,0W").challenge_presets == ("N", "2S", "0W")
+    assert Challenges(presets="N, 2S,0W").presets == ("N", "2S", "0W")
     for wrong in ("2S", "N,s2", "N,XYZ"):
         with pytest.raises(ValidationError):
-            Settings(redis_url="redis://x", challenge_presets=wrong)
+            Challenges(presets=wrong)

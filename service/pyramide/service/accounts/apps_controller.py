@@ -21,6 +21,7 @@ from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.params import IdText, id_of
 from pyramide.service.http.responses import problems
+from pyramide.service.infra.settings import LimitName
 
 AdminRequest = Request[Principal, None, State]
 AppRequest = Request[App, App, State]
@@ -129,10 +130,11 @@ class AppController(Controller):
         address_limits: Injected[AddressLimits],
     ) -> Response[IssuedSession]:
         app = request.user
-        await address_limits.check(request, "players", with_quota=False)  # every session is one more key, for a day
+        # every session is one more key, for a day
+        await address_limits.check(request, LimitName.PLAYERS, with_quota=False)
 
         async def creating(_: App) -> None:
-            await address_limits.take_quota(request, "players")
+            await address_limits.take_quota(request, LimitName.PLAYERS)
 
         token, expires = await app_players.issue_session(app, valid_external_id(external_id), creating)
         return Response(IssuedSession(token=token, expires_at=expires), status_code=201)

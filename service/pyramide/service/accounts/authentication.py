@@ -21,6 +21,7 @@ from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.headers import AnyConnection, header_value
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
 from pyramide.service.http.problems import HttpCode, ProblemError
+from pyramide.service.infra.settings import LimitName
 
 PUBLIC_PATHS = ["^/schema(/|$)", "^/metrics$"]
 """Anchored: Litestar searches these patterns anywhere in the path, and a path naming an app's user (its external id)
@@ -189,7 +190,7 @@ class BearerAuthentication(AbstractAuthenticationMiddleware):
 
         async def creating(app: App) -> None:  # a new player counts against the user's address (or the app's)
             app_client_address(connection, app)
-            await limits.check(connection, "players")
+            await limits.check(connection, LimitName.PLAYERS)
 
         app, player = await self._app_players().act_as(
             token, valid_external_id(external), remembered=remembered, creating=creating

@@ -30,7 +30,7 @@ from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.scripts import Result, Script
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Retention
 
 
 class AuthenticateKeys(NamedTuple):
@@ -115,9 +115,9 @@ class PlayerStore:
     move costs no extra Redis round trip for its token; a settings change made through another process shows
     here within that time."""
 
-    def __init__(self, redis: RedisClient, settings: Settings, *, clock: Clock) -> None:
+    def __init__(self, redis: RedisClient, retention: Retention, *, clock: Clock) -> None:
         self.redis = redis
-        self.settings = settings
+        self.retention = retention
         self.clock = clock
         self._authenticate_script = AUTHENTICATE.load(redis)
         self._insert_script = INSERT.load(redis)
@@ -147,7 +147,7 @@ class PlayerStore:
         if kept is not None:
             return *sealed.open(kept, fingerprint), True
         token = await self._insert(player)
-        ttl_ms = self.settings.idempotency_ttl_s * 1000
+        ttl_ms = self.retention.idempotency_ttl_s * 1000
         if await self.redis.set(sealed.key, sealed.seal(fingerprint, player, token), nx=True, px=ttl_ms):
             await self._change(player.id, {"create_record": sealed.key})
             return player, token, False
@@ -162,7 +162,7 @@ class PlayerStore:
         token = f"{player.id}.{secrets.token_urlsafe(32)}"
         fields = {"token_hash": token_hash(token), **{k: str(v) for k, v in player.fields().items()}}
         args = InsertArgs(
-            idle_ms=self.settings.player_idle_ttl_s * 1000, token_hash=fields["token_hash"], fields=json.dumps(fields)
+            idle_ms=self.retention.player_idle_ttl_s * 1000, token_hash=fields["token_hash"], fields=json.dumps(fields)
         )
         await self._insert_script(PlayerKeys(player=keyspace.player(player.id), auth=keyspace.auth(player.id)), args)
         return token
@@ -217,7 +217,7 @@ class PlayerStore:
             auth=keyspace.auth(player_id),
         )
         try:
-            flat = await self._authenticate_script(keys, IdleArgs(idle_ms=self.settings.player_idle_ttl_s * 1000))
+            flat = await self._authenticate_script(keys, IdleArgs(idle_ms=self.retention.player_idle_ttl_s * 1000))
             return dict(zip(flat[::2], flat[1::2], strict=True))
         except ResponseError as error:
             if not storage_full(error):
@@ -280,7 +280,7 @@ class PlayerStore:
             old_hash=token_hash(old_token),
             new_hash=token_hash(token),
             record=record,
-            kept_ms=self.settings.idempotency_ttl_s * 1000,
+            kept_ms=self.retention.idempotency_ttl_s * 1000,
         )
         if await self._rotate_script(keys, args) != Result.OK:
             kept = None if sealed is None else raw(await self.redis.get(sealed.key))

@@ -19,6 +19,7 @@ from pyramide.service.http.headers import header_value, replay_header, secret_id
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.responses import problems
+from pyramide.service.infra.settings import LimitName
 
 _CREATE = TypeAdapter(CreatePlayerBody)
 _SETTINGS = TypeAdapter(PlayerSettingsBody)
@@ -53,7 +54,7 @@ class PlayerController(Controller):
     ) -> Response[CreatedPlayer]:
         key = secret_idempotency_key(request)
         body = await parse_body(request, _CREATE)
-        await address_limits.check(request, "players")
+        await address_limits.check(request, LimitName.PLAYERS)
         player, token, replayed = await players.create(
             body.locale, body.explain_errors, key, await fingerprint(request), body.name
         )

@@ -19,7 +19,7 @@ from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import LimitName, Settings
 
 
 class DealController(Controller):
@@ -67,8 +67,8 @@ class DealController(Controller):
         shortest: Annotated[bool, QueryParameter(description="Also a shortest winning line.")] = False,
     ) -> DealAnalysis:
         deal = deal_code_of(code)
-        await address_limits.check(request, "analyses")
-        return await solver.analyse_deal(redis, deal, settings.analysis_ttl_s, shortest=shortest)
+        await address_limits.check(request, LimitName.ANALYSES)
+        return await solver.analyse_deal(redis, deal, settings.retention.analysis_ttl_s, shortest=shortest)
 
     @get(
         "/rules",

@@ -37,7 +37,7 @@ from pyramide.service.events.store import Endpoint, WebhookStore
 from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.redis import RedisClient, raw
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Webhooks
 from pyramide.service.infra.tasks import Periodic, TaskRegistry
 
 __all__ = ["CLAIM", "LEASE_MS", "RELEASE", "RENEW", "Deliverer"]
@@ -58,15 +58,15 @@ SWEEP_S: Final = 300
 class Deliverer:
     """The delivery jobs of one process (see the module)."""
 
-    def __init__(self, redis: RedisClient, store: WebhookStore, settings: Settings, tasks: TaskRegistry) -> None:
+    def __init__(self, redis: RedisClient, store: WebhookStore, settings: Webhooks, tasks: TaskRegistry) -> None:
         self.redis = redis
         self.store = store
         self.clock = store.clock
         self.tasks = tasks
-        self.schedule_ms = [int(wait * 1000) for wait in settings.webhook_retry_schedule_s]
-        self.disable_after_ms = int(settings.webhook_disable_after_s * 1000)
+        self.schedule_ms = [int(wait * 1000) for wait in settings.retry_schedule_s]
+        self.disable_after_ms = int(settings.disable_after_s * 1000)
         self.lease_ms = LEASE_MS
-        self.sender = Sender(settings.webhook_timeout_s, settings.webhook_allow_loopback)
+        self.sender = Sender(settings.timeout_s, settings.allow_loopback)
         self.outboxes = OutboxDelivery(redis, store, self.sender, settings)
         self._claim = CLAIM.load(redis)
         self._release = RELEASE.load(redis)

@@ -22,7 +22,7 @@ from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.outbox import OutboxEvent
 from pyramide.service.infra.redis import RedisClient, raw
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Webhooks
 
 BUSY_WAIT_MS: Final = 1000
 """How long an outbox whose delivery was ``busy`` waits before it is claimed again."""
@@ -67,14 +67,14 @@ class Cursor:
 class OutboxDelivery:
     """Delivers what is due in one outbox at a time (see the module)."""
 
-    def __init__(self, redis: RedisClient, store: WebhookStore, sender: Sender, settings: Settings) -> None:
+    def __init__(self, redis: RedisClient, store: WebhookStore, sender: Sender, settings: Webhooks) -> None:
         self.redis = redis
         self.store = store
         self.clock = store.clock
         self.sender = sender
-        self.schedule_ms = [int(wait * 1000) for wait in settings.webhook_retry_schedule_s]
-        self.disable_after_ms = int(settings.webhook_disable_after_s * 1000)
-        self.probe_hold_ms = int(settings.webhook_timeout_s * 2000) + 1000
+        self.schedule_ms = [int(wait * 1000) for wait in settings.retry_schedule_s]
+        self.disable_after_ms = int(settings.disable_after_s * 1000)
+        self.probe_hold_ms = int(settings.timeout_s * 2000) + 1000
         """How long an attempt at a failing endpoint holds its probe (the others wait for its outcome meanwhile): a
         wait for a slot and a POST, each within the timeout."""
         self._settle = outbox.SETTLE.load(redis)

@@ -52,6 +52,7 @@ from pyramide.service.http.params import GameIdText, StepText, game_id_of, step_
 from pyramide.service.http.responses import not_modified, problems, revalidated
 from pyramide.service.http.streams import LiveStreams, SnapshotEvent, StreamEvent, stream_response
 from pyramide.service.infra.clock import now_ms
+from pyramide.service.infra.settings import LimitName
 
 _CREATE: TypeAdapter[CreateGameBody] = TypeAdapter(CreateGameBody)
 _IF_MATCH = (
@@ -96,7 +97,7 @@ class GameController(Controller):
         key = idempotency_key(request)
         body = await parse_body(request, _CREATE)
         fp = await fingerprint(request) if key else ""
-        async with address_limits.quota(request, "games", limit="address_games"):
+        async with address_limits.quota(request, LimitName.GAMES, limit=LimitName.ADDRESS_GAMES):
             new = new_game(body)
             game_id, reply = await creation.create(player, new, locale_of(request, player.locale), key, fp)
         if reply.created and new.challenge is None:  # a sealed deal's par is never worked out while it is open
@@ -287,7 +288,7 @@ class GameController(Controller):
             ),
         ] = None,
     ) -> GameReview:
-        await address_limits.check(request, "analyses")
+        await address_limits.check(request, LimitName.ANALYSES)
         body = await game_reviews.review(request.user, game_id_of(game_id), start)
         return GameReview.model_validate(body)
 

@@ -14,7 +14,8 @@ from pyramide.service.games.reading import GameReading
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import now_ms
-from pyramide.service.infra.ratelimit import RateLimiter
+from pyramide.service.infra.ratelimit import RateLimiter, per_minute
+from pyramide.service.infra.settings import LimitName
 
 
 class GameHints:
@@ -27,7 +28,7 @@ class GameHints:
         self.limiter = limiter
         self.solver = solver
         self.settlement = settlement
-        self.hints_limit = reading.store.settings.limits.limit("hints")
+        self.hints_limit = per_minute(LimitName.HINTS, reading.store.limits[LimitName.HINTS])
 
     async def hint(self, player: Player, game_id: UUID) -> Analysis:
         """The best line from here, and whether the game can still be won."""

@@ -43,10 +43,10 @@ from pyramide.service.games.store_scripts import (
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import Clock, now_ms
-from pyramide.service.infra.ratelimit import RateLimitedError
+from pyramide.service.infra.ratelimit import RateLimitedError, per_minute
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Caps, LimitName, RateLimits, Retention
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,32 +96,36 @@ ATTEMPT_KEPT_MS: Final = 40 * 24 * 3600 * 1000
 class GameStore(GameReads):
     """The game store: :class:`GameReads`, and every write, each one script."""
 
-    def __init__(self, redis: RedisClient, settings: Settings, *, clock: Clock) -> None:
+    def __init__(
+        self, redis: RedisClient, retention: Retention, caps: Caps, limits: RateLimits, *, clock: Clock
+    ) -> None:
         super().__init__(redis)
-        self.settings = settings
+        self.retention = retention
+        self.caps = caps
+        self.limits = limits
         self.clock = clock
-        self._moves = settings.limits.limit("moves")
+        self._moves = per_minute(LimitName.MOVES, limits[LimitName.MOVES])
         interval, burst = self._moves.args()
         self._save = SAVE.load(
             redis,
             INTERVAL=interval,
             BURST=burst,
-            KEPT_MS=settings.idempotency_ttl_s * 1000,
-            KEPT=settings.kept_responses_per_game,
-            LONGEST=settings.max_game_operations,
+            KEPT_MS=retention.idempotency_ttl_s * 1000,
+            KEPT=caps.kept_responses_per_game,
+            LONGEST=caps.max_game_operations,
         )
         self._finish = FINISH.load(
             redis,
             INTERVAL=interval,
             BURST=burst,
-            KEPT_MS=settings.idempotency_ttl_s * 1000,
-            KEPT=settings.kept_responses_per_game,
-            LONGEST=settings.max_game_operations,
+            KEPT_MS=retention.idempotency_ttl_s * 1000,
+            KEPT=caps.kept_responses_per_game,
+            LONGEST=caps.max_game_operations,
         )
         self._create = CREATE.load(redis)
         self._count_hint = COUNT_HINT.load(redis)
         self._recent: dict[UUID, tuple[bytes, StoredGame]] = {}
-        self._games = settings.limits.limit("games")
+        self._games = per_minute(LimitName.GAMES, limits[LimitName.GAMES])
         self._save_keys = save_keys(self._moves)
 
     def take_recent(self, game_id: UUID) -> tuple[bytes, StoredGame] | None:
@@ -136,7 +140,7 @@ class GameStore(GameReads):
         self._recent[stored.id] = (state, stored)
 
     def _ttl_ms(self, stored: StoredGame) -> int:
-        return 0 if stored.status.final else self.settings.unfinished_ttl_s * 1000
+        return 0 if stored.status.final else self.retention.unfinished_ttl_s * 1000
 
     async def load(
         self, player: UUID, game_id: UUID, idempotency: str | None = None, token: str = ""
@@ -189,15 +193,15 @@ class GameStore(GameReads):
                 state=state,
                 ttl_ms=self._ttl_ms(stored),
                 response=response if idempotency else b"",
-                kept_ms=self.settings.idempotency_ttl_s * 1000,
+                kept_ms=self.retention.idempotency_ttl_s * 1000,
                 interval=interval,
                 burst=burst,
                 game=id_text(stored.id),
                 created_ms=stored.created_ms,
                 token=token,
                 attempt_ttl_ms=attempt_ttl,
-                max_unfinished=self.settings.max_unfinished_games,
-                expired_before_ms=stored.created_ms - self.settings.unfinished_ttl_s * 1000,
+                max_unfinished=self.caps.max_unfinished_games,
+                expired_before_ms=stored.created_ms - self.retention.unfinished_ttl_s * 1000,
             ),
         )
         outcome = Result(int(created))
@@ -208,7 +212,7 @@ class GameStore(GameReads):
         if outcome is Result.LIMITED:
             raise RateLimitedError(self._games, int(kept))
         if outcome is Result.TOO_MANY_UNFINISHED:
-            raise DomainError(ErrorCode.TOO_MANY_UNFINISHED_GAMES, limit=str(self.settings.max_unfinished_games))
+            raise DomainError(ErrorCode.TOO_MANY_UNFINISHED_GAMES, limit=str(self.caps.max_unfinished_games))
         if outcome is not Result.OK:
             return kept or b""
         self._remember(stored, state)
@@ -275,7 +279,7 @@ class GameStore(GameReads):
         if outcome is Result.UNAUTHORIZED:
             raise await self._refused(owner)
         if outcome is Result.TOO_LONG:
-            raise DomainError(ErrorCode.GAME_TOO_LONG, limit=str(self.settings.max_game_operations))
+            raise DomainError(ErrorCode.GAME_TOO_LONG, limit=str(self.caps.max_game_operations))
         return SaveResult(outcome, kept=payload or b"")
 
     async def _refused(self, player: UUID) -> DomainError:
@@ -293,5 +297,5 @@ class GameStore(GameReads):
             hinted=keyspace.game_hinted(player, game_id),
             tombstone=keyspace.tombstone(player),
         )
-        ttl_ms = self.settings.unfinished_ttl_s * 1000
+        ttl_ms = self.retention.unfinished_ttl_s * 1000
         return Result(int(await self._count_hint(keys, HintArgs(version=version, ttl_ms=ttl_ms)))) is Result.OK

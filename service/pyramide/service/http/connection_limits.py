@@ -7,14 +7,14 @@ import resource
 from dataclasses import dataclass
 from typing import Any, Final
 
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import HttpSettings
 
 _RESERVED_FDS: Final = 64
 """File descriptors kept for everything but client connections: Redis, the solver's pipes, logs, the listener."""
 
 
 def _default(name: str) -> Any:
-    return Settings.model_fields[name].default
+    return HttpSettings.model_fields[name].default
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class HttpLimits:
     write_timeout_s: float = _default("write_timeout_s")
 
     @classmethod
-    def of(cls, settings: Settings) -> HttpLimits:
+    def of(cls, settings: HttpSettings) -> HttpLimits:
         return cls(
             settings.header_timeout_s,
             settings.body_timeout_s,

@@ -39,7 +39,7 @@ class HealthController(Controller):
         exclude_from_auth=True,
     )
     async def live(self, settings: Injected[Settings]) -> Health:
-        if SupervisorState.read(settings.supervisor_state).failed:
+        if SupervisorState.read(settings.embedded.supervisor_state).failed:
             raise ProblemError(503, HttpCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
         return Health(status="ok")
 

@@ -14,8 +14,8 @@ from redis.exceptions import RedisError
 from pyramide.service.http.headers import AnyConnection, client_address
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.address_moves import AddressMoves
-from pyramide.service.infra.ratelimit import ALLOWANCE, Limit, Quota, RateLimiter
-from pyramide.service.infra.settings import APP_LIMIT_NAMES, QUOTA_NAMES, Settings
+from pyramide.service.infra.ratelimit import ALLOWANCE, Limit, Quota, RateLimiter, per_day, per_minute
+from pyramide.service.infra.settings import LimitName, Limits, Proxies
 
 
 @runtime_checkable
@@ -51,24 +51,25 @@ class AddressLimits:
     """Counts a request against a per-address limit by name (``players`` or ``analyses``), and against the
     address's daily quota of that name when there is one."""
 
-    def __init__(self, limiter: RateLimiter, settings: Settings) -> None:
+    def __init__(self, limiter: RateLimiter, limits: Limits, proxies: Proxies) -> None:
         self.limiter = limiter
-        self.settings = settings
+        self.limits = limits
+        self.proxies = proxies
 
     def _address(self, connection: AnyConnection) -> str:
-        return client_address(connection, self.settings.trusted_proxy_header, self.settings.trusted_proxies)
+        return client_address(connection, self.proxies.header, self.proxies.networks)
 
-    def _limit(self, connection: AnyConnection, address: str, name: str) -> Limit:
+    def _limit(self, connection: AnyConnection, address: str, name: LimitName) -> Limit:
         """The limit ``name`` of the address: an app's own for an app's requests that named no end user's address
         (``accounts.authentication`` put the app's bucket in their place), else the per-address one."""
         app = _app_of(connection, address)
-        if app is not None and name in APP_LIMIT_NAMES:
-            return self.settings.app_limit(name, app.limits)
-        return self.settings.limits.limit(name)
+        if app is not None and name in self.limits.app_per_minute:
+            return per_minute(name, self.limits.app_limit(name, app.limits))
+        return per_minute(name, self.limits.per_minute[name])
 
-    def _quota(self, connection: AnyConnection, address: str, name: str) -> Quota:
+    def _quota(self, connection: AnyConnection, address: str, name: LimitName) -> Quota:
         app = _app_of(connection, address)
-        return self.settings.quota(name) if app is None else self.settings.app_quota(name, app.limits)
+        return per_day(name, self.limits.per_day[name] if app is None else self.limits.app_quota(name, app.limits))
 
     def _subjects(self, connection: AnyConnection) -> list[str]:
         """Who a request counts against: its address; and, for an app's request that names its user's address,
@@ -80,13 +81,13 @@ class AddressLimits:
             return [address, app.bucket]
         return [address]
 
-    async def check(self, connection: AnyConnection, name: str, *, with_quota: bool = True) -> None:
+    async def check(self, connection: AnyConnection, name: LimitName, *, with_quota: bool = True) -> None:
         """:class:`RateLimitedError` (429) when the client's address is over the limit ``name``,
         :class:`QuotaExceededError` (429) when it used up its daily quota ``name`` (unless not ``with_quota``):
         one script, one round trip (and one more for the app of an app's request that named its user's address)."""
         for address in self._subjects(connection):
             limit = self._limit(connection, address, name)
-            if name not in QUOTA_NAMES or not with_quota:
+            if name not in self.limits.per_day or not with_quota:
                 await self.limiter.check(limit, keyspace.address_limit(address, limit.name))
                 continue
             quota = self._quota(connection, address, name)
@@ -94,7 +95,7 @@ class AddressLimits:
                 limit, keyspace.address_limit(address, limit.name), quota, keyspace.address_quota(address, quota.name)
             )
 
-    async def take_quota(self, connection: AnyConnection, name: str) -> None:
+    async def take_quota(self, connection: AnyConnection, name: LimitName) -> None:
         """Count one against the address's daily quota ``name`` (and the app's, as :meth:`check`), without its
         rate limit: :class:`QuotaExceededError` (429) when it is used up."""
         for address in self._subjects(connection):
@@ -102,7 +103,9 @@ class AddressLimits:
             await self.limiter.take(quota, keyspace.address_quota(address, quota.name))
 
     @asynccontextmanager
-    async def quota(self, connection: AnyConnection, name: str, limit: str | None = None) -> AsyncIterator[None]:
+    async def quota(
+        self, connection: AnyConnection, name: LimitName, limit: LimitName | None = None
+    ) -> AsyncIterator[None]:
         """Takes one of the address's daily quota ``name`` for the block (:class:`QuotaExceededError`, 429, when it
         is used up) and gives it back if the block fails: only what was stored counts. With ``limit``, the
         address's rate limit of that name is checked in the same script (:class:`RateLimitedError`, 429), and a
@@ -134,17 +137,17 @@ class MoveAllowance:
     the client's address read from the connection, counted in memory by :class:`AddressMoves` (no Redis round trip
     on the move route)."""
 
-    def __init__(self, moves: AddressMoves, keyed: AddressMoves, settings: Settings) -> None:
+    def __init__(self, moves: AddressMoves, keyed: AddressMoves, limits: Limits, proxies: Proxies) -> None:
         self.moves = moves
         self.keyed = keyed
-        self._header = settings.trusted_proxy_header
-        self._settings = settings
-        self._proxies = settings.trusted_proxies
+        self._header = proxies.header
+        self._limits = limits
+        self._proxies = proxies.networks
 
     def allow(self, app: ClientApp) -> None:
         """Give the app's bucket (its requests that name no end user's address) its own allowances."""
-        self.moves.allow(app.bucket, self._settings.app_limit("address_moves", app.limits).limit)
-        self.keyed.allow(app.bucket, self._settings.app_limit("address_keyed_moves", app.limits).limit)
+        self.moves.allow(app.bucket, self._limits.app_limit(LimitName.ADDRESS_MOVES, app.limits))
+        self.keyed.allow(app.bucket, self._limits.app_limit(LimitName.ADDRESS_KEYED_MOVES, app.limits))
 
     def admit(self, connection: AnyConnection, keyed: bool) -> tuple[str, ...]:
         """The buckets the move counts against: the client's address (and, for an app's request that named its

@@ -37,7 +37,7 @@ from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.headers import client_address
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.notices import Follower, Notices
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Proxies, Streams
 from pyramide.service.infra.stream_leases import Cap, StreamLeases
 from pyramide.service.infra.tasks import TaskRegistry
 
@@ -141,21 +141,23 @@ def last_event_id(request: Request[Any, Any, Any]) -> int | None:
 class LiveStreams:
     """Opens the process's live streams: caps, the first state, then each new one (see the module)."""
 
-    def __init__(self, notices: Notices, leases: StreamLeases, settings: Settings, tasks: TaskRegistry) -> None:
+    def __init__(
+        self, notices: Notices, leases: StreamLeases, settings: Streams, proxies: Proxies, tasks: TaskRegistry
+    ) -> None:
         self.notices = notices
         self.tasks = tasks
         self.leases = leases
         self.settings = settings
-        self.heartbeat_s = settings.stream_heartbeat_s
-        self.max_s = settings.stream_max_s
+        self.proxies = proxies
+        self.heartbeat_s = settings.heartbeat_s
+        self.max_s = settings.max_s
 
     def caps(self, request: Request[Any, Any, Any], player: UUID | None) -> list[Cap]:
         """What a stream counts against: its client's address, and for a game's stream its player."""
-        settings = self.settings
-        address = client_address(request, settings.trusted_proxy_header, settings.trusted_proxies)
-        caps = [Cap(keyspace.address_streams(address), settings.streams_per_address)]
+        address = client_address(request, self.proxies.header, self.proxies.networks)
+        caps = [Cap(keyspace.address_streams(address), self.settings.per_address)]
         if player is not None:
-            caps.append(Cap(keyspace.player_streams(player), settings.streams_per_player))
+            caps.append(Cap(keyspace.player_streams(player), self.settings.per_player))
         return caps
 
     async def open(

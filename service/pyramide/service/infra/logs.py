@@ -23,7 +23,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from pyramide.service.infra.clock import SystemClock
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Logs
 
 REQUEST_ID: Final = contextvars.ContextVar[str | None]("request_id", default=None)
 _USABLE_ID: Final = re.compile(rb"[\x21-\x7e]{1,200}")
@@ -54,13 +54,13 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str, ensure_ascii=False)
 
 
-def configure_logging(settings: Settings) -> None:
-    """JSON lines on standard error at ``settings.log_level``, for the service's loggers and uvicorn's."""
+def configure_logging(logs: Logs) -> None:
+    """JSON lines on standard error at ``logs.log_level``, for the service's loggers and uvicorn's."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(settings.log_level)
+    root.setLevel(logs.log_level)
     for name in ("uvicorn", "uvicorn.error"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
@@ -76,10 +76,10 @@ class RequestLog:
     (``benchmarks/service_instructions.py``, measured on 2416135). The line has the same fields as
     :class:`JsonFormatter` writes."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, logs: Logs) -> None:
         self.log = logging.getLogger("pyramide.request")
-        self.level = logging.getLevelName(settings.request_log_level)
-        self.level_name = settings.request_log_level
+        self.level = logging.getLevelName(logs.request_log_level)
+        self.level_name = logs.request_log_level
 
     def wrap(self, app: ASGIApp) -> ASGIApp:
         log, level, write_line = self.log, self.level, self._line

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Final, NamedTuple
 
 from redis.exceptions import ResponseError
@@ -120,6 +120,12 @@ class Limit:
         return Allowance(self, remaining, max(0, math.ceil(ahead_ms / 1000)))
 
 
+@lru_cache(maxsize=256)
+def per_minute(name: str, limit: int) -> Limit:
+    """The limit ``name`` of ``limit`` requests a minute, built once per value (its figures are cached in it)."""
+    return Limit(name, limit, 60)
+
+
 @dataclass(frozen=True, slots=True)
 class Allowance:
     """What a client has left of ``limit`` after a request it let through: ``remaining`` more now, and all of it
@@ -169,6 +175,12 @@ class Quota:
     def args(self) -> QuotaArgs:
         """The script arguments: the quota and its window in ms."""
         return QuotaArgs(quota=self.limit, window=self.window_s * 1000)
+
+
+@lru_cache(maxsize=256)
+def per_day(name: str, limit: int) -> Quota:
+    """The daily quota ``name`` of ``limit``, built once per value."""
+    return Quota(name, limit)
 
 
 class QuotaExceededError(DomainError):

@@ -18,8 +18,8 @@ from redis.exceptions import OutOfMemoryError, ResponseError
 
 from pyramide.service.infra.pipelined import PipelinedScripts
 
-if TYPE_CHECKING:  # settings name the rate limits, whose limiter takes a client of this module's type
-    from pyramide.service.infra.settings import Settings
+if TYPE_CHECKING:
+    from pyramide.service.infra.settings import RedisSettings
 
 
 class RedisClient(Protocol):
@@ -121,13 +121,13 @@ class LeanCommands(AbstractConnection):
             self.socket_timeout = timeout
 
 
-def connect(settings: Settings) -> RedisClient:
-    """A client for ``settings.redis_url``; it reconnects by itself after Redis comes back. A cluster client keeps
+def connect(settings: RedisSettings) -> RedisClient:
+    """A client for ``settings.url``; it reconnects by itself after Redis comes back. A cluster client keeps
     redis-py's own connections (it builds them itself)."""
-    if settings.redis_url is None:
+    if settings.url is None:
         raise ValueError("no Redis URL: set REDIS_URL or let `pyramide serve` start the embedded Redis")
-    url, timeout = settings.redis_url, settings.redis_timeout_s
-    if settings.redis_cluster:
+    url, timeout = settings.url, settings.timeout_s
+    if settings.cluster:
         return RedisCluster.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
     pool = ConnectionPool.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
     base = pool.connection_class

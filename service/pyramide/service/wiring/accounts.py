@@ -9,9 +9,9 @@ from pyramide.service.accounts import Annulments, AppPlayers, AppStore, AuditLog
 from pyramide.service.accounts.ports import PlayerBoards, PlayerGames, PlayerReviews, PlayerStatistics
 from pyramide.service.accounts.rewrites import Rewrites
 from pyramide.service.infra.clock import Clock
-from pyramide.service.infra.ratelimit import RateLimiter
+from pyramide.service.infra.ratelimit import RateLimiter, per_minute
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import LimitName, Settings
 from pyramide.service.infra.tasks import TaskRegistry
 
 
@@ -39,10 +39,10 @@ class Accounts:
         clock: Clock,
         tasks: TaskRegistry,
     ) -> Accounts:
-        players = PlayerStore(redis, settings, clock=clock)
+        players = PlayerStore(redis, settings.retention, clock=clock)
         audit = AuditLog(redis, clock=clock)
         apps = AppStore(redis, clock=clock)
-        app_players = AppPlayers(redis, players, settings.session_ttl_s)
+        app_players = AppPlayers(redis, players, settings.retention.session_ttl_s)
         privacy = PlayerData(
             redis=redis,
             players=players,
@@ -50,11 +50,11 @@ class Accounts:
             stats=stats,
             boards=boards,
             reviews=reviews,
-            retry_window_s=settings.idempotency_ttl_s,
+            retry_window_s=settings.retention.idempotency_ttl_s,
             limiter=limiter,
-            exports_limit=settings.limits.limit("exports"),
-            guard_s=settings.erasure_guard_s,
-            rewrites=Rewrites(redis, settings.erasure_rewrite_s, tasks) if settings.erasure_rewrite_s > 0 else None,
+            exports_limit=per_minute(LimitName.EXPORTS, settings.limits.per_minute[LimitName.EXPORTS]),
+            guard_s=settings.erasure.guard_s,
+            rewrites=Rewrites(redis, settings.erasure.rewrite_s, tasks) if settings.erasure.rewrite_s > 0 else None,
             audit=audit,
         )
         return cls(

@@ -23,14 +23,14 @@ def challenge_deals(
     settings: Settings, redis: RedisClient, deals: Deals, clock: Clock, tasks: TaskRegistry
 ) -> ChallengeDeals:
     """The challenges' sealed deals, which games are created from too."""
-    secret = DealSecret(redis, settings.deal_secret)
+    secret = DealSecret(redis, settings.secrets.deal_secret)
     return ChallengeDeals(
         redis,
         secret,
         deals.solver,
-        settings.challenge_presets,
-        settings.challenge_candidates,
-        days_ahead=settings.challenge_days_ahead,
+        settings.challenges.presets,
+        settings.challenges.candidates,
+        days_ahead=settings.challenges.days_ahead,
         clock=clock,
         tasks=tasks,
     )
@@ -54,7 +54,7 @@ class Challenges:
     ) -> Challenges:
         challenges = ChallengeService(sealed_deals, games.games, leaderboards, deals.pars)
         deals.pars.on_saved(_boards_told(leaderboards, challenges))
-        closes = ChallengeCloses(redis, sealed_deals, settings.challenge_close_check_s, challenges.touch_board)
+        closes = ChallengeCloses(redis, sealed_deals, settings.challenges.close_check_s, challenges.touch_board)
         return cls(challenges=challenges, closes=closes)
 
 
@@ -77,4 +77,4 @@ class Events:
     @classmethod
     def start(cls, settings: Settings, redis: RedisClient, clock: Clock, tasks: TaskRegistry) -> Events:
         webhooks = WebhookStore(redis, clock=clock)
-        return cls(webhooks=webhooks, deliverer=Deliverer(redis, webhooks, settings, tasks))
+        return cls(webhooks=webhooks, deliverer=Deliverer(redis, webhooks, settings.webhooks, tasks))

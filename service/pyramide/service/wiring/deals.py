@@ -20,9 +20,9 @@ class Deals:
     @classmethod
     def start(cls, settings: Settings, redis: RedisClient, tasks: TaskRegistry) -> Deals:
         solver = Solver(
-            settings.solver_workers, settings.solver_time_limit_s, settings.solver_queue, redis=redis, tasks=tasks
+            settings.solver.workers, settings.solver.time_limit_s, settings.solver.queue, redis=redis, tasks=tasks
         )
-        return cls(solver=solver, pars=ParBook(redis, solver, settings.analysis_ttl_s, tasks))
+        return cls(solver=solver, pars=ParBook(redis, solver, settings.retention.analysis_ttl_s, tasks))
 
     def stop(self) -> None:
         self.pars.close()
@@ -40,5 +40,5 @@ class Stats:
         return cls(
             stats=StatsStore(redis, clock=clock),
             leaderboards=Leaderboards(redis, clock=clock),
-            reviews=Reviews(redis, settings.min_move_ms, clock=clock),
+            reviews=Reviews(redis, settings.challenges.min_move_ms, clock=clock),
         )

@@ -48,26 +48,26 @@ class Games:
         move_allowance: MoveAllowance,
         clock: Clock,
     ) -> Games:
-        store = GameStore(redis, settings, clock=clock)
-        fair_play = FairPlay(settings.challenge_players, settings.min_move_ms)
+        store = GameStore(redis, settings.retention, settings.caps, settings.limits.per_minute, clock=clock)
+        fair_play = FairPlay(settings.challenges.players, settings.challenges.min_move_ms)
         settlement = Settlement(
             redis,
             store,
             stats.stats,
             stats.leaderboards,
-            settings.settlement_grace_s,
+            settings.play.settlement_grace_s,
             fair_play=fair_play,
             reviews=stats.reviews,
         )
         games = GameReading(store, deals.pars)
-        signing = SigningKeys(redis, settings.signing_keys)
-        play = GamePlay(store, settings.conflict_retries, settlement, deals.pars)
+        signing = SigningKeys(redis, settings.secrets.signing_keys)
+        play = GamePlay(store, settings.play.conflict_retries, settlement, deals.pars)
         return cls(
             settlement=settlement,
             games=games,
             creation=GameCreation(store, deals.solver, sealed_deals=sealed_deals),
             hints=GameHints(games, deals.solver, settlement, limiter),
-            game_reviews=GameReviews(games, deals.solver, settings.analysis_ttl_s),
+            game_reviews=GameReviews(games, deals.solver, settings.retention.analysis_ttl_s),
             game_writes=GameWrites(play, move_allowance),
             signing=signing,
             certificates=Certificates(store, signing),

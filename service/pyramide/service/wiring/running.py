@@ -13,9 +13,9 @@ from pyramide.service.infra.address_moves import AddressMoves
 from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.disk import DiskWatch
 from pyramide.service.infra.notices import Notices
-from pyramide.service.infra.ratelimit import RateLimiter
+from pyramide.service.infra.ratelimit import Limit, RateLimiter, per_minute
 from pyramide.service.infra.redis import RedisClient, connect
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import Durability, EmbeddedRedis, LimitName, Settings
 from pyramide.service.infra.stream_leases import StreamLeases
 from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.service.wiring.accounts import Accounts
@@ -37,12 +37,13 @@ class Plumbing:
         cls, settings: Settings, redis: RedisClient, limiter: RateLimiter, clock: Clock, tasks: TaskRegistry
     ) -> Plumbing:
         move_allowance = MoveAllowance(
-            AddressMoves(redis, settings.limits.limit("address_moves"), clock=clock),
-            AddressMoves(redis, settings.limits.limit("address_keyed_moves"), clock=clock),
-            settings,
+            AddressMoves(redis, _per_minute(settings, LimitName.ADDRESS_MOVES), clock=clock),
+            AddressMoves(redis, _per_minute(settings, LimitName.ADDRESS_KEYED_MOVES), clock=clock),
+            settings.limits,
+            settings.proxies,
         )
         return cls(
-            address_limits=AddressLimits(limiter, settings),
+            address_limits=AddressLimits(limiter, settings.limits, settings.proxies),
             move_allowance=move_allowance,
             streams=_live_streams(settings, redis, clock, tasks),
         )
@@ -64,7 +65,7 @@ class Running:
     def start(cls, settings: Settings, clock: Clock, tasks: TaskRegistry) -> Running:
         """Every service over one Redis client, each reading the one ``clock`` (directly or through the store it
         is built on: a game service reads its :class:`GameStore`'s), their background work in ``tasks``."""
-        redis = connect(settings)
+        redis = connect(settings.redis)
         limiter = RateLimiter(redis)
         plumbing = Plumbing.start(settings, redis, limiter, clock, tasks)
         deals = Deals.start(settings, redis, tasks)
@@ -96,7 +97,7 @@ class Running:
         )
         return cls(
             redis=redis,
-            disk=_disk_watch(settings),
+            disk=_disk_watch(settings.durability, settings.embedded),
             plumbing=plumbing,
             deals=deals,
             stats=stats,
@@ -138,14 +139,18 @@ def group_of(name: str) -> str | None:
 
 def _live_streams(settings: Settings, redis: RedisClient, clock: Clock, tasks: TaskRegistry) -> LiveStreams:
     """The live streams over the process's one pub/sub connection (to the node the URL names, in a cluster too)."""
-    assert settings.redis_url is not None  # connect() refused to start without one
-    notices = Notices(settings.redis_url, settings.redis_timeout_s, tasks, settings.stream_notices_ping_s)
-    leases = StreamLeases(redis, settings.stream_heartbeat_s, clock=clock)
-    return LiveStreams(notices, leases, settings, tasks)
+    assert settings.redis.url is not None  # connect() refused to start without one
+    notices = Notices(settings.redis.url, settings.redis.timeout_s, tasks, settings.streams.notices_ping_s)
+    leases = StreamLeases(redis, settings.streams.heartbeat_s, clock=clock)
+    return LiveStreams(notices, leases, settings.streams, settings.proxies, tasks)
 
 
-def _disk_watch(settings: Settings) -> DiskWatch | None:
+def _per_minute(settings: Settings, name: LimitName) -> Limit:
+    return per_minute(name, settings.limits.per_minute[name])
+
+
+def _disk_watch(durability: Durability, embedded: EmbeddedRedis) -> DiskWatch | None:
     """The watch over the embedded Redis's disk, for ``confirm_writes`` ``auto``."""
-    if settings.confirm_writes != "auto" or settings.supervisor_state is None:
+    if durability.confirm_writes != "auto" or embedded.supervisor_state is None:
         return None
-    return DiskWatch(settings.supervisor_state.parent, settings.confirm_writes_reserve_mb * 1024 * 1024)
+    return DiskWatch(embedded.supervisor_state.parent, durability.confirm_writes_reserve_mb * 1024 * 1024)
