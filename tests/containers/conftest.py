@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-FIGURES: list[str] = []
+from tests.support.figures import FIGURES
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

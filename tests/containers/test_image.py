@@ -36,8 +36,8 @@ import pytest
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.embedded_redis import SERVER_BINARY
-from tests.containers.conftest import FIGURES
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.figures import FIGURES
+from tests.support.layouts import EASY_CLEARING, easy_game
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "docker.io/library/debian:bookworm-slim"

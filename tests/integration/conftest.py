@@ -3,46 +3,24 @@
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-import uvicorn
 from litestar import Litestar
 from litestar.testing import TestClient
 from playwright.sync_api import sync_playwright
 
 from pyramide.service.app import create_app
-from pyramide.service.http.connection_limits import HttpLimits
-from pyramide.service.http.server import server_config
-from pyramide.service.infra import address_moves
-from pyramide.service.infra.clock import FakeClock, utc_now
+from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
-from pyramide.service.infra.settings import LimitName, Quotas, Settings
-from tests.support.waiting import eventually
-
-TEST_LIMITS: dict[str, Any] = {
-    "limits": {
-        "per_minute": dict.fromkeys(LimitName, 100_000),
-        "per_day": dict.fromkeys(Quotas.model_fields, 1_000_000),
-    },
-    "caps": {"max_unfinished_games": 100_000},
-    "challenges": {"min_move_ms": 0, "days_ahead": 0},
-}
-"""Limits, quotas and caps the tests' bursts do not reach (they run far faster than a person, from one address; so
-their challenge wins rank without waiting for a review); tests of the limits set their own. No challenge is chosen
-ahead in the background (every test's app would solve sixteen on its fresh Redis); tests of commitments set 7."""
-
-WEDNESDAY_10H = datetime(2042, 6, 11, 10, tzinfo=UTC).timestamp()
-"""Where a test's fake clock starts: an ordinary moment (a Wednesday, 10:00 UTC, far from any day's or minute's
-end), the same in every run. In the future on purpose: Redis keeps its own clock (``docs/time.md``), and the
-service's clock must not be behind it."""
+from pyramide.service.infra.settings import Settings
+from tests.support.clock import WEDNESDAY_10H
+from tests.support.limits import TEST_LIMITS
+from tests.support.players import new_player
+from tests.support.serving import serve_in_thread
 
 
 @pytest.fixture(scope="session")
@@ -94,118 +72,9 @@ def clock(tmp_path: Path) -> FakeClock:
     return FakeClock(WEDNESDAY_10H, tmp_path / "clock")
 
 
-def clock_env(clock: FakeClock) -> dict[str, str]:
-    """The environment that gives a server process started by a test the test's fake clock."""
-    assert clock.path is not None
-    return {"PYRAMIDE_TEST_CLOCK_FILE": str(clock.path)}
-
-
-def browser_clock(clock: FakeClock) -> str:
-    """An init script that sets a page's ``Date`` to the service's clock as it stands (then running on from there):
-    for a page that reads the browser's day, as the calendar does."""
-    return (
-        f"(() => {{ const shift = {clock.time() * 1000!r} - Date.now(); const Real = Date;"
-        " class Shifted extends Real { constructor(...a) { if (a.length) super(...a); else super(Real.now() + shift); }"
-        " static now() { return Real.now() + shift; } }; globalThis.Date = Shifted; })();"
-    )
-
-
-def next_midnight(clock: FakeClock) -> float:
-    """The next midnight UTC after the clock's time, in seconds since the epoch: where the daily challenges close."""
-    now = utc_now(clock)
-    return (datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)).timestamp()
-
-
-def past_the_close(clock: FakeClock) -> None:
-    """Moves the clock a minute past the next midnight UTC: today's challenges closed, tomorrow's open."""
-    clock.advance(next_midnight(clock) + 60 - clock.time())
-
-
-def metric_values(client: TestClient[Any]) -> dict[str, float]:
-    """Every sample ``/metrics`` shows, by its name with labels."""
-    lines = client.get("/metrics").text.splitlines()
-    return {line.rpartition(" ")[0]: float(line.rpartition(" ")[2]) for line in lines if line[:1] != "#"}
-
-
-def new_player(client: TestClient[Any], **settings: object) -> dict[str, str]:
-    """Headers that authenticate a fresh player."""
-    response = client.post("/v1/players", json=settings)
-    assert response.status_code == 201, response.text
-    return {"Authorization": f"Bearer {response.json()['token']}"}
-
-
 @pytest.fixture
 def player(client: TestClient[Any]) -> dict[str, str]:
     return new_player(client)
-
-
-@contextmanager
-def client_commands(url: str) -> Iterator[list[str]]:
-    """The commands that clients send to Redis while the block runs, as Redis's MONITOR shows them (commands run
-    inside a script are left out: they are not round trips)."""
-    seen: list[str] = []
-    stop = "pyramide-monitor-stop"
-    with redis.Redis.from_url(url).monitor() as monitor:  # type: ignore[no-untyped-call]
-        thread = threading.Thread(target=_listen, args=(monitor, seen, stop), daemon=True)
-        thread.start()
-        watcher = redis.Redis.from_url(url)
-        eventually(lambda: any(c.get("cmd") == "monitor" for c in watcher.client_list()), 5, what="MONITOR begun")
-        try:
-            yield seen
-        finally:
-            redis.Redis.from_url(url).echo(stop)
-            thread.join(timeout=5)
-
-
-_HANDSHAKE = frozenset({"HELLO", "CLIENT", "SELECT"})
-"""What a connection sends once when it opens (the stop signal's own connection among them): not a request's."""
-_BACKGROUND = ("pyr:{events}:", "pyr:*:outbox")
-"""What the webhook delivery task polls and sweeps in every process (``events/delivery.py``): not a request's."""
-
-
-def without_address_flushes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every process adds the moves it served per address to Redis once a second, off the request path
-    (``infra/address_moves.py``): an EVALSHA that lands in any window :func:`client_commands` watches, one time in
-    a dozen or so. A test that counts a request's own commands calls this before its app starts: no flush comes."""
-    monkeypatch.setattr(address_moves, "FLUSH_INTERVAL_S", 3600.0)
-
-
-def _listen(monitor: Any, seen: list[str], stop: str) -> None:
-    for event in monitor.listen():
-        command = event["command"]
-        if stop in command:
-            return
-        name = command.split(" ")[0].upper()
-        if any(mark in command for mark in _BACKGROUND):
-            continue
-        if event.get("client_type") != "lua" and name not in _HANDSHAKE:
-            seen.append(name)
-
-
-@contextmanager
-def serve_in_thread(app: Litestar, header_timeout_s: float = 10.0, **limits: Any) -> Iterator[str]:
-    """The app served by uvicorn on a free loopback port, in a thread of this process: real HTTP and real
-    concurrency, in-process. ``limits``: other :class:`HttpLimits` than the defaults."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(
-        server_config(app, "127.0.0.1", port, HttpLimits(header_timeout_s, **limits), log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-
-    def started() -> bool:
-        if not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        return bool(server.started)
-
-    eventually(started, 60, what="uvicorn started")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ loop; the app is not entered by the Litestar test client, so its Redis connectio
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from itertools import product
 from typing import Any
@@ -15,23 +14,15 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from hypothesis.errors import FlakyStrategyDefinition
 from litestar import Litestar
 from schemathesis.generation import GenerationMode
 from schemathesis.python.asgi import get_client
 
 from pyramide.service.app import create_app
-from pyramide.service.http.headers import parse_if_match
-from pyramide.service.http.problems import ProblemError
 from pyramide.service.infra.settings import Settings
+from tests.support.api_fuzz import ACTIONS, OWN_PLAYER, can_be_invalid, configure, run_workflows, stale
 
 EXAMPLES = 40
-OWN_PLAYER = frozenset({"rotatePlayerToken", "erasePlayer"})
-"""Operations that end the shared player's token: each case is sent as a player of its own."""
-ACTIONS = frozenset({"playMove", "tap", "abandonGame"})
-"""The operations that act on a game's version (If-Match)."""
-SNAPSHOTS = ACTIONS | {"createGame", "getGame"}
-"""The operations that answer a game's snapshot, its version as the ETag."""
 
 
 @pytest.fixture
@@ -39,21 +30,6 @@ def app(settings: Settings) -> Litestar:
     """The app with live streams that end after a moment (``PYRAMIDE_STREAM_MAX_S``): a stream's answer is then a
     whole body the fuzzer reads and checks against the schema like any other."""
     return create_app(settings.but(streams={"max_s": 0.05}))
-
-
-def configure(schema: Any) -> Any:
-    """Every check on, as schemathesis ships them, with nothing added to what a schema-valid request may get: a
-    412 (If-Match naming a version the game is not at) counts as rejected valid data, so the requests name the
-    game's current version (the links carry its ETag)."""
-    return schema
-
-
-def can_be_invalid(operation: dict[str, Any]) -> bool:
-    """Whether a request to ``operation`` can be made invalid: it has a body, or a parameter that constrains its
-    value (a free-form header such as Accept-Language accepts any string)."""
-    free_form = {"type": "string"}
-    constrained = [p for p in operation.get("parameters", []) if p["in"] != "header" or p["schema"] != free_form]
-    return bool(operation.get("requestBody") or constrained)
 
 
 def _fuzz(operation: Any, mode: GenerationMode, headers: Callable[[Any], dict[str, str]], **fixed: Any) -> None:
@@ -107,18 +83,6 @@ def _on_current_version(client: Any, game: str, send: Send) -> Send:
         return sent
 
     return headers
-
-
-def stale(tag: str | None, current: str) -> bool:
-    """Whether If-Match ``tag`` is well-formed and matches no version the game is at (``current``, its ETag): the
-    request would be 412."""
-    if tag is None:
-        return False
-    try:
-        versions = parse_if_match(tag)
-    except ProblemError:
-        return False  # malformed: 400, not a matter of the version
-    return versions is not None and int(current.strip('"')) not in versions
 
 
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=lambda m: m.value)
@@ -178,72 +142,3 @@ def _run_workflows(
         return {} if case.operation.definition.raw.get("operationId") in OWN_PLAYER else {"headers": auth}
 
     return run_workflows(schema, examples, call_kwargs, as_app_user=as_app_user)
-
-
-def run_workflows(
-    schema: Any,
-    examples: int,
-    call_kwargs: Callable[[Any], dict[str, Any]],
-    *,
-    steps: int = 6,
-    as_app_user: bool = True,
-) -> list[tuple[str, int, str | None]]:
-    """Run ``schema``'s state machine, each step sent with ``call_kwargs(case)``, every check on; returns each game
-    action's operation, status and where its If-Match came from (``linked``: the ETag a link carried, the game's
-    current one; ``refreshed``: see below; ``None``: none sent; else as generated).
-
-    A step may follow a link from an older snapshot of a game that has moved on since (hypothesis draws any earlier
-    response), or carry a generated If-Match: one that names no version the game is at is rightly 412. Such a step
-    is sent with the game's current ETag instead (``refreshed``), as a client that read the game again would, so
-    every action plays on the real version. Without ``as_app_user``, no step sends ``Pyramide-Player`` (an app's
-    header: with a player's token every such step is 403 and leaves the game where it was)."""
-    workflow: Any = schema.as_state_machine()
-    acted: list[tuple[str, int, str | None]] = []
-    failures: list[str] = []
-    current: dict[str, str] = {}
-    """Each game's ETag, as the newest snapshot of it showed (a replay of an idempotent request shows an older)."""
-
-    class OnCurrentVersions(workflow):  # type: ignore[misc]
-        origin: str | None = None
-
-        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
-            return call_kwargs(case)
-
-        def before_call(self, case: Any) -> None:
-            super().before_call(case)
-            headers = case.headers or {}
-            if not as_app_user:
-                headers.pop("Pyramide-Player", None)
-            tag = headers.get("If-Match")
-            now = current.get(str((case.path_parameters or {}).get("game_id")))
-            self.origin = None if tag is None else "linked" if tag == now else tag
-            if now is not None and stale(tag, now):
-                headers["If-Match"], self.origin = now, "refreshed"
-
-        def after_call(self, response: Any, case: Any) -> None:
-            super().after_call(response, case)
-            operation = case.operation.definition.raw.get("operationId")
-            if response.status_code in (200, 201) and operation in SNAPSHOTS:  # a replayed one may be older
-                game, tag = str(response.json()["id"]), response.headers["etag"][0]
-                current[game] = max(tag, current.get(game, tag), key=lambda t: int(t.strip('"')))
-            if operation in ACTIONS:
-                acted.append((operation, response.status_code, self.origin))
-
-        def validate_response(self, response: Any, case: Any, *args: Any, **kwargs: Any) -> None:
-            try:
-                super().validate_response(response, case, *args, **kwargs)
-            except Exception as error:
-                failures.append(f"{case.operation.label} -> {response.status_code}: {error}")
-                raise
-
-    # A replayed scenario may draw otherwise (random deals, the solver's time limit): Hypothesis then stops with
-    # FlakyStrategyDefinition, which schemathesis's own runner passes over too; every step's checks are in `failures`.
-    with contextlib.suppress(FlakyStrategyDefinition):
-        OnCurrentVersions.run(
-            settings=settings(
-                max_examples=examples, stateful_step_count=steps, deadline=None, database=None, derandomize=True,
-                suppress_health_check=list(HealthCheck),
-            )
-        )  # fmt: skip
-    assert not failures, "\n\n".join(failures)  # every step's checks, replayed or not
-    return acted

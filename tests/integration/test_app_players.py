@@ -17,11 +17,11 @@ from litestar.testing import TestClient
 from pyramide.service.app import create_app
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import new_player, serve_in_thread
-from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
-from tests.integration.test_challenges import _deal, _win
-from tests.integration.test_erasure import EASY_CODE, WINNING
-from tests.integration.test_robustness import serving
+from tests.support.challenges import _deal, _win
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.operators import OPERATOR, OPERATOR_KEY
+from tests.support.players import new_player
+from tests.support.serving import serve_in_thread, serving
 
 
 def _client(settings: Settings, **changes: Any) -> Iterator[Any]:

@@ -13,11 +13,9 @@ from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import new_player
-from tests.integration.test_robustness import serving
-
-OPERATOR_KEY = "operator-key-for-the-tests-0123456789abcdef"
-OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+from tests.support.operators import OPERATOR, OPERATOR_KEY
+from tests.support.players import new_player
+from tests.support.serving import serving
 
 
 @pytest.fixture

@@ -15,12 +15,11 @@ from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import client_commands, new_player
-from tests.integration.test_erasure import EASY_CODE, WINNING
+from tests.support.audit import OPERATOR, OPERATOR_KEY, _as, _bearer, _me
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.players import new_player
+from tests.support.redis_commands import client_commands
 from tests.support.waiting import eventually
-
-OPERATOR_KEY = "audit-tests-operator-key-0123456789abcdef-xyz"
-OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
 
 
 @pytest.fixture
@@ -34,20 +33,6 @@ def _app(client: Any, scopes: tuple[str, ...] = ("players",)) -> tuple[str, str]
     response = client.post("/v1/admin/apps", json={"name": "Klub", "scopes": list(scopes)}, headers=OPERATOR)
     assert response.status_code == 201, response.text
     return response.json()["id"], response.json()["key"]
-
-
-def _as(key: str, external_id: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}", "Pyramide-Player": external_id}
-
-
-def _bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def _me(client: Any, headers: dict[str, str]) -> str:
-    response = client.get("/v1/players/me", headers=headers)
-    assert response.status_code == 200, response.text
-    return str(response.json()["id"])
 
 
 def _win_easy(client: Any, headers: dict[str, str]) -> None:

@@ -15,7 +15,7 @@ from litestar import Litestar
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
+from tests.support.serving import serve_in_thread
 from tests.support.waiting import eventually
 
 PAGE = """<!doctype html><html><body><pre id="out">running</pre><script type="module">

@@ -27,11 +27,12 @@ from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.signing import SigningKey, private_jwk, thumbprint
 from pyramide.verification import CertificateError, verify
-from tests.integration.conftest import new_player, past_the_close, serve_in_thread
-from tests.integration.test_challenges import _deal, _win
-from tests.integration.test_erasure import EASY_CODE, WINNING
-from tests.integration.test_robustness import Served, serving
-from tests.unit.engine.layouts import EASY_CLEARING
+from tests.support.challenges import _deal, _win
+from tests.support.clock import past_the_close
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.layouts import EASY_CLEARING
+from tests.support.players import new_player
+from tests.support.serving import Served, serve_in_thread, serving
 
 
 def _player(url: str, name: str | None = None) -> dict[str, str]:

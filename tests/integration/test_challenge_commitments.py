@@ -22,8 +22,8 @@ from pyramide.service.challenges.deals import Chosen
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import clock_env, past_the_close, serve_in_thread
-from tests.integration.test_robustness import serving
+from tests.support.clock import clock_env, past_the_close
+from tests.support.serving import serve_in_thread, serving
 from tests.support.waiting import eventually
 
 HEX64 = 64

@@ -24,8 +24,8 @@ from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.settings import Settings, as_environment
-from tests.integration.conftest import TEST_LIMITS, serve_in_thread
-from tests.integration.test_robustness import serving
+from tests.support.limits import TEST_LIMITS
+from tests.support.serving import serve_in_thread, serving
 
 TWO_STOCK: Final = {"recycles": 2, "stock_waste_pairs": True, "cover_pairs": False, "strict_win": False}
 """The ``2S`` preset: its winning lines are about 70 moves, where ``N``'s run to 150 and more."""

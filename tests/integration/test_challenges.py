@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
@@ -18,40 +17,21 @@ from pyramide.engine.cards import Card
 from pyramide.service.challenges.calendar import ChallengeId
 from pyramide.service.challenges.deals import ChallengeDeals
 from pyramide.service.deals import DealSecret, Solver
-from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import WEDNESDAY_10H, new_player, next_midnight, past_the_close
+from tests.support.challenges import _deal, _win
+from tests.support.clock import WEDNESDAY_10H, next_midnight, past_the_close
+from tests.support.players import new_player
 from tests.support.waiting import drain
 
 CARD = re.compile(r"(?<![0-9A-Z])(?:10|[2-9AJQK])[CDHS](?![0-9A-Z])")
 
 
-def _deal(redis_client: redis.Redis, challenge: str) -> DealCode:
-    """The challenge's deal as the server keeps it (what no client may learn before the close)."""
-    kept = redis_client.get(f"pyr:{{c:{challenge}}}:deal")
-    assert kept is not None
-    return DealCode.parse(json.loads(kept)["code"])
-
-
 def _cards_named(text: str) -> set[str]:
     return set(CARD.findall(text))
-
-
-def _win(client: TestClient[Any], headers: dict[str, str], game: dict[str, Any], code: DealCode) -> dict[str, Any]:
-    """Play the solver's line to a win, through the API."""
-    analysis = solve(Game(code))
-    assert analysis.winnable is True
-    snapshot = game
-    for move in analysis.line:
-        response = client.post(f"/v1/games/{game['id']}/moves", json=move_body(move), headers=headers)
-        assert response.status_code == 200, response.text
-        snapshot = response.json()
-    assert snapshot["status"] == "won"
-    return snapshot
 
 
 def test_no_response_of_any_route_shows_a_face_down_card_before_the_close(

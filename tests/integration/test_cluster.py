@@ -25,10 +25,10 @@ from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.embedded_redis import SERVER_BINARY
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_live_streams import LAYOUT, MOVES, Sse, _game, _play, _player, _until
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.serving import serve_in_thread
+from tests.support.streams import LAYOUT, MOVES, Sse, _game, _play, _player, _until
 from tests.support.waiting import eventually
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 CLI = SERVER_BINARY.parent / "redis-cli"
 

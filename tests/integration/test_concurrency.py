@@ -18,10 +18,12 @@ from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import client_commands, metric_values, new_player, without_address_flushes
-from tests.integration.conftest import serve_in_thread as _serve
-from tests.integration.test_par_results import _until_kept
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.metrics import metric_values
+from tests.support.par_results import _until_kept
+from tests.support.players import new_player
+from tests.support.redis_commands import client_commands, without_address_flushes
+from tests.support.serving import serve_in_thread as _serve
 
 Client = TestClient[Any]
 DRAW = {"type": "draw"}

@@ -15,9 +15,9 @@ from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import FakeClock
 from pyramide.solver import solve
-from tests.integration.conftest import past_the_close
+from tests.support.clock import past_the_close
+from tests.support.layouts import EASY_CLEARING, easy_game
 from tests.support.waiting import eventually
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
 EASY_CODE = str(DealCode.for_layout(easy_game().layout))
 WINNING = [move_body(m) for m in parse_record(EASY_CLEARING)]

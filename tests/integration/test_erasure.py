@@ -18,17 +18,12 @@ import httpx
 import redis
 from litestar.testing import TestClient
 
-from pyramide.engine import DealCode
-from pyramide.engine.moves import parse_record
-from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import as_environment, no_limits
-from tests.integration.conftest import new_player
-from tests.integration.test_robustness import Served, serving
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.players import new_player
+from tests.support.serving import Served, serving
 from tests.support.waiting import eventually
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
 
-EASY_CODE = str(DealCode.for_layout(easy_game().layout))
-WINNING = [move_body(m) for m in parse_record(EASY_CLEARING)]
 TRIALS = 100
 AT_ONCE = 10
 """Trials raced at the same time: the workers stay busy, and the test stays within seconds."""

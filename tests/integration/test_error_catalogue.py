@@ -15,7 +15,7 @@ from pyramide.service.errors import ErrorCode
 from pyramide.service.http.problem_pages import docs_table
 from pyramide.service.http.problems import HttpCode
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
+from tests.support.serving import serve_in_thread
 
 API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 FEEDBACK = {Code.SELECTED, Code.DESELECTED, Code.REMOVED, Code.DRAWN, Code.RECYCLED, Code.UNDONE, Code.WON}

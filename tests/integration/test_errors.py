@@ -18,8 +18,8 @@ from pyramide.service.games.commands_controller import move_body
 from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.http.problems import MESSAGES, MOVE_NOT_EXPLAINED, problem_response, title
 from pyramide.service.http.schemas import DEAL_CODE_PATTERN
-from tests.integration.conftest import new_player
-from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
+from tests.support.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
+from tests.support.players import new_player
 
 Client = TestClient[Any]
 LANGUAGES = [(None, "hu"), ("en", "en"), ("en-GB,en;q=0.9", "en"), ("de, hu;q=0.5", "hu"), ("hu;q=0.2, en;q=0.8", "en")]

@@ -18,16 +18,8 @@ from standardwebhooks import Webhook
 from pyramide.service.app import create_app
 from pyramide.service.infra.clock import FakeClock, SystemClock, now_ms
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_events_emitted import (
-    OPERATOR,
-    OPERATOR_KEY,
-    _app,
-    _app_player,
-    _as,
-    _win_the_challenge,
-    challenge_close_ms,
-)
+from tests.support.events import OPERATOR, OPERATOR_KEY, _app, _app_player, _as, _win_the_challenge, challenge_close_ms
+from tests.support.serving import serve_in_thread
 from tests.support.waiting import eventually
 
 

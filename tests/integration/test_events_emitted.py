@@ -8,30 +8,22 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Iterator
-from datetime import datetime
-from typing import Any
 from uuid import UUID
 
 import httpx
 import pytest
 import redis
 
-from pyramide.engine import DealCode, Game
-from pyramide.service.accounts.apps import key_app_id
 from pyramide.service.app import create_app
 from pyramide.service.challenges.deals import commitment
-from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.clock import FakeClock, now_ms
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats import challenge_board
-from pyramide.solver import solve
-from tests.integration.conftest import serve_in_thread
+from tests.support.events import OPERATOR, OPERATOR_KEY, _app, _app_player, _as, _win_the_challenge, challenge_close_ms
+from tests.support.serving import serve_in_thread
 from tests.support.waiting import eventually, run_job
-
-OPERATOR_KEY = "events-test-operator-key-0123456789abcdef"
-OPERATOR = {"Authorization": f"Bearer {OPERATOR_KEY}"}
 
 
 @pytest.fixture
@@ -40,25 +32,6 @@ def http(settings: Settings) -> Iterator[httpx.Client]:
     app = create_app(settings.but(secrets={"operator_key": OPERATOR_KEY}, webhooks={"delivery": False}))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
         yield client
-
-
-def _app(http: httpx.Client, scopes: tuple[str, ...] = ("players",)) -> tuple[str, str]:
-    """A new app's key and id."""
-    response = http.post("/v1/admin/apps", json={"name": "Kártya Klub", "scopes": list(scopes)}, headers=OPERATOR)
-    assert response.status_code == 201, response.text
-    key: str = response.json()["key"]
-    return key, str(key_app_id(key))
-
-
-def _as(key: str, external_id: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}", "Pyramide-Player": external_id}
-
-
-def _app_player(http: httpx.Client, key: str, external_id: str) -> str:
-    me = http.get("/v1/players/me", headers=_as(key, external_id))
-    assert me.status_code == 200, me.text
-    player: str = me.json()["id"]
-    return player
 
 
 def _events(store: redis.Redis, key: str) -> list[outbox.OutboxEvent]:
@@ -139,23 +112,6 @@ def test_banning_and_unbanning_an_app_player_emits_player_banned_for_each_change
     assert redis_client.zscore(keyspace.EVENTS_DUE, player_outbox) is not None
 
 
-def _win_the_challenge(http: httpx.Client, headers: dict[str, str], challenge: str, store: redis.Redis) -> str:
-    """The bot's way: the challenge's deal from the server's store, solved, and its line played through the API; the
-    deal's code (sealed until the close)."""
-    kept = store.get(keyspace.challenge_deal(challenge))
-    assert kept is not None
-    code = DealCode.parse(json.loads(kept)["code"])
-    game = http.post("/v1/games", json={"challenge": challenge}, headers=headers)
-    assert game.status_code == 201, game.text
-    analysis = solve(Game(code))
-    assert analysis.winnable is True
-    for move in analysis.line:
-        played = http.post(f"/v1/games/{game.json()['id']}/moves", json=move_body(move), headers=headers)
-        assert played.status_code == 200, played.text
-    assert played.json()["status"] == "won"
-    return str(code)
-
-
 def _entries(store: redis.Redis, challenge: str, count: int) -> list[outbox.OutboxEvent]:
     """The challenge board's events, once there are ``count`` (the win is entered as it settles)."""
     key = keyspace.boards_of_deal(challenge_board(challenge)).outbox
@@ -225,11 +181,6 @@ def test_a_challenges_close_emits_challenge_closed_once_with_what_it_unseals(
     assert (data["code"], data["nonce"], data["commitment"]) == (kept["code"], kept["nonce"], challenge["commitment"])
     assert commitment(data["code"], data["nonce"]) == data["commitment"]
     assert redis_client.zscore(keyspace.EVENTS_DUE, box) is not None
-
-
-def challenge_close_ms(challenge: dict[str, Any]) -> float:
-    """The challenge's close, in ms, as its description gives it."""
-    return datetime.fromisoformat(challenge["closes_at"].replace("Z", "+00:00")).timestamp() * 1000
 
 
 def test_an_app_players_erasure_while_redis_is_full_answers_204_and_keeps_its_event(

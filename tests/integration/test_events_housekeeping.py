@@ -20,11 +20,11 @@ from pyramide.service.app import create_app
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import FakeClock, now_ms
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_apps_admin import OPERATOR, OPERATOR_KEY
-from tests.integration.test_events_emitted import challenge_close_ms
-from tests.integration.test_webhooks import abandon, as_user, bearer, new_app, receiving
+from tests.support.events import challenge_close_ms
+from tests.support.operators import OPERATOR, OPERATOR_KEY
+from tests.support.serving import serve_in_thread
 from tests.support.waiting import drain, eventually, run_job
+from tests.support.webhooks import abandon, as_user, bearer, new_app, receiving
 
 
 @contextmanager

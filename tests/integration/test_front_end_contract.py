@@ -13,7 +13,7 @@ from litestar.testing import TestClient
 from pyramide.service.app import create_app
 from pyramide.service.http.cors import ALLOWED_HEADERS, EXPOSED_HEADERS
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import new_player
+from tests.support.players import new_player
 
 Client = TestClient[Any]
 ORIGIN = "https://app.example"

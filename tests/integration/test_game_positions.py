@@ -10,8 +10,8 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
-from tests.integration.conftest import new_player
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.players import new_player
 
 Client = TestClient[Any]
 BOARD = ("status", "score", "moves", "pyramid", "waste", "stock", "recycles")

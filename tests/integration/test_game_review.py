@@ -17,8 +17,9 @@ from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import past_the_close, serve_in_thread
-from tests.integration.test_challenges import _deal
+from tests.support.challenges import _deal
+from tests.support.clock import past_the_close
+from tests.support.serving import serve_in_thread
 
 RULES = Rules(recycles=2)
 """Two turn-overs: random play then runs into a dead end within a few dozen moves."""

@@ -20,8 +20,9 @@ from pyramide.service.games.commands_controller import move_body, move_from_body
 from pyramide.service.games.schemas import CardTap, MoveBody
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import metric_values, new_player
-from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
+from tests.support.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
+from tests.support.metrics import metric_values
+from tests.support.players import new_player
 
 Client = TestClient[Any]
 

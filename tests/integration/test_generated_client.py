@@ -18,8 +18,8 @@ from pyramide.engine import DealCode, RemoveKing, RemovePair
 from pyramide.engine.cards import card_code
 from pyramide.engine.moves import parse_record
 from pyramide.service.http.openapi import COMMITTED
-from tests.integration.conftest import serve_in_thread
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.serving import serve_in_thread
 
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 

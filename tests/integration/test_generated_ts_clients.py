@@ -22,7 +22,7 @@ from pyramide.engine import DealCode, RemoveKing, RemovePair
 from pyramide.engine.cards import card_code
 from pyramide.engine.moves import Move, parse_record
 from pyramide.service.http.openapi import COMMITTED
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.layouts import EASY_CLEARING, easy_game
 
 PROGRAMS = Path(__file__).with_name("ts")
 TOOLS = COMMITTED.parents[1] / "tools" / "node" / "node_modules"

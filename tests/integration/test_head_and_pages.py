@@ -12,9 +12,9 @@ from litestar import Litestar
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_erasure import EASY_CODE, WINNING
-from tests.integration.test_par import _until_decided
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.par import _until_decided
+from tests.support.serving import serve_in_thread
 
 VARYING = frozenset({"date", "x-request-id"})
 """Headers that differ between any two requests."""

@@ -10,7 +10,7 @@ import httpx
 
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
-from tests.integration.test_stats import EASY_CODE
+from tests.support.deals import EASY_CODE
 
 
 def _hint(http: httpx.Client, game: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from pyramide.service.http.server import LINGER_S
-from tests.integration.test_robustness import Served, serving
+from tests.support.serving import Served, serving
 
 LIMITS = {"PYRAMIDE_BODY_TIMEOUT_S": "0.5", "PYRAMIDE_HEADER_TIMEOUT_S": "2", "PYRAMIDE_MAX_HEADER_BYTES": "16384"}
 HOST = b"Host: t\r\n"

@@ -19,8 +19,8 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.generation import GenerationMode
 
-from tests.integration.test_api_fuzz import OWN_PLAYER, can_be_invalid, configure, run_workflows
-from tests.integration.test_robustness import START_S
+from tests.support.api_fuzz import OWN_PLAYER, can_be_invalid, configure, run_workflows
+from tests.support.serving import START_S
 from tests.support.waiting import eventually
 
 ORIGIN = "https://front.example"

@@ -17,19 +17,8 @@ from pathlib import Path
 import httpx
 
 from pyramide.service.infra.settings import Settings
-from tests.integration.test_live_streams import (
-    CAPS,
-    LAYOUT,
-    MOVES,
-    Sse,
-    _game,
-    _play,
-    _player,
-    _serve,
-    _served,
-    _until,
-)
-from tests.integration.test_par import _until_decided
+from tests.support.par import _until_decided
+from tests.support.streams import CAPS, LAYOUT, MOVES, Sse, _game, _play, _player, _serve, _served, _until
 
 PING_S = 0.5
 """The server's PYRAMIDE_STREAM_NOTICES_PING_S here: a silent connection is taken for dead within twice that."""

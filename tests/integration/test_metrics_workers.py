@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.integration.test_robustness import Served, serving
+from tests.support.serving import Served, serving
 from tests.support.waiting import eventually
 
 LIVE = {"method": "GET", "path": "/health/live", "status_code": "200", "app_name": "pyramide"}

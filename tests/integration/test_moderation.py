@@ -29,10 +29,10 @@ from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings, as_environment, no_limits
 from pyramide.solver import solve
-from tests.integration.conftest import new_player
-from tests.integration.test_erasure import EASY_CODE, WINNING
-from tests.integration.test_par import _until_decided
-from tests.integration.test_robustness import Served, serving
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.par import _until_decided
+from tests.support.players import new_player
+from tests.support.serving import Served, serving
 from tests.support.waiting import eventually
 
 OPERATOR_KEY = "moderation-test-operator-key-0123456789abcdef"

@@ -9,36 +9,16 @@ from typing import Any
 import httpx
 import redis
 from litestar import Litestar
-from litestar.testing import TestClient
 
 from pyramide.engine import DealCode, Game
-from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
 from pyramide.solver import solve
-from tests.support.waiting import drain, eventually
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.par import _until_decided
+from tests.support.waiting import drain
 
 WON = "PY1-N-AAAAAAB"  # its shortest line is found in about 15 ms of one core
 LOST = "PY1-0W-AAAALSP"  # proved unwinnable in a few milliseconds
-EASY_CODE = str(DealCode.for_layout(easy_game().layout))
-POLL_S = 20.0
-CLEARING = [move_body(m) for m in parse_record(EASY_CLEARING)]
-
-
-def _until_decided(client: httpx.Client, code: str, app: TestClient[Any] | Litestar | None = None) -> dict[str, Any]:
-    """The deal as served once its par is no longer pending: once the background work a read starts is over (an
-    in-process ``app``), or polled for (a server in a subprocess)."""
-
-    def decided() -> dict[str, Any]:
-        body: dict[str, Any] = client.get(f"/v1/deals/{code}").json()
-        assert body["par_status"] != "pending", f"the par of {code} was still pending"
-        return body
-
-    if app is None:
-        return eventually(decided, POLL_S)
-    client.get(f"/v1/deals/{code}")
-    drain(app)
-    return decided()
 
 
 def test_a_deals_par_appears_once_worked_out_and_is_its_shortest_line(app: Litestar, live_url: str) -> None:
@@ -94,14 +74,14 @@ def test_board_entries_show_par_and_over_par_and_an_open_challenge_shows_neither
     """A win at par and one a draw over it, on the deal's board: `par` and `over_par` 0 and 1. The open daily
     challenge, won by a bot that read its line from the solver, shows no par through any route its player can call."""
     with httpx.Client(base_url=live_url, timeout=10) as client:
-        _win(client, _player(client), {"code": EASY_CODE}, CLEARING)
-        _win(client, _player(client), {"code": EASY_CODE}, [{"type": "draw"}, *CLEARING])
-        assert _until_decided(client, EASY_CODE, app)["par"] == len(CLEARING)
+        _win(client, _player(client), {"code": EASY_CODE}, WINNING)
+        _win(client, _player(client), {"code": EASY_CODE}, [{"type": "draw"}, *WINNING])
+        assert _until_decided(client, EASY_CODE, app)["par"] == len(WINNING)
         board = client.get(f"/v1/leaderboards/{EASY_CODE}").json()
-        assert (board["par"], board["par_status"]) == (len(CLEARING), "known")
+        assert (board["par"], board["par_status"]) == (len(WINNING), "known")
         assert sorted((e["moves"], e["par"], e["over_par"]) for e in board["entries"]) == [
-            (len(CLEARING), len(CLEARING), 0),
-            (len(CLEARING) + 1, len(CLEARING), 1),
+            (len(WINNING), len(WINNING), 0),
+            (len(WINNING) + 1, len(WINNING), 1),
         ]
 
         auth = _player(client)
@@ -132,7 +112,7 @@ def test_order_par_ranks_a_board_by_moves_over_par_and_pages_it(app: Litestar, l
     with httpx.Client(base_url=live_url, timeout=10) as client:
         over = {3: [{"type": "draw"}] * 3, 1: [{"type": "draw"}], 0: []}
         for extra in over.values():
-            _win(client, _player(client), {"code": EASY_CODE}, [*extra, *CLEARING])
+            _win(client, _player(client), {"code": EASY_CODE}, [*extra, *WINNING])
         _until_decided(client, EASY_CODE, app)
         by_rules = client.get(f"/v1/leaderboards/{EASY_CODE}").json()["entries"]
         assert [e["elapsed_ms"] for e in by_rules] == sorted(e["elapsed_ms"] for e in by_rules)
@@ -156,7 +136,7 @@ def test_around_me_shows_the_callers_neighbourhood_rank_and_percentile(live_url:
     with httpx.Client(base_url=live_url, timeout=10) as client:
         players = [_player(client) for _ in range(12)]
         for auth in players:
-            _win(client, auth, {"code": EASY_CODE}, CLEARING)
+            _win(client, auth, {"code": EASY_CODE}, WINNING)
         board = client.get(f"/v1/leaderboards/{EASY_CODE}").json()
         assert (board["rank"], board["percentile"]) == (None, None)
         ids = [e["player"] for e in board["entries"]]

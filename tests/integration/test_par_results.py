@@ -18,13 +18,14 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode, Game
 from pyramide.service.deals.catalogue import PRESETS
 from pyramide.service.games.commands_controller import move_body
-from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import new_player, past_the_close
-from tests.integration.test_par import CLEARING, EASY_CODE
-from tests.support.waiting import drain, eventually, run_job
+from tests.support.clock import past_the_close
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.par_results import _par_key, _until_kept
+from tests.support.players import new_player
+from tests.support.waiting import drain, run_job
 
 
 @pytest.fixture
@@ -36,35 +37,11 @@ def settings(settings: Settings) -> Settings:
     return settings.but(solver={"time_limit_s": 60.0})
 
 
-POLL_S = 90.0
 PAR_FIELDS = ("par", "par_status", "over_par")
 
 
 def _fields(body: dict[str, Any]) -> tuple[object, ...]:
     return tuple(body[k] for k in PAR_FIELDS)
-
-
-def _par_key(code: str) -> str:
-    return f"pyr:{{analysis:{code}}}:par"
-
-
-def _until_kept(redis_client: redis.Redis, code: str, app: TestClient[Any] | Litestar | None = None) -> None:
-    """Once the par's background work is over (drained from an in-process ``app``, else polled for), Redis keeps the
-    deal's par as decided and the boards that show it were told, the deal's last (its shown state written). Watched
-    in Redis, never through a route that would itself start the work."""
-
-    def kept() -> bool:
-        par = redis_client.get(_par_key(code)) or b'"pending"'
-        assert b'"pending"' not in par, f"the par of {code} was not worked out: {par!r}"
-        shown = redis_client.get(keyspace.board_shown(code).shown)
-        assert shown == par, f"the boards showing the par of {code} were not told"
-        return True
-
-    if app is None:
-        eventually(kept, POLL_S)
-    else:
-        drain(app)
-        kept()
 
 
 def _read_until_decided(
@@ -91,7 +68,7 @@ def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
         assert _fields(game) == (None, None, None)
         _until_kept(redis_client, EASY_CODE, app)
         redis_client.delete(_par_key(EASY_CODE))  # as if its time to live had run out
-        moves = [{"type": "draw"}, *CLEARING]
+        moves = [{"type": "draw"}, *WINNING]
         for move in moves:
             answer = client.post(f"/v1/games/{game['id']}/moves", json=move, headers=auth).json()
             if answer["status"] != "won":
@@ -99,7 +76,7 @@ def test_a_finished_game_shows_its_par_and_the_finish_starts_working_it_out(
         assert answer["status"] == "won"
         assert _fields(answer) == (None, "pending", None), "the finishing move does not wait for the solver"
         _until_kept(redis_client, EASY_CODE, app)
-        par = len(CLEARING)
+        par = len(WINNING)
         snapshot = _read_until_decided(app, client, f"/v1/games/{game['id']}", auth)
         assert _fields(snapshot) == (par, "known", len(moves) - par) == (16, "known", 1)
         record = client.get(f"/v1/games/{game['id']}/record", headers=auth).json()
@@ -127,7 +104,7 @@ def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(
         game = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
         _until_kept(redis_client, EASY_CODE, app)
         redis_client.delete(_par_key(EASY_CODE))  # as if expired: the par lands after the win
-        for move in CLEARING:
+        for move in WINNING:
             client.post(f"/v1/games/{game}/moves", json=move, headers=auth)
         counters = f"pyr:{{p:{player}}}:stats"
         assert redis_client.hexists(counters, f"par:{game}"), "the win waits for its par"
@@ -143,7 +120,7 @@ def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(
         assert not redis_client.hexists(counters, f"par:{game}")
 
         over = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
-        for step in [{"type": "draw"}, *CLEARING]:
+        for step in [{"type": "draw"}, *WINNING]:
             client.post(f"/v1/games/{over}/moves", json=step, headers=auth)
         stats = client.get("/v1/players/me/stats", headers=auth).json()
         assert (stats["won"], stats["par_hits"], stats["best_over_par"]) == (2, 1, 0)
@@ -154,7 +131,7 @@ def test_a_win_at_par_counts_once_when_its_par_lands_after_the_win(
 
         waiting = client.post("/v1/games", json={"code": EASY_CODE}, headers=auth).json()["id"]
         redis_client.delete(_par_key(EASY_CODE))
-        for move in CLEARING:
+        for move in WINNING:
             client.post(f"/v1/games/{waiting}/moves", json=move, headers=auth)
         assert redis_client.hexists(counters, f"par:{waiting}")
         assert client.delete("/v1/players/me", headers=auth).status_code < 300

@@ -14,8 +14,8 @@ from pyramide.service.accounts import privacy as privacy_service
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Erasure, Settings
-from tests.integration.conftest import new_player
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.players import new_player
 
 Client = TestClient[Any]
 EASY = str(DealCode.for_layout(easy_game().layout))

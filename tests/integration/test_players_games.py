@@ -14,8 +14,9 @@ from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import client_commands, new_player
-from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game
+from tests.support.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game
+from tests.support.players import new_player
+from tests.support.redis_commands import client_commands
 
 Client = TestClient[Any]
 

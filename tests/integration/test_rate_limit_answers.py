@@ -10,7 +10,8 @@ from litestar import Litestar
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import TEST_LIMITS, serve_in_thread
+from tests.support.limits import TEST_LIMITS
+from tests.support.serving import serve_in_thread
 
 
 def _app(settings: Settings) -> Litestar:

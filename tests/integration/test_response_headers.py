@@ -19,9 +19,9 @@ from litestar import get
 from pyramide.service.app import create_app
 from pyramide.service.http.deprecation import deprecated
 from pyramide.service.infra.settings import Settings
-
-from .conftest import TEST_LIMITS, serve_in_thread
-from .test_apps_admin import OPERATOR, OPERATOR_KEY
+from tests.support.limits import TEST_LIMITS
+from tests.support.operators import OPERATOR, OPERATOR_KEY
+from tests.support.serving import serve_in_thread
 
 STATE = re.compile(r'^"(?P<name>[a-z_]+)";r=(?P<r>[0-9]+);t=(?P<t>[0-9]+)$')
 CODE = "PY1-N-AAAAAAS"

@@ -12,9 +12,9 @@ from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import new_player
-from tests.integration.test_audit import OPERATOR, OPERATOR_KEY, _as, _bearer, _me
-from tests.integration.test_challenges import _deal, _win
+from tests.support.audit import OPERATOR, OPERATOR_KEY, _as, _bearer, _me
+from tests.support.challenges import _deal, _win
+from tests.support.players import new_player
 
 
 def _client(settings: Settings, **changes: Any) -> Iterator[TestClient[Any]]:

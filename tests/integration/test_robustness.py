@@ -4,14 +4,10 @@ restore, and the logs say what happened."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import socket
 import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -22,92 +18,8 @@ import redis
 
 from pyramide.service.infra.embedded_redis import SERVER_BINARY
 from pyramide.service.infra.settings import HttpSettings
+from tests.support.serving import _free_port, _pyramide, _start, serving
 from tests.support.waiting import eventually
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-START_S = 90.0
-"""How long a started `pyramide serve` may take to answer ready: its processes import the whole service first (under
-two CPU hogs on 2 cores, `serve --workers 1` took over 30 s)."""
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-class Served:
-    def __init__(self, process: subprocess.Popen[str], url: str, data_dir: Path, log: Path) -> None:
-        self.process, self.url, self.data_dir, self.log = process, url, data_dir, log
-
-    def redis_pid(self) -> int:
-        return int((self.data_dir / "redis.pid").read_text())
-
-    def family(self) -> list[psutil.Process]:
-        """The server and every process it started (workers, solver workers, Redis, trackers)."""
-        parent = psutil.Process(self.process.pid)
-        return [parent, *parent.children(recursive=True)]
-
-    def lines(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.log.read_text().splitlines() if line.startswith("{")]
-
-
-def _start(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None) -> Served:
-    port = _free_port()
-    log = tmp / f"serve-{port}.log"
-    environment = {**os.environ, "PYRAMIDE_SOLVER_TIME_LIMIT_S": "1", **(env or {})}
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir), *options],
-            env=environment,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    served = Served(process, f"http://127.0.0.1:{port}", data_dir, log)
-    _wait_ready(served)
-    return served
-
-
-def _wait_ready(served: Served, seconds: float = START_S) -> None:
-    def ready() -> bool:
-        if served.process.poll() is not None:
-            raise RuntimeError(f"serve exited with {served.process.returncode}: {served.log.read_text()[-2000:]}")
-        with suppress(httpx.TransportError):
-            return httpx.get(f"{served.url}/health/ready", timeout=1).status_code == 200
-        return False
-
-    try:
-        eventually(ready, seconds, what="serve ready")
-    except AssertionError:
-        raise RuntimeError("serve did not become ready") from None
-
-
-@contextmanager
-def serving(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[Served]:
-    served = _start(data_dir, tmp, *options, env=env)
-    try:
-        yield served
-    finally:
-        family = served.family() if served.process.poll() is None else []
-        for process in family:
-            with suppress(psutil.NoSuchProcess):
-                process.kill()
-        served.process.wait(timeout=10)
-
-
-def _pyramide(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The ``pyramide`` command run to its end (60 s at most), its output captured."""
-    return subprocess.run(
-        [sys.executable, "-m", "pyramide", *args],
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def _gone_within(pids: list[int], seconds: float) -> bool:

@@ -18,8 +18,8 @@ from pyramide.service.app import create_app
 from pyramide.service.http.openapi_schemas import reached_components
 from pyramide.service.http.schemas import class_ranges
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_erasure import EASY_CODE, WINNING
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.serving import serve_in_thread
 
 UUID = "0f0e0d0c-0b0a-4908-8706-050403020100"
 SAMPLES = [

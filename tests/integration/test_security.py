@@ -27,17 +27,13 @@ from pyramide.service.http.body import MAX_BODY_BYTES
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.settings import LimitName, Settings, no_limits
-from tests.integration.conftest import (
-    TEST_LIMITS,
-    client_commands,
-    metric_values,
-    new_player,
-    serve_in_thread,
-    without_address_flushes,
-)
-from tests.integration.test_par_results import _until_kept
-from tests.integration.test_robustness import _pyramide, serving
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.limits import TEST_LIMITS
+from tests.support.metrics import metric_values
+from tests.support.par_results import _until_kept
+from tests.support.players import new_player
+from tests.support.redis_commands import client_commands, without_address_flushes
+from tests.support.serving import _pyramide, serve_in_thread, serving
 
 Client = TestClient[Any]
 

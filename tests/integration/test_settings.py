@@ -15,7 +15,7 @@ from pydantic.fields import FieldInfo
 
 from pyramide.service.infra.settings import setting_fields, unknown_variables
 from pyramide.service.infra.settings.environment import NOT_SETTINGS
-from tests.integration.test_robustness import ROOT, _free_port
+from tests.support.serving import ROOT, _free_port
 
 PUBLIC_ONLY = '[{"kty": "OKP", "crv": "Ed25519", "x": "hunter2hunter2hunter2hunter2hunter2hunter2hun"}]'
 """A public key alone (a made-up one): it cannot sign, so it may not come first."""

@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 from pyramide.engine import random_deal_code
-from tests.integration.test_robustness import START_S, Served, serving
+from tests.support.serving import START_S, Served, serving
 from tests.support.waiting import eventually
 
 RECOVERY_S = 5.0

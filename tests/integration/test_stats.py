@@ -23,13 +23,13 @@ from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from pyramide.service.stats.statistics import StatsStore
-from tests.integration.conftest import new_player, serve_in_thread
-from tests.unit.engine.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game
+from tests.support.deals import EASY_CODE, WINNING
+from tests.support.layouts import dead_end_moves, dead_end_start, easy_game
+from tests.support.players import new_player
+from tests.support.serving import serve_in_thread
 
 Client = TestClient[Any]
 EASY = DealCode.for_layout(easy_game().layout)
-EASY_CODE = str(EASY)
-WINNING = [move_body(m) for m in parse_record(EASY_CLEARING)]
 
 
 @pytest.fixture

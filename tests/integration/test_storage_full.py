@@ -18,8 +18,9 @@ import redis
 from litestar.testing import TestClient
 
 from pyramide.service.infra.disk import CHECK_INTERVAL_S
-from tests.integration.conftest import client_commands, new_player
-from tests.integration.test_robustness import serving
+from tests.support.players import new_player
+from tests.support.redis_commands import client_commands
+from tests.support.serving import serving
 from tests.support.waiting import eventually
 
 Client = TestClient[Any]

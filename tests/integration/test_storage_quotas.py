@@ -15,7 +15,8 @@ from litestar.testing import TestClient
 from pyramide.service.app import create_app
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import WEDNESDAY_10H, serve_in_thread
+from tests.support.clock import WEDNESDAY_10H
+from tests.support.serving import serve_in_thread
 from tests.support.waiting import run_job
 
 DAY_S = 24 * 3600

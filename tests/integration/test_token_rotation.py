@@ -11,7 +11,7 @@ from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import new_player
+from tests.support.players import new_player
 
 Client = TestClient[Any]
 

@@ -15,9 +15,10 @@ from playwright.sync_api import expect
 from pyramide.service.app import create_app
 from pyramide.service.infra.clock import FakeClock, utc_now
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import browser_clock, past_the_close, serve_in_thread
-from tests.integration.web_page import _axe, _page, _shot
+from tests.support.clock import browser_clock, past_the_close
+from tests.support.serving import serve_in_thread
 from tests.support.waiting import eventually, run_job
+from tests.support.web_page import _axe, _page, _shot
 
 SPAN = 7
 """The page shows a week back to a week ahead."""

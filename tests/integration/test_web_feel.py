@@ -13,16 +13,8 @@ from playwright.sync_api import expect
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_web_client import (
-    DEAL,
-    _card,
-    _deal_code,
-    _feedback,
-    _page,
-    _ready,
-    _stuck_after_drawing_everything,
-)
+from tests.support.serving import serve_in_thread
+from tests.support.web_client import DEAL, _card, _deal_code, _feedback, _page, _ready, _stuck_after_drawing_everything
 
 # Counts every Web Animations API call the page makes (the page's own motion runs through Element.animate).
 COUNT_ANIMATIONS = """

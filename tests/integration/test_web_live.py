@@ -18,10 +18,10 @@ from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
-from tests.integration.web_page import _page, _token
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.serving import serve_in_thread
 from tests.support.waiting import eventually
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.web_page import _page, _token
 
 
 def _game_id(page: Any, api: str) -> str:

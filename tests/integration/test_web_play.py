@@ -14,9 +14,9 @@ from playwright.sync_api import expect
 from pyramide.engine import DealCode, Game, card_code
 from pyramide.engine.moves import RemoveKing, RemovePair
 from pyramide.solver import solve
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_web_client import _deal_code, _page, _ready, _stuck_after_drawing_everything
-from tests.integration.web_page import _shot
+from tests.support.serving import serve_in_thread
+from tests.support.web_client import _deal_code, _page, _ready, _stuck_after_drawing_everything
+from tests.support.web_page import _shot
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "tools" / "node" / "node_modules" / "axe-core" / "axe.min.js"

@@ -27,11 +27,11 @@ from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_challenges import _deal
-from tests.integration.web_page import _axe, _page, _shot, _token, hold_read
+from tests.support.challenges import _deal
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.serving import serve_in_thread
 from tests.support.waiting import eventually
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.web_page import _axe, _page, _shot, _token, hold_read
 
 VERIFY = [sys.executable, "-m", "pyramide", "verify"]
 

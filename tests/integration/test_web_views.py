@@ -15,9 +15,9 @@ from playwright.sync_api import expect
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
-from tests.integration.conftest import serve_in_thread
-from tests.integration.web_page import _axe, _page, _shot, _token, hold_read
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.serving import serve_in_thread
+from tests.support.web_page import _axe, _page, _shot, _token, hold_read
 
 NAME = "Kati Teszt"
 

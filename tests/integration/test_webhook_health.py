@@ -19,12 +19,11 @@ from pyramide.service.app import create_app
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
-from tests.integration.conftest import serve_in_thread
-from tests.integration.test_apps_admin import OPERATOR_KEY
-from tests.integration.test_robustness import _free_port
-from tests.integration.test_webhook_limits import _abandon, _started_games
-from tests.integration.test_webhooks import abandon, as_user, bearer, new_app, receiving, register
+from tests.support.operators import OPERATOR_KEY
+from tests.support.serving import _free_port, serve_in_thread
 from tests.support.waiting import eventually, run_due, run_job
+from tests.support.webhook_games import _abandon, _started_games
+from tests.support.webhooks import abandon, as_user, bearer, new_app, receiving, register
 
 SHORT = (0, 1, 1)
 """A retry schedule of seconds: three attempts, a second apart."""

@@ -24,11 +24,11 @@ import psutil
 import pytest
 
 from pyramide.service.infra.settings import LimitName, Settings, as_environment
-from tests.integration.test_apps_admin import OPERATOR_KEY
-from tests.integration.test_erasure import EASY_CODE, WINNING
-from tests.integration.test_robustness import Served, _free_port, _wait_ready
-from tests.integration.test_webhooks import as_user, bearer, new_app, receiving, register, service
+from tests.support.operators import OPERATOR_KEY
+from tests.support.serving import Served, _free_port, _wait_ready
 from tests.support.waiting import eventually
+from tests.support.webhook_games import _abandon, _started_games
+from tests.support.webhooks import bearer, new_app, receiving, register, service
 
 _BURST = (LimitName.ADDRESS_GAMES, LimitName.ADDRESS_MOVES, LimitName.ADDRESS_KEYED_MOVES)
 LIFTED: dict[str, Any] = {
@@ -38,23 +38,6 @@ LIFTED: dict[str, Any] = {
     }
 }
 """The request limits a test's burst of games from one address would reach (0: off)."""
-
-
-def _started_games(http: Any, key: str, players: int) -> list[tuple[dict[str, str], str]]:
-    """One game each of ``players`` app players, one move played (nothing emitted yet)."""
-    games = []
-    for number in range(players):
-        user = as_user(key, f"user-{number}")
-        game = http.post("/v1/games", json={"code": EASY_CODE}, headers=user)
-        assert game.status_code == 201, game.text
-        assert http.post(f"/v1/games/{game.json()['id']}/moves", json=WINNING[0], headers=user).status_code == 200
-        games.append((user, str(game.json()["id"])))
-    return games
-
-
-def _abandon(http: Any, games: list[tuple[dict[str, str], str]]) -> None:
-    for user, game in games:
-        assert http.post(f"/v1/games/{game}/abandon", headers=user).status_code == 200
 
 
 def test_a_slow_app_with_many_players_holds_no_other_apps_deliveries(settings: Settings) -> None:

@@ -19,7 +19,7 @@ from pyramide.engine import (
     parse_move,
 )
 from pyramide.engine.moves import format_record, parse_record
-from tests.unit.engine.layouts import EASY_CLEARING, dead_end_game, doc_game, easy_game, make_layout
+from tests.support.layouts import EASY_CLEARING, dead_end_game, doc_game, easy_game, make_layout
 
 C = parse_card
 

@@ -17,8 +17,8 @@ from pyramide.engine import UNDO, Game, Rules, Status, all_rule_sets, dump_game,
 from pyramide.engine.cards import Card, card_value, is_king
 from pyramide.engine.deal_codes import DEAL_COUNT, DealCode
 from pyramide.engine.moves import parse_record
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
-from tests.unit.engine.test_properties import EVERY_REMOVAL
+from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.removals import EVERY_REMOVAL
 
 RULE_SETS = all_rule_sets()
 MOVES = 200

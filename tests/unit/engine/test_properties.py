@@ -15,8 +15,6 @@ from pyramide.engine import (
     Game,
     IllegalMoveError,
     Layout,
-    Move,
-    RemoveKing,
     RemovePair,
     Status,
     all_rule_sets,
@@ -29,11 +27,9 @@ from pyramide.engine.cards import DECK, Card, card_value, complement, is_king, p
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.messages import CATALOGUE
 from pyramide.engine.moves import format_record, parse_record
+from tests.support.removals import EVERY_REMOVAL
 
 RULE_SETS = all_rule_sets()
-EVERY_REMOVAL: list[Move] = [RemoveKing(c) for c in DECK if is_king(c)] + [
-    RemovePair(a, b) for a, b in itertools.combinations(DECK, 2) if card_value(a) + card_value(b) == 13
-]
 EVERY_MOVE = [*EVERY_REMOVAL, DRAW, RECYCLE]
 
 deal_codes = st.builds(

@@ -19,7 +19,7 @@ from pyramide.engine import (
 )
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.dealing import splitmix64
-from tests.unit.engine.layouts import doc_layout
+from tests.support.layouts import doc_layout
 
 GOLDEN = json.loads((Path(__file__).parents[2] / "golden" / "deals-py1.json").read_text())
 

@@ -18,7 +18,7 @@ from pyramide.engine import (
     tap_card,
     tap_stock,
 )
-from tests.unit.engine.layouts import codes, dead_end_game, doc_game, make_layout, removed_cards, row
+from tests.support.layouts import codes, dead_end_game, doc_game, make_layout, removed_cards, row
 
 C = parse_card
 

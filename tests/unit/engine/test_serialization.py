@@ -21,7 +21,7 @@ from pyramide.engine import (
 )
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.rules import all_rule_sets
-from tests.unit.engine.layouts import doc_game
+from tests.support.layouts import doc_game
 
 
 def _long_game(seed: int, moves: int = 400) -> Game:

@@ -19,14 +19,7 @@ from pyramide.engine import (
     tap_stock,
 )
 from pyramide.engine.moves import parse_record
-from tests.unit.engine.layouts import (
-    DOC_ROWS,
-    EASY_CLEARING,
-    codes,
-    doc_game,
-    easy_game,
-    make_layout,
-)
+from tests.support.layouts import DOC_ROWS, EASY_CLEARING, codes, doc_game, easy_game, make_layout
 
 C = parse_card
 N = Rules()

@@ -13,7 +13,7 @@ from pyramide.service.deals.analysis import HINT_BUDGET
 from pyramide.service.deals.par import ParStatus, par_of
 from pyramide.service.deals.schemas import DealAnalysis
 from pyramide.solver.worker import analyse_state
-from tests.unit.engine.layouts import EASY_CLEARING, easy_game
+from tests.support.layouts import EASY_CLEARING, easy_game
 
 RULE_SETS = [
     Rules(recycles=recycles, stock_waste_pairs=pairs, cover_pairs=cover, strict_win=False)

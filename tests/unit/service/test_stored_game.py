@@ -11,7 +11,7 @@ import pytest
 from pyramide.engine import DRAW, UNDO, Game, InvalidStateError, Status, dump_game, parse_move
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.status import GameStatus, ListFilter
-from tests.unit.engine.layouts import EASY_CLEARING, dead_end_game, easy_game
+from tests.support.layouts import EASY_CLEARING, dead_end_game, easy_game
 
 
 def _stored() -> StoredGame:

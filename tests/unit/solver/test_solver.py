@@ -41,7 +41,7 @@ from pyramide.solver.search import (
     strict_win_out_of_reach,
 )
 from pyramide.solver.shortest import DEAD, _Estimate, _Shapes, shortest_line, start_state
-from tests.unit.engine.layouts import EASY_CLEARING, cards, dead_end_start, easy_game, make_layout
+from tests.support.layouts import EASY_CLEARING, cards, dead_end_start, easy_game, make_layout
 
 RULE_SETS = all_rule_sets()
 POOL_RULES = [Rules(), Rules(cover_pairs=True), Rules(strict_win=True), Rules(cover_pairs=True, strict_win=True)]

@@ -15,7 +15,7 @@ from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.engine.pyramid import FULL, SLOTS, is_free
 from pyramide.solver.position import from_game
 from pyramide.solver.twins import lying_on, pair, partner_of, won
-from tests.unit.engine.layouts import easy_game
+from tests.support.layouts import easy_game
 
 RULE_SETS = all_rule_sets()
 VALUES = range(1, 14)

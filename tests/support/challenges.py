@@ -1,0 +1,33 @@
+"""Challenge deals and wins: a day's challenge deal and a game played to its win."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import redis
+from litestar.testing import TestClient
+
+from pyramide.engine import DealCode, Game
+from pyramide.service.games.commands_controller import move_body
+from pyramide.solver import solve
+
+
+def _deal(redis_client: redis.Redis, challenge: str) -> DealCode:
+    """The challenge's deal as the server keeps it (what no client may learn before the close)."""
+    kept = redis_client.get(f"pyr:{{c:{challenge}}}:deal")
+    assert kept is not None
+    return DealCode.parse(json.loads(kept)["code"])
+
+
+def _win(client: TestClient[Any], headers: dict[str, str], game: dict[str, Any], code: DealCode) -> dict[str, Any]:
+    """Play the solver's line to a win, through the API."""
+    analysis = solve(Game(code))
+    assert analysis.winnable is True
+    snapshot = game
+    for move in analysis.line:
+        response = client.post(f"/v1/games/{game['id']}/moves", json=move_body(move), headers=headers)
+        assert response.status_code == 200, response.text
+        snapshot = response.json()
+    assert snapshot["status"] == "won"
+    return snapshot
