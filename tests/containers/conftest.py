@@ -1,12 +1,18 @@
-"""Shows the image's build time and size in the test run's summary, where CI's log keeps them."""
+"""The image's build time and size, which the tests put in ``FIGURES``, go to the run's summary (where CI's log keeps
+them) as the test's user properties named ``figure``: that way they reach it from a pytest-xdist worker too
+(``tests/conftest.py`` prints them)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+
+import pytest
 
 from tests.support.figures import FIGURES
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    for line in FIGURES:
-        terminalreporter.write_line(line)
+@pytest.fixture(autouse=True)
+def _report_figures(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    request.node.user_properties.extend(("figure", line) for line in FIGURES)
+    FIGURES.clear()

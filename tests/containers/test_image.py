@@ -287,7 +287,9 @@ def test_the_image_serves_a_game_keeps_it_on_its_volume_and_stops_cleanly(
 
 
 def test_the_image_with_redis_url_as_compose_runs_it(image: dict[str, Any], tmp_path: Path) -> None:
-    port = 16379
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     redis = subprocess.Popen(
         [str(SERVER_BINARY), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL,

@@ -57,7 +57,7 @@ def _stat(page: Any, name: str) -> str:
     return value or ""
 
 
-def test_a_person_plays_a_deal_to_a_win_by_clicks_keys_and_hints(browser: Any, app: Litestar) -> None:
+def test_a_person_plays_a_deal_to_a_win_by_clicks_keys_and_hints(browser: Any, app: Litestar, tmp_path: Path) -> None:
     with (
         serve_in_thread(app) as api,
         _page(browser, (api,), locale="hu-HU", viewport={"width": 800, "height": 900}) as (
@@ -88,7 +88,7 @@ def test_a_person_plays_a_deal_to_a_win_by_clicks_keys_and_hints(browser: Any, a
         _feedback(page, "Az összegnek ennyinek kell lennie: 13")
         _card(page, DEAL.covered).click()
         _feedback(page, "Ezt a lapot egy másik lap takarja")
-        page.screenshot(path=str(_screenshot_path()))
+        page.screenshot(path=str(_screenshot_path(tmp_path)))
 
         page.select_option("#language", "en")
         assert page.locator("#undo").text_content() == "Undo"
@@ -187,8 +187,9 @@ def test_the_play_page_is_served_with_a_strict_policy(app: Litestar) -> None:
         assert "http://" not in text and "https://" not in text, f"{path.name} names an outside URL"
 
 
-def _screenshot_path() -> Path:
-    """``docs/play.png`` when asked to refresh it (``PYRAMIDE_SCREENSHOT=1``), else a scratch file."""
+def _screenshot_path(scratch: Path) -> Path:
+    """``docs/play.png`` when asked to refresh it (``PYRAMIDE_SCREENSHOT=1``), else a file in the test's own
+    ``scratch`` folder (never a shared name: tests run in parallel, and several runs on one machine)."""
     if os.environ.get("PYRAMIDE_SCREENSHOT") == "1":
         return ROOT / "docs" / "play.png"
-    return Path(os.environ.get("TMPDIR", "/tmp")) / "pyramide-play.png"
+    return scratch / "play.png"
