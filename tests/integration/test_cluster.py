@@ -53,8 +53,18 @@ def _free(port: int) -> bool:
     return True
 
 
+@pytest.fixture
+def cluster_url(cluster_ports: list[int]) -> str:
+    """The cluster, emptied: each test starts from no keys, whichever ran before it (the order is random)."""
+    for port in cluster_ports:
+        with redis.Redis(port=port) as node:
+            node.flushall()
+    return f"redis://127.0.0.1:{cluster_ports[0]}"
+
+
 @pytest.fixture(scope="module")
-def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def cluster_ports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[int]]:
+    """A three-node Redis cluster, started once for the module: its nodes' ports."""
     root = tmp_path_factory.mktemp("cluster")
     ports = _free_ports(3)
     nodes = []
@@ -84,7 +94,7 @@ def cluster_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
         with contextlib.suppress(AssertionError):
             eventually(ok, 30)
-        yield f"redis://127.0.0.1:{ports[0]}"
+        yield ports
     finally:
         for node in nodes:
             node.terminate()
