@@ -45,7 +45,7 @@ from service_load import free_port, wait_ready
 OPERATOR_KEY = "operator-key-for-the-benchmark-0123456789"
 EVENTS = ["game.won", "game.lost", "game.abandoned"]
 EASY_CODE = "PY1-N-LBFWZTELUXTEBHGAYEUSVWYFHNNHPEDOALTSBORBNEFSFGLMIM"
-"""tests/unit/engine/layouts.py's easy game, won along ``EASY_CLEARING`` (16 moves)."""
+"""tests/support/layouts.py's easy game, won along ``EASY_CLEARING`` (16 moves)."""
 EASY_CLEARING = "KS AD+QD 2D+JD 3D+10D 4D+9D 5D+8D 6D+7D KH AC+QC 2C+JC 3C+10C 4C+9C KD 5C+8C 6C+7C KC"
 WINNING = [move_body(m) for m in parse_record(EASY_CLEARING)]
 DRAW = {"type": "draw"}

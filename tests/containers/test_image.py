@@ -39,6 +39,8 @@ from pyramide.service.infra.embedded_redis import SERVER_BINARY
 from tests.support.figures import FIGURES
 from tests.support.layouts import EASY_CLEARING, easy_game
 
+pytestmark = pytest.mark.slow  # the image build, then a server started three times in it
+
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "docker.io/library/debian:bookworm-slim"
 IMAGE = "localhost/pyramide:test"

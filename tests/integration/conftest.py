@@ -1,4 +1,5 @@
-"""Integration fixtures: one real Redis server (the embedded one) for the session, emptied before each test."""
+"""Integration fixtures: one real Redis server (the embedded one) for the session, so one per pytest-xdist worker,
+emptied before each test."""
 
 from __future__ import annotations
 

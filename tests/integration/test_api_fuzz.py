@@ -86,6 +86,7 @@ def _on_current_version(client: Any, game: str, send: Send) -> Send:
 
 
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=lambda m: m.value)
+@pytest.mark.slow
 def test_every_operation_against_the_schema(app: Litestar, mode: GenerationMode) -> None:
     schema = configure(schemathesis.openapi.from_asgi("/schema/openapi.json", app))
     with get_client(app) as client:  # type: ignore[arg-type]

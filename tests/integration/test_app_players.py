@@ -251,6 +251,7 @@ def test_an_app_has_its_own_limits_and_names_its_users_addresses(settings: Setti
         _problem(client.post("/v1/players", json={}, headers={"Pyramide-Client-IP": "192.0.2.2"}), 429, "rate_limited")
 
 
+@pytest.mark.slow
 def test_a_revoked_apps_players_and_sessions_are_refused_at_once_by_both_workers(tmp_path: Path) -> None:
     env = {"PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY}
     with serving(tmp_path / "data", tmp_path, "--workers", "2", env=env) as served:

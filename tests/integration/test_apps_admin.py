@@ -96,6 +96,7 @@ def test_the_audit_log_keeps_who_did_what_and_an_app_sees_only_its_own(admin: An
     assert admin.get("/v1/admin/audit", headers=app_key).json()["entries"] == []
 
 
+@pytest.mark.slow
 def test_a_revoked_app_key_is_refused_at_once_by_every_worker(tmp_path: Path) -> None:
     env = {"PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY}
     with (

@@ -149,6 +149,7 @@ def test_the_calendar_pages_a_long_range_and_answers_every_range(client: TestCli
         assert refused.status_code == 400 and refused.json()["code"], (bad, refused.text)
 
 
+@pytest.mark.slow
 def test_commitments_hold_across_a_killed_service_and_a_changed_secret(tmp_path: Path, clock: FakeClock) -> None:
     """A real ``pyramide serve`` (on the test's clock) chooses the coming week; it is killed with SIGKILL and started
     again on the same data with another deal secret (nothing cached in any process): every commitment published

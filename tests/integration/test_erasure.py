@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import redis
 from litestar.testing import TestClient
 
@@ -123,6 +124,7 @@ async def _race_all(url: str) -> list[tuple[str, str]]:
             await http.aclose()
 
 
+@pytest.mark.slow
 def test_no_request_racing_an_erasure_on_two_workers_brings_anything_back(tmp_path: Path) -> None:
     limits = as_environment(no_limits())
     environment = {**limits, "PYRAMIDE_SETTLEMENT_GRACE_S": "0", "PYRAMIDE_ERASURE_REWRITE_S": "0"}

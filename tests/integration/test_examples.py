@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_the_leaderboard_example_fills_a_board_through_http() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "leaderboard.py")], capture_output=True, text=True, timeout=300

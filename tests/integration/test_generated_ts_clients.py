@@ -67,6 +67,7 @@ def _body(move: Move) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("program", ["openapi_typescript", "hey_api"])
+@pytest.mark.slow
 def test_a_generated_typescript_client_plays_a_whole_game(compiled: Path, live_url: str, program: str) -> None:
     moves = parse_record(EASY_CLEARING)
     plan = {

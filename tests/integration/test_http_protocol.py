@@ -211,6 +211,7 @@ def test_a_whole_body_sent_to_a_busy_app_is_taken_in_after_its_408(served: Serve
     assert httpx.get(f"{served.url}/v1/games/{game}", headers=auth).status_code == 200
 
 
+@pytest.mark.slow
 def test_every_worker_guards_the_protocol(tmp_path: Path) -> None:
     """The workers of ``serve --workers`` build the protocol by name, with the limits in their environment."""
     with serving(tmp_path / "data", tmp_path, "--workers", "2", env=LIMITS) as server:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.generation import GenerationMode
@@ -79,6 +80,7 @@ def _headers(url: str, case: Any, auth: dict[str, str]) -> dict[str, str]:
     return {"Authorization": f"Bearer {httpx.post(f'{url}/v1/players', json={}).json()['token']}"}
 
 
+@pytest.mark.slow
 def test_serve_fuzzed_over_http_and_persistent(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     with _serve(data_dir) as url:

@@ -14,6 +14,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import psutil
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support.serving import Served, serving
@@ -104,6 +105,7 @@ def _address(served: Served) -> tuple[str, int]:
     return host, int(port)
 
 
+@pytest.mark.slow
 def test_a_scrape_sums_every_worker_and_keeps_a_killed_workers_counts(tmp_path: Path) -> None:
     with serving(tmp_path / "data", tmp_path, "--workers", "2") as served:
         workers = _workers(served)
@@ -151,6 +153,7 @@ def test_a_scrape_sums_every_worker_and_keeps_a_killed_workers_counts(tmp_path: 
         assert not directory.exists(), "removed at the end"
 
 
+@pytest.mark.slow
 def test_a_directory_the_operator_names_is_emptied_of_a_killed_runs_counts(tmp_path: Path) -> None:
     directory = tmp_path / "metrics"
     directory.mkdir()

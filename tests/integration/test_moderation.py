@@ -142,6 +142,7 @@ def _problem(response: httpx.Response, status: int, code: str) -> None:
     assert response.json()["code"] == code, response.text
 
 
+@pytest.mark.slow
 def test_a_ban_takes_a_player_off_every_board_and_refuses_it_in_every_worker_until_lifted(tmp_path: Path) -> None:
     """Two workers; connections on both have just served the cheat (so each remembers its token). The ban answers,
     and at once every route of the cheat is 403 ``player_banned`` on every connection, the move route and game
@@ -417,6 +418,7 @@ def test_the_audit_log_records_each_action_with_who_when_and_why(admin: TestClie
     ]
 
 
+@pytest.mark.slow
 def test_an_erasure_racing_a_held_win_leaves_no_review_of_the_erased_player(tmp_path: Path) -> None:
     """The race played for real on two workers: a too-fast challenge win's worker is stopped (SIGSTOP) the moment
     Redis notes its review among the player's, before the review itself is stored; the player's erasure is

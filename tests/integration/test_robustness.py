@@ -55,6 +55,7 @@ def test_the_embedded_redis_dies_with_a_killed_server(tmp_path: Path) -> None:
         assert _gone_within([redis_pid], 1.0), "the embedded Redis outlived its parent"
 
 
+@pytest.mark.slow
 def test_a_data_directory_has_one_owner(tmp_path: Path) -> None:
     data = tmp_path / "data"
     with serving(data, tmp_path) as served:
@@ -139,6 +140,7 @@ def test_liveness_turns_503_when_redis_cannot_be_brought_back_and_200_once_it_is
 
 
 @pytest.mark.parametrize("mode", ["embedded", "redis_url", "workers"])
+@pytest.mark.slow
 def test_sigterm_finishes_and_leaves_nothing_running(tmp_path: Path, mode: str, redis_server: Any) -> None:
     env = {"REDIS_URL": redis_server.url} if mode == "redis_url" else {}
     options = ("--workers", "2") if mode == "workers" else ()
@@ -158,6 +160,7 @@ def test_sigterm_finishes_and_leaves_nothing_running(tmp_path: Path, mode: str, 
                 process.kill()
 
 
+@pytest.mark.slow
 def test_workers_share_one_embedded_redis(tmp_path: Path) -> None:
     with serving(tmp_path / "data", tmp_path, "--workers", "2") as served:
         family = served.family()
@@ -190,6 +193,7 @@ def test_appendfsync_is_configurable(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "PYRAMIDE_REDIS_APPENDFSYNC" in bad.stderr, bad.stderr
 
 
+@pytest.mark.slow
 def test_backup_while_serving_and_restore_into_a_new_directory(tmp_path: Path) -> None:
     snapshot = tmp_path / "backup.rdb"
     with serving(tmp_path / "data", tmp_path) as served:

@@ -354,6 +354,7 @@ def _creates(url: str, forwarded: list[list[str]], local_address: str = "127.0.0
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.slow
 def test_x_forwarded_for_is_ignored_unless_configured(tmp_path: Path, workers: str) -> None:
     """Finding: uvicorn believed X-Forwarded-For from 127.0.0.1 by default, so a local client rotating it created
     players past the limit. Now a peer's own address counts, with one process or several."""

@@ -11,6 +11,7 @@ import typing
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from pydantic.fields import FieldInfo
 
 from pyramide.service.infra.settings import setting_fields, unknown_variables
@@ -39,6 +40,7 @@ BAD = {
 }
 
 
+@pytest.mark.slow
 def test_a_bad_setting_stops_serve_with_one_line_naming_its_variable(tmp_path: Path) -> None:
     """Every case (each a whole start of the command, two at a time, so that a loaded machine starves none of them
     past its minute): exit 2, one line on stderr naming the variable, the value unless it may be a secret, and

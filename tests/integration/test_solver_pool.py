@@ -148,6 +148,7 @@ def _assert_mended(served: Served, http_workers: int, ready: list[int], old: lis
 
 
 @pytest.mark.parametrize("http_workers", [1, 2])
+@pytest.mark.slow
 def test_a_killed_solver_worker_is_replaced_within_seconds(tmp_path: Path, http_workers: int) -> None:
     """A worker killed while its pool is idle: readiness alone, with no search to notice, goes 503 and back to 200.
     Then one killed under a running search: that search is 503 ``solver_busy``, and the next ones work."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from litestar import Litestar
 from playwright.sync_api import expect
 
@@ -57,6 +58,7 @@ def _stat(page: Any, name: str) -> str:
     return value or ""
 
 
+@pytest.mark.slow
 def test_a_person_plays_a_deal_to_a_win_by_clicks_keys_and_hints(browser: Any, app: Litestar, tmp_path: Path) -> None:
     with (
         serve_in_thread(app) as api,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from litestar import Litestar
 from playwright.sync_api import expect
 
@@ -129,6 +130,7 @@ def _play(page: Any, code: str, mode: str) -> None:
     page.keyboard.press("Escape")
 
 
+@pytest.mark.slow
 def test_every_rule_set_is_won_through_the_page(browser: Any, app: Litestar) -> None:
     """Each preset and each variant of ``GET /v1/rules`` won by tapping the page's cards: 2S by the drawn card and
     the waste card beneath it, C by a card and its single cover, N by the keyboard alone, C by touch."""
