@@ -149,6 +149,32 @@ def test_the_calendar_pages_a_long_range_and_answers_every_range(client: TestCli
         assert refused.status_code == 400 and refused.json()["code"], (bad, refused.text)
 
 
+def _persisted(socket: Path) -> None:
+    """Everything the served Redis holds now is on disk: its append-only file rewritten (and synced) from it, so a
+    kill does not depend on ``appendfsync everysec`` having come round."""
+    with redis.Redis(unix_socket_path=str(socket)) as server:
+
+        def started() -> bool:  # or scheduled; one already running began before now: asked again once it is done
+            try:
+                server.bgrewriteaof()
+            except redis.ResponseError as error:
+                if "already in progress" not in str(error):
+                    raise
+                return False
+            return True
+
+        eventually(started, 30, "a rewrite of the append-only file begun")
+
+        def rewritten() -> bool:
+            persistence = server.info("persistence")
+            if persistence["aof_rewrite_in_progress"] or persistence["aof_rewrite_scheduled"]:
+                return False
+            assert persistence["aof_last_bgrewrite_status"] == "ok", persistence
+            return True
+
+        eventually(rewritten, 30, "the append-only file rewritten")
+
+
 @pytest.mark.slow
 def test_commitments_hold_across_a_killed_service_and_a_changed_secret(tmp_path: Path, clock: FakeClock) -> None:
     """A real ``pyramide serve`` (on the test's clock) chooses the coming week; it is killed with SIGKILL and started
@@ -160,7 +186,7 @@ def test_commitments_hold_across_a_killed_service_and_a_changed_secret(tmp_path:
         started = time.monotonic()
         before = {e["id"]: (e["commitment"], e["committed_at"]) for e in _filled(http)}
         took = time.monotonic() - started
-        time.sleep(1.5)  # the append-only file is flushed every second
+        _persisted(served.data_dir / "redis.sock")
         served.process.send_signal(signal.SIGKILL)
         served.process.wait(timeout=10)
     changed = {**env, "PYRAMIDE_DEAL_SECRET": "another deal secret, not the first"}

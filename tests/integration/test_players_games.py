@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
+from uuid import UUID
 
 import pytest
+import redis
 from litestar.testing import TestClient
 
 from pyramide.engine import DealCode
 from pyramide.engine.moves import parse_record
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
+from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from tests.support.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, easy_game
 from tests.support.players import new_player
 from tests.support.redis_commands import client_commands
+from tests.support.waiting import eventually
 
 Client = TestClient[Any]
 
@@ -78,11 +81,13 @@ def test_pages_follow_each_other_without_gaps_or_repeats(client: Client, player:
     assert len(seen) == 7 and set(seen) == ids
 
 
-def test_expired_games_drop_out_of_the_list(settings: Settings) -> None:
+def test_expired_games_drop_out_of_the_list(settings: Settings, redis_client: redis.Redis) -> None:
     with TestClient(create_app(settings.but(retention={"unfinished_ttl_s": 1}))) as client:
         auth = new_player(client)
-        client.post("/v1/games", json={}, headers=auth)
-        time.sleep(1.2)
+        player = UUID(client.get("/v1/players/me", headers=auth).json()["id"])
+        expiring = UUID(client.post("/v1/games", json={}, headers=auth).json()["id"])
+        state = keyspace.game_state(player, expiring)
+        eventually(lambda: redis_client.exists(state) == 0, what="the unfinished game's expiry (Redis's TTL)")
         kept = client.post("/v1/games", json={}, headers=auth).json()
         assert [e["id"] for e in _games(client, auth)["entries"]] == [kept["id"]]
 

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from pyramide.engine import DealCode, Rules
 from pyramide.engine.moves import parse_record
+from pyramide.service.accounts.sealed import SealedCreate
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.games.store import derived_id
@@ -34,6 +35,7 @@ from tests.support.par_results import _until_kept
 from tests.support.players import new_player
 from tests.support.redis_commands import client_commands, without_address_flushes
 from tests.support.serving import _pyramide, serve_in_thread, serving
+from tests.support.waiting import eventually
 
 Client = TestClient[Any]
 
@@ -74,12 +76,14 @@ def test_a_retried_create_gets_its_player_but_the_key_names_nothing_public(
         assert key.encode() not in value
 
 
-def test_the_kept_create_is_gone_when_the_window_ends(settings: Settings) -> None:
+def test_the_kept_create_is_gone_when_the_window_ends(settings: Settings, redis_client: redis.Redis) -> None:
     app = create_app(settings.but(retention={"idempotency_ttl_s": 1}))
     key = _key()
+    kept = SealedCreate(key).key
     with TestClient(app) as client:
         first = client.post("/v1/players", json={}, headers={"Idempotency-Key": key}).json()
-        time.sleep(1.2)
+        assert redis_client.exists(kept) == 1
+        eventually(lambda: redis_client.exists(kept) == 0, what="the kept create's expiry (Redis's TTL)")
         later = client.post("/v1/players", json={}, headers={"Idempotency-Key": key}).json()
     assert later["id"] != first["id"] and later["token"] != first["token"]
 
@@ -495,7 +499,8 @@ def test_idle_players_expire_unless_they_finished_a_game(settings: Settings, red
         assert redis_client.ttl(stats_key) == -1
     with TestClient(create_app(settings.but(retention={"player_idle_ttl_s": 1}))) as client:
         gone = client.post("/v1/players", json={}).json()
-        time.sleep(1.3)
+        gone_key = keyspace.player(uuid.UUID(gone["id"]))  # watched in Redis: a request would renew its idle time
+        eventually(lambda: redis_client.exists(gone_key) == 0, what="the idle player's expiry (Redis's TTL)")
         assert client.get("/v1/players/me", headers={"Authorization": f"Bearer {gone['token']}"}).status_code == 401
 
 

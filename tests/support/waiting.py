@@ -8,6 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import redis
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -38,6 +39,17 @@ def eventually(condition: Callable[[], T], timeout_s: float = 10.0, what: str = 
                 raise failure
             raise AssertionError(f"{what} did not come within {timeout_s} s (last: {answer!r})")
         time.sleep(POLL_S)  # the one wait of the test suite's polls
+
+
+def redis_clock_past(client: redis.Redis, ms: int, timeout_s: float = 10.0) -> None:
+    """Waits until Redis's own clock (``TIME``, in whole ms as the scripts read it) is past ``ms``: for a script
+    that tells "this ms" from "a later one" by that clock, which no fake clock moves."""
+
+    def now_ms() -> int:
+        seconds, micros = client.time()
+        return int(seconds) * 1000 + int(micros) // 1000
+
+    eventually(lambda: now_ms() > ms, timeout_s, f"Redis's clock past {ms} ms")
 
 
 def tasks_of(target: TestClient[Any] | Litestar) -> TaskRegistry:
