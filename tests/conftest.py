@@ -13,6 +13,15 @@ TESTS = Path(__file__).resolve().parent
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks each test by what it needs, then puts the files that hold a ``slow`` test first (pytest-randomly's order
+    kept within each kind): pytest-xdist hands out whole files in this order (``--no-loadscope-reorder``), so the
+    few long ones start early instead of leaving one worker alone with them at the end."""
+    _mark_by_kind(items)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
+
+
+def _mark_by_kind(items: list[pytest.Item]) -> None:
     for item in items:
         kind = item.path.relative_to(TESTS).parts[0]
         fixtures = getattr(item, "fixturenames", ())

@@ -672,6 +672,7 @@ LAST_PASS_RULES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(game=late_games(rules=LAST_PASS_RULES, removals_left=(8, 12), draws=(0, 40)))
 def test_solver_agrees_with_brute_force_when_the_waste_buries_cards(game: Game) -> None:
@@ -735,6 +736,7 @@ def test_a_forced_removal_begins_a_shortest_line(game: Game) -> None:
     assert fewest is None or following == fewest - 1, (game.code, move.notation())
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(game=late_games(rules=EVERY_RULE_SET))
 def test_the_a_star_estimate_never_overestimates(game: Game) -> None:
@@ -832,6 +834,7 @@ def test_waste_cards_counted_blocked_never_leave_before_a_turn_over(game: Game) 
     assert _blocked_cards(game) <= _never_leave_before_a_turn_over(game)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(game=late_games(rules=EVERY_RULE_SET, removals_left=(6, 12), draws=(0, 40)))
 def test_the_counting_bound_is_never_below_what_a_line_removes(game: Game) -> None:
@@ -879,6 +882,7 @@ def test_the_matching_never_counts_more_than_the_smaller_count() -> None:
 TURN_OVER_LIMITS = [r for r in RULE_SETS if r.recycles is not None]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(game=late_games(rules=st.sampled_from(TURN_OVER_LIMITS), removals_left=(6, 12), draws=(0, 40)))
 def test_every_pyramid_card_a_line_removes_lies_in_the_phased_reach(game: Game) -> None:
