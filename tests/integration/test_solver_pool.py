@@ -15,10 +15,11 @@ from typing import Any
 import httpx
 import psutil
 import pytest
+from litestar.testing import TestClient
 
 from pyramide.engine import random_deal_code
 from tests.support.serving import START_S, Served, serving
-from tests.support.waiting import eventually
+from tests.support.waiting import eventually, run_job
 
 RECOVERY_S = 5.0
 """What an operator is promised: hints work again this soon after a solver worker died."""
@@ -139,8 +140,10 @@ def _readiness_until_whole(url: str, since: float, http_workers: int) -> list[in
 
 
 def _assert_mended(served: Served, http_workers: int, ready: list[int], old: list[psutil.Process]) -> None:
-    """Readiness told the truth and the solver is whole again in every HTTP worker, the old workers reaped."""
-    assert set(ready) <= {200, 503} and 503 in ready, f"readiness while the solver was broken: {ready}"
+    """Readiness answered only 200 or 503 and the solver is whole again in every HTTP worker, the old workers reaped.
+    (Whether the 503 window, a few hundred milliseconds, is caught here depends on this process being scheduled in
+    it; :func:`test_readiness_is_503_from_a_workers_death_until_its_pool_is_replaced` holds the window open.)"""
+    assert set(ready) <= {200, 503}, f"readiness while the solver was broken: {ready}"
     assert ready[-3 * http_workers :] == [200] * 3 * http_workers, f"not whole within {RECOVERY_S} s: {ready}"
     assert _gone(old, 3.0), [(p.pid, p.status()) for p in old if p.is_running()]
     after = _solver_workers(served, http_workers)
@@ -150,8 +153,9 @@ def _assert_mended(served: Served, http_workers: int, ready: list[int], old: lis
 @pytest.mark.parametrize("http_workers", [1, 2])
 @pytest.mark.slow
 def test_a_killed_solver_worker_is_replaced_within_seconds(tmp_path: Path, http_workers: int) -> None:
-    """A worker killed while its pool is idle: readiness alone, with no search to notice, goes 503 and back to 200.
-    Then one killed under a running search: that search is 503 ``solver_busy``, and the next ones work."""
+    """A worker killed while its pool is idle: with no search to notice, the pool is replaced (logged) and readiness
+    is 200 again within seconds. Then one killed under a running search: that search is 503 ``solver_busy``, and the
+    next ones work."""
     with serving(tmp_path / "data", tmp_path, "--workers", str(http_workers), env=ENV) as served:
         token = httpx.post(f"{served.url}/v1/players", json={}).json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
@@ -185,3 +189,23 @@ def test_a_killed_solver_worker_is_replaced_within_seconds(tmp_path: Path, http_
         lines = _lines_once_logged(served, winnable.headers["x-request-id"])  # every request, the last one too
         assert 500 not in [line["status"] for line in lines if line["logger"] == "pyramide.request"]
         assert len([line for line in lines if "replacing the solver pool" in line["message"]]) == 2 * http_workers
+
+
+def test_readiness_is_503_from_a_workers_death_until_its_pool_is_replaced(client: TestClient[Any]) -> None:
+    """In process, over the fake clock (so the idle watch runs only when the test runs it): a solver worker killed
+    for real while its pool is idle turns readiness 503, and it stays 503, however often asked, until the watch
+    has replaced the pool and the new pool's worker is up; then 200, and searches work."""
+    before = set(_spawned(psutil.Process()))
+    assert client.get(f"/v1/deals/{random_deal_code()}/analysis").status_code == 200
+    workers = [worker for worker in _spawned(psutil.Process()) if worker not in before]
+    assert workers, "the analysis started a solver worker"
+    assert client.get("/health/ready").status_code == 200
+
+    os.kill(workers[0].pid, signal.SIGKILL)
+    eventually(lambda: client.get("/health/ready").status_code == 503, 5, what="readiness 503 once the pool broke")
+    assert [client.get("/health/ready").status_code for _ in range(5)] == [503] * 5, "broken until replaced"
+    assert _gone(workers, 3.0), "the dead worker and its pool's others are reaped"
+
+    run_job(client, "solver idle watch")
+    eventually(lambda: client.get("/health/ready").status_code == 200, START_S, what="readiness 200 with a new pool")
+    assert client.get(f"/v1/deals/{random_deal_code()}/analysis").status_code == 200
