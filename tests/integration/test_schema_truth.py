@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from pyramide.service.accounts.name_chars import NAME_BASES, NAME_MARKS
-from pyramide.service.accounts.player_schemas import NAME_PATTERN
+from pyramide.service.accounts.schemas import NAME_PATTERN
 from pyramide.service.app import create_app
 from pyramide.service.http.openapi_schemas import reached_components
 from pyramide.service.http.schemas import class_ranges

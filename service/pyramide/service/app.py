@@ -23,15 +23,12 @@ from pyramide.service.accounts.apps_controller import AppAdminController, AppCon
 from pyramide.service.accounts.audit_controller import AuditController
 from pyramide.service.accounts.authentication import BearerAuthentication
 from pyramide.service.accounts.moderation_controller import ModerationController
-from pyramide.service.accounts.players_controller import PlayerController
-from pyramide.service.accounts.privacy_controller import PrivacyController
 from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
 from pyramide.service.events import WEBHOOKS
 from pyramide.service.events.controller import WebhookController
 from pyramide.service.games.certificate_controller import CertificateController, signing_keys
 from pyramide.service.games.controller import GameController
-from pyramide.service.games.my_games_controller import MyGamesController
 from pyramide.service.http.cors import cors_config, keep_vary
 from pyramide.service.http.docs_page import docs_asset, docs_router, render_plugins
 from pyramide.service.http.durability import ConfirmWrites
@@ -44,8 +41,11 @@ from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics, scrape_registry
 from pyramide.service.infra.settings import Settings
+from pyramide.service.players.account_controller import PlayerController
+from pyramide.service.players.games_controller import MyGamesController
+from pyramide.service.players.privacy_controller import PrivacyController
+from pyramide.service.players.stats_controller import StatsController
 from pyramide.service.services import Services, ServicesPlugin, confirms_writes
-from pyramide.service.stats.controller import StatsController
 from pyramide.service.stats.leaderboard_controller import LeaderboardController
 from pyramide.service.stats.review_controller import ReviewController
 

@@ -20,7 +20,9 @@ from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
 
 SERVICE = Path(pyramide.service.__file__).parent
-DOMAINS = ("accounts", "challenges", "deals", "events", "games", "stats")
+DOMAINS = ("accounts", "challenges", "deals", "events", "games", "players", "stats")
+"""The domains, and ``players`` (the routes of ``/v1/players``, composing the accounts, stats and games domains):
+each keeps to a domain's rules below, so ``players`` too reaches another package only through its public names."""
 HTTP_EDGES = ("authentication", "dependencies")
 """Modules of a domain that speak HTTP besides its controllers: the bearer-token middleware (``accounts``), what the
 wiring injects into the game routes (``games``)."""

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from pyramide.service.accounts.player_schemas import CreatePlayerBody
+from pyramide.service.accounts.schemas import CreatePlayerBody
 
 _BODY = TypeAdapter(CreatePlayerBody)
 _IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),

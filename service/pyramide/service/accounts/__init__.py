@@ -9,7 +9,7 @@ from pyramide.service.accounts.annulments import Annulments
 from pyramide.service.accounts.app_players import SESSION_PREFIX, AppPlayers, valid_external_id
 from pyramide.service.accounts.apps import APP_KEY_PREFIX, SCOPES, App, AppStore, is_app_key
 from pyramide.service.accounts.audit import AuditLog
-from pyramide.service.accounts.authentication import bearer_player
+from pyramide.service.accounts.authentication import APP_TOKENS, OPEN_TO_BANNED, bearer_player, bearer_token
 from pyramide.service.accounts.bans import BANNED, Bans
 from pyramide.service.accounts.player import Player
 from pyramide.service.accounts.players import PlayerStore
@@ -18,7 +18,9 @@ from pyramide.service.accounts.privacy import PlayerData
 
 __all__ = [
     "APP_KEY_PREFIX",
+    "APP_TOKENS",
     "BANNED",
+    "OPEN_TO_BANNED",
     "SCOPES",
     "SESSION_PREFIX",
     "Annulments",
@@ -32,6 +34,7 @@ __all__ = [
     "PlayerStore",
     "Principal",
     "bearer_player",
+    "bearer_token",
     "is_app_key",
     "valid_external_id",
 ]

@@ -8,7 +8,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
-from pyramide.service.accounts.player_schemas import PlayerName
+from pyramide.service.accounts.schemas import PlayerName
 from pyramide.service.http.schemas import StrictModel
 
 Scope = Literal["players", "moderation"]

@@ -6,7 +6,7 @@ SHA-256 of the secret, in the player's hash ``pyr:{p:<id>}:player``. A player th
 
 Creating a player with an ``Idempotency-Key`` keeps the response for retries, and the response holds the token, so it
 is kept sealed (:mod:`accounts.sealed`) under ``pyr:{ip:<SHA-256 of the key>}``. That is also why the key must carry
-at least 128 bits (see ``player_schemas``): it is the only secret between a retry and the token. The record expires
+at least 128 bits (see ``accounts.schemas``): it is the only secret between a retry and the token. The record expires
 with the idempotency window. A ban is :mod:`accounts.bans`'s.
 """
 

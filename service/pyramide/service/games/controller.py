@@ -1,7 +1,7 @@
 """Games: create, read, stream, move, tap, abandon, hint, record, review, replay a position: the routes of one
 game (``/v1/games``), declared here in one controller (Litestar orders a controller's routes by name, which is the
 OpenAPI document's order). What a request becomes and what a reply is sent as is in ``commands_controller``; the
-caller's list of games in ``my_games_controller``."""
+caller's list of games is served with the rest of ``/v1/players`` (``players.games_controller``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Players: create one anonymously, read and change its settings."""
+"""The caller's player (``/v1/players``, ``/me``, ``/me/token``): create one anonymously, read and change its
+settings, replace its token, erase it and everything kept about it."""
 
 from __future__ import annotations
 
@@ -6,13 +7,18 @@ from litestar import Controller, Request, Response, delete, get, patch, post
 from litestar.datastructures import State
 from pydantic import TypeAdapter
 
-from pyramide.service.accounts.app_players import SESSION_PREFIX, AppPlayers, valid_external_id
-from pyramide.service.accounts.authentication import APP_TOKENS, bearer_token
-from pyramide.service.accounts.player import Player
-from pyramide.service.accounts.player_schemas import CreatedPlayer, CreatePlayerBody, IssuedToken, PlayerSettingsBody
-from pyramide.service.accounts.player_schemas import Player as PlayerView
-from pyramide.service.accounts.players import PlayerStore
-from pyramide.service.accounts.privacy import PlayerData
+from pyramide.service.accounts import (
+    APP_TOKENS,
+    SESSION_PREFIX,
+    AppPlayers,
+    Player,
+    PlayerData,
+    PlayerStore,
+    bearer_token,
+    valid_external_id,
+)
+from pyramide.service.accounts.schemas import CreatedPlayer, CreatePlayerBody, IssuedToken, PlayerSettingsBody
+from pyramide.service.accounts.schemas import Player as PlayerView
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import AnyRequest, fingerprint, parse_body
 from pyramide.service.http.headers import header_value, replay_header, secret_idempotency_key

@@ -1,4 +1,4 @@
-"""The caller's statistics and won games; a reset of them."""
+"""The caller's statistics and won games (``/v1/players/me/stats``, ``/me/wins``); a reset of them."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pyramide.service.deals import ParBook
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Cursor, Limit, check_paging_query
 from pyramide.service.http.responses import problems
+from pyramide.service.stats import StatsStore
 from pyramide.service.stats.schemas import PlayerStats, WonGame, WonGamesPage
-from pyramide.service.stats.statistics import StatsStore
 
 PlayerRequest = Request[Player, str, State]
 

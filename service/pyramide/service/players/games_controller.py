@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from litestar import Controller, get
+from litestar import Controller, Request, get
+from litestar.datastructures import State
 from litestar.params import QueryParameter
 
-from pyramide.service.games.commands_controller import PlayerRequest
-from pyramide.service.games.reading import GameReading
+from pyramide.service.accounts import Player
+from pyramide.service.games import GameReading
 from pyramide.service.games.schemas import GamesPage, GameSummary
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, GamesCursor, Limit, check_paging_query
 from pyramide.service.http.responses import problems
 from pyramide.service.status import ListFilter
+
+PlayerRequest = Request[Player, str, State]
 
 
 class MyGamesController(Controller):

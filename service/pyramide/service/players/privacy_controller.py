@@ -1,4 +1,5 @@
-"""A player's data: all of it as one JSON document, and its erasure."""
+"""A player's data: all of it as one JSON document (``/v1/players/me/export``); its erasure is ``DELETE /me``
+(``account_controller``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ from litestar import Controller, Request, get
 from litestar.datastructures import State
 from pydantic import BaseModel, Field
 
-from pyramide.service.accounts.authentication import OPEN_TO_BANNED
-from pyramide.service.accounts.player import Player
-from pyramide.service.accounts.privacy import PlayerData
+from pyramide.service.accounts import OPEN_TO_BANNED, Player, PlayerData
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import rate_limit_headers
 from pyramide.service.http.responses import problems
