@@ -38,6 +38,7 @@ from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.embedded_redis import SERVER_BINARY
 from tests.support.figures import FIGURES
 from tests.support.layouts import EASY_CLEARING, easy_game
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.slow  # the image build, then a server started three times in it
 
@@ -195,17 +196,17 @@ def _healthy(container: Container, config: dict[str, Any], seconds: float = 60) 
     """The image's HEALTHCHECK command, run inside the container, until it passes."""
     check = config["healthcheck"]["Test"]
     assert check[0] == "CMD", check
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert container.process.poll() is None, container.log.read_text()[-3000:]
+
+    def passes() -> bool:
+        if container.process.poll() is not None:
+            pytest.fail(f"the container's command ended: {container.log.read_text()[-3000:]}")
         done = subprocess.run(
             ["buildah", "run", "--isolation", "chroot", "--user", config.get("User", ""), container.name, "--",
              *check[1:]], capture_output=True, text=True,
         )  # fmt: skip
-        if done.returncode == 0:
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"the health check never passed: {container.log.read_text()[-3000:]}")
+        return done.returncode == 0
+
+    eventually(passes, seconds, what=f"the health check passing (log: {container.log})")
 
 
 def _stop(container: Container) -> float:

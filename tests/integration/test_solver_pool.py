@@ -56,14 +56,20 @@ def _solver_workers(served: Served, http_workers: int) -> dict[int, list[psutil.
 
 def _start_every_pool(served: Served, http_workers: int) -> dict[int, list[psutil.Process]]:
     """Analyses over fresh connections until every process that runs the app has a solver worker up."""
-    deadline = time.monotonic() + START_S
-    while time.monotonic() < deadline:
+
+    def every_pool_up() -> dict[int, list[psutil.Process]] | None:
         workers = _solver_workers(served, http_workers)
         if len(workers) == http_workers and all(workers.values()):
             return workers
-        with httpx.Client(base_url=served.url, timeout=30) as client:
-            assert client.get(f"/v1/deals/{random_deal_code()}/analysis").status_code == 200
-    raise AssertionError(f"no solver worker in every HTTP worker: {_solver_workers(served, http_workers)}")
+        with httpx.Client(base_url=served.url, timeout=30) as client:  # a new connection: maybe another worker
+            response = client.get(f"/v1/deals/{random_deal_code()}/analysis")
+        if response.status_code != 200:
+            pytest.fail(f"an analysis while starting the pools: {response.status_code} {response.text}")
+        return None
+
+    started = eventually(every_pool_up, START_S, what="a solver worker in every HTTP worker")
+    assert started is not None
+    return started
 
 
 def _lines_once_logged(served: Served, request_id: str) -> list[dict[str, Any]]:

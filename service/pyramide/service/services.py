@@ -141,9 +141,10 @@ class Services:
             "deliverer",
             "streams",
         )
-        settings = self.settings
+        retention, embedded = self.settings.retention, self.settings.embedded
         return {name: provide(name) for name in fields} | {
-            "settings": Provide(lambda: settings, sync_to_thread=False, use_cache=True),
+            "retention": Provide(lambda: retention, sync_to_thread=False, use_cache=True),
+            "embedded": Provide(lambda: embedded, sync_to_thread=False, use_cache=True),
             "tasks": Provide(lambda: self.tasks, sync_to_thread=False),
         }
 

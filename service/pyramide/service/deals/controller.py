@@ -19,7 +19,7 @@ from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.params import DealCodeText, deal_code_of
 from pyramide.service.http.responses import problems, revalidated
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.infra.settings import LimitName, Settings
+from pyramide.service.infra.settings import LimitName, Retention
 
 
 class DealController(Controller):
@@ -62,13 +62,13 @@ class DealController(Controller):
         *,
         solver: Injected[Solver],
         redis: Injected[RedisClient],
-        settings: Injected[Settings],
+        retention: Injected[Retention],
         address_limits: Injected[AddressLimits],
         shortest: Annotated[bool, QueryParameter(description="Also a shortest winning line.")] = False,
     ) -> DealAnalysis:
         deal = deal_code_of(code)
         await address_limits.check(request, LimitName.ANALYSES)
-        return await solver.analyse_deal(redis, deal, settings.retention.analysis_ttl_s, shortest=shortest)
+        return await solver.analyse_deal(redis, deal, retention.analysis_ttl_s, shortest=shortest)
 
     @get(
         "/rules",

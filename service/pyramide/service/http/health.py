@@ -12,7 +12,7 @@ from pyramide.service.http.problems import HttpCode, ProblemError
 from pyramide.service.http.responses import problems
 from pyramide.service.http.schemas import Health, JobHealth, Readiness
 from pyramide.service.infra.redis import RedisClient
-from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.settings import EmbeddedRedis
 from pyramide.service.infra.supervisor import SupervisorState
 from pyramide.service.infra.tasks import JobState, TaskRegistry
 
@@ -38,8 +38,8 @@ class HealthController(Controller):
         responses=problems(503, redis=False),
         exclude_from_auth=True,
     )
-    async def live(self, settings: Injected[Settings]) -> Health:
-        if SupervisorState.read(settings.embedded.supervisor_state).failed:
+    async def live(self, embedded: Injected[EmbeddedRedis]) -> Health:
+        if SupervisorState.read(embedded.supervisor_state).failed:
             raise ProblemError(503, HttpCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})
         return Health(status="ok")
 
