@@ -9,13 +9,18 @@ from typing import Any
 import httpx
 import redis
 from litestar import Litestar
+from litestar.testing import TestClient
 
 from pyramide.engine import DealCode, Game
+from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import FakeClock
+from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.support.deals import EASY_CODE, WINNING
 from tests.support.par import _until_decided
-from tests.support.waiting import drain
+from tests.support.waiting import drain, eventually
 
 WON = "PY1-N-AAAAAAB"  # its shortest line is found in about 15 ms of one core
 LOST = "PY1-0W-AAAALSP"  # proved unwinnable in a few milliseconds
@@ -192,3 +197,18 @@ def test_a_deal_dealt_gets_its_par_worked_out_before_anyone_reads_it(
         assert b"known" in (redis_client.get(f"pyr:{{analysis:{WON}}}:par") or b""), "no par worked out after dealing"
         first = client.get(f"/v1/deals/{WON}").json()
         assert (first["par"], first["par_status"]) == (64, "known")
+
+
+def test_a_stopping_service_lets_go_of_the_par_it_was_working_out(
+    settings: Settings, clock: FakeClock, redis_client: redis.Redis
+) -> None:
+    """Stopping does not wait for a par (it costs only solver time to work out again) and releases its claim, so
+    that the next process to see the deal works it out instead of showing it pending for the claim's minute."""
+    slow = "PY1-2SC-VWUCSWC"  # searched for about 1.5 s of one core before its budget runs out
+    app = create_app(settings.but(solver={"time_limit_s": 30.0}), clock=clock)
+    with TestClient(app) as client:
+        assert client.get(f"/v1/deals/{slow}").json()["par_status"] == "pending"
+        claim = keyspace.par(slow)
+        eventually(lambda: redis_client.get(claim) is not None, what="the par claimed")
+        assert json.loads(redis_client.get(claim) or "{}")["status"] == "pending"
+    assert redis_client.get(claim) is None, "the claim of the abandoned par is released"

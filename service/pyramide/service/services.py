@@ -65,8 +65,11 @@ class Services:
         tasks.start()
 
     async def stop(self) -> None:
-        """Stops the background work (what runs is given a moment to end: ``STOP_WITHIN_S``), then the services."""
+        """Stops the background work (pars at once; what else runs is given a moment to end: ``STOP_WITHIN_S``),
+        then the services."""
         running, self._running = self._running, None
+        if running is not None:
+            running.deals.pars.close()
         await self.tasks.stop(STOP_WITHIN_S)
         if running is not None:
             await running.stop()

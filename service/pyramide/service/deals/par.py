@@ -149,6 +149,9 @@ class ParBook:
             analysis = await self.solver.analyse_deal(
                 self.redis, code, self.ttl_s, shortest=True, priority=Priority.BACKGROUND
             )
+        except asyncio.CancelledError:  # the process stops (:meth:`close`): the next process that sees it starts over
+            await self.redis.delete(key)
+            raise
         except DomainError:
             await self.redis.delete(key)
             return
@@ -171,6 +174,8 @@ class ParBook:
                 log.warning("the boards showing the par of %s were not told (%s)", code, type(error).__name__)
 
     def close(self) -> None:
+        """Abandon the pars being worked out, releasing their claims: a par costs only solver time to work out
+        again, so a stopping process does not wait for one (its grace is for webhook deliveries)."""
         self._closed = True
         for task in list(self._tasks):
             task.cancel()
