@@ -52,9 +52,9 @@ async def _player(client: aiohttp.ClientSession, worker: str, seed: int, index: 
     return {"Authorization": f"Bearer {key}", "Pyramide-Player": f"user-{seed}-{index}"}
 
 
-async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> None:
-    """``count`` requests of one kind from ``clients`` concurrent clients."""
-    sent = 0
+async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> int:
+    """``count`` requests of one kind from ``clients`` concurrent clients; the number of games they created."""
+    sent = created = 0
     connector = aiohttp.TCPConnector(limit=clients)
     async with aiohttp.ClientSession(url, connector=connector) as client:
 
@@ -66,13 +66,14 @@ async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> N
                     await response.read()
 
         async def games(index: int) -> None:
-            nonlocal sent
+            nonlocal sent, created
             rng = random.Random(seed * 1000 + index)
             headers = await _player(client, worker, seed, index)
             while sent < count:
                 code = str(random_deal_code(randbelow=rng.randrange))
                 async with client.post("/v1/games", json={"code": code}, headers=headers) as response:
                     game = await response.json()
+                created += 1
                 legal = game["legal_moves"]
                 while legal and sent < count:
                     sent += 1
@@ -83,6 +84,7 @@ async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> N
 
         run: Callable[[int], Awaitable[None]] = baseline if worker == "baseline" else games
         await asyncio.gather(*(run(i) for i in range(clients)))
+    return created
 
 
 def _counted(pid: int, out: Path, send: Callable[[], None]) -> int:
@@ -117,11 +119,12 @@ def main() -> None:
         try:
             wait_ready(url, seconds=600)
             counts: dict[str, int] = {}
+            games: dict[str, int] = {}
             for seed, worker in ((0, "baseline"), (1, "games"), (1, "app_games")):  # the same deals for both moves
                 asyncio.run(_send(url, args.clients, 300, 100 + seed, worker))  # warm-up
 
                 def send(worker: str = worker, seed: int = seed) -> None:
-                    asyncio.run(_send(url, args.clients, args.requests, seed, worker))
+                    games[worker] = asyncio.run(_send(url, args.clients, args.requests, seed, worker))
 
                 counts[worker] = _counted(server.pid, out, send)
         finally:
@@ -131,8 +134,8 @@ def main() -> None:
     app_move = counts["app_games"] / args.requests
     print(f"server instructions per request, {args.requests} requests from {args.clients} concurrent clients:")
     print(f"  baseline GET+SET {base:12,.0f}")
-    print(f"  move route       {move:12,.0f}   (game creation included, as in whole games)")
-    print(f"  app player move  {app_move:12,.0f}   (app key + Pyramide-Player; game creation included)")
+    print(f"  move route       {move:12,.0f}   (game creation included, as in whole games: {games['games']})")
+    print(f"  app player move  {app_move:12,.0f}   (app key + Pyramide-Player; games: {games['app_games']})")
     print(f"  ratio baseline / move: {base / move:.3f}")
 
 
