@@ -165,6 +165,7 @@ def test_erased_data_leaves_the_append_only_file_within_the_bound(tmp_path: Path
             assert http.post(f"/v1/games/{game}/moves", json=move, headers=auth).status_code == 200
         rotated = http.post("/v1/players/me/token", headers=auth).json()["token"]
         needles = [created["id"], "Eltunok", _token_hash(created["token"]), _token_hash(rotated)]
+        served.aof_written()
         assert set(_files_holding(served.data_dir, needles)["appendonly.aof"]) == set(needles)
         erased_at = time.monotonic()
         assert http.delete("/v1/players/me", headers={"Authorization": f"Bearer {rotated}"}).status_code == 204

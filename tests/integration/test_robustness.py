@@ -120,6 +120,7 @@ def test_liveness_turns_503_when_redis_cannot_be_brought_back_and_200_once_it_is
     data = tmp_path / "data"
     with serving(data, tmp_path, env={"PYRAMIDE_REDIS_MAX_RESTARTS": "2"}) as served:
         auth, game = _player_and_game(served.url)
+        served.aof_written()
         good = (data / "appendonly.aof").read_bytes()
         broken = data / "broken.aof"
         broken.write_text("*this is no append-only file\r\n")

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import psutil
+import redis
 import uvicorn
 from litestar import Litestar
 
@@ -52,6 +53,13 @@ class Served:
 
     def lines(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.log.read_text().splitlines() if line.startswith("{")]
+
+    def aof_written(self) -> None:
+        """Waits until the embedded Redis has written to its append-only file every write it has acknowledged. With
+        `appendfsync everysec` Redis answers at once but postpones writing the file (up to 2 s) while its last fsync
+        still runs, so a file read at once may lack an acknowledged write: on a busy machine it did (seed 88316513)."""
+        with redis.Redis(unix_socket_path=str(self.data_dir / "redis.sock")) as client:
+            eventually(lambda: client.info("persistence")["aof_buffer_length"] == 0, 10, what="the AOF written")
 
 
 def _start(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None) -> Served:
