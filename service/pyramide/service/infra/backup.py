@@ -8,10 +8,14 @@ append-only file replayed) and stopped after.
 ``pyramide restore FILE [--data-dir DIR]`` makes a data directory from such a snapshot: a server loads the snapshot,
 rewrites it as its append-only file (what `pyramide serve` reads), and stops. The directory must not be in use and
 must hold no data yet, so that a restore never overwrites live data by mistake.
+
+A snapshot holds every player's data (and the signing key and deal secret when they are kept in Redis): it is written
+with mode 0600, and the restored directory is 0700 with its append-only file 0600 (``private_files``).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -22,6 +26,7 @@ import redis
 
 from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.embedded_redis import SERVER_BINARY, EmbeddedRedis
+from pyramide.service.infra.private_files import UMASK, keep_private, private_opener
 from pyramide.service.infra.supervisor import RedisSupervisor
 
 CLI = SERVER_BINARY.parent / "redis-cli"
@@ -53,7 +58,7 @@ def restore(source: Path, data_dir: Path) -> int:
         raise BackupError(f"no snapshot at {source}")
     if (data_dir / AOF).exists() and (data_dir / AOF).stat().st_size > 0:
         raise BackupError(f"{data_dir} already holds data; restore into a new directory")
-    data_dir.mkdir(parents=True, exist_ok=True)
+    keep_private(data_dir)
     with tempfile.TemporaryDirectory() as scratch:
         shutil.copyfile(source, Path(scratch) / "dump.rdb")
         server = EmbeddedRedis(scratch, appendonly=False)
@@ -66,7 +71,9 @@ def restore(source: Path, data_dir: Path) -> int:
             client.close()
         finally:
             server.stop()
-        shutil.copyfile(Path(scratch) / AOF, data_dir / AOF)
+        with (Path(scratch) / AOF).open("rb") as rewritten, open(data_dir / AOF, "wb", opener=private_opener) as out:
+            shutil.copyfileobj(rewritten, out)
+    keep_private(data_dir)  # an empty append-only file that was there keeps its mode through the copy
     return keys
 
 
@@ -80,12 +87,25 @@ def _answers(server: EmbeddedRedis) -> bool:
 
 
 def _snapshot(server: EmbeddedRedis, target: Path) -> int:
+    """``redis-cli --rdb`` into a new file of mode 0600 beside ``target``, which then replaces ``target`` whole: the
+    snapshot is never readable by others, and a failed one leaves an earlier backup at ``target`` as it was."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [str(CLI), "-s", str(server.socket), "--rdb", str(target)], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise BackupError(f"redis-cli --rdb failed: {done.stderr.strip() or done.stdout.strip()}")
+    descriptor, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(descriptor)
+    partial = Path(name)
+    try:
+        done = subprocess.run(
+            [str(CLI), "-s", str(server.socket), "--rdb", str(partial)],
+            capture_output=True,
+            text=True,
+            check=False,
+            umask=UMASK,
+        )
+        if done.returncode != 0:
+            raise BackupError(f"redis-cli --rdb failed: {done.stderr.strip() or done.stdout.strip()}")
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
     return int(redis.Redis(unix_socket_path=str(server.socket)).dbsize())
 
 

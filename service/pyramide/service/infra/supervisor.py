@@ -35,6 +35,7 @@ from typing import IO
 from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.lifecycle import process_alive
+from pyramide.service.infra.private_files import keep_private, private_opener
 
 log = logging.getLogger("pyramide.supervisor")
 CHECK_INTERVAL_S = 0.2
@@ -69,7 +70,8 @@ class SupervisorState:
         """Replace the file whole (readers never see half of it); an error (a full disk) leaves the old one."""
         temporary = path.with_suffix(".tmp")
         try:
-            temporary.write_text(json.dumps({"restarts": self.restarts, "failed": self.failed, "up": self.up}))
+            with open(temporary, "w", opener=private_opener) as out:
+                out.write(json.dumps({"restarts": self.restarts, "failed": self.failed, "up": self.up}))
             temporary.replace(path)
         except OSError:
             temporary.unlink(missing_ok=True)
@@ -102,7 +104,7 @@ class RedisSupervisor:
         return self.redis.url
 
     def start(self) -> RedisSupervisor:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        keep_private(self.data_dir)
         self._take_ownership()
         self._stop_leftover()
         self.redis.start()
@@ -122,7 +124,7 @@ class RedisSupervisor:
             self._lock = None
 
     def _take_ownership(self) -> None:
-        lock = (self.data_dir / "pyramide.lock").open("a+")
+        lock = open(self.data_dir / "pyramide.lock", "a+", opener=private_opener)  # noqa: SIM115 - held as the lock
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
