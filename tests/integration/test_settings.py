@@ -12,6 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from pydantic.fields import FieldInfo
 
 from pyramide.service.infra.settings import setting_fields, unknown_variables
@@ -63,6 +65,55 @@ def test_a_bad_setting_stops_serve_with_one_line_naming_its_variable(tmp_path: P
     for case, (returncode, stderr) in ended.items():
         lines = stderr.splitlines()
         expected = f"pyramide serve: invalid setting: {BAD[case][1]}:"
+        if returncode != 2 or len(lines) != 1 or not lines[0].startswith(expected) or "hunter2" in stderr:
+            wrong[case] = (returncode, stderr[-300:])
+        elif (tmp_path / case).exists():
+            wrong[case] = (returncode, "the embedded Redis was started before the refusal")
+    assert not wrong, wrong
+
+
+@pytest.mark.slow
+def test_a_bad_secret_file_stops_serve_with_one_line_naming_its_variable(tmp_path: Path) -> None:
+    """A ``*_FILE`` variable naming a file that cannot be read, that holds what its variable would be refused with,
+    or set beside its variable: exit 2, one line naming the ``*_FILE`` variable and never the file's text, nothing
+    started (two starts at a time, as above)."""
+    files = tmp_path / "secrets"
+    files.mkdir()
+    (files / "not-a-key").write_text("hunter2\n")
+    (files / "public-only").write_text(PUBLIC_ONLY)
+    (files / "short").write_text("hunter2\n")
+    (files / "binary").write_bytes(b"\xffhunter2")
+    (files / "key").write_text(
+        Ed25519PrivateKey.generate().private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()).decode()
+    )
+    cases = {
+        "key file not a key": ({"PYRAMIDE_SIGNING_KEYS_FILE": "not-a-key"}, "PYRAMIDE_SIGNING_KEYS_FILE"),
+        "key file that cannot sign": ({"PYRAMIDE_SIGNING_KEYS_FILE": "public-only"}, "PYRAMIDE_SIGNING_KEYS_FILE"),
+        "no key file": ({"PYRAMIDE_SIGNING_KEYS_FILE": "missing"}, "PYRAMIDE_SIGNING_KEYS_FILE"),
+        "key file and variable": (
+            {"PYRAMIDE_SIGNING_KEYS_FILE": "key", "PYRAMIDE_SIGNING_KEYS": PUBLIC_ONLY},
+            "PYRAMIDE_SIGNING_KEYS_FILE",
+        ),
+        "secret too short": ({"PYRAMIDE_DEAL_SECRET_FILE": "short"}, "PYRAMIDE_DEAL_SECRET_FILE"),
+        "secret not text": ({"PYRAMIDE_DEAL_SECRET_FILE": "binary"}, "PYRAMIDE_DEAL_SECRET_FILE"),
+        "operator key too short": ({"PYRAMIDE_OPERATOR_KEY_FILE": "short"}, "PYRAMIDE_OPERATOR_KEY_FILE"),
+    }
+
+    def start(case: str) -> tuple[int, str]:
+        env = {**os.environ}
+        for variable, value in cases[case][0].items():
+            env[variable] = str(files / value) if variable.endswith("_FILE") else value
+        serve = [sys.executable, "-m", "pyramide", "serve", "--port", str(_free_port())]
+        command = [*serve, "--data-dir", str(tmp_path / case)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+        return done.returncode, done.stderr
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        ended = dict(zip(cases, pool.map(start, cases), strict=True))
+    wrong = {}
+    for case, (returncode, stderr) in ended.items():
+        lines = stderr.splitlines()
+        expected = f"pyramide serve: invalid setting: {cases[case][1]}:"
         if returncode != 2 or len(lines) != 1 or not lines[0].startswith(expected) or "hunter2" in stderr:
             wrong[case] = (returncode, stderr[-300:])
         elif (tmp_path / case).exists():

@@ -47,6 +47,8 @@ def serve(host: str, port: int, data_dir: str | None, workers: str | None = None
             print(f"pyramide serve: invalid setting: {line}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     configure_logging(settings.logs)
+    for line in settings.secrets.kept_in_redis():
+        log.warning(line)
     # uvicorn stops on SIGTERM, then raises it again: with the default action the process would die there, before
     # stopping the solver workers and the embedded Redis. Exiting through the cleanup instead, in every mode.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)

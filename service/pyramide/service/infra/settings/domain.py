@@ -4,9 +4,10 @@ settlement, erasures, secrets, daily challenges and webhooks."""
 from __future__ import annotations
 
 import os
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from pyramide.engine.errors import InvalidRulesError
 from pyramide.engine.rules import Rules
@@ -70,18 +71,26 @@ class Erasure(Group):
 
 
 class Secrets(Group):
-    """The operator's secrets; none is ever shown (not in a repr, not in an error)."""
+    """The operator's secrets; none is ever shown (not in a repr, not in an error). Each may be given in its variable
+    or in a file its ``*_FILE`` variable names (a Kubernetes Secret mounted as a file): the file's text, without the
+    whitespace around it, is the value, checked as the variable's would be."""
 
     deal_secret: str | None = Field(None, min_length=16, repr=False)
     """The secret sealed deals (daily challenges) are dealt from; without it, one is generated once and kept in
     Redis."""
+    deal_secret_file: Path | None = None
+    """A file holding ``deal_secret``, instead of the variable."""
     operator_key: str | None = Field(None, min_length=32, max_length=512, pattern=r"^[\x21-\x7e]+$", repr=False)
     """The operator's key for ``/v1/admin`` (``Authorization: Bearer <key>``): at least 32 visible ASCII characters;
     unset, every admin route answers 404."""
+    operator_key_file: Path | None = None
+    """A file holding ``operator_key``, instead of the variable."""
     signing_keys: str | None = Field(None, repr=False)
     """The Ed25519 keys result certificates are signed with, the first signing and all published at
     ``/.well-known/jwks.json``: a JSON array of JWKs (or a JWK Set) or PEM blocks (``docs/certificates.md``); without
     it, one is generated once and kept in Redis."""
+    signing_keys_file: Path | None = None
+    """A file holding ``signing_keys``, instead of the variable."""
 
     @field_validator("signing_keys")
     @classmethod
@@ -91,6 +100,59 @@ class Secrets(Group):
         if value is not None:
             parse_keys(value)
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_files(cls, data: Any) -> Any:
+        """Each ``*_file`` read into its secret. An error names the ``*_FILE`` variable, never the text: a file
+        that cannot be read, a text the variable would be refused with, or a variable set too (unless both say the
+        same, as a copy of these settings does)."""
+        if not isinstance(data, dict):
+            return data
+        values = dict(data)
+        for name in ("deal_secret", "operator_key", "signing_keys"):
+            path = values.get(f"{name}_file")
+            if path is None:
+                continue
+            variable = cls.variable(f"{name}_file")
+            text = _secret_text(Path(path), variable)
+            if values.get(name) not in (None, text):
+                raise ValueError(f"{variable}: set it or {cls.variable(name)}, not both")
+            try:
+                cls.model_validate({name: text})
+            except ValidationError as error:
+                reason = str(error.errors()[0]["msg"]).removeprefix("Value error, ")
+                raise ValueError(f"{variable}: {reason} (in {path})") from None
+            values[name] = text
+        return values
+
+    def kept_in_redis(self) -> list[str]:
+        """What is generated and kept in Redis for want of its setting, a line each for the log at start: whoever
+        reads Redis's files or a backup holds it."""
+        kept = []
+        if self.signing_keys is None:
+            kept.append(
+                "the certificate signing key is generated once and kept in Redis, as neither PYRAMIDE_SIGNING_KEYS"
+                " nor PYRAMIDE_SIGNING_KEYS_FILE is set: whoever reads Redis's files or a backup can sign"
+                " certificates in the service's name; give it as a secret (docs/security.md, Secrets at rest)"
+            )
+        if self.deal_secret is None:
+            kept.append(
+                "the deal secret is generated once and kept in Redis, as neither PYRAMIDE_DEAL_SECRET nor"
+                " PYRAMIDE_DEAL_SECRET_FILE is set: whoever reads Redis's files or a backup can deal the daily"
+                " challenges' sealed cards ahead; give it as a secret (docs/security.md, Secrets at rest)"
+            )
+        return kept
+
+
+def _secret_text(path: Path, variable: str) -> str:
+    """The text of the file ``path`` without the whitespace around it (a Secret's file may end with a newline)."""
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError:
+        raise ValueError(f"{variable}: {path} is not UTF-8 text") from None
+    except OSError as error:
+        raise ValueError(f"{variable}: cannot read {path} ({error.strerror or error})") from None
 
 
 class Challenges(Group):
