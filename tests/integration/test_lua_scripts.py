@@ -56,7 +56,7 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         "board_changed",
     }  # fmt: skip
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
-    assert len(scripts) == 50
+    assert len(scripts) == 51
 
 
 # -- games --------------------------------------------------------------------------------------------------------
@@ -489,6 +489,25 @@ def test_outbox_settle(settings: Settings, redis_client: redis.Redis) -> None:
     redis_client.xadd(box, {"type": "t"}, id="99999999999999-0")  # its last id in this ms or later: kept
     assert _settle(settings, box, {}, [], ["99999999999999-0"]) == [Result.OK, 0, 0]
     assert redis_client.exists(box) == 1 and redis_client.xlen(box) == 0
+
+
+def test_stream_lease_and_release(settings: Settings, redis_client: redis.Redis) -> None:
+    """A cap of one: a second stream is FULL until the first's lease is given back (a lease given back twice, or
+    never taken, is no error: a stream's end gives back what it may not hold)."""
+    leases = stream_leases.LeaseKeys(leases=keyspace.address_streams("127.0.0.9"))
+    now = int(redis_client.time()[0]) * 1000
+
+    def lease(stream: str) -> Any:
+        args = stream_leases.LeaseArgs(stream=stream, now_ms=str(now), until_ms=str(now + 60_000), cap="1")
+        return run(settings, stream_leases.LEASE, leases, args)
+
+    def release(stream: str) -> Any:
+        return run(settings, stream_leases.RELEASE, leases, stream_leases.ReleaseArgs(stream=stream))
+
+    assert (lease("a"), lease("b")) == (Result.OK, Result.FULL)
+    assert (release("a"), release("a"), release("never")) == (Result.OK,) * 3
+    assert redis_client.exists(leases.leases) == 0
+    assert lease("b") == Result.OK and redis_client.zrange(leases.leases, 0, -1) == [b"b"]
 
 
 def test_webhook_note(settings: Settings, redis_client: redis.Redis) -> None:

@@ -2,10 +2,17 @@
 
 Each open stream holds a lease in each cap it counts against (a sorted set: stream id by the ms its lease ends),
 renewed every heartbeat on a timer while it is open (whether or not its writes progress); a stream that ends gives
-its leases back, and a killed process's leases end by themselves :data:`LEASE_BEATS` heartbeats later."""
+its leases back, and a killed process's leases end by themselves :data:`LEASE_BEATS` heartbeats later.
+
+Every call is a script, so it goes over the process's one pipelined connection (:mod:`infra.pipelined`), never the
+client's pool: a thousand streams closed at once once asked the pool for a thousand connections, most give-backs
+failed (``MaxConnectionsError``, a traceback each) and their leases held the address's cap full until they ran out
+(issue 56). A give-back that fails all the same (Redis out of reach) never raises: the lease runs out by itself, and
+the failure is logged once until a give-back succeeds again."""
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Sequence
 from typing import Final, NamedTuple
@@ -14,6 +21,7 @@ from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Result, Script
 
+log = logging.getLogger("pyramide.streams")
 LEASE_BEATS: Final = 3
 """A lease lasts this many heartbeats: a stream must miss three in a row before it stops counting."""
 
@@ -29,8 +37,14 @@ class LeaseArgs(NamedTuple):
     cap: str
 
 
+class ReleaseArgs(NamedTuple):
+    stream: str
+
+
 LEASE: Final = Script("stream_lease", LeaseKeys, LeaseArgs)
 """Takes or renews one lease: :attr:`Result.OK`, or :attr:`Result.FULL` for a new stream past the cap."""
+RELEASE: Final = Script("stream_release", LeaseKeys, ReleaseArgs)
+"""Gives one lease back: :attr:`Result.OK`."""
 
 
 class Cap(NamedTuple):
@@ -48,6 +62,8 @@ class StreamLeases:
         self.clock = clock
         self.lease_ms = int(heartbeat_s * 1000 * LEASE_BEATS)
         self._lease = LEASE.load(redis)
+        self._release = RELEASE.load(redis)
+        self._failing = False
 
     @staticmethod
     def new_stream() -> str:
@@ -69,8 +85,19 @@ class StreamLeases:
             await self._take(stream, cap)
 
     async def give_back(self, stream: str, caps: Sequence[Cap]) -> None:
+        """Ends the stream's leases, each cap tried whatever the others did; never raises (see the module)."""
+        failure: Exception | None = None
         for cap in caps:
-            await self.redis.zrem(cap.key, stream)
+            try:
+                await self._release(LeaseKeys(leases=cap.key), ReleaseArgs(stream=stream))
+            except Exception as error:
+                failure = error
+        if failure is not None and not self._failing:
+            name, seconds = type(failure).__name__, self.lease_ms / 1000
+            log.warning("live streams' leases not given back (%s): they run out within %g s", name, seconds)
+        elif failure is None and self._failing:
+            log.info("live streams' leases are given back again")
+        self._failing = failure is not None
 
     async def _take(self, stream: str, cap: Cap) -> bool:
         now = now_ms(self.clock)
