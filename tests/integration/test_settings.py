@@ -37,6 +37,10 @@ BAD = {
     ),
     "rate limit": ({"PYRAMIDE_LIMIT_MOVES": "many"}, "PYRAMIDE_LIMIT_MOVES"),
     "connection limit": ({"PYRAMIDE_MAX_CONNECTIONS": "lots"}, "PYRAMIDE_MAX_CONNECTIONS"),
+    "streams taking every connection": (
+        {"PYRAMIDE_MAX_CONNECTIONS": "64", "PYRAMIDE_MAX_STREAMS": "64"},
+        "PYRAMIDE_MAX_STREAMS",
+    ),
     "signing key not a key": ({"PYRAMIDE_SIGNING_KEYS": "hunter2"}, "PYRAMIDE_SIGNING_KEYS"),
     "signing key that cannot sign": ({"PYRAMIDE_SIGNING_KEYS": PUBLIC_ONLY}, "PYRAMIDE_SIGNING_KEYS"),
 }

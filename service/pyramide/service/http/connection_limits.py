@@ -1,5 +1,5 @@
-"""What one connection and one process may take (``HttpLimits``, the settings of the same names), and how many
-connections a process can keep open within its file limit."""
+"""What one connection and one process may take (``HttpLimits``, the settings of the same names), how many
+connections a process can keep open within its file limit, and how many of them its live streams may hold."""
 
 from __future__ import annotations
 
@@ -47,3 +47,10 @@ def connection_bounds(max_connections: int) -> tuple[int, int]:
     files = 1 << 20 if soft == resource.RLIM_INFINITY else soft
     backlog = max(16, min(2048, files // 8))
     return max(16, min(max_connections, files - backlog - _RESERVED_FDS)), backlog
+
+
+def streams_per_process(settings: HttpSettings) -> int:
+    """The live streams a process keeps open: their share of ``max_connections`` (``HttpSettings.stream_share``),
+    scaled down as the file limit scales the connections down, so the API keeps the same part of what is left."""
+    kept = connection_bounds(settings.max_connections)[0]
+    return max(1, kept * settings.stream_share // settings.max_connections)

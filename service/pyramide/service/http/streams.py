@@ -8,9 +8,11 @@ an idle stream; the stream's leases in the caps (:mod:`infra.stream_leases`) are
 period while it is open, not after a write: a client that reads nothing blocks the stream's writes, yet still counts
 in the caps until the server's write deadline (``write_timeout_s``, :mod:`http.server`) closes its connection and the
 stream gives its leases back. A stream ends after
-``stream_max_s`` (the client reconnects with ``Last-Event-ID``) and at once when the server shuts down
+``stream_max_s`` (the client reconnects with ``Last-Event-ID``), at once when the server shuts down
 (:func:`shutting_down`, called by the HTTP protocol when uvicorn asks its connections to close), so a graceful
-shutdown never waits for open streams. Change notices come through :class:`infra.notices.Notices`.
+shutdown never waits for open streams, and with ``retry:`` and its last id when newer streams leave no room for it in
+the process's budget (:mod:`http.stream_budget`). Its connection closes when it ends (``Connection: close``), so a
+stream's connection never lingers idle. Change notices come through :class:`infra.notices.Notices`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from pydantic import BaseModel, Field
 
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.headers import client_address
+from pyramide.service.http.stream_budget import StreamBudget, end_with_retry
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.notices import Follower, Notices
 from pyramide.service.infra.settings import Proxies, Streams
@@ -86,7 +89,8 @@ _FORMAT: Final = (
     " id gets the current state at once, the current id nothing until the next change. States supersede each"
     " other, so a resumed stream misses nothing. A `: ping` comment every `PYRAMIDE_STREAM_HEARTBEAT_S` (15 s);"
     " the stream ends after `PYRAMIDE_STREAM_MAX_S` (3600 s) and when the server shuts down: reconnect with"
-    " `Last-Event-ID`."
+    " `Last-Event-ID`. One ended to make room for newer streams (`PYRAMIDE_MAX_STREAMS`) ends with `retry: <ms>`"
+    " and `id: <the last id>`: reconnect after that many ms."
 )
 
 
@@ -142,9 +146,17 @@ class LiveStreams:
     """Opens the process's live streams: caps, the first state, then each new one (see the module)."""
 
     def __init__(
-        self, notices: Notices, leases: StreamLeases, settings: Streams, proxies: Proxies, tasks: TaskRegistry
+        self,
+        notices: Notices,
+        leases: StreamLeases,
+        settings: Streams,
+        proxies: Proxies,
+        tasks: TaskRegistry,
+        *,
+        budget: StreamBudget,
     ) -> None:
         self.notices = notices
+        self.budget = budget
         self.tasks = tasks
         self.leases = leases
         self.settings = settings
@@ -183,7 +195,8 @@ class LiveStreams:
             await self.leases.give_back(stream, caps)
             raise
         events = self._events(stream, caps, channel, topic, load, last=last_event_id(request), holds=holds)
-        return Stream(events, media_type=EVENT_STREAM, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no", "Connection": "close"}
+        return Stream(events, media_type=EVENT_STREAM, headers=headers)
 
     async def _events(
         self,
@@ -196,15 +209,17 @@ class LiveStreams:
         last: int | None,
         holds: Holds | None,
     ) -> AsyncIterator[bytes]:
+        ended = self.budget.enter(stream)
         renewing = self.tasks.spawn("stream lease renewal", self._renew(stream, caps), lasting=True)
         try:
             async with self.notices.follow(channel, topic, load) as follower:
                 follower.offer(await load())  # read after subscribing: no change falls between the two
-                async for chunk in self._follow(follower, last):
+                async for chunk in self._follow(follower, last, ended):
                     if holds is not None and not await holds():
                         return  # the stream's credentials no longer hold: it ends before sending anything more
                     yield chunk
         finally:
+            self.budget.leave(stream)
             renewing.cancel()
             with anyio.CancelScope(shield=True):
                 await asyncio.gather(renewing, return_exceptions=True)  # no renewal lands after the give-back
@@ -223,20 +238,22 @@ class LiveStreams:
             except Exception as error:  # Redis out of reach for a moment: the next beat tries again
                 log.warning("a live stream's leases were not renewed (%s)", type(error).__name__)
 
-    async def _follow(self, follower: Follower, last: int | None) -> AsyncIterator[bytes]:
-        """Each state not sent yet, a ping each heartbeat, until the maximum duration or the server's shutdown."""
+    async def _follow(self, follower: Follower, last: int | None, ended: asyncio.Event) -> AsyncIterator[bytes]:
+        """Each state not sent yet, a ping each heartbeat, until the maximum duration or the server's shutdown; or,
+        ``ended`` by a newer stream past the budget, until ``retry:`` and the last id."""
         loop = asyncio.get_running_loop()
         ends = loop.time() + self.max_s
-        # the request's own waits (the server stopping, the follower's next state), cancelled when it ends: not
-        # background work, so not the task registry's
+        # the request's own waits (the server stopping, a newer stream ending this one, the follower's next state),
+        # cancelled when it ends: not background work, so not the task registry's
         stop = loop.create_task(_stopping().wait())
+        evicted = loop.create_task(ended.wait())
         take = loop.create_task(follower.take())
         try:
-            while not stop.done():
+            while not (stop.done() or evicted.done()):
                 beat = loop.time() + self.heartbeat_s
-                while not stop.done() and loop.time() < min(beat, ends):
+                while not (stop.done() or evicted.done()) and loop.time() < min(beat, ends):
                     await asyncio.wait(
-                        {stop, take}, timeout=min(beat, ends) - loop.time(), return_when="FIRST_COMPLETED"
+                        {stop, evicted, take}, timeout=min(beat, ends) - loop.time(), return_when="FIRST_COMPLETED"
                     )
                     if take.done():
                         state = take.result()
@@ -245,11 +262,14 @@ class LiveStreams:
                         if state.id != last:
                             last = state.id
                             yield state.encode()
+                if evicted.done():
+                    yield end_with_retry(last)
+                    return
                 if stop.done() or loop.time() >= ends:
                     return
                 yield PING
         finally:
-            for task in (stop, take):
+            for task in (stop, evicted, take):
                 task.cancel()
             with contextlib.suppress(BaseException):
-                await asyncio.gather(stop, take, return_exceptions=True)
+                await asyncio.gather(stop, evicted, take, return_exceptions=True)

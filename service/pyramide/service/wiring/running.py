@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Final
 
+from pyramide.service.http.connection_limits import streams_per_process
 from pyramide.service.http.limits import AddressLimits, MoveAllowance
+from pyramide.service.http.stream_budget import StreamBudget
 from pyramide.service.http.streams import LiveStreams
 from pyramide.service.infra.address_moves import AddressMoves
 from pyramide.service.infra.clock import Clock
@@ -142,7 +144,8 @@ def _live_streams(settings: Settings, redis: RedisClient, clock: Clock, tasks: T
     assert settings.redis.url is not None  # connect() refused to start without one
     notices = Notices(settings.redis.url, settings.redis.timeout_s, tasks, settings.streams.notices_ping_s)
     leases = StreamLeases(redis, settings.streams.heartbeat_s, clock=clock)
-    return LiveStreams(notices, leases, settings.streams, settings.proxies, tasks)
+    budget = StreamBudget(streams_per_process(settings.http))
+    return LiveStreams(notices, leases, settings.streams, settings.proxies, tasks, budget=budget)
 
 
 def _per_minute(settings: Settings, name: LimitName) -> Limit:

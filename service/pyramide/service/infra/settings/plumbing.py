@@ -110,6 +110,9 @@ class HttpSettings(Group):
     max_connections: int = Field(4096, ge=16)
     """Open connections per HTTP process (fewer if its file limit is lower); past it, the slowest incomplete
     requests' connections are closed (503) so new clients are accepted at once."""
+    max_streams: int | None = Field(None, ge=1)
+    """Live streams open at once per HTTP process, below ``max_connections`` (unset: half of it): a new stream past
+    it ends the oldest, so streams never take the connections the API keeps."""
     shutdown_grace_s: float = Field(10.0, ge=0)
     """On SIGTERM or SIGINT, how long requests in flight may take to finish."""
     workers: Annotated[int, Field(ge=1)] | Literal["auto"] = 1
@@ -132,6 +135,21 @@ class HttpSettings(Group):
         if not text.isdigit() or int(text) < 1:
             raise ValueError("a whole number of at least 1, or auto")
         return int(text)
+
+    @property
+    def stream_share(self) -> int:
+        """The connections live streams may hold: ``max_streams``, or half of ``max_connections``."""
+        return self.max_connections // 2 if self.max_streams is None else self.max_streams
+
+    @model_validator(mode="after")
+    def _streams_below_connections(self) -> HttpSettings:
+        """Streams that could take every connection would leave none to the API (issue 56): refused at start."""
+        if self.max_streams is not None and self.max_streams >= self.max_connections:
+            raise ValueError(
+                f"PYRAMIDE_MAX_STREAMS: below PYRAMIDE_MAX_CONNECTIONS ({self.max_connections}), so that the API"
+                f" keeps connections of its own (got {self.max_streams})"
+            )
+        return self
 
     @field_validator("cors_origins", mode="before")
     @classmethod
