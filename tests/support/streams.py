@@ -1,17 +1,20 @@
-"""Live streams (Server-Sent Events) read by a test: a stream client, games played over HTTP, and `pyramide serve`
-processes on one Redis."""
+"""Live streams (Server-Sent Events) read by a test: a stream client (a thread each, or a bare socket from a loopback
+source address of its own, many at once), games played over HTTP, and `pyramide serve` processes on one Redis."""
 
 from __future__ import annotations
 
 import json
 import os
 import queue
+import re
+import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,7 @@ class Sse:
         self.status = 0
         self.headers: httpx.Headers = httpx.Headers()
         self.body = ""
+        self.retry: int | None = None
         self.ended = threading.Event()
         self._client = httpx.Client(timeout=httpx.Timeout(10, read=None))
         threading.Thread(target=self._read, args=(url, headers or {}), daemon=True).start()
@@ -60,13 +64,16 @@ class Sse:
                 for line in response.iter_lines():
                     if line == ": ping":
                         self.items.put({"ping": True})
+                    elif line.startswith("retry: "):
+                        self.retry = int(line.removeprefix("retry: "))
                     elif line.startswith(("id: ", "event: ", "data: ")):
                         name, _, value = line.partition(": ")
                         event[name] = value
                     elif line == "" and event:
-                        self.items.put(
-                            {"id": int(event["id"]), "event": event["event"], "data": json.loads(event["data"])}
-                        )
+                        if "event" in event:  # not the id alone that ends a stream the server closes early
+                            self.items.put(
+                                {"id": int(event["id"]), "event": event["event"], "data": json.loads(event["data"])}
+                            )
                         event = {}
         except httpx.HTTPError:
             pass
@@ -84,6 +91,80 @@ class Sse:
 
     def close(self) -> None:
         self._client.close()
+
+
+class RawStream:
+    """One event stream over a bare socket from the loopback address ``source`` (so that many addresses, and many
+    streams, cost no thread): its status, then its body's blocks (``id``/``event``/``data``, or ``retry``/``id``),
+    read when asked for."""
+
+    def __init__(self, api: str, path: str, source: str) -> None:
+        host, port = api.removeprefix("http://").split(":")
+        self.socket = socket.create_connection((host, int(port)), timeout=10, source_address=(source, 0))
+        self.socket.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        self.raw = b""
+        self.ended = False
+        head = self._until(lambda: b"\r\n\r\n" in self.raw, 10)
+        self.status = int(head.split(b" ", 2)[1]) if head else 0
+        self.head = head.partition(b"\r\n\r\n")[0].decode().lower()
+
+    def _until(self, done: Callable[[], bool], timeout_s: float) -> bytes:
+        """Reads until ``done()`` or the end of the connection, within ``timeout_s``; all read so far."""
+        deadline = time.monotonic() + timeout_s
+        while not done() and not self.ended and time.monotonic() < deadline:
+            self.socket.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                chunk = self.socket.recv(65536)
+            except TimeoutError:
+                break
+            except OSError:  # reset
+                chunk = b""
+            self.raw += chunk
+            self.ended = not chunk
+        return self.raw
+
+    def blocks(self) -> list[dict[str, str]]:
+        """The body's complete blocks so far, each as its fields (``: ping`` comments left out)."""
+        body = _dechunked(self.raw.partition(b"\r\n\r\n")[2]).decode()
+        found = []
+        for block in body.split("\n\n")[:-1]:
+            fields = dict(line.split(": ", 1) for line in block.split("\n") if line and not line.startswith(":"))
+            if fields:
+                found.append(fields)
+        return found
+
+    def first(self, timeout_s: float = 10) -> dict[str, str]:
+        """The stream's first event."""
+        self._until(lambda: bool(self.blocks()), timeout_s)
+        blocks = self.blocks()
+        assert blocks, f"no event came: {self.raw[-300:]!r}"
+        return blocks[0]
+
+    def to_the_end(self, timeout_s: float = 10) -> list[dict[str, str]]:
+        """Every block, once the server has closed the connection (asserted, within ``timeout_s``)."""
+        self._until(lambda: False, timeout_s)
+        assert self.ended, f"the server kept the stream open: {self.raw[-300:]!r}"
+        return self.blocks()
+
+    def still_open(self) -> bool:
+        """Whether the server still holds the connection open (what it sent meanwhile is read and kept)."""
+        self._until(lambda: not select.select([self.socket], [], [], 0)[0], 1)
+        return not self.ended
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+def _dechunked(body: bytes) -> bytes:
+    """An HTTP/1.1 chunked body's data, as far as it has come."""
+    data = b""
+    while body:
+        size, found, rest = body.partition(b"\r\n")
+        if not found or not re.fullmatch(rb"[0-9a-fA-F]+", size) or len(rest) < int(size, 16):
+            break
+        data += rest[: int(size, 16)]
+        body = rest[int(size, 16) + 2 :]
+    return data
 
 
 def _settings(settings: Settings, **more: Any) -> Settings:
