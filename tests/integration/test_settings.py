@@ -27,6 +27,7 @@ BAD = {
     "memory limit": ({"PYRAMIDE_REDIS_MAXMEMORY": "lots"}, "PYRAMIDE_REDIS_MAXMEMORY"),
     "Redis URL": ({"REDIS_URL": "notaurl"}, "REDIS_URL"),
     "Redis URL port": ({"REDIS_URL": "redis://:hunter2@localhost:port/0"}, "REDIS_URL"),
+    "Sentinel URL without the master's name": ({"REDIS_URL": "redis+sentinel://:hunter2@127.0.0.1:26379"}, "REDIS_URL"),
     "no workers": ({"PYRAMIDE_WORKERS": "0"}, "PYRAMIDE_WORKERS"),
     "negative workers": ({"PYRAMIDE_WORKERS": "-3"}, "PYRAMIDE_WORKERS"),
     "origin without scheme": ({"PYRAMIDE_CORS_ORIGINS": "app.example"}, "PYRAMIDE_CORS_ORIGINS"),

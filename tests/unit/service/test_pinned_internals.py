@@ -89,6 +89,18 @@ PINNED: Final = (
             "UnixDomainSocketConnection._connect": "c46949736ceeafad",
         },
     ),
+    # Through Sentinel the pipelined connection is a SentinelManagedConnection: its connect finds the master and
+    # ends in Connection._connect (the streams taken); its read_response's READONLY handling is mirrored by _Link.
+    Upstream(
+        "redis.asyncio.sentinel",
+        PIPELINED,
+        {
+            "SentinelManagedConnection.connect": "1ba5ea04207af629",
+            "SentinelManagedConnection._connect_retry": "62b751ba11735f9d",
+            "SentinelManagedConnection.connect_to": "cfd2d5d8a18d71cb",
+            "SentinelManagedConnection.read_response": "843a8258ad0dddfd",
+        },
+    ),
     # LeanCommands replaces pack_command and switches off send_packed_command's write timeout.
     Upstream(
         "redis.asyncio.connection",

@@ -26,7 +26,7 @@ from pyramide.service.http.locale import locale_for
 from pyramide.service.http.validation import parameter_error, summary
 from pyramide.service.infra.metrics import STORAGE_FULL
 from pyramide.service.infra.ratelimit import RateLimitedError
-from pyramide.service.infra.redis import storage_full
+from pyramide.service.infra.redis import storage_full, writes_unavailable
 
 PROBLEM_JSON: Final = "application/problem+json"
 RETRY_AFTER_S: Final = 1
@@ -326,7 +326,10 @@ def handle_redis_down(request: Request, error: Exception) -> Response[dict[str, 
 def handle_redis_error(request: Request, error: ResponseError) -> Response[dict[str, object]]:  # type: ignore[type-arg]
     """Redis refused a write for lack of memory (``maxmemory`` with ``noeviction``) or of disk (``MISCONF``: its
     append-only file cannot be written): 507, counted and logged; Redis refuses such a command before it runs and
-    the scripts refuse before their first write, so nothing was changed. Any other Redis error is unexpected."""
+    the scripts refuse before their first write, so nothing was changed. A Redis that takes no writes for now (a
+    master short of replicas, a replica) is as unavailable as one down: 503. Any other Redis error is unexpected."""
+    if writes_unavailable(error):
+        return handle_redis_down(request, error)
     if not storage_full(error):
         return handle_unexpected(request, error)
     STORAGE_FULL.inc()

@@ -8,8 +8,9 @@ hands the result to every local follower of that topic. States supersede each ot
 newest one it has not sent yet: a slow client never makes the process queue states for it.
 
 Redis Cluster: a classic PUBLISH reaches every node's subscribers, so the one connection goes to the node the URL
-names. After the connection drops, redis-py reconnects and subscribes again; every topic is then read afresh, since a
-notice may have been missed meanwhile. A connection can also die silently (a NAT, a firewall or a proxy on the way
+names; through Sentinel, to the master, found again on each reconnection (after a failover, the new one). After the
+connection drops, redis-py reconnects and subscribes again; every topic is then read afresh, since a notice may have
+been missed meanwhile. A connection can also die silently (a NAT, a firewall or a proxy on the way
 forgets it, or stops forwarding it, without closing it): TCP notices only after minutes, and redis-py's health check
 only sends a PING, it never waits for the answer. So the listener PINGs the connection every ``ping_s`` itself and,
 when no PONG has come back ``ping_s`` later, drops it and makes it afresh, as after a lost connection.
@@ -71,9 +72,10 @@ class SilentConnectionError(ConnectionError):
 class Notices:
     """The process's one pub/sub connection and its local topics (see the module)."""
 
-    def __init__(self, url: str, connect_timeout_s: float, tasks: TaskRegistry, ping_s: float = 5.0) -> None:
+    def __init__(self, redis: Redis, tasks: TaskRegistry, ping_s: float = 5.0) -> None:
+        """``redis``: a client of its own (``infra.redis.subscriber``), closed with this."""
         self.tasks = tasks
-        self._redis: Redis = Redis.from_url(url, socket_connect_timeout=connect_timeout_s, health_check_interval=30)
+        self._redis = redis
         self._pubsub: PubSub = self._redis.pubsub(ignore_subscribe_messages=True)
         self._topics: dict[str, dict[Hashable, _Topic]] = {}
         self._listener: asyncio.Task[None] | None = None

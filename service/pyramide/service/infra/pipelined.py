@@ -12,7 +12,9 @@ timeouts), and replies are parsed by hiredis with redis-py's error classes, so c
 redis-py raises: :class:`NoScriptError`, :class:`OutOfMemoryError` and other :class:`ResponseError` for a refused
 script, :class:`ConnectionError` when the connection is lost, :class:`TimeoutError` past the socket timeout. A reply
 late past the timeout leaves the connection out of step with its callers, so it is closed: every call waiting on it
-fails, and the next call connects again.
+fails, and the next call connects again. Through Sentinel (``redis+sentinel://``) the pool's connections are redis-py's
+``SentinelManagedConnection``: connecting asks a Sentinel for the master's address, so after a failover the next
+connection reaches the new master; a ``READONLY`` refusal closes the connection as theirs does.
 
 The connection's streams, the reply parser's settings and ``parse_error`` are redis-py's private code: redis is
 pinned in pyproject.toml; tests/unit/service/test_pinned_internals.py fails when that upstream code changes.
@@ -33,6 +35,11 @@ from redis.exceptions import InvalidResponse, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 READ_SIZE = 65536
+READ_ONLY = "READONLY You can't write against a read only"
+"""How a replica refuses a write (inside a script, Redis 6.2 quotes it in an ``ERR``): the node this connection
+reached is no master any more (a failover demoted it). As redis-py's Sentinel connections do, the connection is
+closed and the call fails with a :class:`ConnectionError` (a 503), so that the next call connects afresh, through
+Sentinel to the new master."""
 
 
 class _Link:
@@ -85,6 +92,10 @@ class _Link:
                 timer.cancel()
             if future.done():
                 continue
+            if isinstance(reply, ResponseError) and READ_ONLY in str(reply):
+                future.set_exception(RedisConnectionError("The previous master is now a replica."))
+                self.close(RedisConnectionError("Connection closed: the node is a replica now."))
+                return
             if isinstance(reply, ResponseError):
                 future.set_exception(reply)
             else:

@@ -1,6 +1,12 @@
 """The Redis client: redis-py's asyncio client, with two costs of its connections taken off every command and its
 script calls pipelined over a connection of their own.
 
+Through Sentinel (``redis+sentinel://``, read by :mod:`pyramide.service.infra.redis_urls`) the same client is made
+by redis-py's public ``Sentinel(...).master_for(...)``: its pool's connections are redis-py's
+``SentinelManagedConnection`` (with :class:`LeanCommands` mixed in), which ask a Sentinel for the master's address
+each time they connect, the pipelined script connection's included; so after a failover every new connection
+reaches the new master.
+
 :class:`LeanCommands` replaces and changes methods whose inside it relies on: redis is pinned in pyproject.toml;
 tests/unit/service/test_pinned_internals.py fails when that upstream code changes."""
 
@@ -13,10 +19,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
+from redis.asyncio.sentinel import Sentinel, SentinelManagedConnection, SentinelManagedSSLConnection
 from redis.connection import HiredisRespSerializer
 from redis.exceptions import OutOfMemoryError, ResponseError
 
-from pyramide.service.infra.pipelined import PipelinedScripts
+from pyramide.service.infra.pipelined import READ_ONLY, PipelinedScripts
+from pyramide.service.infra.redis_urls import SentinelUrl, is_sentinel, parse_sentinel
 
 if TYPE_CHECKING:
     from pyramide.service.infra.settings import RedisSettings
@@ -97,6 +105,18 @@ def storage_full(error: Exception) -> bool:
     return isinstance(error, ResponseError) and any(mark in str(error) for mark in STORAGE_FULL_MARKS)
 
 
+UNAVAILABLE_MARKS = ("NOREPLICAS", READ_ONLY)
+"""How a Redis says it takes no writes for now, whatever the write: ``NOREPLICAS``, a master with
+``min-replicas-to-write`` that has too few replicas in step; ``READONLY``, a replica (a master demoted by a
+failover). Inside a script the reply quotes the inner error, so the marks are looked for anywhere in the text."""
+
+
+def writes_unavailable(error: Exception) -> bool:
+    """Whether Redis refused a write for now (see :data:`UNAVAILABLE_MARKS`): nothing was changed (the refusal
+    comes at a script's first write), and the same request may succeed shortly, as when Redis is down."""
+    return isinstance(error, ResponseError) and any(mark in str(error) for mark in UNAVAILABLE_MARKS)
+
+
 class LeanCommands(AbstractConnection):
     """A connection that packs commands in C and writes them without starting a task.
 
@@ -122,20 +142,76 @@ class LeanCommands(AbstractConnection):
 
 
 def connect(settings: RedisSettings) -> RedisClient:
-    """A client for ``settings.url``; it reconnects by itself after Redis comes back. A cluster client keeps
-    redis-py's own connections (it builds them itself)."""
-    if settings.url is None:
-        raise ValueError("no Redis URL: set REDIS_URL or let `pyramide serve` start the embedded Redis")
-    url, timeout = settings.url, settings.timeout_s
+    """A client for ``settings.url``; it reconnects by itself after Redis comes back, and through Sentinel
+    (``redis+sentinel://``) to whichever node is the master then. A cluster client keeps redis-py's own connections
+    (it builds them itself)."""
+    url, options = _target(settings)
     if settings.cluster:
-        return RedisCluster.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
-    pool = ConnectionPool.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        return RedisCluster.from_url(url, **options)
+    if is_sentinel(url):
+        target = parse_sentinel(url)
+        base: type[AbstractConnection] = SentinelManagedSSLConnection if target.tls else SentinelManagedConnection
+        master: ServiceRedis = _sentinel(target, settings).master_for(
+            target.service_name,
+            redis_class=ServiceRedis,
+            connection_class=type(f"Lean{base.__name__}", (LeanCommands, base), {}),
+            **{**target.master, **options},
+        )
+        return master
+    pool = ConnectionPool.from_url(url, **options)
     base = pool.connection_class
     pool.connection_class = type(f"Lean{base.__name__}", (LeanCommands, base), {})
     return ServiceRedis.from_pool(pool)
 
 
-class ServiceRedis(Redis):
+def subscriber(settings: RedisSettings) -> Redis:
+    """A plain client for the process's pub/sub connection (``infra/notices.py``): no read timeout (a subscriber
+    waits for messages), a health check every 30 s; through Sentinel, to the master."""
+    url, options = _target(settings)
+    options = {**options, "health_check_interval": 30}
+    del options["socket_timeout"]
+    if is_sentinel(url):
+        target = parse_sentinel(url)
+        client: Redis = _sentinel(target, settings).master_for(
+            target.service_name, redis_class=SentinelsOwner, **{**target.master, **options}
+        )
+        return client
+    return Redis.from_url(url, **options)
+
+
+def _target(settings: RedisSettings) -> tuple[str, dict[str, Any]]:
+    """The URL and the connection options every client of ``settings`` is made with: the timeouts, and the TLS
+    files and checks of the settings (``PYRAMIDE_REDIS_SSL_*``) that are set."""
+    if settings.url is None:
+        raise ValueError("no Redis URL: set REDIS_URL or let `pyramide serve` start the embedded Redis")
+    timeout = settings.timeout_s
+    options: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+    options.update(settings.tls_options())
+    return settings.url, options
+
+
+def _sentinel(target: SentinelUrl, settings: RedisSettings) -> Sentinel:
+    """The Sentinels of ``target``, asked with the command timeout (a Sentinel that does not answer in time is
+    passed over for the next) and, with ``rediss+sentinel://``, the master's TLS options."""
+    timeout = settings.timeout_s
+    options = {**target.sentinel, "socket_timeout": timeout, "socket_connect_timeout": timeout}
+    if target.tls:
+        options.update(settings.tls_options())
+    return Sentinel(list(target.sentinels), sentinel_kwargs=options)  # type: ignore[no-untyped-call]
+
+
+class SentinelsOwner(Redis):
+    """redis-py's client that, closed, also closes the connections to the Sentinels its pool asked (redis-py's
+    ``master_for`` leaves them to the caller)."""
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        await super().aclose(close_connection_pool)
+        sentinels = getattr(self.connection_pool, "sentinel_manager", None)
+        if isinstance(sentinels, Sentinel):
+            await sentinels.aclose()
+
+
+class ServiceRedis(SentinelsOwner):
     """redis-py's client, its script calls sent over one pipelined connection of their own
     (:mod:`pyramide.service.infra.pipelined`): every move is one script call."""
 

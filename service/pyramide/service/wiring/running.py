@@ -16,7 +16,7 @@ from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.disk import DiskWatch
 from pyramide.service.infra.notices import Notices
 from pyramide.service.infra.ratelimit import Limit, RateLimiter, per_minute
-from pyramide.service.infra.redis import RedisClient, connect
+from pyramide.service.infra.redis import RedisClient, connect, subscriber
 from pyramide.service.infra.settings import Durability, EmbeddedRedis, LimitName, Settings
 from pyramide.service.infra.stream_leases import StreamLeases
 from pyramide.service.infra.tasks import TaskRegistry
@@ -140,9 +140,9 @@ def group_of(name: str) -> str | None:
 
 
 def _live_streams(settings: Settings, redis: RedisClient, clock: Clock, tasks: TaskRegistry) -> LiveStreams:
-    """The live streams over the process's one pub/sub connection (to the node the URL names, in a cluster too)."""
-    assert settings.redis.url is not None  # connect() refused to start without one
-    notices = Notices(settings.redis.url, settings.redis.timeout_s, tasks, settings.streams.notices_ping_s)
+    """The live streams over the process's one pub/sub connection (to the node the URL names, in a cluster too; the
+    master, through Sentinel)."""
+    notices = Notices(subscriber(settings.redis), tasks, settings.streams.notices_ping_s)
     leases = StreamLeases(redis, settings.streams.heartbeat_s, clock=clock)
     budget = StreamBudget(streams_per_process(settings.http))
     return LiveStreams(notices, leases, settings.streams, settings.proxies, tasks, budget=budget)

@@ -8,17 +8,18 @@ import os
 import re
 from pathlib import Path
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
+from pyramide.service.infra.redis_urls import SENTINEL_SCHEMES, is_sentinel, parse_sentinel
 from pyramide.service.infra.settings.group import Group
 
 _MEMORY = re.compile(r"^[0-9]+(?:[kmg]b?)?$", re.IGNORECASE)
 """A size as Redis's ``maxmemory`` takes it: bytes, or a number with ``k``, ``kb``, ``m``, ``mb``, ``g``, ``gb``."""
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 """An HTTP field name (RFC 9110's ``token``)."""
-REDIS_SCHEMES = ("redis", "rediss", "unix")
+REDIS_SCHEMES = ("redis", "rediss", "unix", *SENTINEL_SCHEMES)
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -33,21 +34,38 @@ class RedisSettings(Group):
     """``REDIS_CLUSTER=1``: talk to a Redis Cluster (keys already carry hash tags)."""
     timeout_s: float = Field(2.0, gt=0)
     """How long a Redis command may take before the request answers 503."""
+    ssl_ca_certs: Path | None = None
+    """With TLS (``rediss://``, ``rediss+sentinel://``): the CA certificates (PEM) that Redis's certificate is
+    checked against, instead of the system's."""
+    ssl_certfile: Path | None = None
+    """With TLS: the client certificate (PEM) shown to a Redis that asks for one (``tls-auth-clients``)."""
+    ssl_keyfile: Path | None = None
+    """With TLS: the client certificate's private key (PEM), unless ``ssl_certfile`` holds it too."""
+    ssl_cert_reqs: Literal["required", "optional", "none"] = "required"
+    """With TLS: ``required``, Redis's certificate must be valid for the CA and name the host; ``optional``, checked
+    if given; ``none``, not checked (the connection is encrypted but anyone on the way may pose as Redis)."""
 
     @field_validator("url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
-        """A URL redis-py connects with (``redis://``, ``rediss://`` with a host, ``unix://`` with a path): anything
-        else would fail only at the first request, or start the embedded Redis's checks on a wrong premise."""
+        """A URL redis-py connects with (``redis://``, ``rediss://`` with a host, ``unix://`` with a path) or one of
+        Sentinels (``redis+sentinel://``, ``infra/redis_urls.py``): anything else would fail only at the first
+        request, or start the embedded Redis's checks on a wrong premise."""
         if value is None:
             return None
+        if is_sentinel(value):
+            parse_sentinel(value)
+            return value
         try:
             url = urlsplit(value)
             url.port  # noqa: B018 - parsing the port is the check
         except ValueError as error:
             raise ValueError(f"not a Redis URL ({error})") from None
         if url.scheme not in REDIS_SCHEMES:
-            raise ValueError("not a Redis URL: redis://host[:port][/db], rediss://… or unix:///path")
+            raise ValueError(
+                "not a Redis URL: redis://host[:port][/db], rediss://…, unix:///path or "
+                "redis+sentinel://host[:port][,host[:port]…]/service_name[/db]"
+            )
         if url.scheme == "unix" and not url.path:
             raise ValueError("a unix:// Redis URL needs the socket's path (unix:///run/redis.sock)")
         if url.scheme != "unix" and not url.hostname:
@@ -55,6 +73,41 @@ class RedisSettings(Group):
         if url.scheme != "unix" and url.path.strip("/") and not url.path.strip("/").isdigit():
             raise ValueError("a Redis URL's path is its database number (redis://host:6379/0)")
         return value
+
+    @field_validator("ssl_ca_certs", "ssl_certfile", "ssl_keyfile")
+    @classmethod
+    def _readable(cls, value: Path | None) -> Path | None:
+        """A file that is there and can be read: else every connection would fail, only once requests come."""
+        if value is not None and not (value.is_file() and os.access(value, os.R_OK)):
+            raise ValueError("no readable file there")
+        return value
+
+    @model_validator(mode="after")
+    def _fits_the_url(self) -> RedisSettings:
+        """TLS settings with a URL that has no TLS, a Sentinel URL with ``REDIS_CLUSTER``, or one option both in the
+        URL and as a setting: each a mistake that would be ignored or decided silently, refused at start."""
+        url = self.url or ""
+        if self.cluster and is_sentinel(url):
+            raise ValueError("REDIS_CLUSTER: a Redis Cluster is not reached through Sentinel (redis+sentinel://)")
+        in_url = {name for name, _ in parse_qsl(url.partition("?")[2].partition("#")[0])}
+        for name in self.tls_options():
+            variable = self.variable(name)
+            if url.partition("://")[0].lower() not in ("rediss", "rediss+sentinel"):
+                raise ValueError(f"{variable}: only with TLS, a rediss:// or rediss+sentinel:// REDIS_URL")
+            if name in in_url:
+                raise ValueError(f"{variable}: REDIS_URL gives {name} too; give it once")
+        if self.ssl_keyfile is not None and self.ssl_certfile is None:
+            raise ValueError(f"{self.variable('ssl_keyfile')}: a private key needs its certificate (ssl_certfile)")
+        return self
+
+    def tls_options(self) -> dict[str, str]:
+        """The TLS settings given other than their defaults, as redis-py's connection options (for the others,
+        redis-py's defaults or the URL's options hold)."""
+        files = {"ssl_ca_certs": self.ssl_ca_certs, "ssl_certfile": self.ssl_certfile, "ssl_keyfile": self.ssl_keyfile}
+        options = {name: str(path) for name, path in files.items() if path is not None}
+        if self.ssl_cert_reqs != "required":
+            options["ssl_cert_reqs"] = self.ssl_cert_reqs
+        return options
 
 
 class EmbeddedRedis(Group):
