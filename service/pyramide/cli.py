@@ -115,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--data-dir", help="where the embedded Redis keeps its files (default: ./data)")
-    serve.add_argument("--workers", help="HTTP worker processes: a number or `auto`, one per core (default: 1)")
+    serve.add_argument("--workers", help="HTTP worker processes: a number or `auto`, one per usable CPU (default: 1)")
     solve = commands.add_parser("solve", help="can the deal be won, how many cards at most, and how")
     solve.add_argument("code", nargs="?", help="a deal code (random when left out)")
     solve.add_argument("--rules", help="a rule-set segment or rules JSON; overrides the code's")

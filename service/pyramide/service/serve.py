@@ -17,6 +17,7 @@ from pyramide.service.events import WEBHOOKS
 from pyramide.service.http.connection_limits import HttpLimits, connection_bounds
 from pyramide.service.http.openapi import COMMITTED, build_document, render
 from pyramide.service.http.server import server_config, use_limits
+from pyramide.service.infra.cpus import CpuBudget, cpu_budget, solver_workers
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.metrics import start_worker_metrics, worker_metrics_directory
@@ -30,9 +31,9 @@ _WORKER_PROTOCOL = "pyramide.service.http.server:GuardedProtocol"
 
 
 def serve(host: str, port: int, data_dir: str | None, workers: str | None = None) -> int:
-    """Serve on ``host:port`` with ``workers`` HTTP processes (``PYRAMIDE_WORKERS``; ``auto``: one per core). Without
-    ``REDIS_URL`` this process also owns, starts, supervises and at the end stops the embedded Redis, which every
-    worker shares."""
+    """Serve on ``host:port`` with ``workers`` HTTP processes (``PYRAMIDE_WORKERS``; ``auto``: one per core of the
+    CPU budget), their solver pools sized from that budget too (:func:`sized`). Without ``REDIS_URL`` this process
+    also owns, starts, supervises and at the end stops the embedded Redis, which every worker shares."""
     unknown = unknown_variables(os.environ)
     for line in unknown:
         print(f"pyramide serve: unknown setting: {line}", file=sys.stderr)
@@ -49,6 +50,8 @@ def serve(host: str, port: int, data_dir: str | None, workers: str | None = None
     configure_logging(settings.logs)
     for line in settings.secrets.kept_in_redis():
         log.warning(line)
+    settings = sized(settings, cpu_budget())
+    os.environ["PYRAMIDE_SOLVER_WORKERS"] = str(settings.solver.workers)  # for the workers, as REDIS_URL below
     # uvicorn stops on SIGTERM, then raises it again: with the default action the process would die there, before
     # stopping the solver workers and the embedded Redis. Exiting through the cleanup instead, in every mode.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
@@ -76,6 +79,36 @@ def serve(host: str, port: int, data_dir: str | None, workers: str | None = None
             supervisor.stop()
         log.info("stopped")
     return 0
+
+
+def sized(settings: Settings, budget: CpuBudget) -> Settings:
+    """The settings with the number of HTTP workers decided (``auto``: the budget's cores) and, unless
+    ``PYRAMIDE_SOLVER_WORKERS`` says otherwise, each one's solver pool given its share of the budget
+    (:func:`cpus.solver_workers`), so that one `pyramide serve` runs about one solver process per CPU, not a pool
+    per core in every worker. One line logs the figures."""
+    workers = budget.cpus if settings.http.workers == "auto" else settings.http.workers
+    explicit = "workers" in settings.solver.model_fields_set
+    share = settings.solver.workers if explicit else solver_workers(budget.cpus, workers)
+    log.info(
+        "CPU budget %d (affinity %d CPUs, cgroup quota %s): %d HTTP workers, %d solver processes each (%d for every"
+        " search, 1 for players), %d in all",
+        budget.cpus,
+        budget.affinity,
+        "none" if budget.quota is None else f"{budget.quota:g} CPUs",
+        workers,
+        share + 1,
+        share,
+        workers * (share + 1),
+        extra={
+            "cpu_affinity": budget.affinity,
+            "cpu_quota": budget.quota,
+            "cpu_budget": budget.cpus,
+            "http_workers": workers,
+            "solver_processes_per_worker": share + 1,
+            "solver_processes": workers * (share + 1),
+        },
+    )
+    return settings.but(http={"workers": workers}, solver={"workers": share})
 
 
 def _run(settings: Settings, host: str, port: int) -> None:

@@ -2,7 +2,7 @@
 concern (``settings.limits``, ``settings.webhooks``, …) so that each service is given only its own. Every variable
 keeps its flat name (``PYRAMIDE_LIMIT_MOVES``; :mod:`.environment`) and has its row in ``docs/operations.md``; a
 test holds the two to each other. The groups live in :mod:`.plumbing`, :mod:`.domain` and :mod:`.limits`; this
-package imports no other module of ``infra`` but :mod:`..signing`, which imports none."""
+package imports no other module of ``infra`` but :mod:`..signing` and :mod:`..cpus`, which import none."""
 
 from __future__ import annotations
 

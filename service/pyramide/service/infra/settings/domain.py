@@ -3,7 +3,6 @@ settlement, erasures, secrets, daily challenges and webhooks."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -11,6 +10,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from pyramide.engine.errors import InvalidRulesError
 from pyramide.engine.rules import Rules
+from pyramide.service.infra.cpus import cpu_budget, solver_workers
 from pyramide.service.infra.settings.group import Group
 from pyramide.service.infra.signing import parse_keys
 
@@ -18,7 +18,9 @@ DAY_S = 24 * 3600
 
 
 def _cores_but_one() -> int:
-    return max(1, (os.cpu_count() or 2) - 1)
+    """One process's share of the CPU budget (:mod:`..cpus`) for its solver: the budget's cores but the one kept
+    for players, at least one. `pyramide serve` with several HTTP workers gives each its share instead."""
+    return solver_workers(cpu_budget().cpus, 1)
 
 
 class Retention(Group):
@@ -53,7 +55,8 @@ class SolverSettings(Group):
     time_limit_s: float = Field(5.0, gt=0)
     """How long a hint or a deal analysis may search."""
     workers: int = Field(default_factory=_cores_but_one, ge=1)
-    """Solver worker processes for every search (default: cores - 1, at least 1); one more serves only players."""
+    """Solver worker processes for every search in each HTTP process (default: its share of the CPU budget's cores,
+    one kept for players, at least 1); one more serves only players."""
     queue: int = Field(8, ge=0)
     """Solver requests that may wait for a worker; past that, 503 ``solver_busy``."""
 

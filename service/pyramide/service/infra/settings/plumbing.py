@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
+from pyramide.service.infra.cpus import cpu_budget
 from pyramide.service.infra.redis_urls import SENTINEL_SCHEMES, is_sentinel, parse_sentinel
 from pyramide.service.infra.settings.group import Group
 
@@ -169,14 +170,15 @@ class HttpSettings(Group):
     shutdown_grace_s: float = Field(10.0, ge=0)
     """On SIGTERM or SIGINT, how long requests in flight may take to finish."""
     workers: Annotated[int, Field(ge=1)] | Literal["auto"] = 1
-    """HTTP worker processes of `pyramide serve`; ``auto``: one per core."""
+    """HTTP worker processes of `pyramide serve`; ``auto``: one per core of the CPU budget (the affinity's CPUs and
+    the cgroup quota, :mod:`..cpus`)."""
     cors_origins: tuple[str, ...] = ()
     """Origins whose pages may call the API from a browser (``https://app.example,https://other.example``, or
     ``*`` for any); none by default."""
 
     @property
     def worker_count(self) -> int:
-        return (os.cpu_count() or 1) if self.workers == "auto" else self.workers
+        return cpu_budget().cpus if self.workers == "auto" else self.workers
 
     @field_validator("workers", mode="before")
     @classmethod
