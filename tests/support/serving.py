@@ -62,13 +62,16 @@ class Served:
             eventually(lambda: client.info("persistence")["aof_buffer_length"] == 0, 10, what="the AOF written")
 
 
-def _start(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None) -> Served:
+def _start(
+    data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None, wrapper: tuple[str, ...] = ()
+) -> Served:
     port = _free_port()
     log = tmp / f"serve-{port}.log"
     environment = {**os.environ, "PYRAMIDE_SOLVER_TIME_LIMIT_S": "1", **(env or {})}
+    command = [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir), *options]
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir), *options],
+            [*wrapper, *command],
             env=environment,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -94,8 +97,12 @@ def _wait_ready(served: Served, seconds: float = START_S) -> None:
 
 
 @contextmanager
-def serving(data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[Served]:
-    served = _start(data_dir, tmp, *options, env=env)
+def serving(
+    data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None, wrapper: tuple[str, ...] = ()
+) -> Iterator[Served]:
+    """`pyramide serve` with ``options``, started through ``wrapper`` (``("taskset", "-c", "0")``: it execs the
+    server, whose pid stays the one started), until it is ready; at the end it and everything it started killed."""
+    served = _start(data_dir, tmp, *options, env=env, wrapper=wrapper)
     try:
         yield served
     finally:
