@@ -10,7 +10,6 @@ import sys
 
 import uvicorn
 from litestar import Litestar
-from pydantic import ValidationError
 
 from pyramide.service.app import create_app
 from pyramide.service.events import WEBHOOKS
@@ -21,32 +20,20 @@ from pyramide.service.infra.cpus import CpuBudget, cpu_budget, solver_workers
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.metrics import start_worker_metrics, worker_metrics_directory
-from pyramide.service.infra.settings import RedisSettings, Settings, settings_errors, unknown_variables
+from pyramide.service.infra.settings import RedisSettings, Settings
 from pyramide.service.infra.supervisor import DataDirInUseError, RedisSupervisor
 
 log = logging.getLogger("pyramide.serve")
 EXIT_DATA_DIR_IN_USE = 3
-EXIT_BAD_SETTINGS = 2
 _WORKER_PROTOCOL = "pyramide.service.http.server:GuardedProtocol"
 
 
-def serve(host: str, port: int, data_dir: str | None, workers: str | None = None) -> int:
-    """Serve on ``host:port`` with ``workers`` HTTP processes (``PYRAMIDE_WORKERS``; ``auto``: one per core of the
-    CPU budget), their solver pools sized from that budget too (:func:`sized`). Without ``REDIS_URL`` this process
-    also owns, starts, supervises and at the end stops the embedded Redis, which every worker shares."""
-    unknown = unknown_variables(os.environ)
-    for line in unknown:
-        print(f"pyramide serve: unknown setting: {line}", file=sys.stderr)
-    if unknown:
-        return EXIT_BAD_SETTINGS
-    embedded = {} if data_dir is None else {"data_dir": data_dir}
-    http = {} if workers is None else {"workers": workers}
-    try:
-        settings = Settings(embedded=embedded, http=http)
-    except ValidationError as error:
-        for line in settings_errors(error):
-            print(f"pyramide serve: invalid setting: {line}", file=sys.stderr)
-        return EXIT_BAD_SETTINGS
+def serve(settings: Settings, host: str, port: int) -> int:
+    """Serve on ``host:port`` with ``settings`` (checked by ``pyramide serve`` before this module and the web stack it
+    loads are imported, so that a bad setting is refused at once): the HTTP worker
+    processes (``PYRAMIDE_WORKERS``; ``auto``: one per core of the CPU budget), their solver pools sized from that
+    budget too (:func:`sized`). Without ``REDIS_URL`` this process also owns, starts, supervises and at the end stops
+    the embedded Redis, which every worker shares."""
     configure_logging(settings.logs)
     for line in settings.secrets.kept_in_redis():
         log.warning(line)

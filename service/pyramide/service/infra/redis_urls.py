@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from redis.asyncio.connection import parse_url
-
 SENTINEL_SCHEMES: Final = ("redis+sentinel", "rediss+sentinel")
 SENTINEL_PORT: Final = 26379
 SENTINEL_OPTIONS: Final = ("sentinel_username", "sentinel_password")
@@ -67,6 +65,8 @@ def parse_sentinel(url: str) -> SentinelUrl:
     tls = scheme == "rediss+sentinel"
     plain = f"{'rediss' if tls else 'redis'}://{userinfo}{at}placeholder/{parts[1] if len(parts) == 2 else ''}"
     rest_query = urlencode([(name, value) for name, value in options if name not in SENTINEL_OPTIONS])
+    from redis.asyncio.connection import parse_url  # noqa: PLC0415 - the settings load without redis-py (cli.py)
+
     master: dict[str, Any] = dict(parse_url(f"{plain}?{rest_query}" if rest_query else plain))
     for name in ("host", "port", "connection_class"):
         master.pop(name, None)
