@@ -1,7 +1,7 @@
-"""The CPU budget `pyramide serve` sizes itself by: cgroup v2's ``cpu.max`` read from files with the contents the
-kernel writes, the tightest quota over the process's cgroup and its parents, the affinity as the scheduler reports
-it, and the HTTP workers and solver pools it decides from them (issue 56: 64 workers of 64 solver processes each on
-a 64-core node, whatever the pod's CPU limit)."""
+"""The CPU budget `pyramide serve` sizes itself by: cgroup v2's ``cpu.max`` (and v1's ``cpu.cfs_quota_us``) read from
+files with the contents the kernel writes, the tightest quota over the process's cgroup and its parents, the affinity as
+the scheduler reports it, and the HTTP workers and solver pools it decides from them (issue 56: 64 workers of 64 solver
+processes each on a 64-core node, whatever the pod's CPU limit)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from pyramide.service.infra.cpus import CpuBudget, cgroup_quota, cgroup_quota_above, cpu_budget, solver_workers
+from pyramide.service.infra.cpus import (
+    CpuBudget,
+    cgroup_quota,
+    cgroup_quota_above,
+    cgroup_v1_quota,
+    cpu_budget,
+    solver_workers,
+)
 from pyramide.service.infra.settings import Settings
 from pyramide.service.serve import sized
 
@@ -62,13 +69,48 @@ def test_in_its_own_cgroup_namespace_a_container_reads_the_root_file(tmp_path: P
     assert cgroup_quota_above(root, _write(tmp_path / "self-cgroup", "0::/\n")) == 0.5
 
 
-def test_cgroup_v1_alone_or_no_proc_file_is_no_quota(tmp_path: Path) -> None:
-    """A host with cgroup v1 only lists no ``0::`` line; a missing ``/proc/self/cgroup`` reads the root alone."""
+def test_cgroup_v1_without_a_quota_or_no_proc_file_is_no_quota(tmp_path: Path) -> None:
+    """A host with cgroup v1 only lists no ``0::`` line; ``-1`` is v1's "no quota"; a missing
+    ``/proc/self/cgroup`` reads the root alone."""
     root = tmp_path / "cgroup"
-    root.mkdir()
-    v1 = _write(tmp_path / "self-cgroup", "4:memory:/user.slice\n1:cpu:/user.slice\n")
+    _write(root / "cpu,cpuacct" / "user.slice" / "cpu.cfs_quota_us", "-1\n")
+    _write(root / "cpu,cpuacct" / "user.slice" / "cpu.cfs_period_us", "100000\n")
+    v1 = _write(tmp_path / "self-cgroup", "4:memory:/user.slice\n1:cpu,cpuacct:/user.slice\n")
     assert cgroup_quota_above(root, v1) is None
     assert cgroup_quota_above(root, tmp_path / "missing") is None
+
+
+def _v1_quota(directory: Path, quota: str, period: str = "100000\n") -> None:
+    _write(directory / "cpu.cfs_quota_us", quota)
+    _write(directory / "cpu.cfs_period_us", period)
+
+
+def test_a_cgroup_v1_quota_counts_with_its_parents(tmp_path: Path) -> None:
+    """An older host (cgroup v1): ``docker run --cpus 1.5`` writes 150000 over 100000 in the container's cgroup of
+    the ``cpu,cpuacct`` controller; a tighter limit on a parent holds too."""
+    root = tmp_path / "cgroup"
+    _v1_quota(root / "cpu,cpuacct" / "docker" / "abc", "150000\n")
+    own = _write(tmp_path / "self-cgroup", "5:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n0::/\n")
+    assert cgroup_quota_above(root, own) == 1.5
+    _v1_quota(root / "cpu,cpuacct" / "docker", "50000\n")
+    assert cgroup_quota_above(root, own) == 0.5
+
+
+def test_in_a_v1_container_the_mount_s_root_is_its_own_cgroup(tmp_path: Path) -> None:
+    """Docker on cgroup v1 mounts the container's cgroup as the controller's root while ``/proc/self/cgroup`` still
+    names the host's path: the root's files count."""
+    root = tmp_path / "cgroup"
+    _v1_quota(root / "cpu,cpuacct", "200000\n")
+    own = _write(tmp_path / "self-cgroup", "3:cpu,cpuacct:/docker/abc\n")
+    assert cgroup_quota_above(root, own) == 2.0
+    assert cpu_budget(root, own).quota == 2.0
+
+
+@pytest.mark.parametrize(("quota", "period"), [("-1\n", "100000\n"), ("x\n", "100000\n"), ("100000\n", "0\n")])
+def test_a_v1_file_without_a_usable_quota_is_none(tmp_path: Path, quota: str, period: str) -> None:
+    _v1_quota(tmp_path, quota, period)
+    assert cgroup_v1_quota(tmp_path) is None
+    assert cgroup_v1_quota(tmp_path / "missing") is None
 
 
 @pytest.mark.parametrize(
