@@ -145,12 +145,14 @@ def _backup(args: argparse.Namespace) -> int:
     from pyramide.service.infra.backup import BackupError, backup, restore  # noqa: PLC0415 - as `serve`
 
     data_dir = Path(args.data_dir or os.environ.get("PYRAMIDE_DATA_DIR", "data"))
+    server = os.environ.get("PYRAMIDE_REDIS_SERVER") or None  # as the settings read it (EmbeddedRedis.server)
+    binary = None if server is None else Path(server)
     try:
         if args.command == "backup":
-            keys = backup(data_dir, Path(args.file))
+            keys = backup(data_dir, Path(args.file), binary)
             print(f"wrote {args.file}: {keys} keys from {data_dir}")
         else:
-            keys = restore(Path(args.file), data_dir)
+            keys = restore(Path(args.file), data_dir, binary)
             print(f"restored {keys} keys from {args.file} into {data_dir}")
     except (BackupError, OSError) as error:
         print(f"pyramide {args.command}: {error}", file=sys.stderr)

@@ -49,6 +49,7 @@ def serve(settings: Settings, host: str, port: int) -> int:
             maxmemory=settings.embedded.maxmemory,
             appendfsync=settings.embedded.appendfsync,
             max_restarts=settings.embedded.max_restarts,
+            server=settings.embedded.server,
         )
         try:
             supervisor.start()

