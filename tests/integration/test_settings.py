@@ -38,6 +38,7 @@ BAD = {
     ),
     "rate limit": ({"PYRAMIDE_LIMIT_MOVES": "many"}, "PYRAMIDE_LIMIT_MOVES"),
     "connection limit": ({"PYRAMIDE_MAX_CONNECTIONS": "lots"}, "PYRAMIDE_MAX_CONNECTIONS"),
+    "no redis-server there": ({"PYRAMIDE_REDIS_SERVER": "/nonexistent/redis-server"}, "PYRAMIDE_REDIS_SERVER"),
     "streams taking every connection": (
         {"PYRAMIDE_MAX_CONNECTIONS": "64", "PYRAMIDE_MAX_STREAMS": "64"},
         "PYRAMIDE_MAX_STREAMS",
