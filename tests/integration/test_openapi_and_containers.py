@@ -87,6 +87,7 @@ def test_compose_is_valid_for_the_compose_v2_binary() -> None:
     assert "--appendonly" in redis["command"] and redis["healthcheck"]["test"]
     assert api["depends_on"]["redis"]["condition"] == "service_healthy"
     assert api["environment"]["REDIS_URL"].startswith("redis://redis:")
+    assert api["build"]["target"] == "external-redis", "the image with a Redis server of its own"
     broken = subprocess.run(
         [str(binary), "-f", "-", "config", "-q"], input="services:\n  api:\n    depends_on: [x]\n", text=True,
         capture_output=True,
