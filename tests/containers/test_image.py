@@ -201,12 +201,13 @@ def external_image(image: dict[str, Any]) -> dict[str, Any]:
     return _build(EXTERNAL, "--target", "external-redis")
 
 
-def _inside(config: dict[str, Any], *command: str, user: str | None = None) -> subprocess.CompletedProcess[str]:
-    """``command`` run in a new container of the image, as its user unless another is given."""
+def _inside(config: dict[str, Any], *command: str, volume: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``command`` run in a new container of the image, as its user (with ``volume`` as /data)."""
     name = _run("buildah", "from", "--pull=never", config["image"]).stdout.strip()
+    mount = ["-v", f"{volume}:/data"] if volume is not None else []
     try:
         return subprocess.run(
-            ["buildah", "run", "--isolation", "chroot", "--user", user or config.get("User", ""), name, "--", *command],
+            ["buildah", "run", "--isolation", "chroot", "--user", config.get("User", ""), *mount, name, "--", *command],
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
     finally:
@@ -392,6 +393,10 @@ def test_the_image_serves_a_game_keeps_it_on_its_volume_and_stops_cleanly(
         kept = httpx.get(f"{URL}/v1/games/{game}", headers=auth)
         assert kept.status_code == 200 and kept.json()["status"] == "won"
         _stop(container)
+    backup = _inside(image, "pyramide", "backup", "/data/backup.rdb", volume=volume)  # Debian's redis-cli, Redis 7
+    assert backup.returncode == 0 and (volume / "backup.rdb").stat().st_mode & 0o777 == 0o600, backup.stderr
+    restore = _inside(image, "pyramide", "restore", "/data/backup.rdb", "--data-dir", "/data/restored", volume=volume)
+    assert restore.returncode == 0 and (volume / "restored/appendonlydir").is_dir(), restore.stderr
 
 
 def test_the_image_for_redis_url_as_compose_runs_it(external_image: dict[str, Any], tmp_path: Path) -> None:
