@@ -214,12 +214,15 @@ def test_an_unknown_pyramide_variable_stops_serve_naming_the_closest_setting(tmp
 
 
 def test_every_pyramide_variable_the_project_names_is_a_setting_or_a_known_tool_s() -> None:
-    """Every ``PYRAMIDE_*`` variable named in the docs, scripts, tests, benchmarks and container files is one that
-    `pyramide serve` knows (a setting, or one of the tools' it lets by), so none of them stops it."""
+    """Every ``PYRAMIDE_*`` variable named in the docs, scripts, tests, benchmarks, container files and Kubernetes
+    manifests is one that `pyramide serve` knows (a setting, or one of the tools' it lets by), so none of them stops
+    it."""
     sources = [ROOT / name for name in ("Dockerfile", "docker-compose.yml", "README.md", "CONTRIBUTING.md")]
-    for folder in ("docs", "scripts", "tests", "benchmarks", "examples"):
+    for folder in ("docs", "scripts", "tests", "benchmarks", "examples", "deploy"):
         sources += [
-            p for p in (ROOT / folder).rglob("*") if p.is_file() and p.suffix in ("", ".md", ".py", ".sh", ".yml")
+            p
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and p.suffix in ("", ".md", ".py", ".sh", ".yml", ".yaml")
         ]
     named = {
         name
