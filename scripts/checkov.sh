@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sourced by scripts/test: checkov, the policy linter the Kubernetes manifests are held to
+# Run by scripts/test: checkov, the policy linter the Kubernetes manifests are held to
 # (tests/integration/test_kubernetes_policies.py), in a virtual environment of its own, .tools/checkov, from the
 # hash-pinned scripts/checkov-requirements.txt, compiled to bytecode (where PYTHONDONTWRITEBYTECODE is set, checkov
 # would compile its imports on every start: 5.5 s of CPU instead of 2.8 s); installed again only when that file or

@@ -94,7 +94,7 @@ CHROMIUM_FLAGS = [
 def browser() -> Iterator[Any]:
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if executable is None:
-        pytest.fail("no Chromium: install Debian's `chromium` package (scripts/browser.sh does, as root)")
+        pytest.fail("no Chromium: install Debian's `chromium` package (scripts/debian-tools.sh does, as root)")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         try:

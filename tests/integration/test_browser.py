@@ -1,5 +1,5 @@
 """The API as a browser front end on another origin uses it, in a real headless Chromium (Debian's package, driven
-by Playwright through its executable path; ``scripts/browser.sh`` installs it where it can, and where it cannot
+by Playwright through its executable path; ``scripts/debian-tools.sh`` installs it where it can, and where it cannot
 these tests fail saying what is missing): CORS and the exposed headers, and the docs page with no network."""
 
 from __future__ import annotations
