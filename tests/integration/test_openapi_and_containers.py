@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,8 @@ import compose
 from litestar.testing import TestClient
 
 from pyramide.service.http.openapi import COMMITTED, render
+from pyramide.service.infra.settings import HttpSettings
+from pyramide.service.serve import stop_budget_s
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATIONS = {
@@ -75,6 +78,8 @@ def test_the_dockerfile_passes_hadolint() -> None:
 
 
 def test_compose_is_valid_for_the_compose_v2_binary() -> None:
+    """It parses, starts the api once Redis is healthy, and waits for the api's whole stop (drain, grace, background
+    work: ``serve.stop_budget_s``) before it kills it."""
     binary = Path(compose.__file__).parent / "docker-compose"  # the binary itself: its wrapper always exits 0
     done = subprocess.run(
         [str(binary), "-f", str(ROOT / "docker-compose.yml"), "config", "--format", "json"],
@@ -88,6 +93,8 @@ def test_compose_is_valid_for_the_compose_v2_binary() -> None:
     assert api["depends_on"]["redis"]["condition"] == "service_healthy"
     assert api["environment"]["REDIS_URL"].startswith("redis://redis:")
     assert api["build"]["target"] == "external-redis", "the image with a Redis server of its own"
+    grace = re.fullmatch(r"([0-9]+)s", api["stop_grace_period"])
+    assert grace and int(grace[1]) >= stop_budget_s(HttpSettings()), "Docker would SIGKILL the api mid-stop"
     broken = subprocess.run(
         [str(binary), "-f", "-", "config", "-q"], input="services:\n  api:\n    depends_on: [x]\n", text=True,
         capture_output=True,

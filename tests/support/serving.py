@@ -67,7 +67,7 @@ def _start(
 ) -> Served:
     port = _free_port()
     log = tmp / f"serve-{port}.log"
-    environment = {**os.environ, "PYRAMIDE_SOLVER_TIME_LIMIT_S": "1", **(env or {})}
+    environment = {**os.environ, "PYRAMIDE_SOLVER_TIME_LIMIT_S": "1", "PYRAMIDE_DRAIN_S": "0", **(env or {})}
     command = [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir), *options]
     with log.open("w") as out:
         process = subprocess.Popen(
@@ -101,7 +101,8 @@ def serving(
     data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None, wrapper: tuple[str, ...] = ()
 ) -> Iterator[Served]:
     """`pyramide serve` with ``options``, started through ``wrapper`` (``("taskset", "-c", "0")``: it execs the
-    server, whose pid stays the one started), until it is ready; at the end it and everything it started killed."""
+    server, whose pid stays the one started), until it is ready; at the end it and everything it started killed. It
+    stops on SIGTERM without a drain unless ``env`` sets ``PYRAMIDE_DRAIN_S``."""
     served = _start(data_dir, tmp, *options, env=env, wrapper=wrapper)
     try:
         yield served

@@ -210,9 +210,9 @@ def _until(stream: Sse, decided: Any, timeout_s: float = 10) -> dict[str, Any]:
 
 @contextmanager
 def _serve(data_dir: Path, redis_url: str | None = None, **env: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A real `pyramide serve`: with its own embedded Redis, or on ``redis_url``."""
+    """A real `pyramide serve`: with its own embedded Redis, or on ``redis_url``; stopped on SIGTERM without a drain."""
     port = _free_port()
-    base = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    base = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"PYRAMIDE_DRAIN_S": "0"}
     extra = {"REDIS_URL": redis_url} if redis_url else {}
     log = data_dir.parent / f"serve-{port}.log"
     args = [sys.executable, "-m", "pyramide", "serve", "--port", str(port)]

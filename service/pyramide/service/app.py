@@ -31,6 +31,7 @@ from pyramide.service.games.certificate_controller import CertificateController,
 from pyramide.service.games.controller import GameController
 from pyramide.service.http.cors import cors_config, keep_vary
 from pyramide.service.http.docs_page import docs_asset, docs_router, render_plugins
+from pyramide.service.http.drain import DrainPlugin
 from pyramide.service.http.durability import ConfirmWrites
 from pyramide.service.http.health import HealthController
 from pyramide.service.http.options import MethodAnswers
@@ -116,7 +117,7 @@ def create_app(
             play_file,
             *extra_route_handlers,
         ],
-        plugins=[ServicesPlugin(services)],
+        plugins=[ServicesPlugin(services), DrainPlugin(settings.http.drain_s)],
         exception_handlers=EXCEPTION_HANDLERS,  # type: ignore[arg-type]
         middleware=[
             RequestMetrics(app_name="pyramide").middleware,

@@ -17,14 +17,18 @@ from pyramide.service.http.connection_limits import HttpLimits, connection_bound
 from pyramide.service.http.openapi import COMMITTED, build_document, render
 from pyramide.service.http.server import server_config, use_limits
 from pyramide.service.infra.cpus import CpuBudget, cpu_budget, solver_workers
-from pyramide.service.infra.lifecycle import die_with_parent
+from pyramide.service.infra.lifecycle import die_with_parent, end_resource_tracker
 from pyramide.service.infra.logs import configure_logging
 from pyramide.service.infra.metrics import start_worker_metrics, worker_metrics_directory
-from pyramide.service.infra.settings import RedisSettings, Settings
+from pyramide.service.infra.settings import HttpSettings, RedisSettings, Settings
 from pyramide.service.infra.supervisor import DataDirInUseError, RedisSupervisor
+from pyramide.service.services import STOP_WITHIN_S
 
 log = logging.getLogger("pyramide.serve")
 EXIT_DATA_DIR_IN_USE = 3
+EXIT_MARGIN_S = 5.0
+"""What :func:`stop_budget_s` allows beyond the drain, the grace and the background work: the workers', the solver
+workers' and the embedded Redis's exits, on a busy machine."""
 _WORKER_PROTOCOL = "pyramide.service.http.server:GuardedProtocol"
 
 
@@ -65,8 +69,16 @@ def serve(settings: Settings, host: str, port: int) -> int:
     finally:
         if supervisor is not None:
             supervisor.stop()
+        end_resource_tracker()  # the last process it started: every one has ended before it exits
         log.info("stopped")
     return 0
+
+
+def stop_budget_s(http: HttpSettings) -> float:
+    """The longest `pyramide serve` takes from SIGTERM to its exit: the drain, the grace of requests in flight, the
+    app's background work, and a margin (``docs/operations.md``, "Stopping and draining"). What an orchestrator
+    waits before SIGKILL must be at least this (docker-compose.yml's ``stop_grace_period``, held by a test)."""
+    return http.drain_s + http.shutdown_grace_s + STOP_WITHIN_S + EXIT_MARGIN_S
 
 
 def sized(settings: Settings, budget: CpuBudget) -> Settings:

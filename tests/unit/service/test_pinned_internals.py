@@ -18,6 +18,7 @@ import importlib.metadata
 import inspect
 import tomllib
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Final, NamedTuple
 
@@ -189,4 +190,13 @@ def test_process_pool_broken_flag() -> None:
     public way to ask whether a worker died): the pool still refuses work by that flag."""
     assert "self._broken" in inspect.getsource(ProcessPoolExecutor.submit), (
         "ProcessPoolExecutor no longer keeps _broken: re-check service/pyramide/service/deals/analysis.py (_broken)"
+    )
+
+
+def test_resource_tracker_stop() -> None:
+    """``lifecycle.end_resource_tracker`` calls the standard library's ``ResourceTracker._stop`` (Python offers no
+    public way to end the tracker before the process exits): it still closes the tracker's pipe and waits for it."""
+    source = inspect.getsource(resource_tracker.ResourceTracker._stop)  # type: ignore[attr-defined]
+    assert "os.close(self._fd)" in source and "os.waitpid(self._pid, 0)" in source, (
+        "ResourceTracker._stop changed: re-check service/pyramide/service/infra/lifecycle.py (end_resource_tracker)"
     )

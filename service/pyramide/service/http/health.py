@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Protocol
 
 from litestar import Controller, get
 
+from pyramide.service.http.drain import draining
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.problems import HttpCode, ProblemError
 from pyramide.service.http.responses import problems
@@ -48,13 +50,17 @@ class HealthController(Controller):
         operation_id="getReadiness",
         summary="Redis answers too, and the solver's worker pool is whole; the process's background jobs",
         description="503 while Redis does not answer, and while a solver worker of the answering process has died"
-        " and its pool is not yet replaced by one with a worker up (about half a second).",
+        " and its pool is not yet replaced by one with a worker up (about half a second). 503 `draining` from the"
+        " moment the process gets SIGTERM until it stops (`PYRAMIDE_DRAIN_S`): it still serves, but a load balancer"
+        " should send new requests elsewhere.",
         responses=problems(),
         exclude_from_auth=True,
     )
     async def ready(
         self, redis: Injected[RedisClient], solver: Injected[SolverHealth], tasks: Injected[TaskRegistry]
     ) -> Readiness:
+        if draining(asyncio.get_running_loop()):
+            raise ProblemError(503, HttpCode.DRAINING, headers={"Retry-After": "1"})
         await redis.ping()
         if not solver.ready():
             raise ProblemError(503, HttpCode.SERVICE_UNAVAILABLE, headers={"Retry-After": "1"})

@@ -53,6 +53,7 @@ class HttpCode(StrEnum):
     CORS_ORIGIN_NOT_ALLOWED = "cors_origin_not_allowed"
     INVALID_CLIENT_IP = "invalid_client_ip"
     SERVICE_UNAVAILABLE = "service_unavailable"
+    DRAINING = "draining"
 
 
 MESSAGES: Final = {**CATALOGUE, **section("problems")}
@@ -131,6 +132,7 @@ HTTP_STATUS: Final[dict[HttpCode, int]] = {
     HttpCode.CORS_ORIGIN_NOT_ALLOWED: 403,
     HttpCode.INVALID_CLIENT_IP: 400,
     HttpCode.SERVICE_UNAVAILABLE: 503,
+    HttpCode.DRAINING: 503,
 }
 """The status each code of the HTTP layer is sent with."""
 _MOVE_REFUSALS: Final = (

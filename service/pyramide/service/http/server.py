@@ -23,6 +23,9 @@ so that a client still sending reads the answer instead of a reset: RFC 9112, se
   nearest their deadline are closed with 503 ``service_unavailable``, then idle keep-alive ones, so a new client is
   always accepted at once.
 
+While the server drains (:mod:`http.drain`: after SIGTERM, before it stops), every answer says ``Connection: close``
+and its connection is closed after it, so a load balancer's kept-alive connections are retired cleanly.
+
 Both deadlines share one timer per request, armed when the request begins and cancelled when it is complete; it is
 re-armed for the body only when a body is still coming after a read, so a request that arrives in one piece costs
 what it did with the header deadline alone. The body's size is limited elsewhere (``body.read_body``: 413). The
@@ -50,6 +53,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from pyramide.engine.messages import DEFAULT_LOCALE
 from pyramide.service.http.connection_limits import HttpLimits, connection_bounds
+from pyramide.service.http.drain import draining
 from pyramide.service.http.locale import negotiate_locale
 from pyramide.service.http.problems import HttpCode
 from pyramide.service.http.refusals import problem_bytes
@@ -149,6 +153,8 @@ class GuardedProtocol(HttpToolsProtocol):
         self._in_body = True
         self._head_bytes = 0
         HttpToolsProtocol.on_headers_complete(self)
+        if draining(self.loop) and self.cycle is not None:  # answered, then closed: a balancer's connection retired
+            self.cycle.keep_alive = False
 
     def on_message_complete(self) -> None:
         """The request is complete: its deadline is over (inlined: this runs on every request)."""
@@ -218,8 +224,8 @@ class GuardedProtocol(HttpToolsProtocol):
         self.transport.abort()
 
     def shutdown(self) -> None:
-        """uvicorn's graceful shutdown asks each connection to close: the live streams end too (their response
-        completes, and the connection closes), so the shutdown never waits for them."""
+        """uvicorn's graceful shutdown asks each connection to close: the live streams end too (with ``retry:`` and
+        their last id; their response completes, and the connection closes), so the shutdown never waits for them."""
         shutting_down()
         super().shutdown()
 

@@ -8,11 +8,12 @@ an idle stream; the stream's leases in the caps (:mod:`infra.stream_leases`) are
 period while it is open, not after a write: a client that reads nothing blocks the stream's writes, yet still counts
 in the caps until the server's write deadline (``write_timeout_s``, :mod:`http.server`) closes its connection and the
 stream gives its leases back. A stream ends after
-``stream_max_s`` (the client reconnects with ``Last-Event-ID``), at once when the server shuts down
-(:func:`shutting_down`, called by the HTTP protocol when uvicorn asks its connections to close), so a graceful
-shutdown never waits for open streams, and with ``retry:`` and its last id when newer streams leave no room for it in
-the process's budget (:mod:`http.stream_budget`). Its connection closes when it ends (``Connection: close``), so a
-stream's connection never lingers idle. Change notices come through :class:`infra.notices.Notices`.
+``stream_max_s`` (the client reconnects with ``Last-Event-ID``); with ``retry:`` and its last id at once when the
+server shuts down (:func:`shutting_down`, called by the HTTP protocol when uvicorn asks its connections to close, at
+the end of a drain: :mod:`http.drain`), so a graceful shutdown never waits for open streams and their clients resume
+on another replica, and when newer streams leave no room for it in the process's budget (:mod:`http.stream_budget`).
+Its connection closes when it ends (``Connection: close``), so a stream's connection never lingers idle. Change
+notices come through :class:`infra.notices.Notices`.
 """
 
 from __future__ import annotations
@@ -88,9 +89,9 @@ _FORMAT: Final = (
     " new one. With `Last-Event-ID` (the last id received), a state is sent only when its id differs: an older"
     " id gets the current state at once, the current id nothing until the next change. States supersede each"
     " other, so a resumed stream misses nothing. A `: ping` comment every `PYRAMIDE_STREAM_HEARTBEAT_S` (15 s);"
-    " the stream ends after `PYRAMIDE_STREAM_MAX_S` (3600 s) and when the server shuts down: reconnect with"
-    " `Last-Event-ID`. One ended to make room for newer streams (`PYRAMIDE_MAX_STREAMS`) ends with `retry: <ms>`"
-    " and `id: <the last id>`: reconnect after that many ms."
+    " the stream ends after `PYRAMIDE_STREAM_MAX_S` (3600 s): reconnect with `Last-Event-ID`. One ended by the"
+    " server stopping (at the end of its drain) or to make room for newer streams (`PYRAMIDE_MAX_STREAMS`) ends with"
+    " `retry: <ms>` and `id: <the last id>`: reconnect after that many ms."
 )
 
 
@@ -239,7 +240,7 @@ class LiveStreams:
                 log.warning("a live stream's leases were not renewed (%s)", type(error).__name__)
 
     async def _follow(self, follower: Follower, last: int | None, ended: asyncio.Event) -> AsyncIterator[bytes]:
-        """Each state not sent yet, a ping each heartbeat, until the maximum duration or the server's shutdown; or,
+        """Each state not sent yet, a ping each heartbeat, until the maximum duration; or, at the server's shutdown or
         ``ended`` by a newer stream past the budget, until ``retry:`` and the last id."""
         loop = asyncio.get_running_loop()
         ends = loop.time() + self.max_s
@@ -262,10 +263,10 @@ class LiveStreams:
                         if state.id != last:
                             last = state.id
                             yield state.encode()
-                if evicted.done():
+                if evicted.done() or stop.done():
                     yield end_with_retry(last)
                     return
-                if stop.done() or loop.time() >= ends:
+                if loop.time() >= ends:
                     return
                 yield PING
         finally:

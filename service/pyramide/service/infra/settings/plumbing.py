@@ -170,8 +170,12 @@ class HttpSettings(Group):
     max_streams: int | None = Field(None, ge=1)
     """Live streams open at once per HTTP process, below ``max_connections`` (unset: half of it): a new stream past
     it ends the oldest, so streams never take the connections the API keeps."""
+    drain_s: float = Field(15.0, ge=0)
+    """On SIGTERM, how long the process keeps serving, its readiness 503 and each connection closed after its
+    answer, before it stops (``http.drain``): longer than a load balancer takes to notice (health checks every 2 to
+    10 s). ``0``: no drain. SIGINT never drains."""
     shutdown_grace_s: float = Field(10.0, ge=0)
-    """On SIGTERM or SIGINT, how long requests in flight may take to finish."""
+    """After the drain (or on SIGINT), how long requests in flight may take to finish."""
     workers: Annotated[int, Field(ge=1)] | Literal["auto"] = 1
     """HTTP worker processes of `pyramide serve`; ``auto``: one per core of the CPU budget (the affinity's CPUs and
     the cgroup quota, :mod:`..cpus`)."""
