@@ -69,6 +69,7 @@ ENV PATH="/app/.venv/bin:$PATH" \
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/health/ready', timeout=2).status != 200)"]
+# SIGTERM drains for PYRAMIDE_DRAIN_S (15 s) before it stops: run with `--stop-timeout 40` (docs/operations.md)
 CMD ["pyramide", "serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "auto"]
 
 # For a REDIS_URL (docker-compose.yml): no Redis server in the image.
