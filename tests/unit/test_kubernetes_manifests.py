@@ -17,18 +17,13 @@ import yaml
 
 from pyramide.service.infra.settings import Settings, unknown_variables
 from pyramide.service.infra.signing import new_key_pem
-from pyramide.service.infra.tasks import STOP_WITHIN_S
+from pyramide.service.serve import stop_budget_s
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy" / "kubernetes"
 KUBERNETES_VERSIONS = ("1.31", "1.37")
 """The oldest Kubernetes the manifests are for (a PodDisruptionBudget's ``unhealthyPodEvictionPolicy`` is GA from
 1.31) and the newest whose schemas the pinned kubernetes-validate ships."""
-DRAIN_S = 15.0
-"""TODO(issue 56, at the merge of drain56): read ``settings.http.drain_s`` alone, once the drain's setting is on main;
-until then its default there."""
-MARGIN_S = 5.0
-"""Beyond the drain, the grace and the jobs' stop: the solver's processes and the workers end, the process exits."""
 Resource = dict[str, Any]
 
 
@@ -147,9 +142,9 @@ def test_the_grace_period_outlasts_the_drain_the_grace_and_the_jobs_stop(
     """SIGKILL comes ``terminationGracePeriodSeconds`` after SIGTERM: later than the readiness 503 of the drain, the
     requests' grace and the background jobs' stop, as the pod's own settings give them."""
     settings = _pod_settings(_pod_environment(tmp_path), monkeypatch)
-    drain = float(getattr(settings.http, "drain_s", DRAIN_S))
-    needed = drain + settings.http.shutdown_grace_s + STOP_WITHIN_S + MARGIN_S
+    needed = stop_budget_s(settings.http)
     grace = _one("Deployment")["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    drain = settings.http.drain_s
     assert grace >= needed, f"terminationGracePeriodSeconds {grace} < {needed} s (drain {drain} s + grace + stop)"
 
 
