@@ -36,6 +36,7 @@ from pyramide.service.events.sending import BUSY, CONCURRENCY, Sender, Sent
 from pyramide.service.events.store import Endpoint, WebhookStore
 from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.clock import now_ms
+from pyramide.service.infra.outage import OutageLog
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Webhooks
 from pyramide.service.infra.tasks import Periodic, TaskRegistry
@@ -73,6 +74,9 @@ class Deliverer:
         self._renew = RENEW.load(redis)
         self._working: set[asyncio.Task[None]] = set()
         self._poll: Periodic | None = None
+        self._outage = OutageLog("Redis, delivering webhooks,", log, self.clock)
+        """Every outbox's and redelivery's Redis failures, logged once an outage (the polling job's are the task
+        registry's: ``background job webhook delivery``)."""
 
     def schedule(self) -> None:
         """Registers the delivery's periodic jobs (on the app's event loop, as it starts)."""
@@ -144,8 +148,9 @@ class Deliverer:
             await self._release(
                 keys, ReleaseArgs(name, lease, "" if next_due is None else next_due, now_ms(self.clock))
             )
-        except (RedisError, OSError) as error:
-            log.warning("webhook delivery of %s: %s (tried again when its claim runs out)", name, error)
+            self._outage.succeeded()
+        except (RedisError, OSError) as error:  # the outbox is tried again when its claim runs out
+            self._outage.failed(error)
         finally:
             work.cancel()
 
@@ -176,5 +181,6 @@ class Deliverer:
                 delivery.delivered_ms = now_ms(self.clock)
                 await self.store.outcome(endpoint, True, self.disable_after_ms, self.schedule_ms)
             await self.store.note(endpoint, delivery)
+            self._outage.succeeded()
         except (RedisError, OSError) as error:
-            log.warning("webhook redelivery of %s: %s", event_id, error)
+            self._outage.failed(error)

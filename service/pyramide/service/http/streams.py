@@ -237,7 +237,9 @@ class LiveStreams:
             try:
                 await self.leases.renew(stream, caps)
             except Exception as error:  # Redis out of reach for a moment: the next beat tries again
-                log.warning("a live stream's leases were not renewed (%s)", type(error).__name__)
+                self.leases.renewals.failed(error)  # logged once an outage, not once a stream and a beat
+            else:
+                self.leases.renewals.succeeded()
 
     async def _follow(self, follower: Follower, last: int | None, ended: asyncio.Event) -> AsyncIterator[bytes]:
         """Each state not sent yet, a ping each heartbeat, until the maximum duration; or, at the server's shutdown or

@@ -33,6 +33,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import Clock
+from pyramide.service.infra.outage import OutageLog
 from pyramide.service.infra.ratelimit import Limit, RateLimitedError
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Script
@@ -77,6 +78,7 @@ class AddressMoves:
         self._ended: dict[int, dict[str, int]] = {}
         """Counts of windows that ended before they were shared, by window: shared at the next flush."""
         self._add = ADD.load(redis)
+        self._outage = OutageLog("Redis, sharing the per-address move counts,", log, clock)
 
     def allow(self, bucket: str, per_minute: int) -> None:
         """Give ``bucket`` (an app's) an allowance of its own, ``per_minute`` (0: none)."""
@@ -194,6 +196,8 @@ class AddressMoves:
             else:
                 totals.append(int(answer))
         failed = [t for t in totals if isinstance(t, Exception) and not isinstance(t, ResponseError)]
-        if failed:  # once a flush, however many addresses it had
-            log.warning("could not share %d per-address move counts: %s", len(failed), failed[0])
+        if failed:  # once an outage, however many flushes and addresses it had
+            self._outage.failed(failed[0])
+        elif answers:
+            self._outage.succeeded()
         return totals

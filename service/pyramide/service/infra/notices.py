@@ -29,6 +29,7 @@ import anyio
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
+from pyramide.service.infra.outage import OutageLog
 from pyramide.service.infra.tasks import TaskRegistry
 
 log = logging.getLogger("pyramide.streams")
@@ -84,6 +85,7 @@ class Notices:
         self._pinged_at: float | None = None
         """When the listener's PING still unanswered was sent (the event loop's clock)."""
         self._next_ping = 0.0
+        self._outage = OutageLog("Redis, the live streams' notices (reconnecting),", log, tasks.clock)
 
     @contextlib.asynccontextmanager
     async def follow(self, channel: str, topic: Hashable, load: Load) -> AsyncIterator[Follower]:
@@ -124,10 +126,11 @@ class Notices:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis gone: try again, then read every topic afresh
-                log.warning("live streams' notices lost (%s); reconnecting", type(error).__name__)
+                self._outage.failed(error)  # logged once an outage, not once a reconnection
                 await self._reconnect(silent=isinstance(error, SilentConnectionError))
                 await self._refresh(list(self._topics))
                 continue
+            self._outage.succeeded()
             if message is None or message.get("type") != "message":
                 continue
             channel = message["channel"]

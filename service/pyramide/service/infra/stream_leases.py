@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 from pyramide.service.infra.clock import Clock, now_ms
+from pyramide.service.infra.outage import OutageLog
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Result, Script
 
@@ -63,7 +64,10 @@ class StreamLeases:
         self.lease_ms = int(heartbeat_s * 1000 * LEASE_BEATS)
         self._lease = LEASE.load(redis)
         self._release = RELEASE.load(redis)
-        self._failing = False
+        self.renewals = OutageLog("Redis, renewing the live streams' leases,", log, clock)
+        """The renewals' failures (every stream's, every heartbeat), logged once an outage (``http.streams``)."""
+        runs_out = f"each runs out within {self.lease_ms / 1000:g} s"
+        self._give_backs = OutageLog(f"Redis, giving the live streams' leases back ({runs_out}),", log, clock)
 
     @staticmethod
     def new_stream() -> str:
@@ -92,12 +96,10 @@ class StreamLeases:
                 await self._release(LeaseKeys(leases=cap.key), ReleaseArgs(stream=stream))
             except Exception as error:
                 failure = error
-        if failure is not None and not self._failing:
-            name, seconds = type(failure).__name__, self.lease_ms / 1000
-            log.warning("live streams' leases not given back (%s): they run out within %g s", name, seconds)
-        elif failure is None and self._failing:
-            log.info("live streams' leases are given back again")
-        self._failing = failure is not None
+        if failure is not None:
+            self._give_backs.failed(failure)
+        elif caps:
+            self._give_backs.succeeded()
 
     async def _take(self, stream: str, cap: Cap) -> bool:
         now = now_ms(self.clock)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pyramide.service.infra.clock import Clock
+from pyramide.service.infra.outage import OutageLog
 
 log = logging.getLogger("pyramide.service")
 
@@ -53,6 +54,8 @@ class Periodic:
     job: Job
     interval_s: float
     due: float
+    outage: OutageLog
+    """Its failing passes, logged once when they start failing and once when a pass succeeds again."""
     wake_event: asyncio.Event = field(default_factory=asyncio.Event)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     loop: asyncio.Task[None] | None = None
@@ -85,7 +88,8 @@ class TaskRegistry:
         if name in self._periodic:
             raise ValueError(f"a periodic job {name!r} is registered already")
         state = self._state(name, "periodic")
-        periodic = Periodic(state, job, interval_s, self.clock.monotonic() + first_s)
+        outage = OutageLog(f"background job {name}", log, self.clock)
+        periodic = Periodic(state, job, interval_s, self.clock.monotonic() + first_s, outage)
         if wake is not None:
             periodic.wake_event = wake
         self._periodic[name] = periodic
@@ -186,11 +190,12 @@ class TaskRegistry:
             wait_s: float | None = None
             try:
                 wait_s = await periodic.job()
+                periodic.outage.succeeded()
             except asyncio.CancelledError:
                 raise
-            except Exception as error:  # a failed pass is logged and reported; the next one comes all the same
+            except Exception as error:  # a failed pass is reported (logged once per outage); the next one comes
                 state.last_error = type(error).__name__
-                log.warning("background job %s failed: %s", state.name, error)
+                periodic.outage.failed(error)
             finally:
                 state.running -= 1
                 state.last_finish_at = self.clock.time()
