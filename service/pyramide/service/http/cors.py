@@ -21,9 +21,12 @@ ALLOWED_HEADERS: Final = [
     "If-None-Match",
     "Accept-Language",
     "X-Request-ID",
+    "traceparent",
+    "tracestate",
+    "Last-Event-ID",
 ]
 """What a front end sends: its token, its JSON, its retry key, the version it acts on, the copy it holds, its
-language, its id."""
+language, its id, the trace it is part of (W3C Trace Context), the last state a live stream it resumes had sent."""
 EXPOSED_HEADERS: Final = [
     "ETag",
     "Location",
