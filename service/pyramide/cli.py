@@ -211,6 +211,12 @@ def _serve(args: argparse.Namespace) -> int:
         for line in settings_errors(error):
             print(f"pyramide serve: invalid setting: {line}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
+    from pyramide.service.infra.tracing import check_exporters  # noqa: PLC0415 - loads OpenTelemetry's SDK
+
+    problem = check_exporters()  # OTEL_* are OpenTelemetry's variables, not ours: only what would fail is refused
+    if problem is not None:
+        print(f"pyramide serve: invalid setting: {problem}", file=sys.stderr)
+        return EXIT_BAD_SETTINGS
     from pyramide.service.serve import serve  # noqa: PLC0415 - the web stack, once the settings are good
 
     return serve(settings, args.host, args.port)

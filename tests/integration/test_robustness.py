@@ -228,3 +228,9 @@ def test_every_request_gets_a_request_id_and_one_json_log_line(tmp_path: Path) -
         (bad.headers["x-request-id"], 200),
     ]
     assert all("duration_ms" in r and "trace" not in r for r in requests)
+    assert [(r["method"], r["route"]) for r in requests[-3:]] == [
+        ("GET", "/health/live"),
+        ("GET", None),  # no route matched: the path (it may hold ids) is never logged
+        ("GET", "/health/live"),
+    ]
+    assert all(r["app"] is None and "trace_id" not in r for r in requests), "no app's key, tracing off"

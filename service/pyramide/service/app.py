@@ -42,6 +42,7 @@ from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.logs import RequestLog
 from pyramide.service.infra.metrics import RequestMetrics, register_supervisor_metrics, scrape_registry
 from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.tracing import instrument, start_tracing
 from pyramide.service.players.account_controller import PlayerController
 from pyramide.service.players.games_controller import MyGamesController
 from pyramide.service.players.privacy_controller import PrivacyController
@@ -85,6 +86,7 @@ def create_app(
     """The app; ``extra_route_handlers`` lets a benchmark add its baseline route to the very same server. ``clock``:
     the time every service reads (default: the settings' clock, :func:`~pyramide.service.services.clock_of`)."""
     settings = settings or Settings.from_env()
+    traced = start_tracing()  # before the services: their scripts are traced or not as they load
 
     services = Services(settings, clock)
     confirming = (
@@ -147,7 +149,8 @@ def create_app(
         logging_config=None,  # the service's JSON lines (`logs.configure_logging`), not Litestar's own format
         debug=False,
     )
-    app.asgi_handler = RequestLog(settings.logs).wrap(MethodAnswers(app, keep_vary(app.asgi_handler)))
+    logged = RequestLog(settings.logs, traced=traced).wrap(MethodAnswers(app, keep_vary(app.asgi_handler)))
+    app.asgi_handler = instrument(logged) if traced else logged
     register_supervisor_metrics(settings.embedded.supervisor_state)
     tune_garbage_collector()
     return app

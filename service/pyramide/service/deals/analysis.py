@@ -38,7 +38,7 @@ from uuid import UUID
 from pyramide.engine import DealCode, Game, dump_game
 from pyramide.service.deals.schemas import Analysis, DealAnalysis
 from pyramide.service.errors import DomainError, ErrorCode
-from pyramide.service.infra import keyspace
+from pyramide.service.infra import keyspace, tracing
 from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.tasks import TaskRegistry
@@ -238,7 +238,11 @@ class Solver:
 
     async def _search(self, job: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any] | None:
         """One search on a worker: its answer, ``None`` if it did not answer in time, 503 ``solver_busy`` if its
-        worker died."""
+        worker died. A span ``solver <job>`` while tracing is on (the wait on the pool and the search)."""
+        with tracing.span(f"solver {job.__name__}"):
+            return await self._searched(job, *args)
+
+    async def _searched(self, job: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any] | None:
         loop = asyncio.get_running_loop()
         for _ in range(2):  # once more if a worker died since the pool was checked: the search never started
             pool = await self._ready_pool()

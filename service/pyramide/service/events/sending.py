@@ -22,6 +22,7 @@ from standardwebhooks import Webhook
 from pyramide.service.events.guard import Refusal, UrlRefusedError, resolve
 from pyramide.service.events.limits import KeyedLimit, Lookups
 from pyramide.service.events.store import Endpoint
+from pyramide.service.infra import tracing
 from pyramide.service.infra.clock import SystemClock, utc_now
 from pyramide.service.infra.outbox import OutboxEvent
 
@@ -94,12 +95,13 @@ class Sender:
 
     async def send(self, endpoint: Endpoint, event_id: str, body: str) -> Sent:
         """POSTs ``body`` to the endpoint's checked address, signed now, in a slot of its app (``busy`` at once if
-        none is free) once the process has one."""
+        none is free) once the process has one; a span ``webhook delivery`` while tracing is on."""
         app = str(endpoint.app)
         if self._per_app.full(app):
             return Sent(None, BUSY)
-        async with self._per_app.held(app), self._sending:
-            return await self._post(endpoint, event_id, body)
+        with tracing.span("webhook delivery", app=app, webhook=endpoint.id, event=event_id):
+            async with self._per_app.held(app), self._sending:
+                return await self._post(endpoint, event_id, body)
 
     async def check(self, app: UUID, url: str) -> None:
         """Checks a URL to register as a delivery would, its host resolved in the delivery's own lookups (a name

@@ -22,6 +22,7 @@ import msgspec
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from pyramide.service.infra import tracing
 from pyramide.service.infra.clock import SystemClock
 from pyramide.service.infra.settings import Logs
 
@@ -35,8 +36,8 @@ _MACHINE = SystemClock()
 
 
 class JsonFormatter(logging.Formatter):
-    """A log record as one line of JSON: time, level, logger, message, the request id, any ``extra`` fields, and
-    the stack trace when one was logged."""
+    """A log record as one line of JSON: time, level, logger, message, the request id, the trace and span ids
+    (while tracing is on, inside a span), any ``extra`` fields, and the stack trace when one was logged."""
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
@@ -48,6 +49,9 @@ class JsonFormatter(logging.Formatter):
         request_id = REQUEST_ID.get()
         if request_id is not None:
             line["request_id"] = request_id
+        ids = tracing.current_ids()
+        if ids is not None:
+            line["trace_id"], line["span_id"] = ids
         line.update({k: v for k, v in record.__dict__.items() if k not in _STANDARD})
         if record.exc_info:
             line["trace"] = self.formatException(record.exc_info)
@@ -74,12 +78,17 @@ class RequestLog:
     the stream of the root handler (standard error) when ``pyramide.request`` is enabled for its level, instead of
     going through a ``LogRecord`` and the JSON formatter, which cost 17 % of a move request's instructions
     (``benchmarks/service_instructions.py``, measured on 2416135). The line has the same fields as
-    :class:`JsonFormatter` writes."""
+    :class:`JsonFormatter` writes, and the request's own: ``method``, ``route`` (the route's template, such as
+    ``/v1/games/{game_id}/moves``: never the path, whose ids would leak into the logs and make every line a series
+    of its own; ``null`` when no route matched), ``status``, ``app`` (the calling app's id, when an app's key made the
+    request), ``duration_ms``. With ``traced`` (tracing is on and its middleware wraps this one), the line also
+    names the request's ``trace_id`` and ``span_id``, and the request's span is named after its route."""
 
-    def __init__(self, logs: Logs) -> None:
+    def __init__(self, logs: Logs, *, traced: bool = False) -> None:
         self.log = logging.getLogger("pyramide.request")
         self.level = logging.getLevelName(logs.request_log_level)
         self.level_name = logs.request_log_level
+        self.traced = traced
 
     def wrap(self, app: ASGIApp) -> ASGIApp:
         log, level, write_line = self.log, self.level, self._line
@@ -104,25 +113,38 @@ class RequestLog:
                 await app(scope, receive, identified)
             finally:
                 if log.isEnabledFor(level):
-                    write_line(scope["method"], scope["path"], status[0], request_id, time.perf_counter() - started)
+                    write_line(scope, status[0], request_id, time.perf_counter() - started)
                 REQUEST_ID.reset(token)
 
         return logged
 
-    def _line(self, method: str, path: str, status: int, request_id: str, duration_s: float) -> None:
+    def _line(self, scope: Scope, status: int, request_id: str, duration_s: float) -> None:
         now = _MACHINE.time()  # stamped like every other log record: the machine's time, not the service's clock
+        method, route = scope["method"], scope.get("path_template")  # type: ignore[typeddict-item]
         line = {
             "time": _timestamp(now),
             "level": self.level_name,
             "logger": "pyramide.request",
-            "message": f"{method} {path} {status}",
+            "message": f"{method} {route} {status}",
             "request_id": request_id,
+            "method": method,
+            "route": route,
             "status": status,
+            "app": _app(scope),
             "duration_ms": round(duration_s * 1000, 2),
         }
+        if self.traced and (ids := tracing.current_ids()) is not None:
+            line["trace_id"], line["span_id"] = ids
         stream = _stream()
         stream.write(_ENCODE(line) + b"\n")
         stream.flush()
+
+
+def _app(scope: Scope) -> str | None:
+    """The id of the app whose key made the request: the app the authentication put in ``scope["auth"]`` (a player
+    route or an app route), or the app of an admin route's principal; ``None`` for a player's own token."""
+    app_id = getattr(scope.get("auth"), "id", None) or getattr(scope.get("user"), "app_id", None)
+    return None if app_id is None else str(app_id)
 
 
 _ENCODE: Final = msgspec.json.Encoder().encode

@@ -23,8 +23,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final, Generic, NamedTuple, TypeVar
 
+from opentelemetry.trace import SpanKind, get_current_span
 from redis.exceptions import NoScriptError
 
+from pyramide.service.infra import tracing
 from pyramide.service.infra.redis import RedisClient
 
 LUA: Final = Path(__file__).with_name("lua")
@@ -128,8 +130,12 @@ class Script(Generic[Keys, Args]):
         return text
 
     def load(self, redis: RedisClient, **constants: int) -> Loaded[Keys, Args]:
-        """The script ready to run on ``redis`` (loaded into Redis on its first call)."""
-        return Loaded(redis, self.text(**constants))
+        """The script ready to run on ``redis`` (loaded into Redis on its first call); each call a span of its own
+        while tracing is on (:mod:`tracing`), decided here once so that a call pays nothing while it is off."""
+        active = tracing.tracer()
+        if active is None:
+            return Loaded(redis, self.text(**constants))
+        return Traced(redis, self.text(**constants), self.name, active)
 
 
 class Loaded(Generic[Keys, Args]):
@@ -150,3 +156,23 @@ class Loaded(Generic[Keys, Args]):
         except NoScriptError:
             await self.redis.script_load(self.text)
             return await self.redis.evalsha(self.sha, len(keys), *keys, *args)
+
+
+class Traced(Loaded[Keys, Args]):
+    """A loaded script whose every call within a span (a request's, a solver search's, a webhook delivery's) is a
+    child span ``redis <name>``, with the database system and the script's name as attributes. A call outside any
+    span (a background job's poll, five times a second) starts no trace of its own: it would bury the requests'."""
+
+    __slots__ = ("attributes", "span_name", "tracer")
+
+    def __init__(self, redis: RedisClient, text: str, name: str, tracer: Any) -> None:
+        super().__init__(redis, text)
+        self.span_name = f"redis {name}"
+        self.attributes = {"db.system.name": "redis", "db.operation.name": "EVALSHA", "db.stored_procedure.name": name}
+        self.tracer = tracer
+
+    async def __call__(self, keys: Keys, args: Args) -> Any:
+        if not get_current_span().get_span_context().is_valid:
+            return await super().__call__(keys, args)
+        with self.tracer.start_as_current_span(self.span_name, kind=SpanKind.CLIENT, attributes=self.attributes):
+            return await super().__call__(keys, args)
