@@ -87,6 +87,7 @@ def _traced_request(tmp_path: Path, otlp: Receiver) -> None:
             "/v1/games", json={"code": EASY_CODE}, headers={**as_user(key, "u"), "traceparent": traceparent}
         )
         assert game.status_code == 201, game.text
+        assert http.head("/health/live").status_code == 200
 
         def exported() -> list[dict[str, Any]]:
             spans = [s for s in served.lines() if s.get("context", {}).get("trace_id") == f"0x{TRACE_ID}"]
@@ -108,3 +109,5 @@ def _traced_request(tmp_path: Path, otlp: Receiver) -> None:
     assert isinstance(line["duration_ms"], float) and line["request_id"]
     untold = next(line for line in lines if line.get("route") == "/v1/admin/apps")
     assert "trace_id" in untold, "every request is traced, with or without a traceparent"
+    head = next(line for line in lines if line.get("method") == "HEAD")
+    assert head["route"] == "/health/live", "a HEAD answered as its GET is logged with its route"

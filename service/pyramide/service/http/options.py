@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from typing import Any, Final
 
 from litestar import Litestar
 from litestar.routes import HTTPRoute
@@ -24,6 +25,9 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from pyramide.service.http.locale import negotiate_locale
 from pyramide.service.http.problems import PROBLEM_JSON, HttpCode, allow_with_head, localised, problem_type
+
+_FOUND: Final = ("path_template", "auth", "user")
+"""What the layers below put in a ``HEAD`` request's scope (a copy) that the outer layers read."""
 
 
 def methods_by_path(app: Litestar) -> dict[str, str]:
@@ -52,14 +56,19 @@ class MethodAnswers:
             await self.inner(scope, receive, send)
 
     async def _head(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """The ``GET`` of the same request, every body message emptied (the server still sees ``HEAD``)."""
+        """The ``GET`` of the same request, every body message emptied (the server still sees ``HEAD``). What
+        routing and authentication found (the route's template, the app) is told to the outer layers too: the
+        request's log line and span name them."""
+        as_get: Any = {**scope, "method": "GET"}
 
         async def bodiless(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                scope.update({k: as_get[k] for k in _FOUND if k in as_get})  # type: ignore[typeddict-item]
             if message["type"] == "http.response.body":
                 message = {"type": "http.response.body", "body": b"", "more_body": message.get("more_body", False)}
             await send(message)
 
-        await self.inner({**scope, "method": "GET"}, receive, bodiless)  # type: ignore[arg-type]
+        await self.inner(as_get, receive, bodiless)
 
     async def _options(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", ()))
