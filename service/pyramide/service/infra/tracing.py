@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Final
 
@@ -35,7 +35,7 @@ _ALIASES: Final = {"otlp": "otlp_proto_http"}
 _state: dict[str, Any] = {}
 
 
-def exporter_names(environ: dict[str, str] | os._Environ[str] = os.environ) -> list[str]:
+def exporter_names(environ: Mapping[str, str] = os.environ) -> list[str]:
     """The span exporters ``environ`` asks for (empty: tracing is off)."""
     named = environ.get("OTEL_TRACES_EXPORTER", "").strip()
     if not named and (environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")):
@@ -93,7 +93,8 @@ def tracer() -> Tracer | None:
 
 
 def provider() -> TracerProvider | None:
-    """The process's tracer provider (to flush it at exit), or ``None`` while tracing is off."""
+    """The process's tracer provider (it flushes its spans as the process exits), or ``None`` while tracing is
+    off."""
     return _state.get("provider") if _state.get("pid") == os.getpid() else None
 
 
