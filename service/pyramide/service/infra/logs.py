@@ -80,9 +80,9 @@ class RequestLog:
     (``benchmarks/service_instructions.py``, measured on 2416135). The line has the same fields as
     :class:`JsonFormatter` writes, and the request's own: ``method``, ``route`` (the route's template, such as
     ``/v1/games/{game_id}/moves``: never the path, whose ids would leak into the logs and make every line a series
-    of its own; ``null`` when no route matched), ``status``, ``app`` (the calling app's id, when an app's key made the
-    request), ``duration_ms``. With ``traced`` (tracing is on and its middleware wraps this one), the line also
-    names the request's ``trace_id`` and ``span_id``, and the request's span is named after its route."""
+    of its own; ``null`` when no route matched), ``status``, ``app`` (the calling app's id, when an app's key or session
+    made the request), ``duration_ms``. With ``traced`` (tracing is on and its middleware wraps this one), the line also
+    names the request's ``trace_id`` and ``span_id``."""
 
     def __init__(self, logs: Logs, *, traced: bool = False) -> None:
         self.log = logging.getLogger("pyramide.request")
@@ -141,8 +141,9 @@ class RequestLog:
 
 
 def _app(scope: Scope) -> str | None:
-    """The id of the app whose key made the request: the app the authentication put in ``scope["auth"]`` (a player
-    route or an app route), or the app of an admin route's principal; ``None`` for a player's own token."""
+    """The id of the app whose key or session made the request: the app the authentication put in ``scope["auth"]``
+    (a player route or an app route), else the app of the caller (an admin route's principal, an app's player
+    come with its session); ``None`` for an anonymous player and for the operator."""
     app_id = getattr(scope.get("auth"), "id", None) or getattr(scope.get("user"), "app_id", None)
     return None if app_id is None else str(app_id)
 
