@@ -96,7 +96,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as data, EmbeddedRedis(Path(data)) as redis:
         port, raw = free_port(), Path(data) / "samples.txt"
         url = f"http://127.0.0.1:{port}"
-        env = {**os.environ, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY}
+        env = {**os.environ, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY, "PYRAMIDE_DRAIN_S": "0"}
         command = [sys.executable, str(SERVER), "--serve", str(port), redis.url]
         server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         try:

@@ -114,7 +114,7 @@ def main() -> None:
         url, out = f"http://127.0.0.1:{port}", Path(data) / "callgrind.out"
         command = [sys.executable, str(SERVER), "--serve", str(port), redis.url]
         valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"]
-        env = {**os.environ, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY}
+        env = {**os.environ, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY, "PYRAMIDE_DRAIN_S": "0"}
         server = subprocess.Popen(valgrind + command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         try:
             wait_ready(url, seconds=600)

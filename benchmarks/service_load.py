@@ -179,7 +179,7 @@ def pyramide_serve(env: dict[str, str], *options: str) -> Iterator[str]:
     with tempfile.TemporaryDirectory() as data:
         server = subprocess.Popen(
             [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", data, *options],
-            env={**os.environ, **env},
+            env={**os.environ, "PYRAMIDE_DRAIN_S": "0", **env},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

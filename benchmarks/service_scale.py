@@ -113,7 +113,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def _one(workers: int, redis_url: str, args: argparse.Namespace) -> tuple[dict[str, float], dict[str, float]]:
-    env = {**os.environ, "REDIS_URL": redis_url, **{f"PYRAMIDE_LIMIT_{n}": "0" for n in ("GAMES", "MOVES", "PLAYERS")}}
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "PYRAMIDE_DRAIN_S": "0",
+        **{f"PYRAMIDE_LIMIT_{n}": "0" for n in ("GAMES", "MOVES", "PLAYERS")},
+    }
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     here = str(Path(__file__).resolve().parent)

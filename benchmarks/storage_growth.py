@@ -49,6 +49,7 @@ def _free_port() -> int:
 def _start(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     """``pyramide serve`` with every setting at its default (no PYRAMIDE_ variable passed on)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYRAMIDE_") and k not in ("REDIS_URL",)}
+    env["PYRAMIDE_DRAIN_S"] = "0"  # its SIGTERM at the end stops at once
     command = [sys.executable, "-m", "pyramide.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)]
     server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60

@@ -157,6 +157,7 @@ def main() -> None:
     port = _free_port()
     with tempfile.TemporaryDirectory() as data:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {
+            "PYRAMIDE_DRAIN_S": "0",
             "PYRAMIDE_MAX_CONNECTIONS": str(options.max_connections),
             "PYRAMIDE_SOLVER_TIME_LIMIT_S": "0.5",
             "PYRAMIDE_LOG_LEVEL": "WARNING",

@@ -107,6 +107,7 @@ def main() -> None:
     port = _free_port()
     with tempfile.TemporaryDirectory() as data:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {
+            "PYRAMIDE_DRAIN_S": "0",
             "PYRAMIDE_STREAMS_PER_ADDRESS": str(options.streams + 10),
             "PYRAMIDE_SOLVER_TIME_LIMIT_S": "0.5",
             "PYRAMIDE_LOG_LEVEL": "WARNING",

@@ -93,6 +93,7 @@ def _server_env() -> dict[str, str]:
     )
     return env | {
         "PYRAMIDE_MAX_UNFINISHED_GAMES": "0",
+        "PYRAMIDE_DRAIN_S": "0",
         "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY,
         "PYRAMIDE_WEBHOOK_ALLOW_LOOPBACK": "1",
         "PYRAMIDE_LOG_LEVEL": "WARNING",

@@ -48,6 +48,7 @@ def measure(confirm: str, moves: int) -> tuple[float, float]:
     port, data = _free_port(), tempfile.mkdtemp()
     env = {
         **os.environ,
+        "PYRAMIDE_DRAIN_S": "0",
         "PYRAMIDE_LIMIT_MOVES": "0",
         "PYRAMIDE_SOLVER_WORKERS": "1",
         "PYRAMIDE_CONFIRM_WRITES": confirm,
