@@ -46,3 +46,25 @@ def test_a_redis_outage_is_logged_once_when_it_starts_and_once_when_it_ends(
     assert about[0].startswith("background job webhook delivery unreachable: ConnectionError"), about
     assert about[1].startswith("background job webhook delivery back after "), about
     assert about[1].endswith(f", {ATTEMPTS} attempts failed"), about
+
+
+def test_requests_refused_while_redis_is_down_write_one_warning_not_one_each(
+    settings: Settings, clock: FakeClock, redis_server: EmbeddedRedis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Clients keep asking while Redis is down: each is answered 503 with its own request line, but the cause is one
+    warning for the run of refusals (on main: one `redis unavailable` warning per request, 20 here)."""
+    with service(settings, clock=clock) as client:
+        token = client.post("/v1/players", json={}).json()["token"]
+        caplog.set_level(logging.INFO, logger="pyramide")
+        redis_server.stop()
+        try:
+            answers = [
+                client.get("/v1/players/me", headers={"Authorization": f"Bearer {token}"}) for _ in range(ATTEMPTS)
+            ]
+        finally:
+            redis_server.start()
+    assert [a.status_code for a in answers] == [503] * ATTEMPTS
+    assert {a.json()["code"] for a in answers} == {"service_unavailable"}
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "redis" in r.getMessage()]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith("redis unreachable: ConnectionError"), warnings

@@ -6,6 +6,7 @@ Every error the service answers with goes through :func:`problem_response`, fram
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from enum import StrEnum
@@ -25,12 +26,15 @@ from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
 from pyramide.service.http.locale import locale_for
 from pyramide.service.http.validation import parameter_error, summary
 from pyramide.service.infra.metrics import STORAGE_FULL
+from pyramide.service.infra.outage import RefusalLog
 from pyramide.service.infra.ratelimit import RateLimitedError
 from pyramide.service.infra.redis import storage_full, writes_unavailable
 
 PROBLEM_JSON: Final = "application/problem+json"
 RETRY_AFTER_S: Final = 1
 log = logging.getLogger("pyramide.service")
+_REDIS_REFUSALS: Final = RefusalLog("redis", log)
+"""The process's requests refused while Redis is out of reach: one warning a run, not one a request."""
 
 
 class HttpCode(StrEnum):
@@ -321,7 +325,7 @@ def _source(source: object) -> str:
 
 
 def handle_redis_down(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
-    log.warning("redis unavailable: %s", error)
+    _REDIS_REFUSALS.refused(error, asyncio.get_running_loop().time())
     return problem_response(request, 503, HttpCode.SERVICE_UNAVAILABLE, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 

@@ -52,3 +52,28 @@ def describe(error: BaseException) -> str:
     """``Error: message`` (``Error`` alone when it has no message)."""
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class RefusalLog:
+    """Requests answered 503 because a dependency is out of reach. Each is a client's own request and keeps its request
+    line (status 503), but the cause is a warning only at the first refusal of a run, a debug line after it: a burst
+    of clients during an outage would otherwise write one warning each. A run ends when ``quiet_s`` pass without a
+    refusal; the next refusal starts a new one, logged again. ``now`` is the event loop's time (monotonic)."""
+
+    __slots__ = ("last", "log", "quiet_s", "what")
+
+    def __init__(self, what: str, log: logging.Logger, quiet_s: float = 10.0) -> None:
+        self.what = what
+        self.log = log
+        self.quiet_s = quiet_s
+        self.last: float | None = None
+
+    def refused(self, error: BaseException, now: float) -> None:
+        """A request was answered 503 for ``error``: a warning if it starts a run, else a debug line."""
+        starts = self.last is None or now - self.last > self.quiet_s
+        self.last = now
+        if starts:
+            text = "%s unreachable: %s (requests are answered 503; the next ones in this run are logged at DEBUG)"
+            self.log.warning(text, self.what, describe(error))
+        else:
+            self.log.debug("%s unreachable: %s", self.what, describe(error))
