@@ -138,6 +138,10 @@ def test_liveness_turns_503_when_redis_cannot_be_brought_back_and_200_once_it_is
             eventually(lambda: httpx.get(f"{served.url}/health/live").status_code == 200, 20)
         assert httpx.get(f"{served.url}/health/live").status_code == 200, "Redis came back by itself"
         assert httpx.get(f"{served.url}/v1/games/{game}", headers=auth).json()["version"] == 1
+        failed = [line for line in served.lines() if line["message"].startswith("restarting the embedded Redis failed")]
+        assert [line["level"] for line in failed] == ["ERROR"], "one line for the outage, not one a try (issue 56)"
+        back = [line["message"] for line in served.lines() if line["message"].startswith("the embedded Redis is back")]
+        assert back and back[-1].endswith("failed tries)") and " after 1 failed" not in back[-1], back
 
 
 @pytest.mark.parametrize("mode", ["embedded", "redis_url", "workers"])

@@ -191,7 +191,11 @@ class RedisSupervisor:
             self.redis.start()
         except (RuntimeError, OSError) as error:
             failures += 1
-            log.error("restarting the embedded Redis failed (%d in a row): %s", failures, error)
+            if failures == 1:  # once an outage, not once a try (issue 56); the back line counts the tries
+                text = "restarting the embedded Redis failed: %s; trying again, at most every %.0f s"
+                log.error(text, error, MAX_RESTART_DELAY_S)
+            else:
+                log.debug("restarting the embedded Redis failed (%d in a row): %s", failures, error)
             if failures == self.max_restarts:
                 self._publish(SupervisorState(self._state.restarts, failed=True, up=False))
                 log.critical(
@@ -201,7 +205,7 @@ class RedisSupervisor:
                 )
             return failures
         self._publish(SupervisorState(self._state.restarts + 1, failed=False, up=True))
-        log.warning("the embedded Redis is back (restart %d)", self._state.restarts)
+        log.warning("the embedded Redis is back (restart %d, after %d failed tries)", self._state.restarts, failures)
         return 0
 
     def _publish(self, state: SupervisorState) -> None:
