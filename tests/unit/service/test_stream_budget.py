@@ -8,11 +8,12 @@ from pydantic import ValidationError
 
 from pyramide.service.http.connection_limits import connection_bounds, streams_per_process
 from pyramide.service.http.stream_budget import RETRY_MS, StreamBudget, end_with_retry
+from pyramide.service.infra.meters import process_meters
 from pyramide.service.infra.settings import HttpSettings, Settings, settings_errors
 
 
 def test_a_stream_past_the_budget_ends_the_oldest_and_never_a_newer_one() -> None:
-    budget = StreamBudget(2)
+    budget = StreamBudget(2, process_meters())
     first, second = budget.enter("a"), budget.enter("b")
     assert not first.is_set() and len(budget) == 2
     third = budget.enter("c")

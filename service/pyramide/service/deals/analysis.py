@@ -40,6 +40,7 @@ from pyramide.service.deals.schemas import Analysis, DealAnalysis
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.infra import keyspace, tracing
 from pyramide.service.infra.lifecycle import die_with_parent
+from pyramide.service.infra.meters import Meters, process_meters
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.solver.review import review_record
@@ -60,6 +61,10 @@ class Priority(enum.IntEnum):
     PLAYER = 0
     PUBLIC = 1
     BACKGROUND = 2  # a deal's par, worked out off the request path: after every public analysis waiting
+
+
+SEARCH_KINDS: Final = {Priority.PLAYER: "hint", Priority.PUBLIC: "analysis", Priority.BACKGROUND: "par"}
+"""The ``kind`` label of ``pyramide_solver_search_seconds`` for an analysis of each priority (a review: ``review``)."""
 
 
 def _broken(pool: ProcessPoolExecutor) -> bool:
@@ -86,10 +91,14 @@ class Solver:
         queue: int = 8,
         redis: RedisClient | None = None,
         tasks: TaskRegistry | None = None,
+        *,
+        meters: Meters | None = None,
     ) -> None:
         """``time_limit_s`` per analysis (``PYRAMIDE_SOLVER_TIME_LIMIT_S``); ``queue`` searches may wait. With
-        ``tasks`` (the app's), an idle pool is watched for a dead worker; without, a search notices it."""
+        ``tasks`` (the app's), an idle pool is watched for a dead worker; without, a search notices it. ``meters``:
+        the searches waiting and each search's time (the process's by default)."""
         self.workers = max(1, workers)
+        self.meters = meters or process_meters()
         self.time_limit_s = time_limit_s
         self.queue = max(0, queue)
         self.redis = redis
@@ -173,6 +182,7 @@ class Solver:
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         entry = (int(priority), next(self._order), turn)
         heapq.heappush(self._waiting, entry)
+        self.meters.solver_waiting.set(len(self._waiting))
         try:
             await turn
         except asyncio.CancelledError:
@@ -181,6 +191,7 @@ class Solver:
             elif entry in self._waiting:
                 self._waiting.remove(entry)
                 heapq.heapify(self._waiting)
+                self.meters.solver_waiting.set(len(self._waiting))
             raise
 
     def _make_room(self, priority: Priority) -> bool:
@@ -193,6 +204,7 @@ class Solver:
         last = max(public, key=lambda entry: entry[1])
         self._waiting.remove(last)
         heapq.heapify(self._waiting)
+        self.meters.solver_waiting.set(len(self._waiting))
         last[2].set_exception(self.busy())
         return True
 
@@ -210,6 +222,7 @@ class Solver:
                 turn.set_result(None)
                 break
         heapq.heapify(self._waiting)
+        self.meters.solver_waiting.set(len(self._waiting))
 
     async def analyse(self, game: Game, budget: int = HINT_BUDGET, *, priority: Priority = Priority.PLAYER) -> Analysis:
         """What the solver proves about ``game`` within the budget and the time limit, for a player (or, with
@@ -220,7 +233,9 @@ class Solver:
         """The worker's answer, as the JSON it sends (:func:`pyramide.solver.worker.analyse_state`)."""
         await self._acquire(priority)
         try:
-            answer = await self._search(analyse_state, dump_game(game), budget, self.time_limit_s, shortest)
+            answer = await self._search(
+                SEARCH_KINDS[priority], analyse_state, dump_game(game), budget, self.time_limit_s, shortest
+            )
         finally:
             self._release(priority)
         return unknown(self.time_limit_s) if answer is None else answer
@@ -232,17 +247,18 @@ class Solver:
         async with self._one_per_player(player):
             await self._acquire(Priority.PLAYER)
             try:
-                return await self._search(review_record, str(code), record, HINT_BUDGET, self.time_limit_s)
+                return await self._search("review", review_record, str(code), record, HINT_BUDGET, self.time_limit_s)
             finally:
                 self._release(Priority.PLAYER)
 
-    async def _search(self, job: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any] | None:
+    async def _search(self, kind: str, job: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any] | None:
         """One search on a worker: its answer, ``None`` if it did not answer in time, 503 ``solver_busy`` if its
-        worker died. A span ``solver <job>`` while tracing is on (the wait on the pool and the search)."""
+        worker died; its time (from the worker's start) observed under ``kind``. A span ``solver <job>`` while
+        tracing is on (the wait on the pool and the search)."""
         with tracing.span(f"solver {job.__name__}"):
-            return await self._searched(job, *args)
+            return await self._searched(kind, job, *args)
 
-    async def _searched(self, job: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any] | None:
+    async def _searched(self, kind: str, job: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any] | None:
         loop = asyncio.get_running_loop()
         for _ in range(2):  # once more if a worker died since the pool was checked: the search never started
             pool = await self._ready_pool()
@@ -253,6 +269,7 @@ class Solver:
                 continue
         else:
             raise self.busy()
+        started = time.perf_counter()
         try:
             return await asyncio.wait_for(future, self.time_limit_s + WORKER_GRACE_S)
         except TimeoutError:
@@ -260,6 +277,8 @@ class Solver:
         except BrokenProcessPool:
             self._replace(pool)
             raise self.busy() from None
+        finally:
+            self.meters.solver_seconds.labels(kind).observe(time.perf_counter() - started)
 
     async def for_player(self, player: UUID, game: Game, budget: int = HINT_BUDGET) -> Analysis:
         """A search for a player: one at a time per player across every process (429 ``solver_in_progress``)."""

@@ -36,6 +36,7 @@ from pyramide.service.events.sending import BUSY, CONCURRENCY, Sender, Sent
 from pyramide.service.events.store import Endpoint, WebhookStore
 from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.clock import now_ms
+from pyramide.service.infra.meters import Meters
 from pyramide.service.infra.outage import OutageLog
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Webhooks
@@ -54,21 +55,26 @@ FAULT_WAIT_MS: Final = 60_000
 """How long an outbox whose delivery failed unexpectedly waits before it is tried again."""
 SWEEP_S: Final = 300
 """How often a process sweeps for outboxes whose due mark was lost (a process died between its save and it)."""
+PENDING_S: Final = 5
+"""How often a process reads how many outboxes hold events not yet delivered (``pyramide_webhook_outboxes_pending``)."""
 
 
 class Deliverer:
     """The delivery jobs of one process (see the module)."""
 
-    def __init__(self, redis: RedisClient, store: WebhookStore, settings: Webhooks, tasks: TaskRegistry) -> None:
+    def __init__(
+        self, redis: RedisClient, store: WebhookStore, settings: Webhooks, tasks: TaskRegistry, meters: Meters
+    ) -> None:
         self.redis = redis
+        self.meters = meters
         self.store = store
         self.clock = store.clock
         self.tasks = tasks
         self.schedule_ms = [int(wait * 1000) for wait in settings.retry_schedule_s]
         self.disable_after_ms = int(settings.disable_after_s * 1000)
         self.lease_ms = LEASE_MS
-        self.sender = Sender(settings.timeout_s, settings.allow_loopback)
-        self.outboxes = OutboxDelivery(redis, store, self.sender, settings)
+        self.sender = Sender(settings.timeout_s, settings.allow_loopback, meters)
+        self.outboxes = OutboxDelivery(redis, store, self.sender, settings, meters)
         self._claim = CLAIM.load(redis)
         self._release = RELEASE.load(redis)
         self._renew = RENEW.load(redis)
@@ -81,11 +87,17 @@ class Deliverer:
     def schedule(self) -> None:
         """Registers the delivery's periodic jobs (on the app's event loop, as it starts)."""
         self.tasks.every("outbox sweep", SWEEP_S, self.sweep)
+        self.tasks.every("outboxes pending", PENDING_S, self.count_pending)
         self._poll = self.tasks.every("webhook delivery", POLL_S, self.claim_due, wake=outbox.wake_on_due())
 
     async def sweep(self) -> None:
         """Marks due every outbox (see ``outbox.sweep``)."""
         await outbox.sweep(self.redis, now_ms(self.clock))
+
+    async def count_pending(self) -> None:
+        """Reads how many outboxes are due or claimed (``EVENTS_DUE``: an outbox leaves it once emptied) into the
+        gauge; every process reads the same Redis, so replicas agree."""
+        self.meters.webhook_outboxes.set(await self.redis.zcard(keyspace.EVENTS_DUE))
 
     async def claim_due(self) -> None:
         """Starts the redeliveries asked for, then claims due outboxes and delivers each in a task of its own."""

@@ -20,6 +20,7 @@ from pyramide.service.events.sending import BUSY, Sender, body_of
 from pyramide.service.events.store import Delivery, Endpoint, WebhookStore
 from pyramide.service.infra import keyspace, outbox
 from pyramide.service.infra.clock import now_ms
+from pyramide.service.infra.meters import Meters
 from pyramide.service.infra.outbox import OutboxEvent
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.settings import Webhooks
@@ -67,8 +68,11 @@ class Cursor:
 class OutboxDelivery:
     """Delivers what is due in one outbox at a time (see the module)."""
 
-    def __init__(self, redis: RedisClient, store: WebhookStore, sender: Sender, settings: Webhooks) -> None:
+    def __init__(
+        self, redis: RedisClient, store: WebhookStore, sender: Sender, settings: Webhooks, meters: Meters
+    ) -> None:
         self.redis = redis
+        self.meters = meters
         self.store = store
         self.clock = store.clock
         self.sender = sender
@@ -187,8 +191,10 @@ class OutboxDelivery:
         delivery.last_status, delivery.last_error = result.status, result.error
         if result.ok:
             delivery.status, delivery.delivered_ms, delivery.next_attempt_ms = "delivered", now_ms(self.clock), None
+            self.meters.webhook_delivery_seconds.observe(max(0, delivery.delivered_ms - event.at_ms) / 1000)
         elif disabled or attempts + 1 >= len(self.schedule_ms):
             delivery.status, delivery.next_attempt_ms = "failed", None
+            self.meters.webhook_given_up.inc()
         else:
             delivery.status, delivery.next_attempt_ms = "retrying", now_ms(self.clock) + self.schedule_ms[attempts + 1]
         await self.store.note(endpoint, delivery)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
@@ -24,6 +25,7 @@ from pyramide.service.events.limits import KeyedLimit, Lookups
 from pyramide.service.events.store import Endpoint
 from pyramide.service.infra import tracing
 from pyramide.service.infra.clock import SystemClock, utc_now
+from pyramide.service.infra.meters import Meters
 from pyramide.service.infra.outbox import OutboxEvent
 
 READ_LIMIT: Final = 4096
@@ -73,12 +75,23 @@ class Sent:
     def ok(self) -> bool:
         return self.status is not None and 200 <= self.status < 300
 
+    @property
+    def outcome(self) -> str:
+        """The attempt in one word, for ``pyramide_webhook_attempts_total``: ``delivered``, ``rejected`` (another
+        status), ``timeout``, ``refused`` (the address may not be called) or ``unreachable``."""
+        if self.status is not None:
+            return "delivered" if self.ok else "rejected"
+        if self.error in ("timeout", "refused"):
+            return self.error
+        return "refused" if (self.error or "").startswith("refused") else "unreachable"
+
 
 class Sender:
     """The POSTs of one process's deliveries, over one connection pool (see the module)."""
 
-    def __init__(self, timeout_s: float, allow_loopback: bool) -> None:
+    def __init__(self, timeout_s: float, allow_loopback: bool, meters: Meters) -> None:
         self.timeout_s = timeout_s
+        self.meters = meters
         self.allow_loopback = allow_loopback
         self._sending = asyncio.Semaphore(CONCURRENCY)
         self._per_app = KeyedLimit(PER_APP)
@@ -101,7 +114,11 @@ class Sender:
             return Sent(None, BUSY)
         with tracing.span("webhook delivery", app=app, webhook=endpoint.id, event=event_id):
             async with self._per_app.held(app), self._sending:
-                return await self._post(endpoint, event_id, body)
+                started = time.perf_counter()
+                sent = await self._post(endpoint, event_id, body)
+        self.meters.webhook_attempt_seconds.observe(time.perf_counter() - started)
+        self.meters.webhook_attempts.labels(sent.outcome).inc()
+        return sent
 
     async def check(self, app: UUID, url: str) -> None:
         """Checks a URL to register as a delivery would, its host resolved in the delivery's own lookups (a name

@@ -25,9 +25,10 @@ from pyramide.engine.messages import CATALOGUE, Locale, render, section
 from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
 from pyramide.service.http.locale import locale_for
 from pyramide.service.http.validation import parameter_error, summary
+from pyramide.service.infra.meters import process_meters
 from pyramide.service.infra.metrics import STORAGE_FULL
 from pyramide.service.infra.outage import RefusalLog
-from pyramide.service.infra.ratelimit import RateLimitedError
+from pyramide.service.infra.ratelimit import QuotaExceededError, RateLimitedError
 from pyramide.service.infra.redis import storage_full, writes_unavailable
 
 PROBLEM_JSON: Final = "application/problem+json"
@@ -248,6 +249,8 @@ def handle_domain_error(request: Request, error: DomainError) -> Response[dict[s
     if error.code is ErrorCode.UNAUTHORIZED:
         headers.update(AUTHENTICATE)
     status = DOMAIN_STATUS[error.code]
+    if status == 429:
+        process_meters().refusals.labels(refused_by(error)).inc()
     params = error.params
     if params.get("reason") in WORDS:  # a reason the domain names by its key: said in the request's language
         params = {**params, "reason": render(WORDS[params["reason"]], locale_for(request), {})}
@@ -341,6 +344,16 @@ def handle_redis_error(request: Request, error: ResponseError) -> Response[dict[
     STORAGE_FULL.inc()
     log.error("redis storage is full: a write was refused (%s %s): %s", request.method, request.url.path, error)
     return problem_response(request, 507, HttpCode.STORAGE_FULL)
+
+
+def refused_by(error: DomainError) -> str:
+    """The ``limit`` label of a 429 in ``pyramide_refusals_total``: a rate limit's name (``moves``), a daily quota's
+    with ``quota_`` before it, else the refusal's code (``too_many_streams``, ``solver_in_progress``)."""
+    if isinstance(error, RateLimitedError):
+        return error.limit.name
+    if isinstance(error, QuotaExceededError):
+        return f"quota_{error.quota.name}"
+    return error.code.value
 
 
 def handle_unexpected(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]

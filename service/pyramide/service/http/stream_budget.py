@@ -15,18 +15,23 @@ import asyncio
 import logging
 from typing import Final
 
+from pyramide.service.infra.meters import Meters
+
 log = logging.getLogger("pyramide.streams")
 RETRY_MS: Final = 1000
 """What a stream ended to make room tells its client (``retry:``): reconnect after this many milliseconds."""
 
 
 class StreamBudget:
-    """The process's open streams, oldest first; past ``limit``, the oldest are told to end."""
+    """The process's open streams, oldest first; past ``limit``, the oldest are told to end. ``meters``: the open
+    streams' gauge and the count of those ended for room."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, meters: Meters) -> None:
         self.limit = limit
         self._open: dict[str, asyncio.Event] = {}  # by age: a dict keeps the order streams entered in
         self._full = False
+        self._gauge = meters.streams_open
+        self._ended = meters.streams_ended
 
     def enter(self, stream: str) -> asyncio.Event:
         """Counts ``stream`` in, ending the oldest streams past the limit; the event returned is set when a newer
@@ -35,14 +40,17 @@ class StreamBudget:
         while len(self._open) > self.limit:
             oldest = next(iter(self._open))
             self._open.pop(oldest).set()
+            self._ended.inc()
             if not self._full:  # once per time it fills up, not once per stream ended
                 self._full = True
                 log.warning("the live streams' budget is full (%d): each new stream ends the oldest", self.limit)
+        self._gauge.set(len(self._open))
         return ended
 
     def leave(self, stream: str) -> None:
         """``stream`` ended (or was ended): it no longer counts."""
         self._open.pop(stream, None)
+        self._gauge.set(len(self._open))
         if self._full and len(self._open) <= self.limit * 9 // 10:
             self._full = False
             log.info("the live streams' budget has room again (%d of %d open)", len(self._open), self.limit)

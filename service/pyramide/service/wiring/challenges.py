@@ -11,6 +11,7 @@ from pyramide.service.deals import DealSecret, Par, par_shown
 from pyramide.service.deals.par import Saved
 from pyramide.service.events import Deliverer, WebhookStore
 from pyramide.service.infra.clock import Clock
+from pyramide.service.infra.meters import process_meters
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.tasks import TaskRegistry
@@ -77,4 +78,4 @@ class Events:
     @classmethod
     def start(cls, settings: Settings, redis: RedisClient, clock: Clock, tasks: TaskRegistry) -> Events:
         webhooks = WebhookStore(redis, clock=clock)
-        return cls(webhooks=webhooks, deliverer=Deliverer(redis, webhooks, settings.webhooks, tasks))
+        return cls(webhooks=webhooks, deliverer=Deliverer(redis, webhooks, settings.webhooks, tasks, process_meters()))

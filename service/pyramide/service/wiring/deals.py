@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from pyramide.service.deals import ParBook, Solver
 from pyramide.service.infra.clock import Clock
+from pyramide.service.infra.meters import process_meters
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
 from pyramide.service.infra.tasks import TaskRegistry
@@ -20,7 +21,12 @@ class Deals:
     @classmethod
     def start(cls, settings: Settings, redis: RedisClient, tasks: TaskRegistry) -> Deals:
         solver = Solver(
-            settings.solver.workers, settings.solver.time_limit_s, settings.solver.queue, redis=redis, tasks=tasks
+            settings.solver.workers,
+            settings.solver.time_limit_s,
+            settings.solver.queue,
+            redis=redis,
+            tasks=tasks,
+            meters=process_meters(),
         )
         return cls(solver=solver, pars=ParBook(redis, solver, settings.retention.analysis_ttl_s, tasks))
 

@@ -14,6 +14,7 @@ from pyramide.service.http.streams import LiveStreams
 from pyramide.service.infra.address_moves import AddressMoves
 from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.disk import DiskWatch
+from pyramide.service.infra.meters import process_meters
 from pyramide.service.infra.notices import Notices
 from pyramide.service.infra.ratelimit import Limit, RateLimiter, per_minute
 from pyramide.service.infra.redis import RedisClient, connect, subscriber
@@ -144,7 +145,7 @@ def _live_streams(settings: Settings, redis: RedisClient, clock: Clock, tasks: T
     master, through Sentinel)."""
     notices = Notices(subscriber(settings.redis), tasks, settings.streams.notices_ping_s)
     leases = StreamLeases(redis, settings.streams.heartbeat_s, clock=clock)
-    budget = StreamBudget(streams_per_process(settings.http))
+    budget = StreamBudget(streams_per_process(settings.http), process_meters())
     return LiveStreams(notices, leases, settings.streams, settings.proxies, tasks, budget=budget)
 
 
