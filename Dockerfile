@@ -66,7 +66,7 @@ ENV PATH="/app/.venv/bin:$PATH" \
     PYRAMIDE_DATA_DIR=/data \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1
-EXPOSE 8000
+EXPOSE 8000 9100
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/health/ready', timeout=2).status != 200)"]
 # SIGTERM drains for PYRAMIDE_DRAIN_S (15 s) before it stops: run with `--stop-timeout 40` (docs/operations.md)

@@ -1,5 +1,6 @@
-"""`/metrics` of `pyramide serve --workers 2` counts every worker's requests: real workers on real sockets, each
-connection's worker read from the kernel (psutil), one of them killed with SIGKILL and replaced by uvicorn."""
+"""The metrics' port of `pyramide serve --workers 2` (served by the parent) counts every worker's requests: real workers
+on real sockets, each connection's worker read from the kernel (psutil), one of them killed with SIGKILL and replaced
+by uvicorn."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -44,11 +46,8 @@ def _owner(workers: list[psutil.Process], client: socket.socket) -> int | None:
 
 
 def _sample(served: Served, name: str, labels: dict[str, str]) -> float:
-    """One scrape of ``/metrics`` on a fresh connection (whichever worker takes it): the value of one series."""
-    connection = http.client.HTTPConnection(*_address(served), timeout=5)
-    connection.request("GET", "/metrics")
-    text = connection.getresponse().read().decode()
-    connection.close()
+    """One scrape of the metrics' port: the value of one series."""
+    text = httpx.get(served.metrics_url, timeout=5).text
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             if sample.name == name and sample.labels == labels:

@@ -101,7 +101,7 @@ def test_a_dead_redis_is_brought_back_on_the_same_data(tmp_path: Path) -> None:
             statuses.add(response.status_code)
             return (
                 response.status_code == 200
-                and "pyramide_redis_restarts_total 1.0" in httpx.get(f"{served.url}/metrics").text
+                and "pyramide_redis_restarts_total 1.0" in httpx.get(served.metrics_url).text
             )
 
         with suppress(AssertionError):

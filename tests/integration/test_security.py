@@ -510,7 +510,7 @@ def test_a_full_redis_refuses_writes_with_507_and_loses_nothing(client: Client, 
     url = f"/v1/games/{game['id']}"
     client.post(f"{url}/moves", json={"type": "draw"}, headers=player)
     before = client.get(url, headers=player).json()
-    counted = metric_values(client).get("pyramide_storage_full_total", 0.0)
+    counted = metric_values().get("pyramide_storage_full_total", 0.0)
     redis_client.config_set("maxmemory", "1")
     try:
         for language in ("hu", "en"):
@@ -523,7 +523,7 @@ def test_a_full_redis_refuses_writes_with_507_and_loses_nothing(client: Client, 
         assert {**now, "elapsed_ms": 0} == {**before, "elapsed_ms": 0}, "nothing changed"
     finally:
         redis_client.config_set("maxmemory", "0")
-    assert metric_values(client)["pyramide_storage_full_total"] >= counted + 3
+    assert metric_values()["pyramide_storage_full_total"] >= counted + 3
     after = client.post(f"{url}/moves", json={"type": "draw"}, headers=player).json()
     assert after["version"] == before["version"] + 1
 

@@ -40,8 +40,12 @@ def _free_port() -> int:
 
 
 class Served:
-    def __init__(self, process: subprocess.Popen[str], url: str, data_dir: Path, log: Path) -> None:
+    def __init__(
+        self, process: subprocess.Popen[str], url: str, data_dir: Path, log: Path, metrics_url: str = ""
+    ) -> None:
         self.process, self.url, self.data_dir, self.log = process, url, data_dir, log
+        self.metrics_url = metrics_url
+        """Where Prometheus would scrape (``PYRAMIDE_METRICS_PORT``, a free port of its own): ``…/metrics``."""
 
     def redis_pid(self) -> int:
         return int((self.data_dir / "redis.pid").read_text())
@@ -65,9 +69,15 @@ class Served:
 def _start(
     data_dir: Path, tmp: Path, *options: str, env: dict[str, str] | None = None, wrapper: tuple[str, ...] = ()
 ) -> Served:
-    port = _free_port()
+    port, metrics_port = _free_port(), _free_port()
     log = tmp / f"serve-{port}.log"
-    environment = {**os.environ, "PYRAMIDE_SOLVER_TIME_LIMIT_S": "1", "PYRAMIDE_DRAIN_S": "0", **(env or {})}
+    environment = {
+        **os.environ,
+        "PYRAMIDE_SOLVER_TIME_LIMIT_S": "1",
+        "PYRAMIDE_DRAIN_S": "0",
+        "PYRAMIDE_METRICS_PORT": str(metrics_port),
+        **(env or {}),
+    }
     command = [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(data_dir), *options]
     with log.open("w") as out:
         process = subprocess.Popen(
@@ -77,7 +87,8 @@ def _start(
             stderr=subprocess.STDOUT,
             text=True,
         )
-    served = Served(process, f"http://127.0.0.1:{port}", data_dir, log)
+    metrics_url = f"http://127.0.0.1:{environment['PYRAMIDE_METRICS_PORT']}/metrics"
+    served = Served(process, f"http://127.0.0.1:{port}", data_dir, log, metrics_url)
     _wait_ready(served)
     return served
 

@@ -7,10 +7,13 @@ upstream code changes."""
 from __future__ import annotations
 
 import gc
+import hmac
 from collections.abc import Sequence
+from typing import Any
 
-from litestar import Controller, Litestar, Router, get
+from litestar import Litestar, Request, Router, get
 from litestar.config.response_cache import ResponseCacheConfig
+from litestar.handlers import HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
@@ -21,10 +24,11 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 import pyramide
 from pyramide.service.accounts.apps_controller import AppAdminController, AppController
 from pyramide.service.accounts.audit_controller import AuditController
-from pyramide.service.accounts.authentication import BearerAuthentication
+from pyramide.service.accounts.authentication import BearerAuthentication, bearer_token
 from pyramide.service.accounts.moderation_controller import ModerationController
 from pyramide.service.challenges.controller import ChallengeController
 from pyramide.service.deals.controller import DealController
+from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.events import WEBHOOKS
 from pyramide.service.events.controller import WebhookController
 from pyramide.service.games.certificate_controller import CertificateController, signing_keys
@@ -66,15 +70,21 @@ ADMIN_CONTROLLERS: list[ControllerRouterHandler] = [
 """The routes under ``/v1/admin``: the operator's and the apps' (see ``accounts.authentication``)."""
 
 
-class MetricsController(Controller):
-    """Prometheus's text format: this process's metrics, or with `serve --workers N` every worker's, summed."""
+def metrics_route(operator_key: str | None) -> HTTPRouteHandler:
+    """``GET /metrics`` on the API's port, only with ``PYRAMIDE_METRICS_ON_API_PORT`` (the metrics' own port,
+    ``PYRAMIDE_METRICS_PORT``, is the default) and for the operator alone: 401 without the operator key, 404 while
+    none is set. Prometheus's text format: this process's metrics, or with `serve --workers N` every worker's."""
 
-    path = "/metrics"
-    include_in_schema = False
-
-    @get(sync_to_thread=False)
-    def scrape(self) -> Response[bytes]:
+    @get("/metrics", include_in_schema=False, sync_to_thread=False)
+    def scrape(request: Request[Any, Any, Any]) -> Response[bytes]:
+        if operator_key is None:
+            raise DomainError(ErrorCode.NOT_FOUND)
+        token = bearer_token(request)
+        if token is None or not hmac.compare_digest(token.encode(), operator_key.encode()):
+            raise DomainError(ErrorCode.UNAUTHORIZED)
         return Response(generate_latest(scrape_registry()), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    return scrape
 
 
 def create_app(
@@ -111,7 +121,7 @@ def create_app(
             WebhookController,
             DealController,
             HealthController,
-            MetricsController,
+            *([metrics_route(settings.secrets.operator_key)] if settings.metrics.on_api_port else []),
             docs_asset,
             problem_page,
             root,

@@ -19,7 +19,12 @@ from pyramide.service.http.server import server_config, use_limits
 from pyramide.service.infra.cpus import CpuBudget, cpu_budget, solver_workers
 from pyramide.service.infra.lifecycle import die_with_parent, end_resource_tracker
 from pyramide.service.infra.logs import configure_logging
-from pyramide.service.infra.metrics import start_worker_metrics, worker_metrics_directory
+from pyramide.service.infra.metrics import (
+    register_supervisor_metrics,
+    serve_metrics,
+    start_worker_metrics,
+    worker_metrics_directory,
+)
 from pyramide.service.infra.settings import HttpSettings, RedisSettings, Settings
 from pyramide.service.infra.supervisor import DataDirInUseError, RedisSupervisor
 from pyramide.service.services import STOP_WITHIN_S
@@ -112,15 +117,26 @@ def sized(settings: Settings, budget: CpuBudget) -> Settings:
 
 
 def _run(settings: Settings, host: str, port: int) -> None:
+    """The HTTP server(s), and the metrics' port served by this process (which, with workers, sums theirs)."""
     grace = math.ceil(settings.http.shutdown_grace_s)
     limits = HttpLimits.of(settings.http)
+    metrics_host = settings.metrics.host or host
     if settings.http.worker_count == 1:
         config = server_config(create_app(settings), host, port, limits)
         config.timeout_graceful_shutdown = grace
-        uvicorn.Server(config).run()
+        stop_metrics = serve_metrics(settings.metrics.port, metrics_host)
+        try:
+            uvicorn.Server(config).run()
+        finally:
+            stop_metrics()
         return
     with worker_metrics_directory():  # before the workers start: they inherit it, and /metrics sums them all
-        _run_workers(settings, host, port, limits, grace)
+        register_supervisor_metrics(settings.embedded.supervisor_state)
+        stop_metrics = serve_metrics(settings.metrics.port, metrics_host)
+        try:
+            _run_workers(settings, host, port, limits, grace)
+        finally:
+            stop_metrics()
 
 
 def _run_workers(settings: Settings, host: str, port: int, limits: HttpLimits, grace: int) -> None:

@@ -25,7 +25,8 @@ from pyramide.service.infra.settings import LimitName
 
 PUBLIC_PATHS = ["^/schema(/|$)", "^/metrics$"]
 """Anchored: Litestar searches these patterns anywhere in the path, and a path naming an app's user (its external id)
-may hold `/schema`."""
+may hold `/schema`. ``/metrics`` is routed only with ``PYRAMIDE_METRICS_ON_API_PORT`` and checks the operator's key
+itself (``app.metrics_route``)."""
 ADMIN_PATH = "/v1/admin"
 APPS_PATH = "/v1/apps/"
 APP_TOKENS = (APP_KEY_PREFIX, SESSION_PREFIX)

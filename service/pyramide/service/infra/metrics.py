@@ -10,17 +10,22 @@ show that worker's share only. There prometheus-client's multiprocess mode is us
 own memory-mapped files there, and a scrape sums every worker's files, a dead worker's included (its counts are
 kept; only its requests in progress are dropped). A single process (``serve`` with one worker, the tests' app)
 keeps its counters in memory and needs no directory.
+
+Prometheus scrapes a port of their own (``PYRAMIDE_METRICS_PORT``, :func:`serve_metrics`), served by the process that
+sees every count: the one process, or with workers the parent, which reads their files. The API's port answers
+``/metrics`` only when the operator opts in, and then to the operator alone (``app.MetricsController``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -29,18 +34,20 @@ from typing import Any, Final
 
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
-from prometheus_client.registry import REGISTRY
+from prometheus_client.registry import REGISTRY, Collector
 
 from pyramide.service.infra.lifecycle import process_alive
+from pyramide.service.infra.meters import BuildInfo, process_meters
 from pyramide.service.infra.supervisor import SupervisorState
 
 STORAGE_FULL: Final = Counter(
     "pyramide_storage_full_total", "Writes refused because Redis's memory (maxmemory) or its disk is full"
 )
 
+log = logging.getLogger("pyramide.serve")
 PREFIX: Final = "litestar"
 LABELS: Final = ("method", "path", "status_code", "app_name")
 CLIENT_CLOSED: Final = 499
@@ -167,18 +174,49 @@ def register_supervisor_metrics(path: Path | None) -> None:
         _SUPERVISOR_COLLECTORS.append(collector)
 
 
+class _Workers:
+    """Every worker's files summed, read afresh at each scrape, the requests in progress of dead ones dropped first."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def collect(self) -> Iterator[Metric]:
+        forget_dead_workers(self.directory)
+        return MultiProcessCollector(None, str(self.directory)).collect()  # type: ignore[no-untyped-call,no-any-return]
+
+
 def scrape_registry() -> CollectorRegistry:
     """What ``/metrics`` shows: this process's registry, or, with workers, every worker's files summed (plus the
-    supervisor's state, read from its file)."""
+    build and the supervisor's state, read from its file)."""
+    process_meters()  # registers the build's info in this process's registry
     directory = os.environ.get(MULTIPROCESS_DIR)
     if not directory:
         return REGISTRY
-    forget_dead_workers(Path(directory))
     registry = CollectorRegistry()
-    MultiProcessCollector(registry, directory)  # type: ignore[no-untyped-call]
-    for collector in _SUPERVISOR_COLLECTORS:
+    collectors: list[Collector] = [_Workers(Path(directory)), BuildInfo(), *_SUPERVISOR_COLLECTORS]
+    for collector in collectors:
         registry.register(collector)
     return registry
+
+
+def serve_metrics(port: int | None, host: str) -> Callable[[], None]:
+    """``GET /metrics`` (any path, in fact) on ``host:port`` in a thread of this process, from :func:`scrape_registry`
+    (call it where the workers' directory, if any, is set); what stops it. A port that cannot be bound is logged
+    and the API served all the same: metrics are not worth turning players away."""
+    if port is None:
+        return lambda: None
+    try:
+        server, _ = start_http_server(port, addr=host, registry=scrape_registry())
+    except OSError as error:
+        log.error("metrics not served: port %d on %s: %s (PYRAMIDE_METRICS_PORT)", port, host, error)
+        return lambda: None
+    log.info("metrics served at http://%s:%d/metrics", host if ":" not in host else f"[{host}]", port)
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+
+    return stop
 
 
 @contextmanager

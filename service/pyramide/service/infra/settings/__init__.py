@@ -43,6 +43,7 @@ from pyramide.service.infra.settings.plumbing import (
     EmbeddedRedis,
     HttpSettings,
     Logs,
+    MetricsSettings,
     Proxies,
     RedisSettings,
     Streams,
@@ -65,6 +66,7 @@ __all__ = [
     "LimitName",
     "Limits",
     "Logs",
+    "MetricsSettings",
     "Play",
     "Proxies",
     "Quotas",
@@ -98,6 +100,7 @@ class Settings(BaseSettings):
     proxies: Proxies = Proxies()
     streams: Streams = Streams()
     logs: Logs = Logs()
+    metrics: MetricsSettings = MetricsSettings()
     clock: ClockSettings = ClockSettings()
     retention: Retention = Retention()
     limits: Limits = Limits()

@@ -312,6 +312,28 @@ class Streams(Group):
     """Live game streams open at once per player, across every worker and replica (429 past it)."""
 
 
+class MetricsSettings(Group):
+    """Where Prometheus scrapes the service's metrics: a port of their own, off the API's, by default."""
+
+    env_prefix = "PYRAMIDE_METRICS_"
+    port: int | None = Field(9100, ge=1, le=65535)
+    """The port `pyramide serve` answers ``GET /metrics`` on, apart from the API's (with ``--workers N``, the parent
+    process, every worker's metrics summed); ``off`` (or ``0``): no such port."""
+    host: str | None = None
+    """The address the metrics port is bound to; unset: the API's (``--host``)."""
+    on_api_port: bool = False
+    """``/metrics`` on the API's port too, for the operator only (``Authorization: Bearer`` and the operator key;
+    401 without it, 404 while no operator key is set). Off: the API's ``/metrics`` answers 404."""
+
+    @field_validator("port", mode="before")
+    @classmethod
+    def _port(cls, value: object) -> object:
+        """``off`` or ``0`` switch the port off; else a port number."""
+        if value is None or str(value).strip().lower() in ("off", "0", ""):
+            return None
+        return value
+
+
 class Logs(Group):
     """The service's log lines."""
 
