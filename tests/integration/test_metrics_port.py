@@ -70,7 +70,7 @@ def test_the_metrics_port_shows_the_domains_metrics_of_every_worker_and_the_api_
         assert _value(served, "pyramide_webhook_attempt_duration_seconds_count") == 1
         assert _value(served, "pyramide_webhook_delivery_latency_seconds_count") == 1
         assert ("pyramide_webhook_outboxes_pending", frozenset()) in _samples(served)
-        assert _total(served, "pyramide_redis_script_seconds_count") > 0, "the move's and the outbox's scripts"
+        assert _total(served, "pyramide_redis_round_trip_seconds_count") > 0, "each worker's probe, from its start"
 
         analysis = f"/v1/deals/{EASY_CODE}/analysis"
         searched = _value(served, "pyramide_solver_search_seconds_count", kind="analysis")  # challenges' deals too

@@ -21,7 +21,9 @@ from pyramide.service.http.limits import AddressLimits, MoveAllowance
 from pyramide.service.infra import address_moves
 from pyramide.service.infra.clock import Clock, FakeClock, FileClock, SystemClock
 from pyramide.service.infra.disk import CHECK_INTERVAL_S
+from pyramide.service.infra.meters import process_meters
 from pyramide.service.infra.redis import RedisClient
+from pyramide.service.infra.redis_probe import PROBE_S, RedisProbe
 from pyramide.service.infra.settings import Durability, EmbeddedRedis, Settings
 from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.service.wiring.running import Running, group_of
@@ -60,6 +62,8 @@ class Services:
             tasks.every("challenge choice ahead", REFILL_S, deals.refill)
         closes = running.challenges.closes
         tasks.every("challenge closes", closes.every_s, closes.check)
+        probe = RedisProbe(running.redis, process_meters().redis_round_trip)
+        tasks.every("redis round trip", PROBE_S, probe.probe)
         if self.settings.webhooks.delivery:
             running.events.deliverer.schedule()
         tasks.start()

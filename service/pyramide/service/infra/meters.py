@@ -1,7 +1,7 @@
 """The service's own metrics beyond HTTP requests: webhooks, live streams, the solver, refusals by limit, Redis round
 trips and the build. Each is created once per process (Prometheus refuses a name twice) and handed to the objects
 that do the work (``wiring`` passes :func:`process_meters` in); the plumbing that has no object to receive them (the
-problem handler, the script loader) takes them from here. Every name begins ``pyramide_``, says its unit, and carries
+problem handler) takes them from here. Every name begins ``pyramide_``, says its unit, and carries
 only labels with few values; ``docs/operations.md`` ("Metrics") lists them.
 
 Under `pyramide serve --workers N` the values are kept in prometheus-client's multiprocess files (:mod:`.metrics`):
@@ -46,7 +46,7 @@ class Meters:
     webhook_outboxes: Gauge
     solver_waiting: Gauge
     solver_seconds: Histogram
-    redis_seconds: Histogram
+    redis_round_trip: Histogram
 
 
 @cache
@@ -93,10 +93,9 @@ def process_meters() -> Meters:
             ("kind",),
             buckets=SEARCH_BUCKETS,
         ),
-        redis_seconds=Histogram(
-            "pyramide_redis_script_seconds",
-            "Round trip of one Redis script call (EVALSHA), by script",
-            ("script",),
+        redis_round_trip=Histogram(
+            "pyramide_redis_round_trip_seconds",
+            "Round trip of a PING to Redis, timed by each process every 5 s (infra/redis_probe.py)",
             buckets=REDIS_BUCKETS,
         ),
     )

@@ -18,7 +18,6 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
-import time
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -28,7 +27,6 @@ from opentelemetry.trace import SpanKind, get_current_span
 from redis.exceptions import NoScriptError
 
 from pyramide.service.infra import tracing
-from pyramide.service.infra.meters import process_meters
 from pyramide.service.infra.redis import RedisClient
 
 LUA: Final = Path(__file__).with_name("lua")
@@ -136,33 +134,28 @@ class Script(Generic[Keys, Args]):
         while tracing is on (:mod:`tracing`), decided here once so that a call pays nothing while it is off."""
         active = tracing.tracer()
         if active is None:
-            return Loaded(redis, self.text(**constants), self.name)
+            return Loaded(redis, self.text(**constants))
         return Traced(redis, self.text(**constants), self.name, active)
 
 
 class Loaded(Generic[Keys, Args]):
     """A script's text on one client: EVALSHA straight through the client (redis-py's ``Script.__call__`` does an
     import and a Protocol check on every call, which the move routes would pay every time), loading the script
-    again if the server lost it (a restart, a failover). Each call's round trip is observed in
-    ``pyramide_redis_script_seconds`` under the script's name (its series looked up once, here)."""
+    again if the server lost it (a restart, a failover)."""
 
-    __slots__ = ("_seconds", "redis", "sha", "text")
+    __slots__ = ("redis", "sha", "text")
 
-    def __init__(self, redis: RedisClient, text: str, name: str = "") -> None:
+    def __init__(self, redis: RedisClient, text: str) -> None:
         self.redis = redis
         self.text = text
         self.sha = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
-        self._seconds = process_meters().redis_seconds.labels(name or "unnamed")
 
     async def __call__(self, keys: Keys, args: Args) -> Any:
-        started = time.perf_counter()
         try:
             return await self.redis.evalsha(self.sha, len(keys), *keys, *args)
         except NoScriptError:
             await self.redis.script_load(self.text)
             return await self.redis.evalsha(self.sha, len(keys), *keys, *args)
-        finally:
-            self._seconds.observe(time.perf_counter() - started)
 
 
 class Traced(Loaded[Keys, Args]):
@@ -173,7 +166,7 @@ class Traced(Loaded[Keys, Args]):
     __slots__ = ("attributes", "span_name", "tracer")
 
     def __init__(self, redis: RedisClient, text: str, name: str, tracer: Any) -> None:
-        super().__init__(redis, text, name)
+        super().__init__(redis, text)
         self.span_name = f"redis {name}"
         self.attributes = {"db.system.name": "redis", "db.operation.name": "EVALSHA", "db.stored_procedure.name": name}
         self.tracer = tracer
