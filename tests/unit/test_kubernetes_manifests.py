@@ -15,7 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from pyramide.service.infra.settings import Settings, unknown_variables
+from pyramide.service.infra.settings import MetricsSettings, Settings, unknown_variables
 from pyramide.service.infra.signing import new_key_pem
 from pyramide.service.serve import stop_budget_s
 
@@ -167,10 +167,12 @@ def test_the_probes_and_the_service_reach_the_port_the_command_serves() -> None:
     container = _container()
     command = container["command"]
     port = int(command[command.index("--port") + 1])
-    (named,) = container["ports"]
+    ports = {entry["name"]: entry for entry in container["ports"]}
+    named = ports["http"]
     assert named["containerPort"] == port
+    assert ports["metrics"]["containerPort"] == MetricsSettings().port, "PYRAMIDE_METRICS_PORT's default"
     probes = {kind: container[kind]["httpGet"] for kind in ("startupProbe", "livenessProbe", "readinessProbe")}
     assert {probe["port"] for probe in probes.values()} == {named["name"]}
     assert probes["readinessProbe"]["path"] == "/health/ready"
     assert probes["livenessProbe"]["path"] == probes["startupProbe"]["path"] == "/health/live"
-    assert [p["targetPort"] for p in _one("Service")["spec"]["ports"]] == [named["name"]]
+    assert [p["targetPort"] for p in _one("Service")["spec"]["ports"]] == [named["name"]], "not the metrics' port"
