@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 from typing import Final
@@ -34,8 +35,9 @@ from pyramide.service.infra.redis import storage_full, writes_unavailable
 PROBLEM_JSON: Final = "application/problem+json"
 RETRY_AFTER_S: Final = 1
 log = logging.getLogger("pyramide.service")
-_REDIS_REFUSALS: Final = RefusalLog("redis", log)
-"""The process's requests refused while Redis is out of reach: one warning a run, not one a request."""
+_REDIS_REFUSALS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RefusalLog] = weakref.WeakKeyDictionary()
+"""Per event loop (one per server, in a test's threads too): its requests refused while Redis is out of reach, one
+warning a run, not one a request."""
 
 
 class HttpCode(StrEnum):
@@ -328,7 +330,11 @@ def _source(source: object) -> str:
 
 
 def handle_redis_down(request: Request, error: Exception) -> Response[dict[str, object]]:  # type: ignore[type-arg]
-    _REDIS_REFUSALS.refused(error, asyncio.get_running_loop().time())
+    loop = asyncio.get_running_loop()
+    refusals = _REDIS_REFUSALS.get(loop)
+    if refusals is None:
+        refusals = _REDIS_REFUSALS[loop] = RefusalLog("redis", log)
+    refusals.refused(error, loop.time())
     return problem_response(request, 503, HttpCode.SERVICE_UNAVAILABLE, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
