@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -68,7 +69,7 @@ def main() -> None:
                 _wait(client)
                 _demo(client, args.code)
         finally:
-            server.terminate()
+            server.send_signal(signal.SIGINT)  # Ctrl-C: at once (SIGTERM would drain for a load balancer first)
             server.wait(timeout=20)
 
 
