@@ -31,10 +31,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import httpx
 import psutil
 
 from pyramide.engine.deal_codes import random_deal_code
+from service_load import wait_ready
 
 OPENING = 64
 """Streams opened at once."""
@@ -168,13 +168,7 @@ def main() -> None:
         with log.open("wb") as output:
             process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=output)
         try:
-            deadline = time.monotonic() + 90
-            while time.monotonic() < deadline:
-                try:
-                    if httpx.get(f"http://127.0.0.1:{port}/health/ready", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.2)
+            wait_ready(f"http://127.0.0.1:{port}", 90)
             asyncio.run(_run(port, options.addresses, options.per_address, options.clients, options.path))
         finally:
             process.send_signal(signal.SIGTERM)

@@ -24,10 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
 import redis
 
 from pyramide.engine.deal_codes import random_deal_code
+from service_load import wait_ready
 
 OPENING = 32
 """Streams opened at once (the service's Redis pool grows with requests in flight, not with open streams)."""
@@ -116,13 +116,7 @@ def main() -> None:
         args = [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", data]
         process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                try:
-                    if httpx.get(f"http://127.0.0.1:{port}/health/ready", timeout=1).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.2)
+            wait_ready(f"http://127.0.0.1:{port}", 60)
             asyncio.run(_run(port, options.streams, options.idle_s, process.pid, f"unix://{data}/redis.sock"))
         finally:
             process.send_signal(signal.SIGTERM)
