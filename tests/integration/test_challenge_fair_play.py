@@ -225,26 +225,25 @@ def test_an_unknown_identity_filter_is_a_localised_problem(client: TestClient[An
     assert hungarian.status_code == 400 and hungarian.json()["title"] != response.json()["title"]
 
 
-def test_with_app_players_only_an_anonymous_win_does_not_rank(settings: Settings) -> None:
-    """``PYRAMIDE_CHALLENGE_PLAYERS=app``: an anonymous player still plays and wins, and the win counts in the
-    statistics, but not on the challenge's board; an app's player's win ranks, saying so and naming the app, and
-    each identity filter shows its own."""
+def test_with_app_players_only_an_app_player_plays_and_ranks(settings: Settings) -> None:
+    """``PYRAMIDE_CHALLENGE_PLAYERS=app``: an anonymous player may not start the challenge (403
+    ``app_player_required``, issue 57) and takes no part; an app's player's win ranks, saying so and naming the app,
+    and each identity filter shows its own."""
     with (
         _served(settings, challenges={"players": "app"}, secrets={"operator_key": OPERATOR_KEY}) as url,
         httpx.Client(base_url=url) as http,
     ):
         challenge = http.get("/v1/challenges/current?rules=2S").json()["id"]
-        learner = _player(http, "Learner")
-        first = _start(http, learner, {"challenge": challenge})
-        line = _line_of(http, learner, first, _draw_all(http, learner, first))
         anonymous = _player(http, "Anonymous")
-        _play(http, anonymous, _start(http, anonymous, {"challenge": challenge})["id"], line)
-        assert http.get("/v1/players/me/stats", headers=anonymous).json()["won"] == 1
-        assert _board(http, challenge) == []
-        assert http.get(f"/v1/challenges/{challenge}", headers=anonymous).json()["you"]["rank"] is None
+        refused = http.post("/v1/games", json={"challenge": challenge}, headers=anonymous)
+        assert refused.status_code == 403 and refused.json()["code"] == "app_player_required", refused.text
+        assert http.get(f"/v1/challenges/{challenge}", headers=anonymous).json()["you"] is None
 
         created = http.post("/v1/admin/apps", json={"name": "Kártya Klub", "scopes": ["players"]}, headers=OPERATOR)
         assert created.status_code == 201, created.text
+        learner = {"Authorization": f"Bearer {created.json()['key']}", "Pyramide-Player": "learner"}
+        first = _start(http, learner, {"challenge": challenge})
+        line = _line_of(http, learner, first, _draw_all(http, learner, first))
         member = {"Authorization": f"Bearer {created.json()['key']}", "Pyramide-Player": "user-42"}
         assert http.patch("/v1/players/me", json={"name": "Zsófi"}, headers=member).status_code == 200
         _play(http, member, _start(http, member, {"challenge": challenge})["id"], line)
@@ -290,8 +289,10 @@ def test_held_wins_wait_for_a_moderator_who_accepts_or_rejects_them(settings: Se
 
         moderator = http.post("/v1/admin/apps", json={"name": "Klub", "scopes": ["moderation"]}, headers=OPERATOR)
         app_key = {"Authorization": f"Bearer {moderator.json()['key']}"}
-        refused = http.post(f"/v1/admin/reviews/{undoer['id']}/accept", json={"reason": "mine?"}, headers=app_key)
+        refused = http.post(f"/v1/admin/reviews/{undoer['id']}/reject", json={"reason": "mine?"}, headers=app_key)
         assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+        refused = http.post(f"/v1/admin/reviews/{undoer['id']}/accept", json={"reason": "mine?"}, headers=app_key)
+        assert refused.status_code == 403 and refused.json()["code"] == "operator_only"
         assert http.get("/v1/admin/reviews", headers=two_player).status_code == 401
 
         accepted = http.post(f"/v1/admin/reviews/{undoer['id']}/accept", json={"reason": "seen it"}, headers=OPERATOR)

@@ -401,6 +401,10 @@ def test_app_scripts(settings: Settings, redis_client: redis.Redis) -> None:
         session = issue._replace(session=f"s{n}", expires_ms=10**13 + n)
         assert run(settings, app_players.ISSUE, sessions, session) == Result.OK
     assert set(redis_client.hkeys(sessions.sessions)) == {b"s1", b"s2"}, "expired and oldest gone"
+    redis_client.hset(sessions.player, "banned_ms", "1")  # banned while the session was being issued (issue 57)
+    banned = issue._replace(session="s9", expires_ms=10**13 + 9)
+    assert run(settings, app_players.ISSUE, sessions, banned) == Result.UNAUTHORIZED, "a banned player gets none"
+    assert set(redis_client.hkeys(sessions.sessions)) == {b"s1", b"s2"}, "nothing written"
     note = app_players.erased_ban_key(app, player)
     ban = app_players.BanKeys(binding=binding, note=note)
     keep_keys = app_players.KeepBanKeys(binding=binding, note=note, outbox=unbind.outbox)

@@ -77,15 +77,49 @@ def test_accepting_a_review_again_does_not_bring_an_annulled_entry_back(admin: A
 def test_an_app_cannot_bring_back_its_players_entry_the_operator_annulled(
     admin: Any, redis_client: redis.Redis
 ) -> None:
-    """The same by a hostile app with `moderation`: the operator annuls its user's entry; accepting again is no way
-    back."""
+    """The same by a hostile app with `moderation`: the operator accepts its user's win, then annuls the entry; the
+    app's accept is no way back (it may not accept at all: 403 ``operator_only``, issue 57)."""
     _, key = _app(admin, ("players", "moderation"))
     user = _as(key, "bot-1")
     review = _held_challenge_win(admin, redis_client, user)
     app_admin = _bearer(key)
-    assert admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={}, headers=app_admin).status_code == 200
+    assert admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={}, headers=OPERATOR).status_code == 200
     board = f"challenge:{review['challenge']}"
     annul = admin.delete(f"/v1/admin/leaderboards/{board}/entries/{review['player']}", headers=OPERATOR)
     assert annul.status_code == 204
-    assert admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={}, headers=app_admin).status_code == 200
+    again = admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={}, headers=app_admin)
+    assert again.status_code == 403 and again.json()["code"] == "operator_only", again.text
     assert _board(admin, review["challenge"]) == [], "the app brought back an entry the operator annulled"
+
+
+def test_an_app_rejects_its_own_players_held_win_but_may_not_accept_it(admin: Any, redis_client: redis.Redis) -> None:
+    """Nobody approves their own (issue 57): an app with `moderation` is refused accepting its own user's held win
+    (403 ``operator_only``, in the caller's language; nothing written, nothing audited, the review still pending),
+    rejects another of its users' (audited as the app), and the operator accepts the first, which then ranks."""
+    _, key = _app(admin, ("players", "moderation"))
+    app_admin = _bearer(key)
+    review = _held_challenge_win(admin, redis_client, _as(key, "bot-1"))
+    url = f"/v1/admin/reviews/{review['id']}/accept"
+    refused = admin.post(url, json={"reason": "mine"}, headers={**app_admin, "Accept-Language": "en"})
+    assert refused.status_code == 403 and refused.json()["code"] == "operator_only", refused.text
+    assert refused.headers["content-type"].startswith("application/problem+json")
+    assert refused.json()["title"] == "Only the operator's key may do this"
+    hungarian = admin.post(url, json={"reason": "mine"}, headers=app_admin)
+    assert hungarian.status_code == 403 and hungarian.json()["title"] != refused.json()["title"]
+    assert _board(admin, review["challenge"]) == []
+    assert admin.get("/v1/admin/audit", headers=OPERATOR).json()["entries"][0]["action"] == "create_app"
+    (pending,) = admin.get("/v1/admin/reviews", headers=app_admin).json()["entries"]
+    assert pending["status"] == "pending" and pending["decided_by"] is None
+
+    other = _held_challenge_win(admin, redis_client, _as(key, "bot-2"))
+    rejected = admin.post(f"/v1/admin/reviews/{other['id']}/reject", json={"reason": "a bot"}, headers=app_admin)
+    assert rejected.status_code == 200 and rejected.json()["status"] == "rejected", rejected.text
+
+    accepted = admin.post(url, json={"reason": "looked at it"}, headers=OPERATOR)
+    assert accepted.status_code == 200 and accepted.json()["decided_by"] == "operator", accepted.text
+    assert [e["player"] for e in _board(admin, review["challenge"])] == [review["player"]]
+    audit = admin.get("/v1/admin/audit", headers=OPERATOR).json()["entries"]
+    assert [(e["action"], e["actor"].split(":")[0]) for e in audit[:2]] == [
+        ("accept_review", "operator"),
+        ("reject_review", "app"),
+    ]

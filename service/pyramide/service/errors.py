@@ -38,6 +38,8 @@ class ErrorCode(StrEnum):
     PLAYER_BANNED = "player_banned"
     INVALID_PLAYER_HEADER = "invalid_player_header"
     PLAYER_HEADER_NOT_ALLOWED = "player_header_not_allowed"
+    APP_PLAYER_REQUIRED = "app_player_required"
+    OPERATOR_ONLY = "operator_only"
     REVIEW_NOT_FOUND = "review_not_found"
     REVIEW_ALREADY_DECIDED = "review_already_decided"
     GAME_NOT_WON = "game_not_won"

@@ -118,8 +118,9 @@ class IssueArgs(NamedTuple):
 
 
 ISSUE: Final = Script("app_issue_session", SessionKeys, IssueArgs)
-"""A session only for a player that still exists (else :attr:`Result.MISSING`): expired ones go, and the oldest
-while the player would have more than ``most``; the hash lives as long as its newest session."""
+"""A session only for a player that still exists (else :attr:`Result.MISSING`) and is not banned (else
+:attr:`Result.UNAUTHORIZED`, nothing written): expired ones go, and the oldest while the player would have more
+than ``most``; the hash lives as long as its newest session."""
 
 
 class BanKeys(NamedTuple):
@@ -284,10 +285,13 @@ class AppPlayers:
 
     async def issue_session(self, app: App, external_id: str, creating: Creating | None = None) -> tuple[str, datetime]:
         """A session token for the app's user ``external_id`` (its player created on first use, as
-        :meth:`act_as`) and when it expires."""
+        :meth:`act_as`) and when it expires; 403 ``player_banned`` for a banned user, with nothing written (the
+        script checks the ban again, for one that lands meanwhile)."""
         binding = binding_key(app.id, external_id)
         bound = (raw(await self.redis.get(binding)) or b"").decode()
         player = await self._player(app, external_id, bound, False, creating)
+        if player.banned:
+            raise DomainError(ErrorCode.PLAYER_BANNED)
         secret = secrets.token_urlsafe(32)
         expires_ms = now_ms(self.clock) + self.session_ttl_ms
         keys = SessionKeys(player=keyspace.player(player.id), sessions=keyspace.sessions(player.id))
@@ -298,7 +302,10 @@ class AppPlayers:
             now_ms=expires_ms - self.session_ttl_ms,
             most=SESSIONS_PER_PLAYER,
         )
-        if await self._issue(keys, args) != Result.OK:
+        issued = await self._issue(keys, args)
+        if issued == Result.UNAUTHORIZED:
+            raise DomainError(ErrorCode.PLAYER_BANNED)  # banned while the session was being issued
+        if issued != Result.OK:
             raise DomainError(ErrorCode.VERSION_CONFLICT)  # erased while the session was being issued
         return f"{SESSION_PREFIX}{player.id.hex}_{secret}", datetime.fromtimestamp(expires_ms / 1000, UTC)
 

@@ -20,7 +20,8 @@ class CreateAppBody(StrictModel):
         default_factory=list,
         max_length=2,
         description="`players`: act for the app's own users (`Pyramide-Player`) and issue them sessions;"
-        " `moderation`: ban, unban and annul entries of the app's own players.",
+        " `moderation`: ban, unban and annul entries of the app's own players, and reject their held wins"
+        " (accepting one is the operator's alone).",
     )
     limits: AppLimits | None = Field(None, description="Its own limits; unset ones are the settings'.")
 

@@ -59,6 +59,10 @@ _IF_MATCH = (
     " Send `If-Match` with the ETag to act only on that version (412 otherwise); without it a request that loses"
     " a race is retried on the fresh state, then answered 409 `version_conflict`."
 )
+_APP_ONLY = (
+    " With `PYRAMIDE_CHALLENGE_PLAYERS=app`, 403 `app_player_required` for an anonymous player's game of a daily"
+    " challenge that is still open (its cards are an app player's to see)."
+)
 _SNAPSHOT_EVENT = {"id": "3", "event": "snapshot", "data": '{"id": "…", "version": 3, …}'}
 
 
@@ -78,7 +82,8 @@ class GameController(Controller):
         summary="Deal a new game",
         description='`{}` deals a random game (optionally under `rules`), `{"code": …}` a pasted deal code,'
         ' `{"layout": …}` a layout chosen by hand, `{"challenge": …}` the caller\'s one attempt at an open daily'
-        " challenge (404 `challenge_not_found`, 409 `challenge_already_played` or `challenge_closed`). 409"
+        " challenge (404 `challenge_not_found`, 409 `challenge_already_played` or `challenge_closed`; with"
+        " `PYRAMIDE_CHALLENGE_PLAYERS=app`, 403 `app_player_required` for an anonymous player). 409"
         " `too_many_unfinished_games` when the player already has `PYRAMIDE_MAX_UNFINISHED_GAMES` unfinished games;"
         " 429 `quota_exceeded` when the client's address has created `PYRAMIDE_QUOTA_GAMES` games in a day,"
         " 429 `rate_limited` when it has created `PYRAMIDE_LIMIT_ADDRESS_GAMES` in a minute.",
@@ -113,7 +118,7 @@ class GameController(Controller):
         description="With `If-None-Match` naming the game's version (its ETag), 304 while the snapshot is the one"
         " held: a game not started yet. A game whose clock runs (`elapsed_ms` grows) is always the whole 200, with"
         " the same ETag while no move is made; so is a finished game, whose deal's `par` appears without a new"
-        " version (`par_status` `pending`, then settled).",
+        " version (`par_status` `pending`, then settled)." + _APP_ONLY,
         responses=problems(400, 401, 403, 404),
     )
     async def read(
@@ -135,7 +140,7 @@ class GameController(Controller):
         " answers it) each time its version changes, whichever worker or replica the change was made on."
         " `EventSource` cannot send the Authorization header: read it with `fetch()`. 429 `too_many_streams` when"
         " the client's address has `PYRAMIDE_STREAMS_PER_ADDRESS` streams open, or the player"
-        " `PYRAMIDE_STREAMS_PER_PLAYER` game streams.",
+        " `PYRAMIDE_STREAMS_PER_PLAYER` game streams." + _APP_ONLY,
         responses={
             **stream_response(SnapshotEvent, "the game's snapshot, as `getGame` answers it", _SNAPSHOT_EVENT),
             **problems(400, 401, 403, 404, 429),
@@ -173,7 +178,7 @@ class GameController(Controller):
         store_checks_token=True,
         request_body=MoveBody,
         summary="Play an explicit move",
-        description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH,
+        description="A pair, a king, a draw, a turn-over (`recycle`) or an undo." + _IF_MATCH + _APP_ONLY,
         responses=problems(400, 401, 403, 404, 409, 413, 422, 429),
         status_code=200,
         rate_limited=True,
@@ -194,7 +199,7 @@ class GameController(Controller):
         store_checks_token=True,
         request_body=TapBody,
         summary="Tap a card or the stock, as in the app",
-        description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH,
+        description="Returns the snapshot with `feedback`: what the app would say." + _IF_MATCH + _APP_ONLY,
         responses=problems(400, 401, 403, 404, 409, 413, 422, 429),
         status_code=200,
         rate_limited=True,
@@ -214,7 +219,7 @@ class GameController(Controller):
         if_match=True,
         store_checks_token=True,
         summary="Give a game up",
-        description="The game counts as played and lost; it cannot be played on." + _IF_MATCH,
+        description="The game counts as played and lost; it cannot be played on." + _IF_MATCH + _APP_ONLY,
         responses=problems(400, 401, 403, 404, 409, 413, 429),
         status_code=200,
         rate_limited=True,
@@ -231,7 +236,8 @@ class GameController(Controller):
         "/{game_id:str}/hint",
         operation_id="getHint",
         summary="The next move of the best line, and whether the game can still be won",
-        description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out.",
+        description="The solver runs in a worker process with a time limit: `winnable` is null when it ran out."
+        + _APP_ONLY,
         responses=problems(401, 403, 404, 409, 429),
         rate_limited=True,
         after_request=rate_limit_headers,
@@ -245,7 +251,7 @@ class GameController(Controller):
         operation_id="getGameRecord",
         if_none_match=True,
         summary="Every operation in order, in move notation",
-        description="With the deal's code and rules: replaying `record` from `code` reproduces the game.",
+        description="With the deal's code and rules: replaying `record` from `code` reproduces the game." + _APP_ONLY,
         responses=problems(400, 401, 403, 404),
     )
     async def record(
@@ -266,7 +272,7 @@ class GameController(Controller):
         " `solver_in_progress`), then kept: a second request answers at once. 409 `game_not_finished` while the"
         " game runs; 409 `hints_not_allowed` for a daily challenge's game until its challenge closes; 404"
         " `step_not_found` for a `from` outside 0 to the record's length. Each request counts against the client"
-        " address's limit of analyses, as `analyseDeal` does.",
+        " address's limit of analyses, as `analyseDeal` does." + _APP_ONLY,
         responses=problems(400, 401, 403, 404, 409, 429, 503),
         rate_limited=True,
         after_request=rate_limit_headers,
@@ -300,7 +306,7 @@ class GameController(Controller):
         description="The position after the first `step` operations of getGameRecord's `moves` (0: the deal),"
         " replayed by the service's engine from the deal: the pyramid, the waste, the stock's count, the score,"
         " the moves and the status then, and the operation that led there. 404 `step_not_found` for a step outside"
-        " 0 to the record's length.",
+        " 0 to the record's length." + _APP_ONLY,
         responses=problems(400, 401, 403, 404),
     )
     async def position(

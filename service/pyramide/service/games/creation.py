@@ -11,6 +11,7 @@ from pyramide.engine.messages import Locale
 from pyramide.service.accounts import Player
 from pyramide.service.deals import WINNABLE_ONLY_ATTEMPTS, Solver
 from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.access import ChallengeAccess
 from pyramide.service.games.replies import Reply, reply_for
 from pyramide.service.games.sealed import SealedDeal, SealedDeals
 from pyramide.service.games.store import GameStore, derived_id, digest
@@ -34,10 +35,18 @@ class NewGame:
 class GameCreation:
     """Deals new games; a retry with the same Idempotency-Key gets the first reply."""
 
-    def __init__(self, store: GameStore, solver: Solver, *, sealed_deals: SealedDeals | None = None) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        solver: Solver,
+        *,
+        sealed_deals: SealedDeals | None = None,
+        access: ChallengeAccess | None = None,
+    ) -> None:
         self.store = store
         self.clock = store.clock
         self.sealed_deals = sealed_deals
+        self.access = access or ChallengeAccess()
         self.solver = solver
 
     async def _deal(self, new: NewGame) -> DealCode:
@@ -73,7 +82,10 @@ class GameCreation:
         fingerprint: str,
     ) -> tuple[UUID, Reply]:
         """Deal a game for ``player``: its id and the reply (a retry with the same key gets the first reply). A
-        challenge's game is the player's one attempt at it (409 ``challenge_already_played`` for a second)."""
+        challenge's game is the player's one attempt at it (409 ``challenge_already_played`` for a second), and only
+        for a player ``access`` lets play (403 ``app_player_required``)."""
+        if new.challenge is not None:
+            self.access.check_start(player)
         sealed = None if new.challenge is None else await self._sealed(new.challenge)
         code = sealed.code if sealed is not None else await self._deal(new)
         explain = player.explain_errors if new.explain_errors is None else new.explain_errors

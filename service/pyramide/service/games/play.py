@@ -22,6 +22,7 @@ from pyramide.service.accounts import Player
 from pyramide.service.deals import ParBook
 from pyramide.service.errors import DomainError, ErrorCode, MoveRefusedError
 from pyramide.service.events import EventType
+from pyramide.service.games.access import ChallengeAccess
 from pyramide.service.games.commands import Command, Versions
 from pyramide.service.games.reading import owned
 from pyramide.service.games.replies import Reply, reply_for
@@ -44,13 +45,19 @@ class GamePlay:
     """Carries out the commands that change a game (see the module's concurrency policy)."""
 
     def __init__(
-        self, store: GameStore, conflict_retries: int, settlement: Settlement, pars: ParBook | None = None
+        self,
+        store: GameStore,
+        conflict_retries: int,
+        settlement: Settlement,
+        pars: ParBook | None = None,
+        access: ChallengeAccess | None = None,
     ) -> None:
         self.store = store
         self.clock = store.clock
         self.conflict_retries = conflict_retries
         self.settlement = settlement
         self.pars = pars
+        self.access = access or ChallengeAccess()
 
     async def act(
         self,
@@ -75,6 +82,7 @@ class GamePlay:
             if basis is None:
                 state, kept = await self.store.load(player.id, game_id, key, player.token_hash)
                 stored = owned(player, game_id, state)
+                self.access.check_sees(player, stored, now_ms(self.clock))  # a kept reply shows the game too
                 if kept:
                     return Reply.from_kept(kept, fingerprint, game_id)
                 basis = _Basis(state or b"", stored, confirmed=True)
@@ -119,6 +127,7 @@ class GamePlay:
         expected = command.expected
         if not basis.confirmed and (stored.owner != player.id or not _matches(expected, stored.version)):
             return None
+        self.access.check_sees(player, stored, now_ms(self.clock))  # before any reply shows the game
         if not _matches(expected, stored.version):
             raise DomainError(ErrorCode.PRECONDITION_FAILED, version=str(stored.version))
         was_started = stored.started

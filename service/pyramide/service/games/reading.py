@@ -10,6 +10,7 @@ from pyramide.engine.messages import Locale
 from pyramide.service.accounts import Player
 from pyramide.service.deals import Par, ParBook
 from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.games.access import ChallengeAccess
 from pyramide.service.games.positions import position_after
 from pyramide.service.games.replies import Reply, reply_for
 from pyramide.service.games.snapshots import elapsed_ms, moment, same_every_time, shown_code
@@ -50,11 +51,13 @@ def summary(stored: StoredGame, changed_ms: int, now: int) -> dict[str, object]:
 
 
 class GameReading:
-    """A player's games as they stand: another player's game does not exist for them (404, never 403)."""
+    """A player's games as they stand: another player's game does not exist for them (404, never 403); an open
+    challenge's game is shown only to whom ``access`` lets play it (403 ``app_player_required``)."""
 
-    def __init__(self, store: GameStore, pars: ParBook | None = None) -> None:
+    def __init__(self, store: GameStore, pars: ParBook | None = None, access: ChallengeAccess | None = None) -> None:
         self.store = store
         self.pars = pars
+        self.access = access or ChallengeAccess()
         self.clock = store.clock
 
     async def read(self, player: Player, game_id: UUID, locale: Locale) -> tuple[Reply, bool]:
@@ -129,8 +132,11 @@ class GameReading:
         return keyspace.game_state(player.id, game_id)
 
     async def load(self, player: Player, game_id: UUID) -> StoredGame:
-        """The player's game, to read; 404 when the player has no such game."""
-        return owned(player, game_id, await self.store.read(player.id, game_id))
+        """The player's game, to read; 404 when the player has no such game, 403 ``app_player_required`` when
+        ``access`` keeps its cards from the player."""
+        stored = owned(player, game_id, await self.store.read(player.id, game_id))
+        self.access.check_sees(player, stored, now_ms(self.clock))
+        return stored
 
 
 def owned(player: Player, game_id: UUID, state: bytes | None) -> StoredGame:

@@ -91,6 +91,8 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.INVALID_PLAYER_HEADER: 400,
     ErrorCode.PLAYER_HEADER_NOT_ALLOWED: 403,
+    ErrorCode.APP_PLAYER_REQUIRED: 403,
+    ErrorCode.OPERATOR_ONLY: 403,
     ErrorCode.GAME_NOT_FOUND: 404,
     ErrorCode.STEP_NOT_FOUND: 404,
     ErrorCode.NOT_FOUND: 404,

@@ -1,5 +1,6 @@
-"""The review list of too-fast challenge wins (``stats.reviews``): read it, accept or reject a win (operator, or
-an app with the ``moderation`` scope for its own players); every decision goes into the audit log."""
+"""The review list of too-fast challenge wins (``stats.reviews``): read it, accept a win (the operator only: an app
+whose own player won would be approving its own bot) or reject one (the operator, or an app with the ``moderation``
+scope for its own players); every decision goes into the audit log, a refusal writes nothing."""
 
 from __future__ import annotations
 
@@ -96,9 +97,9 @@ class ReviewController(Controller):
         request_body=ReviewDecisionBody,
         status_code=200,
         summary="Accept a held win: it enters its board as it would have (a banned player's once unbanned)",
-        description="Accepting again changes nothing (an entry annulled since stays off);"
-        " a rejected one is 409 `review_already_decided`. 403"
-        " `forbidden` for an app that may not moderate the player. Audited.",
+        description="The operator's key only: an app may reject its own players' held wins but not accept them"
+        " (403 `operator_only` for any app key, nothing written). Accepting again changes nothing (an entry annulled"
+        " since stays off); a rejected one is 409 `review_already_decided`. Audited.",
         responses=problems(400, 401, 403, 404, 409, 413, 422),
     )
     async def accept(
@@ -137,10 +138,12 @@ class ReviewController(Controller):
 async def _decide(
     request: AdminRequest, review_id: str, status: str, reviews: Reviews, audit: AuditLog
 ) -> tuple[dict[str, Any], bool]:
-    """Take the decision if the caller may (403 ``forbidden``), and audit it when it was taken now (then ``True``
-    beside the review)."""
+    """Take the decision if the caller may (403 ``operator_only`` for an app's accept, ``forbidden`` for an app
+    rejecting another's player's win), and audit it when it was taken now (then ``True`` beside the review)."""
     body = await parse_body(request, _DECISION)
     review = id_of(review_id)
+    if status == "accepted" and not request.user.is_operator:
+        raise DomainError(ErrorCode.OPERATOR_ONLY)
     item = await reviews.get(review)
     if not request.user.may_moderate(_app_of(item)):
         raise DomainError(ErrorCode.FORBIDDEN)

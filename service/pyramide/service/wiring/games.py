@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyramide.service.challenges import ChallengeDeals
+from pyramide.service.games.access import ChallengeAccess
 from pyramide.service.games.certificates import Certificates, SigningKeys
 from pyramide.service.games.creation import GameCreation
 from pyramide.service.games.dependencies import GameWrites
@@ -59,13 +60,14 @@ class Games:
             fair_play=fair_play,
             reviews=stats.reviews,
         )
-        games = GameReading(store, deals.pars)
+        access = ChallengeAccess(settings.challenges.players)
+        games = GameReading(store, deals.pars, access)
         signing = SigningKeys(redis, settings.secrets.signing_keys)
-        play = GamePlay(store, settings.play.conflict_retries, settlement, deals.pars)
+        play = GamePlay(store, settings.play.conflict_retries, settlement, deals.pars, access)
         return cls(
             settlement=settlement,
             games=games,
-            creation=GameCreation(store, deals.solver, sealed_deals=sealed_deals),
+            creation=GameCreation(store, deals.solver, sealed_deals=sealed_deals, access=access),
             hints=GameHints(games, deals.solver, settlement, limiter),
             game_reviews=GameReviews(games, deals.solver, settings.retention.analysis_ttl_s),
             game_writes=GameWrites(play, move_allowance),

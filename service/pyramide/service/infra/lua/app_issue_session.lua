@@ -1,6 +1,8 @@
--- A session only for a player that still exists (else MISSING): expired ones go, and the oldest while the player
--- would have more than ARGV.most; the hash lives as long as its newest session.
+-- A session only for a player that still exists (else MISSING) and is not banned (else UNAUTHORIZED; nothing
+-- written): expired ones go, and the oldest while the player would have more than ARGV.most; the hash lives as long
+-- as its newest session.
 if redis.call('EXISTS', KEYS.player) == 0 then return RESULT.MISSING end
+if redis.call('HEXISTS', KEYS.player, 'banned_ms') == 1 then return RESULT.UNAUTHORIZED end
 local now, live = tonumber(ARGV.now_ms), {}
 local flat = redis.call('HGETALL', KEYS.sessions)
 for i = 1, #flat, 2 do

@@ -174,8 +174,9 @@ class Challenges(Group):
     """How often each process looks for challenges that closed and emits their ``challenge.closed`` event (once per
     challenge, whichever process sees it first): the event's delay after midnight UTC is at most this."""
     players: Literal["any", "app"] = "any"
-    """Whose wins enter a daily challenge's board: ``any`` player's, or only ``app`` players' (those an app vouches
-    for); anonymous players may still play."""
+    """Who plays a daily challenge: ``any`` player, or only ``app`` players (those an app vouches for): then an
+    anonymous player may neither start a challenge game nor see one's cards until its challenge closes (403
+    ``app_player_required``), and no anonymous win enters the board."""
     min_move_ms: int = Field(150, ge=0, validation_alias="PYRAMIDE_MIN_MOVE_MS")
     """A challenge win faster than this per move (over the median interval between moves, or over the whole game)
     waits in the review list instead of entering the board; 0: no floor."""
