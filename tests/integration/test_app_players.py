@@ -210,7 +210,8 @@ def test_an_app_player_plays_a_daily_challenge_and_ranks(admin: Any, redis_clien
 
 def test_an_app_has_its_own_limits_and_names_its_users_addresses(settings: Settings) -> None:
     """One address may create 2 players a minute; the app, for its users it names no address of, 50 (or what
-    createApp set); a user it names counts as that address does; a player token's Pyramide-Client-IP is ignored."""
+    createApp set); a user it names counts as one address does (the app's bucket of that address, see
+    test_attributed_quotas); a player token's Pyramide-Client-IP is ignored."""
     for client in _client(
         settings, limits={"per_minute": {"players": 2, "address_games": 2}, "app_per_minute": {"players": 50}}
     ):
@@ -278,7 +279,8 @@ def test_a_revoked_apps_players_and_sessions_are_refused_at_once_by_both_workers
 
 def test_an_apps_moves_count_against_its_own_allowance_or_the_named_users(settings: Settings) -> None:
     """One address may make 3 moves a minute; the app's users it names no address of share the app's 50; a user it
-    names counts as that address; a player's Pyramide-Client-IP does not move it to another bucket."""
+    names counts as one address (the app's bucket of it); a player's Pyramide-Client-IP does not move it to another
+    bucket."""
     for client in _client(
         settings, limits={"per_minute": {"address_moves": 3}, "app_per_minute": {"address_moves": 50}}
     ):

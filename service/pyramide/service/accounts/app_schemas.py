@@ -27,8 +27,9 @@ class CreateAppBody(StrictModel):
 
 
 class AppLimits(StrictModel):
-    """An app's own limits, each in place of its ``PYRAMIDE_APP_LIMIT_*`` / ``PYRAMIDE_APP_QUOTA_*`` setting for its
-    requests that name no end user (``Pyramide-Client-IP``); 0 switches one off."""
+    """An app's own limits, each in place of its ``PYRAMIDE_APP_LIMIT_*`` / ``PYRAMIDE_APP_QUOTA_*`` setting: what
+    all its requests together may spend (those that name an end user in ``Pyramide-Client-IP`` also spend the
+    per-address limits of the app's bucket of that address); 0 switches one off."""
 
     players: int | None = Field(None, ge=0, description="App players created per minute.")
     address_games: int | None = Field(None, ge=0, description="Games created per minute by all its players.")

@@ -51,6 +51,11 @@ class App:
         """The address its requests that name no ``Pyramide-Client-IP`` count under (not an IP address)."""
         return f"app:{self.id.hex}"
 
+    def bucket_of(self, address: str) -> str:
+        """The address its requests that name ``address`` in ``Pyramide-Client-IP`` count under: its own bucket of
+        that end user's address, never the bucket of the clients that connect from it, nor another app's."""
+        return keyspace.app_client_bucket(self.bucket, address)
+
 
 def _app(app_id: UUID, fields: dict[bytes, bytes]) -> App:
     scopes = frozenset(s for s in fields.get(b"scopes", b"").decode().split(" ") if s)

@@ -110,10 +110,10 @@ class AppController(Controller):
         summary="Issue a session for one of the app's users (app key, scope `players`)",
         description="A bearer token for that user's player (created on first use), for the app's front end, valid"
         " for `PYRAMIDE_SESSION_TTL_S`; up to 10 may be valid at once (issuing an 11th ends the oldest). Each"
-        " issue counts against the `players` rate limit (the app's own, or the end user's address named in"
-        " `Pyramide-Client-IP` and the app's); creating the user's player also takes one of the daily quota"
-        " `quota_players`: 429 past either. It works on every player route as the"
-        " player's token does, but cannot replace the token (`rotatePlayerToken`: 403); it stops working when it"
+        " issue counts against the `players` rate limit (the app's own, or the app's bucket of the end user's"
+        " address named in `Pyramide-Client-IP` and the app's); creating the user's player also takes one of the"
+        " daily quota `quota_players`: 429 past either. It works on every player route as the player's token does,"
+        " but cannot replace the token (`rotatePlayerToken`: 403); it stops working when it"
         " expires, when the app is revoked and when the player is erased. 400 `invalid_player_header` for an"
         " external id that is not 1–128 visible ASCII characters other than `/`; 403 `forbidden` without the"
         " `players` scope, 403 `player_banned` for a banned user (also one whose player was erased).",

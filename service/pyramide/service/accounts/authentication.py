@@ -88,10 +88,12 @@ async def admin_principal(connection: AnyConnection, apps: AppStore, operator_ke
 
 def app_client_address(connection: AnyConnection, app: App) -> None:
     """Put the address an app's request counts under in the connection's place (``scope["client"]``), where every
-    per-address limit and quota reads it: the end user's, named in ``Pyramide-Client-IP`` (400
-    ``invalid_client_ip`` for one that is not an IP address), else the app's own bucket, with the app's own limits.
-    Called only once the app's key is found valid: the header of anyone else is never read. The app goes in
-    ``scope["auth"]``, where the limits find its own."""
+    per-address limit, quota and stream cap reads it: the app's bucket of the end user's address named in
+    ``Pyramide-Client-IP`` (400 ``invalid_client_ip`` for one that is not an IP address), with the per-address
+    limits, else the app's own bucket, with the app's own limits. An app's bucket of an address is its alone: what
+    it spends there never locks out the clients that connect from that address, nor another app's users (issue
+    57). Called only once the app's key is found valid: the header of anyone else is never read. The app goes in
+    ``scope["auth"]``, where the limits find its own, which its requests naming an address spend too."""
     connection.scope["auth"] = app
     named = header_value(connection, b"pyramide-client-ip")
     if named is None:
@@ -101,7 +103,7 @@ def app_client_address(connection: AnyConnection, app: App) -> None:
         address = ipaddress.ip_address(named.strip())
     except ValueError:
         raise ProblemError(400, HttpCode.INVALID_CLIENT_IP) from None
-    connection.scope["client"] = (str(address), 0)
+    connection.scope["client"] = (app.bucket_of(str(address)), 0)
 
 
 async def app_of_key(connection: AnyConnection, apps: AppStore) -> App:

@@ -61,7 +61,8 @@ class AddressLimits:
 
     def _limit(self, connection: AnyConnection, address: str, name: LimitName) -> Limit:
         """The limit ``name`` of the address: an app's own for an app's requests that named no end user's address
-        (``accounts.authentication`` put the app's bucket in their place), else the per-address one."""
+        (``accounts.authentication`` put the app's bucket in their place), else the per-address one (so also for
+        the app's bucket of the end user's address it named: one user of one app is one address)."""
         app = _app_of(connection, address)
         if app is not None and name in self.limits.app_per_minute:
             return per_minute(name, self.limits.app_limit(name, app.limits))
@@ -72,9 +73,9 @@ class AddressLimits:
         return per_day(name, self.limits.per_day[name] if app is None else self.limits.app_quota(name, app.limits))
 
     def _subjects(self, connection: AnyConnection) -> list[str]:
-        """Who a request counts against: its address; and, for an app's request that names its user's address,
-        the app's own bucket too, so that naming a fresh address on every request gets no app past its own
-        limits and quotas."""
+        """Who a request counts against: its address; for an app's request that names its user's address, the
+        app's bucket of that address (never the bucket of the clients connecting from it) and the app's own
+        bucket too, so that naming a fresh address on every request gets no app past its own limits and quotas."""
         address = self._address(connection)
         app = connection.scope.get("auth")
         if isinstance(app, ClientApp) and address != app.bucket:
@@ -151,8 +152,8 @@ class MoveAllowance:
 
     def admit(self, connection: AnyConnection, keyed: bool) -> tuple[str, ...]:
         """The buckets the move counts against: the client's address (and, for an app's request that named its
-        user's address, the app's own bucket too); :class:`RateLimitedError` (429) when one used up the minute's
-        moves, or, for a move with an Idempotency-Key (``keyed``), the minute's keyed moves."""
+        user's address, the app's bucket of it and the app's own); :class:`RateLimitedError` (429) when one used up
+        the minute's moves, or, for a move with an Idempotency-Key (``keyed``), the minute's keyed moves."""
         bucket = keyspace.client_bucket(client_address(connection, self._header, self._proxies))
         app = connection.scope.get("auth")
         buckets = (bucket,) if app is None or app.bucket == bucket else (bucket, app.bucket)

@@ -94,9 +94,11 @@ CLIENT_IP_HEADER: Final = {
     "name": "Pyramide-Client-IP",
     "in": "header",
     "required": False,
-    "description": "With a valid app key only: the end user's IP address, against which the per-address limits and"
-    " quotas count (400 `invalid_client_ip` for one that is not an address); without it the app's requests"
-    " count against the app's own limits. Ignored with any other credential.",
+    "description": "With a valid app key only: the end user's IP address (400 `invalid_client_ip` for one that is"
+    " not an address). The per-address limits, quotas and stream caps then count per app and address: in the"
+    " app's own bucket of that address, never shared with the clients that connect from it directly nor with"
+    " another app's; the app's own limits count too. Without it the app's requests count against the app's own"
+    " limits alone. Ignored with any other credential.",
     "schema": {"type": "string"},
 }
 

@@ -166,7 +166,8 @@ class LiveStreams:
         self.max_s = settings.max_s
 
     def caps(self, request: Request[Any, Any, Any], player: UUID | None) -> list[Cap]:
-        """What a stream counts against: its client's address, and for a game's stream its player."""
+        """What a stream counts against: its client's address (for an app's request naming its user's address,
+        the app's bucket of it: ``accounts.authentication``), and for a game's stream its player."""
         address = client_address(request, self.proxies.header, self.proxies.networks)
         caps = [Cap(keyspace.address_streams(address), self.settings.per_address)]
         if player is not None:

@@ -14,6 +14,7 @@ from pyramide.service.infra.keyspace.addresses import (
     address_quota,
     address_streams,
     address_window,
+    app_client_bucket,
     client_bucket,
     sealed_create,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "app",
     "app_audit",
     "app_binding",
+    "app_client_bucket",
     "app_erased_ban",
     "app_outbox",
     "attempt",

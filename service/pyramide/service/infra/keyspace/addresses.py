@@ -1,5 +1,6 @@
-"""A client address's keys, under the hash tag of its bucket ``{rl:<bucket>}`` (an IPv4 address, an IPv6 /64):
-its rate-limit cells, quotas and live streams; and sealed player creations, which have no player yet."""
+"""A client address's keys, under the hash tag of its bucket ``{rl:<bucket>}`` (an IPv4 address, an IPv6 /64; an
+app's own ``app:<id>``, or ``app:<id>@<address bucket>`` for an end user's address the app names): its rate-limit
+cells, quotas and live streams; and sealed player creations, which have no player yet."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pyramide.service.infra.keyspace.players import RECENT
 @lru_cache(maxsize=RECENT)
 def client_bucket(address: str) -> str:
     """The bucket a client address counts in: the address itself for IPv4, its /64 network for IPv6 (one host
-    commonly holds a whole /64)."""
+    commonly holds a whole /64). Anything else (an app's bucket, :func:`app_client_bucket`) is kept as it is, cut
+    to 64 characters."""
     try:
         parsed = ipaddress.ip_address(address.strip())
     except ValueError:
@@ -22,6 +24,14 @@ def client_bucket(address: str) -> str:
             return str(parsed.ipv4_mapped)
         return str(ipaddress.IPv6Network((parsed, 64), strict=False).network_address) + "/64"
     return str(parsed)
+
+
+def app_client_bucket(app_bucket: str, address: str) -> str:
+    """The bucket of an end user's ``address`` named by the app whose own bucket is ``app_bucket``
+    (``app:<id>@<address bucket>``, at most 61 characters): what an app spends for an address is neither what the
+    clients connecting from that address have, nor what another app has for it. Its keys share a hash tag, so one
+    script still checks a cell and a counter of it together."""
+    return f"{app_bucket}@{client_bucket(address)}"
 
 
 def address_limit(address: str, limit: str) -> str:

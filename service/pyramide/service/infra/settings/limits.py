@@ -54,7 +54,9 @@ class RateLimits(_ByName):
     """Requests per minute: per client address for ``players`` (creating players) and ``analyses`` (the public
     solver route); per player for ``games``, ``moves`` (moves, taps, abandons), ``hints`` and ``exports``; per
     client address, of all its players together, for the ``address_*`` ones. Far above what a person playing
-    reaches; far below what a script flooding the service sends."""
+    reaches; far below what a script flooding the service sends. An app's request that names its end user's
+    address (``Pyramide-Client-IP``) counts per app and address (the app's bucket of it, apart from the clients
+    connecting from that address and from other apps), and against the app's own limits too."""
 
     env_prefix = "PYRAMIDE_LIMIT_"
     players: int = Field(120, ge=0)
@@ -85,7 +87,8 @@ class RateLimits(_ByName):
 
 class Quotas(_ByName):
     """Per client address per day (24 hours from the first): bounds the storage one address takes, where the rate
-    limit of the same name bounds only its speed (``docs/security.md``, Bounded memory)."""
+    limit of the same name bounds only its speed (``docs/security.md``, Bounded memory). Counted per app and
+    address for an app's end user, as :class:`RateLimits`."""
 
     env_prefix = "PYRAMIDE_QUOTA_"
     players: int = Field(QUOTA_PLAYERS, ge=0)
