@@ -30,97 +30,15 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from pyramide.engine import UNDO, DealCode, Game, Move, Rules
+from tests.support.strategies import bot, greedy, limited, random_legal, through
+
+from pyramide.engine import UNDO, DealCode, Game, Rules
 from pyramide.engine.deal_codes import DEAL_COUNT
-from pyramide.engine.layout import Layout
-from pyramide.engine.moves import Draw, Recycle, RemoveKing, RemovePair
 from pyramide.solver import solve
 from pyramide.solver.foresight import screen_win
 
 HONEST = ("greedy", "random", "limited")
 BOTS = ("bot", "through")
-CAP = 600
-
-
-def greedy(code: DealCode, rng: random.Random) -> list[Move] | None:
-    game, line = Game(code), list[Move]()
-    while not game.is_won and len(line) < CAP:
-        legal = game.legal_moves()
-        removals = [m for m in legal if isinstance(m, RemovePair | RemoveKing)]
-        others = [m for m in legal if isinstance(m, Draw | Recycle)]
-        if not removals and not others:
-            return None
-        move = rng.choice(removals) if removals else others[0]
-        game.play(move)
-        line.append(move)
-    return line if game.is_won else None
-
-
-def random_legal(code: DealCode, rng: random.Random) -> list[Move] | None:
-    game, line = Game(code), list[Move]()
-    while not game.is_won and len(line) < CAP:
-        legal = game.legal_moves()
-        if not legal:
-            return None
-        move = rng.choice(legal)
-        game.play(move)
-        line.append(move)
-    return line if game.is_won else None
-
-
-def limited(code: DealCode, rng: random.Random) -> list[Move] | None:
-    """The solver limited to the cards seen (see the module's docstring)."""
-    game, line, plan = Game(code), list[Move](), list[Move]()
-    stock = list(code.deal().stock)
-    seen = 0
-    expected: Game | None = None
-    while not game.is_won and len(line) < CAP:
-        if not plan or expected is None:
-            expected = _imagined(code, stock, seen, line, rng)
-            analysis = solve(expected, shortest=True, time_limit_s=10)
-            if not analysis.winnable or analysis.shortest is None:
-                return None
-            plan = list(analysis.shortest)
-        move = plan.pop(0)
-        game.play(move)
-        expected.play(move)
-        line.append(move)
-        if game.recycles_used > 0:
-            seen = len(stock)
-        elif isinstance(move, Draw):
-            seen = max(seen, len(stock) - game.stock_count)
-            if expected.waste_top != game.waste_top:
-                plan = []
-    return line if game.is_won else None
-
-
-def _imagined(code: DealCode, stock: list[Any], seen: int, line: list[Move], rng: random.Random) -> Game:
-    layout = code.deal()
-    unseen = stock[seen:]
-    rng.shuffle(unseen)
-    game = Game.from_layout(Layout(layout.pyramid, layout.waste, (*stock[:seen], *unseen)), code.rules)
-    for move in line:
-        game.play(move)
-    return game
-
-
-def bot(code: DealCode, _rng: random.Random) -> list[Move] | None:
-    analysis = solve(Game(code), shortest=True, time_limit_s=10)
-    return None if analysis.shortest is None else list(analysis.shortest)
-
-
-def through(code: DealCode, _rng: random.Random) -> list[Move] | None:
-    """Draw the whole stock, turn it over, play the shortest line from there (no turn-over allowed: no line)."""
-    game, line = Game(code), list[Move]()
-    while game.stock_count:
-        game.play(Draw())
-        line.append(Draw())
-    if not game.is_legal(Recycle()):
-        return None
-    game.play(Recycle())
-    line.append(Recycle())
-    analysis = solve(game, shortest=True, time_limit_s=10)
-    return None if analysis.shortest is None else line + list(analysis.shortest)
 
 
 STRATEGIES = {"greedy": greedy, "random": random_legal, "limited": limited, "bot": bot, "through": through}

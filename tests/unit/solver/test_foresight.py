@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 from pyramide.engine import DealCode, Game
-from pyramide.engine.moves import Draw, Recycle, RemoveKing, RemovePair
 from pyramide.solver import solve
 from pyramide.solver.foresight import NEAR_PAR, screen_win
+from tests.support.strategies import greedy
 
 DEAL = "PY1-2S-OXRMJZV"
 """A 2S deal whose shortest line (55 moves) draws past cards a player who cannot see the stock would take."""
@@ -18,21 +18,6 @@ def _shortest(code: str) -> list[str]:
     analysis = solve(Game(DealCode.parse(code)), shortest=True, time_limit_s=30)
     assert analysis.shortest is not None
     return [m.notation() for m in analysis.shortest]
-
-
-def _greedy(code: str, seed: int) -> list[str] | None:
-    """Any removal there is (at random), else a draw or a turn-over: a player who never looks ahead."""
-    game, rng, line = Game(DealCode.parse(code)), random.Random(seed), list[str]()
-    while not game.is_won and len(line) < 600:
-        legal = game.legal_moves()
-        removals = [m for m in legal if isinstance(m, RemovePair | RemoveKing)]
-        others = [m for m in legal if isinstance(m, Draw | Recycle)]
-        if not removals and not others:
-            return None
-        move = rng.choice(removals) if removals else others[0]
-        game.play(move)
-        line.append(move.notation())
-    return line if game.is_won else None
 
 
 def test_the_shortest_line_for_the_hidden_stock_is_held_for_foresight() -> None:
@@ -59,7 +44,10 @@ def test_a_win_faster_than_the_known_line_at_a_persons_pace_is_held() -> None:
 
 
 def test_a_greedy_win_far_from_par_is_not_judged() -> None:
-    line = next(found for seed in range(50) if (found := _greedy(DEAL, seed)) is not None)
+    code = DealCode.parse(DEAL)
+    line = next(
+        [m.notation() for m in found] for seed in range(50) if (found := greedy(code, random.Random(seed))) is not None
+    )
     answer = screen_win(DEAL, line, elapsed_ms=len(line) * 1000, line_move_ms=400, worlds=6, seed=1, time_limit_s=60)
     assert answer["length"] > answer["par"] + NEAR_PAR
     assert answer["reasons"] == [] and answer["hidden_loss"] is None
