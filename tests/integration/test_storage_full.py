@@ -18,6 +18,9 @@ import redis
 from litestar.testing import TestClient
 
 from pyramide.service.infra.disk import CHECK_INTERVAL_S
+from tests.support.audit import _as, _bearer, _me
+from tests.support.challenges import _deal, _win
+from tests.support.operators import OPERATOR, OPERATOR_KEY
 from tests.support.players import new_player
 from tests.support.redis_commands import client_commands
 from tests.support.serving import serving
@@ -26,6 +29,8 @@ from tests.support.waiting import eventually
 Client = TestClient[Any]
 REFUSED = {507, 503}
 EN = {"Accept-Language": "en"}
+REDIS_FILLS = {"PYRAMIDE_DISK_RESERVE_MB": "0"}
+"""No disk reserve: the service's writes go on until the disk itself is full (as when another program fills it)."""
 FREEING = {"reset stats"}
 """Deletions: Redis takes them past ``maxmemory`` (they free memory). Erasure is sent last, and must succeed."""
 
@@ -147,7 +152,7 @@ def _is_refusal(response: httpx.Response) -> bool:
 
 
 def test_a_full_disk_refuses_writes_keeps_reads_and_loses_no_acknowledged_move(tmp_path: Path) -> None:
-    env = {"PYRAMIDE_LIMIT_MOVES": "0", "PYRAMIDE_LIMIT_GAMES": "0", "PYRAMIDE_SOLVER_WORKERS": "1"}
+    env = {"PYRAMIDE_LIMIT_MOVES": "0", "PYRAMIDE_LIMIT_GAMES": "0", "PYRAMIDE_SOLVER_WORKERS": "1", **REDIS_FILLS}
     with small_disk(tmp_path / "disk") as disk:
         data = disk / "data"
         acknowledged: dict[str, int] = {}
@@ -226,7 +231,7 @@ def test_writes_are_confirmed_on_disk_only_while_it_runs_low(tmp_path: Path) -> 
     """The confirming PING costs a round trip, so with ``PYRAMIDE_CONFIRM_WRITES=auto`` a move sends it only while
     the embedded Redis's disk has less than the reserve free: not with room to spare, from the moment the disk
     runs low, and no more once room is back."""
-    env = {"PYRAMIDE_CONFIRM_WRITES_RESERVE_MB": "2", "PYRAMIDE_SOLVER_WORKERS": "1"}
+    env = {"PYRAMIDE_CONFIRM_WRITES_RESERVE_MB": "2", "PYRAMIDE_SOLVER_WORKERS": "1", **REDIS_FILLS}
     with small_disk(tmp_path / "disk", size="8m") as disk:
         data = disk / "data"
         with serving(data, tmp_path, env=env) as served, httpx.Client(base_url=served.url, timeout=10) as http:
@@ -245,3 +250,166 @@ def test_writes_are_confirmed_on_disk_only_while_it_runs_low(tmp_path: Path) -> 
             assert "PING" in commands_of_a_move("undo"), "1 MB free: the move waits for Redis to confirm its file"
             filler.unlink()
             assert "PING" not in commands_of_a_move("draw"), "room again: no confirmation"
+
+
+# -- moderation while full ------------------------------------------------------------------------------------
+
+
+def _fill_memory(redis_at: redis.Redis, owner: str) -> int:
+    """Fill Redis to its ``maxmemory`` with keys under the player ``owner``'s tag (its erasure deletes them): 4 KB
+    values until Redis refuses one, then small ones until it refuses those too. How many were written. Called again
+    before each request, as the service's own keys that expire (rate-limit cells) give some room back."""
+    written = 0
+    for size in (4096, 64, 8):
+        with suppress(redis.exceptions.OutOfMemoryError):
+            for _ in range(100_000):
+                redis_at.set(f"pyr:{{p:{owner}}}:filler:{uuid.uuid4().hex}", b"f" * size)
+                written += 1
+    return written
+
+
+def test_moderators_revoke_ban_annul_decide_and_erase_while_redis_is_full(tmp_path: Path) -> None:
+    """Issue 57: with Redis at ``maxmemory`` (filled by one player's data, as a leaked key would fill it), ordinary
+    writes, an app's moderation among them, are 507 while the operator's review decision, annulment, ban and unban,
+    revoking the app, a player's own erasure and the operator's erasure all succeed, each audited; once the erasure
+    of the filler frees its room, ordinary writes work again, and the reserve is kept again for the next one."""
+    env = {"PYRAMIDE_REDIS_MAXMEMORY": "8mb", "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY, "PYRAMIDE_SOLVER_WORKERS": "1"}
+    with (
+        serving(tmp_path / "data", tmp_path, env=env) as served,
+        httpx.Client(base_url=served.url, timeout=10) as http,
+        redis.Redis(unix_socket_path=str(served.data_dir / "redis.sock")) as redis_at,
+    ):
+        eventually(lambda: redis_at.exists("pyr:memory-reserve"), 10, what="the memory reserve taken at start")
+        app = http.post("/v1/admin/apps", json={"name": "Leak", "scopes": ["players", "moderation"]}, headers=OPERATOR)
+        assert app.status_code == 201, app.text
+        key = app.json()["key"]
+        bot = _me(http, _as(key, "bot"))
+        ranked, held = _held_win(http, redis_at, _player(http)), _held_win(http, redis_at, _player(http))
+        accepted = http.post(f"/v1/admin/reviews/{ranked['id']}/accept", json={"reason": "ok"}, headers=OPERATOR)
+        assert accepted.status_code == 200, accepted.text
+        banned, cheat, gone = (_id(http, _player(http)) for _ in range(3))
+        assert http.post(f"/v1/admin/players/{banned}/ban", json={"reason": "x"}, headers=OPERATOR).status_code == 200
+        leaver, filler = _player(http), _id(http, _player(http))
+        assert _fill_memory(redis_at, filler) > 1000
+
+        def full(method: str, url: str, **options: Any) -> httpx.Response:
+            _fill_memory(redis_at, filler)
+            return http.request(method, url, **options)
+
+        why = {"reason": "issue 57"}
+        ordinary = {
+            "create player": full("POST", "/v1/players", json={}),
+            "an app's ban": full("POST", f"/v1/admin/players/{bot}/ban", json=why, headers=_bearer(key)),
+            "create game": full("POST", "/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=leaver),
+            "rename": full("PATCH", "/v1/players/me", json={"name": "Más"}, headers=leaver),
+        }
+        entry = f"/v1/admin/leaderboards/challenge:{ranked['challenge']}/entries/{ranked['player']}"
+        moderated = {
+            "acceptReview": full("POST", f"/v1/admin/reviews/{held['id']}/accept", json=why, headers=OPERATOR),
+            "annulLeaderboardEntry": full("DELETE", entry, params=why, headers=OPERATOR),
+            "banPlayer": full("POST", f"/v1/admin/players/{cheat}/ban", json=why, headers=OPERATOR),
+            "unbanPlayer": full("POST", f"/v1/admin/players/{banned}/unban", json=why, headers=OPERATOR),
+            "revokeApp": full("DELETE", f"/v1/admin/apps/{app.json()['id']}", headers=OPERATOR),
+            "erasePlayer": full("DELETE", "/v1/players/me", headers=leaver),
+            "erasePlayerByOperator": full("DELETE", f"/v1/admin/players/{gone}", params=why, headers=OPERATOR),
+        }
+        still_full = full("POST", "/v1/players", json={})
+        freed = http.delete(f"/v1/admin/players/{filler}", params=why, headers=OPERATOR)
+        after = http.post("/v1/players", json={})
+        audited = [e["action"] for e in http.get("/v1/admin/audit", headers=OPERATOR).json()["entries"]]
+        reserve_kept = redis_at.exists("pyr:memory-reserve")
+
+    assert {name: r.status_code for name, r in ordinary.items()} == dict.fromkeys(ordinary, 507)
+    assert all(r.json()["code"] == "storage_full" for r in ordinary.values())
+    assert {name: r.status_code for name, r in moderated.items()} == {
+        "acceptReview": 200,
+        "annulLeaderboardEntry": 204,
+        "banPlayer": 200,
+        "unbanPlayer": 200,
+        "revokeApp": 204,
+        "erasePlayer": 204,
+        "erasePlayerByOperator": 204,
+    }, {name: r.text[:120] for name, r in moderated.items()}
+    assert audited[:7] == ["erase", "erase", "revoke_app", "unban", "ban", "annul", "accept_review"], audited
+    assert still_full.status_code == 507, "moderation wrote within its reserve, not in the room of ordinary writes"
+    assert freed.status_code == 204, freed.text
+    assert after.status_code == 201, f"the erasure freed the room, yet: {after.text}"
+    assert reserve_kept, "the reserve is taken again for the next moderator"
+
+
+def _held_win(http: httpx.Client, redis_at: redis.Redis, headers: dict[str, str]) -> dict[str, Any]:
+    """A daily challenge won at the solver's speed by ``headers``' player: held for review. The review."""
+    challenge = http.get("/v1/challenges/current").json()["id"]
+    game = http.post("/v1/games", json={"challenge": challenge}, headers=headers)
+    assert game.status_code == 201, game.text
+    _win(http, headers, game.json(), _deal(redis_at, challenge))
+    reviews: list[dict[str, Any]] = http.get("/v1/admin/reviews", headers=OPERATOR).json()["entries"]
+    (review,) = [r for r in reviews if r["player"] == _id(http, headers)]
+    return review
+
+
+def _player(http: httpx.Client) -> dict[str, str]:
+    response = http.post("/v1/players", json={})
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def _id(http: httpx.Client, headers: dict[str, str]) -> str:
+    return str(http.get("/v1/players/me", headers=headers).json()["id"])
+
+
+def test_on_a_short_or_full_disk_only_moderation_and_erasure_write(tmp_path: Path) -> None:
+    """Issue 57: moves fill the disk until the service refuses them (below ``PYRAMIDE_DISK_RESERVE_MB`` free, before
+    Redis's file has no room: Redis would then refuse every write, deletions included), while a player's erasure
+    still succeeds. Then something else fills the disk to the last byte: the service gives its ballast file back, so
+    a ban and another erasure still succeed, audited; once room is back, ordinary writes work again."""
+    env = {
+        "PYRAMIDE_DISK_RESERVE_MB": "2",
+        "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY,
+        "PYRAMIDE_LIMIT_MOVES": "0",
+        "PYRAMIDE_SOLVER_WORKERS": "1",
+    }
+    with (
+        small_disk(tmp_path / "disk", size="8m") as disk,
+        serving(disk / "data", tmp_path, env=env) as served,
+        httpx.Client(base_url=served.url, timeout=10) as http,
+    ):
+        player, leaver, other, cheat = _player(http), _player(http), _player(http), _id(http, _player(http))
+        game = http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()["id"]
+        assert (disk / "data" / "disk-reserve").stat().st_size == 1024 * 1024, "the ballast: half the reserve"
+        filler = fill(disk, leave=2 * 1024 * 1024 + 256 * 1024)
+        refused = None
+        for step in range(5000):  # draw, undo, draw, ...: each a change, until the service refuses one
+            response = _move(http, player, game, "undo" if step % 2 else "draw")
+            if response.status_code != 200:
+                refused = response
+                break
+        assert refused is not None, "the disk never ran short"
+        short = {
+            "move": refused,
+            "createPlayer": http.post("/v1/players", json={}),
+            "erasePlayer": http.delete("/v1/players/me", headers=leaver),
+        }
+        fill(disk, leave=0)  # another program takes the rest
+        ballast = disk / "data" / "disk-reserve"
+        assert _eventually(lambda: not ballast.exists()), "the ballast is given back on a full disk"
+        assert _eventually(lambda: http.get("/health/ready").status_code == 200), "Redis writes its file again"
+        full = {
+            "banPlayer": http.post(f"/v1/admin/players/{cheat}/ban", json={"reason": "bot"}, headers=OPERATOR),
+            "erasePlayer": http.delete("/v1/players/me", headers=other),
+            "createPlayer": http.post("/v1/players", json={}),
+        }
+        audited = [e["action"] for e in http.get("/v1/admin/audit", headers=OPERATOR).json()["entries"]]
+        filler.unlink()
+        assert _eventually(lambda: http.post("/v1/players", json={}).status_code == 201), "room is back"
+
+    def seen_as(answers: dict[str, httpx.Response]) -> dict[str, tuple[int, Any]]:
+        return {name: (r.status_code, r.text and r.json().get("code")) for name, r in answers.items()}
+
+    assert seen_as(short) == {
+        "move": (507, "storage_full"),
+        "createPlayer": (507, "storage_full"),
+        "erasePlayer": (204, ""),
+    }
+    assert seen_as(full) == {"banPlayer": (200, None), "erasePlayer": (204, ""), "createPlayer": (507, "storage_full")}
+    assert audited[0] == "ban", audited

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 import redis
-from litestar.testing import TestClient
 
 from pyramide.engine import DealCode, Game
 from pyramide.service.games.commands_controller import move_body
@@ -20,7 +20,7 @@ def _deal(redis_client: redis.Redis, challenge: str) -> DealCode:
     return DealCode.parse(json.loads(kept)["code"])
 
 
-def _win(client: TestClient[Any], headers: dict[str, str], game: dict[str, Any], code: DealCode) -> dict[str, Any]:
+def _win(client: httpx.Client, headers: dict[str, str], game: dict[str, Any], code: DealCode) -> dict[str, Any]:
     """Play the solver's line to a win, through the API."""
     analysis = solve(Game(code))
     assert analysis.winnable is True

@@ -37,6 +37,7 @@ from pyramide.service.http.cors import cors_config, keep_vary
 from pyramide.service.http.docs_page import docs_asset, docs_router, render_plugins
 from pyramide.service.http.drain import DrainPlugin
 from pyramide.service.http.durability import ConfirmWrites
+from pyramide.service.http.full import WhileFull
 from pyramide.service.http.health import HealthController
 from pyramide.service.http.options import MethodAnswers
 from pyramide.service.http.problem_pages import problem_page
@@ -143,6 +144,7 @@ def create_app(
                 limits=services.address_limits,
             ),
             *confirming,
+            DefineMiddleware(WhileFull, reserve=services.reserve, disk_short=services.disk_short),
         ],
         openapi_config=OpenAPIConfig(
             title="Pyramide",

@@ -24,6 +24,8 @@ from pyramide.service.infra.disk import CHECK_INTERVAL_S
 from pyramide.service.infra.meters import process_meters
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.redis_probe import PROBE_S, RedisProbe
+from pyramide.service.infra.reserve import CHECK_INTERVAL_S as RESERVE_CHECK_S
+from pyramide.service.infra.reserve import MemoryReserve
 from pyramide.service.infra.settings import Durability, EmbeddedRedis, Settings
 from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.service.wiring.running import Running, group_of
@@ -55,6 +57,8 @@ class Services:
         self._running = running = Running.start(self.settings, self.clock, tasks)
         if running.disk is not None:
             tasks.every("disk watch", CHECK_INTERVAL_S, running.disk.watch, first_s=CHECK_INTERVAL_S)
+        if running.reserve is not None:
+            tasks.every("memory reserve", RESERVE_CHECK_S, running.reserve.refill)
         flush_s = address_moves.FLUSH_INTERVAL_S  # read at each start: a test may set it
         tasks.every("move counts flush", flush_s, running.plumbing.move_allowance.flush, first_s=flush_s)
         deals = running.challenges.challenges.deals
@@ -90,6 +94,9 @@ class Services:
     def redis(self) -> RedisClient:
         return self.running.redis
 
+    def reserve(self) -> MemoryReserve | None:
+        return self.running.reserve
+
     def app_players(self) -> AppPlayers:
         return self.running.accounts.app_players
 
@@ -100,7 +107,13 @@ class Services:
         """Whether a write's answer waits for Redis to confirm its append-only file (with ``confirm_writes``
         ``auto``: while the embedded Redis's disk is low)."""
         disk = self.running.disk
-        return disk is None or disk.low
+        return self.settings.durability.confirm_writes == "always" or disk is None or disk.low
+
+    def disk_short(self) -> bool:
+        """Whether the embedded Redis's disk has less than the disk reserve free: then only moderation and erasure
+        write (``http/full.py``)."""
+        disk = self.running.disk
+        return disk is not None and disk.short
 
     def dependencies(self) -> dict[str, Any]:
         """What handlers may ask for by name."""

@@ -17,6 +17,7 @@ from pyramide.service.accounts.audit import AuditLog
 from pyramide.service.accounts.principal import Principal
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import parse_body
+from pyramide.service.http.full import OPERATOR, WHILE_FULL
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, rate_limit_headers
 from pyramide.service.http.params import IdText, id_of
@@ -77,6 +78,7 @@ class AppAdminController(Controller):
     @delete(
         "/{app_id:str}",
         operation_id="revokeApp",
+        opt={WHILE_FULL: OPERATOR},
         summary="Revoke an app's key (operator)",
         description="Every process refuses the key from the next request on.",
         responses=problems(401, 403, 404),

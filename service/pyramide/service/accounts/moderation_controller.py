@@ -22,6 +22,7 @@ from pyramide.service.accounts.privacy import PlayerData
 from pyramide.service.boards import challenge_board
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import parse_body
+from pyramide.service.http.full import OPERATOR, WHILE_FULL
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.params import IdText, deal_code_of, id_of
 from pyramide.service.http.responses import problems
@@ -52,6 +53,7 @@ class ModerationController(Controller):
     @post(
         "/players/{player_id:str}/ban",
         operation_id="banPlayer",
+        opt={WHILE_FULL: OPERATOR},
         request_body=BanBody,
         summary="Ban a player",
         description="The player's entries leave every board at once (kept with the ban), and its requests answer 403"
@@ -67,6 +69,7 @@ class ModerationController(Controller):
     @post(
         "/players/{player_id:str}/unban",
         operation_id="unbanPlayer",
+        opt={WHILE_FULL: OPERATOR},
         request_body=BanBody,
         summary="Lift a player's ban",
         description="The player's token works again at once, and exactly the entries the ban took go back on their"
@@ -82,6 +85,7 @@ class ModerationController(Controller):
     @delete(
         "/players/{player_id:str}",
         operation_id="erasePlayerByOperator",
+        opt={WHILE_FULL: OPERATOR},
         summary="Erase a player and everything kept about it (operator)",
         description="As `erasePlayer` does for the player itself, for a player that cannot ask through the API any"
         " more (its app was revoked, its token is lost) and asked the operator. An app's player's binding goes"
@@ -114,6 +118,7 @@ class ModerationController(Controller):
     @delete(
         "/leaderboards/{board:str}/entries/{player_id:str}",
         operation_id="annulLeaderboardEntry",
+        opt={WHILE_FULL: OPERATOR},
         summary="Annul one entry of a board",
         description="`board` is a deal code or `challenge:<id>`; the board re-ranks. 404 `not_found` when the player"
         " has no entry there (nor one kept by a ban). " + _WHO,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import AsyncIterator, Awaitable, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 from redis.asyncio import ConnectionPool, Redis
@@ -43,6 +44,8 @@ class RedisClient(Protocol):
     def exists(self, *names: str) -> Awaitable[int]: ...
     def bgrewriteaof(self) -> Awaitable[Any]: ...
     def incr(self, name: str, /) -> Awaitable[int]: ...
+    def setrange(self, name: str, offset: int, value: str, /) -> Awaitable[int]: ...
+    def info(self, section: str, /) -> Awaitable[dict[str, Any]]: ...
     def pexpire(self, name: str, time: int, /) -> Awaitable[bool]: ...
     def hgetall(self, name: str, /) -> Awaitable[dict[Any, Any]]: ...
     def hlen(self, name: str, /) -> Awaitable[int]: ...
@@ -103,6 +106,25 @@ def storage_full(error: Exception) -> bool:
     if isinstance(error, OutOfMemoryError):
         return True
     return isinstance(error, ResponseError) and any(mark in str(error) for mark in STORAGE_FULL_MARKS)
+
+
+def out_of_memory(error: Exception) -> bool:
+    """Whether Redis refused a command for lack of memory alone (past ``maxmemory``; not a disk error, which no
+    deletion cures): nothing was changed by it."""
+    if isinstance(error, OutOfMemoryError):
+        return True
+    return isinstance(error, ResponseError) and "OOM" in str(error) and "MISCONF" not in str(error)
+
+
+class Relief(Protocol):
+    """What frees memory for a request that may write while Redis is full (``infra/reserve.py``)."""
+
+    async def release(self) -> None: ...
+
+
+RELIEF: ContextVar[Relief | None] = ContextVar("pyramide_memory_relief", default=None)
+"""Set while a request may spend Redis's memory reserve (moderation, erasure): then :class:`ServiceRedis` meets a
+write refused for lack of memory by releasing the reserve and sending the write again, once."""
 
 
 UNAVAILABLE_MARKS = ("NOREPLICAS", READ_ONLY)
@@ -213,14 +235,33 @@ class SentinelsOwner(Redis):
 
 class ServiceRedis(SentinelsOwner):
     """redis-py's client, its script calls sent over one pipelined connection of their own
-    (:mod:`pyramide.service.infra.pipelined`): every move is one script call."""
+    (:mod:`pyramide.service.infra.pipelined`): every move is one script call. Within :data:`RELIEF` (a moderator's
+    or an erasure's request), a command or script refused for lack of memory frees the reserve and is sent again
+    once: a refused command wrote nothing, and Redis refuses a script only at its first write."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._scripts = PipelinedScripts(self.connection_pool)
 
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        try:
+            return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+        except ResponseError as error:
+            relief = RELIEF.get()
+            if relief is None or not out_of_memory(error):
+                raise
+            await relief.release()
+            return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+
     async def evalsha(self, sha: str, numkeys: int, *keys_and_args: Any) -> Any:
-        return await self._scripts.evalsha(sha, numkeys, *keys_and_args)
+        try:
+            return await self._scripts.evalsha(sha, numkeys, *keys_and_args)
+        except ResponseError as error:
+            relief = RELIEF.get()
+            if relief is None or not out_of_memory(error):
+                raise
+            await relief.release()
+            return await self._scripts.evalsha(sha, numkeys, *keys_and_args)
 
     async def aclose(self, close_connection_pool: bool | None = None) -> None:
         await self._scripts.aclose()

@@ -21,6 +21,7 @@ from pyramide.service.accounts.schemas import CreatedPlayer, CreatePlayerBody, I
 from pyramide.service.accounts.schemas import Player as PlayerView
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import AnyRequest, fingerprint, parse_body
+from pyramide.service.http.full import ANYONE, WHILE_FULL
 from pyramide.service.http.headers import header_value, replay_header, secret_idempotency_key
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.limits import AddressLimits, rate_limit_headers
@@ -118,6 +119,7 @@ class PlayerController(Controller):
     @delete(
         "/me",
         operation_id="erasePlayer",
+        opt={WHILE_FULL: ANYONE},
         security=[{"bearerAuth": []}],
         summary="Erase the caller and everything kept about them",
         description="Settings, token, games, records, results, statistics, kept responses and leaderboard entries"

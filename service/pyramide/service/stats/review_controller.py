@@ -15,6 +15,7 @@ from pydantic import TypeAdapter
 from pyramide.service.accounts import AuditLog, Principal
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.http.body import parse_body
+from pyramide.service.http.full import OPERATOR, WHILE_FULL
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.paging import DEFAULT_LIMIT, Limit, ReviewsCursor, check_paging_query
 from pyramide.service.http.params import IdText, id_of
@@ -94,6 +95,7 @@ class ReviewController(Controller):
     @post(
         "/{review_id:str}/accept",
         operation_id="acceptReview",
+        opt={WHILE_FULL: OPERATOR},
         request_body=ReviewDecisionBody,
         status_code=200,
         summary="Accept a held win: it enters its board as it would have (a banned player's once unbanned)",
@@ -121,6 +123,7 @@ class ReviewController(Controller):
     @post(
         "/{review_id:str}/reject",
         operation_id="rejectReview",
+        opt={WHILE_FULL: OPERATOR},
         request_body=ReviewDecisionBody,
         status_code=200,
         summary="Reject a held win: it never enters the board",

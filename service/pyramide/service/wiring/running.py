@@ -18,6 +18,7 @@ from pyramide.service.infra.meters import process_meters
 from pyramide.service.infra.notices import Notices
 from pyramide.service.infra.ratelimit import Limit, RateLimiter, per_minute
 from pyramide.service.infra.redis import RedisClient, connect, subscriber
+from pyramide.service.infra.reserve import MemoryReserve
 from pyramide.service.infra.settings import Durability, EmbeddedRedis, LimitName, Settings
 from pyramide.service.infra.stream_leases import StreamLeases
 from pyramide.service.infra.tasks import TaskRegistry
@@ -56,6 +57,7 @@ class Plumbing:
 class Running:
     redis: RedisClient
     disk: DiskWatch | None
+    reserve: MemoryReserve | None
     plumbing: Plumbing
     deals: Deals
     stats: Stats
@@ -101,6 +103,7 @@ class Running:
         return cls(
             redis=redis,
             disk=_disk_watch(settings.durability, settings.embedded),
+            reserve=_memory_reserve(settings, redis),
             plumbing=plumbing,
             deals=deals,
             stats=stats,
@@ -153,8 +156,18 @@ def _per_minute(settings: Settings, name: LimitName) -> Limit:
     return per_minute(name, settings.limits.per_minute[name])
 
 
+def _memory_reserve(settings: Settings, redis: RedisClient) -> MemoryReserve | None:
+    """The memory kept for moderation and erasure; none in a Redis Cluster (a key frees only its node's memory)."""
+    wanted = settings.durability.memory_reserve_mb * 1024 * 1024
+    return None if settings.redis.cluster or wanted <= 0 else MemoryReserve(redis, wanted)
+
+
 def _disk_watch(durability: Durability, embedded: EmbeddedRedis) -> DiskWatch | None:
-    """The watch over the embedded Redis's disk, for ``confirm_writes`` ``auto``."""
-    if durability.confirm_writes != "auto" or embedded.supervisor_state is None:
+    """The watch over the embedded Redis's disk, for ``confirm_writes`` ``auto`` and the disk reserve."""
+    if embedded.supervisor_state is None:
         return None
-    return DiskWatch(embedded.supervisor_state.parent, durability.confirm_writes_reserve_mb * 1024 * 1024)
+    if durability.confirm_writes != "auto" and durability.disk_reserve_mb <= 0:
+        return None
+    mb = 1024 * 1024
+    reserve, short = durability.confirm_writes_reserve_mb * mb, durability.disk_reserve_mb * mb
+    return DiskWatch(embedded.supervisor_state.parent, reserve, short)

@@ -1,6 +1,6 @@
 """Every Redis key the service uses, named here and only here: one module per owner (:mod:`.players`,
-:mod:`.games`, :mod:`.apps`, :mod:`.addresses`, :mod:`.deals`, :mod:`.events`), every name re-exported here, where
-callers read them (``keyspace.game_state``).
+:mod:`.games`, :mod:`.apps`, :mod:`.addresses`, :mod:`.deals`, :mod:`.events`, :mod:`.storage`), every name
+re-exported here, where callers read them (``keyspace.game_state``).
 
 Keys start with ``pyr:``. A key in braces is a Redis Cluster hash tag: every key of one player carries
 ``{p:<player id>}`` (its games, statistics, rate limits, token hash, ...) so that one Lua script can check and write
@@ -98,6 +98,7 @@ from pyramide.service.infra.keyspace.players import (
     statistics,
     tombstone,
 )
+from pyramide.service.infra.keyspace.storage import MEMORY_RESERVE
 
 __all__ = [
     "APPS",
@@ -106,6 +107,7 @@ __all__ = [
     "ERASURE_REWRITTEN",
     "EVENTS_CLAIMS",
     "EVENTS_DUE",
+    "MEMORY_RESERVE",
     "OUTBOX_PATTERN",
     "RECENT",
     "REDELIVERIES",

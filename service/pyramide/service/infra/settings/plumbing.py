@@ -141,7 +141,8 @@ class EmbeddedRedis(Group):
 
 
 class Durability(Group):
-    """Whether a write's 2xx waits for Redis to say it can write its append-only file."""
+    """Whether a write's 2xx waits for Redis to say it can write its append-only file, and the room kept for
+    moderation and erasure when memory or disk runs out."""
 
     confirm_writes: Literal["auto", "always", "never"] = "auto"
     """Whether a write request's 2xx waits for Redis to confirm it can write its append-only file (one ``PING``):
@@ -149,6 +150,14 @@ class Durability(Group):
     append-only file's size), and never with ``REDIS_URL``; ``always``; ``never``."""
     confirm_writes_reserve_mb: int = Field(256, ge=0)
     """With ``confirm_writes=auto``: the free space below which writes are confirmed."""
+    memory_reserve_mb: int = Field(8, ge=0)
+    """Memory Redis keeps aside for the operator's moderation and erasure (``infra/reserve.py``): ordinary writes are
+    refused (507) while the rest of the data is still this far below ``maxmemory``, so that revoking an app, bans,
+    annulments, review decisions and erasure still work; at most an eighth of ``maxmemory``. ``0``: none."""
+    disk_reserve_mb: int = Field(64, ge=0)
+    """With the embedded Redis: the free disk space below which the service refuses every write but the operator's
+    moderation and erasure (507), so that those still find room for Redis's append-only file; half of it is kept as
+    a ballast file, given back to Redis when the disk is full (``infra/disk.py``). ``0``: none."""
 
 
 class HttpSettings(Group):
