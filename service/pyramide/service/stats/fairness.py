@@ -3,7 +3,7 @@
 A challenge's cards are sealed, but once a card is drawn the game holds no secret: a program can learn the deal
 with one player and play the solver's line with another. What the board can still hold a win to is who won
 (``challenge_players``: with ``app``, only players an app vouches for rank) and how fast the moves came: a win
-whose median interval between operations, or whose time per move over the whole game, is below
+whose median interval between operations, or whose mean interval over the whole game, is below
 ``min_move_ms`` is faster than a person plays; it does not enter the board but waits in the review list for a
 moderator. Per-code boards are unverified (their codes are open) and take every win.
 """
@@ -30,7 +30,8 @@ class Verdict(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class Cadence:
     """How fast a game's operations came: the median interval between two (``None`` with fewer than two) and the
-    time from the first move to the finish per move."""
+    mean interval, the time from the first operation to the last over the intervals between them (one fewer than
+    the operations: evenly spaced 152 ms moves are 152 ms, not 149.5)."""
 
     median_interval_ms: int | None
     per_move_ms: int
@@ -40,7 +41,8 @@ class Cadence:
         times = result.times or []
         intervals = [later - earlier for earlier, later in itertools.pairwise(times)]
         median = round(statistics.median(intervals)) if intervals else None
-        return cls(median, result.elapsed_ms // max(1, result.moves))
+        operations = len(times) if times else result.moves
+        return cls(median, result.elapsed_ms // max(1, operations - 1))
 
     def below(self, floor_ms: int) -> bool:
         """Faster than ``floor_ms`` per move, over the median interval or over the whole game."""
