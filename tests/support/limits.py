@@ -12,8 +12,9 @@ TEST_LIMITS: dict[str, Any] = {
         "per_day": dict.fromkeys(Quotas.model_fields, 1_000_000),
     },
     "caps": {"max_unfinished_games": 100_000},
-    "challenges": {"min_move_ms": 0, "days_ahead": 0},
+    "challenges": {"min_move_ms": 0, "min_line_move_ms": 0, "screen_worlds": 0, "days_ahead": 0},
 }
 """Limits, quotas and caps the tests' bursts do not reach (they run far faster than a person, from one address; so
-their challenge wins rank without waiting for a review); tests of the limits set their own. No challenge is chosen
+their challenge wins rank at once, with neither a review nor the screening); tests of the limits and of fair play
+set their own. No challenge is chosen
 ahead in the background (every test's app would solve sixteen on its fresh Redis); tests of commitments set 7."""

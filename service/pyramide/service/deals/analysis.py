@@ -43,6 +43,7 @@ from pyramide.service.infra.lifecycle import die_with_parent
 from pyramide.service.infra.meters import Meters, process_meters
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.tasks import TaskRegistry
+from pyramide.solver.foresight import screen_win
 from pyramide.solver.review import review_record
 from pyramide.solver.worker import analyse_state, started
 
@@ -60,11 +61,17 @@ class Priority(enum.IntEnum):
 
     PLAYER = 0
     PUBLIC = 1
-    BACKGROUND = 2  # a deal's par, worked out off the request path: after every public analysis waiting
+    SCREEN = 2  # a challenge win's screening, off the request path: its player waits for the board, not the answer
+    BACKGROUND = 3  # a deal's par, worked out off the request path: after every public analysis waiting
 
 
-SEARCH_KINDS: Final = {Priority.PLAYER: "hint", Priority.PUBLIC: "analysis", Priority.BACKGROUND: "par"}
-"""The ``kind`` label of ``pyramide_solver_search_seconds`` for an analysis of each priority (a review: ``review``)."""
+SEARCH_KINDS: Final = {
+    Priority.PLAYER: "hint",
+    Priority.PUBLIC: "analysis",
+    Priority.SCREEN: "screen",
+    Priority.BACKGROUND: "par",
+}
+"""The ``kind`` label of ``pyramide_solver_search_seconds`` for a search of each priority (a review: ``review``)."""
 
 
 def _broken(pool: ProcessPoolExecutor) -> bool:
@@ -251,14 +258,40 @@ class Solver:
             finally:
                 self._release(Priority.PLAYER)
 
-    async def _search(self, kind: str, job: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any] | None:
-        """One search on a worker: its answer, ``None`` if it did not answer in time, 503 ``solver_busy`` if its
-        worker died; its time (from the worker's start) observed under ``kind``. A span ``solver <job>`` while
-        tracing is on (the wait on the pool and the search)."""
-        with tracing.span(f"solver {job.__name__}"):
-            return await self._searched(kind, job, *args)
+    async def screen(
+        self,
+        code: str,
+        record: list[str],
+        elapsed_ms: int,
+        *,
+        line_move_ms: int,
+        worlds: int,
+        seed: int,
+        limit_s: float,
+    ) -> dict[str, Any] | None:
+        """The screening of a challenge win played as ``record`` from ``code`` in ``elapsed_ms``
+        (:func:`pyramide.solver.foresight.screen_win`), off the request path: queued after every public analysis
+        (503 ``solver_busy`` on a full queue), within ``limit_s`` of its own; ``None`` when the worker did not
+        answer in time."""
+        await self._acquire(Priority.SCREEN)
+        try:
+            args = (code, record, elapsed_ms, line_move_ms, worlds, seed, limit_s)
+            return await self._search(SEARCH_KINDS[Priority.SCREEN], screen_win, *args, limit_s=limit_s)
+        finally:
+            self._release(Priority.SCREEN)
 
-    async def _searched(self, kind: str, job: Callable[..., dict[str, Any]], *args: object) -> dict[str, Any] | None:
+    async def _search(
+        self, kind: str, job: Callable[..., dict[str, Any]], *args: object, limit_s: float | None = None
+    ) -> dict[str, Any] | None:
+        """One search on a worker: its answer, ``None`` if it did not answer within ``limit_s`` (the solver's time
+        limit by default), 503 ``solver_busy`` if its worker died; its time (from the worker's start) observed under
+        ``kind``. A span ``solver <job>`` while tracing is on (the wait on the pool and the search)."""
+        with tracing.span(f"solver {job.__name__}"):
+            return await self._searched(kind, job, args, self.time_limit_s if limit_s is None else limit_s)
+
+    async def _searched(
+        self, kind: str, job: Callable[..., dict[str, Any]], args: tuple[object, ...], limit_s: float
+    ) -> dict[str, Any] | None:
         loop = asyncio.get_running_loop()
         for _ in range(2):  # once more if a worker died since the pool was checked: the search never started
             pool = await self._ready_pool()
@@ -271,7 +304,7 @@ class Solver:
             raise self.busy()
         started = time.perf_counter()
         try:
-            return await asyncio.wait_for(future, self.time_limit_s + WORKER_GRACE_S)
+            return await asyncio.wait_for(future, limit_s + WORKER_GRACE_S)
         except TimeoutError:
             return None
         except BrokenProcessPool:

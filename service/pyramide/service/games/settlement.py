@@ -8,7 +8,9 @@ cover them all. Instead, for a change that makes a game count (its first move) o
    exactly when the ending state was stored, and a game is pending exactly when such a change was stored;
 2. a win is entered on the leaderboard (idempotent: a leaderboard keeps each player's best), or, for a daily
    challenge's win that the fair-play rules hold back (``stats.fairness``), held for review (idempotent: one review
-   per game) or left off;
+   per game) or left off; a challenge win those rules would enter is first screened by the solver
+   (``games.screening``), and then 2 and 3 run in a background task, never on the move's request: a process that
+   dies mid-screen leaves the game pending, and the reconcile below screens it again;
 3. the start or the result is recorded in the player's statistics, and the game leaves ``pending`` in the same
    script (idempotent: a game's state in the statistics only moves forward). A result counts the game as played,
    so a change that both starts and ends a game records only the result.
@@ -26,13 +28,16 @@ from uuid import UUID
 
 from redis.exceptions import RedisError
 
+from pyramide.service.errors import DomainError
+from pyramide.service.games.screening import Screening
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import now_ms
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.scripts import Result
-from pyramide.service.stats import FairPlay, GameResult, Leaderboards, Reviews, StatsStore, Verdict
+from pyramide.service.infra.tasks import TaskRegistry
+from pyramide.service.stats import FairPlay, GameResult, HoldReason, Leaderboards, Reviews, StatsStore, Verdict
 
 log = logging.getLogger("pyramide.service")
 
@@ -48,7 +53,10 @@ class Settlement:
         *,
         fair_play: FairPlay | None = None,
         reviews: Reviews | None = None,
+        screening: Screening | None = None,
+        tasks: TaskRegistry | None = None,
     ) -> None:
+        """With ``screening`` and ``tasks`` (the app's), challenge wins are screened in a background task there."""
         self.redis = redis
         self.games = games
         self.clock = games.clock
@@ -57,27 +65,39 @@ class Settlement:
         self.grace_ms = int(grace_s * 1000)
         self.fair_play = fair_play or FairPlay("any", 0)
         self.reviews = reviews
+        self.screening = screening if tasks is not None else None
+        self.tasks = tasks
+        self._screening: set[UUID] = set()
+        """The games this process is screening now: a reconcile meanwhile does not start a second screen."""
 
     async def record(self, player: UUID, game: UUID, started: bool, result: GameResult | None, hints: int) -> None:
-        """Steps 2 and 3: one round trip for a start or a loss, two for a win. A failure here loses nothing: the
-        game stays pending and is settled later."""
+        """Steps 2 and 3: one round trip for a start or a loss, two for a win; a challenge win to screen, none (the
+        background task does them). A failure here loses nothing: the game stays pending and is settled later."""
         try:
             if result is not None:
+                if result.won and self._to_screen(result):
+                    self._screen_later(result, hints)
+                    return
                 if result.won:
                     await self._rank(result, hints)
-                recorded = await self.stats.record_result(result, hints)
-                if recorded is Result.ERASED and result.won:
-                    await self.boards.withdraw(result)  # the player was erased meanwhile
-                    if self.reviews is not None:
-                        await self.reviews.forget(player)
-                elif recorded is Result.BANNED and result.board is not None:
-                    await self.boards.set_aside(result.player, [result.board])  # banned meanwhile: kept with the ban
+                await self._count(result, hints)
             elif started:
                 await self.stats.record_start(player, game)
             else:
                 await self.redis.zrem(keyspace.pending(player), str(game))
         except RedisError:
             log.warning("statistics of game %s left pending; settled on the player's next statistics read", game)
+
+    async def _count(self, result: GameResult, hints: int) -> None:
+        """Step 3: the result in the player's statistics, the game out of ``pending``; a win of a player erased or
+        banned meanwhile follows the player."""
+        recorded = await self.stats.record_result(result, hints)
+        if recorded is Result.ERASED and result.won:
+            await self.boards.withdraw(result)  # the player was erased meanwhile
+            if self.reviews is not None:
+                await self.reviews.forget(result.player)
+        elif recorded is Result.BANNED and result.board is not None:
+            await self.boards.set_aside(result.player, [result.board])  # banned meanwhile: kept with the ban
 
     async def _rank(self, result: GameResult, hints: int) -> None:
         """Enter a win on its board, hold it for review, or leave it off, as the fair-play rules say."""
@@ -86,7 +106,46 @@ class Settlement:
             await self.boards.enter(result, hints)
         elif verdict is Verdict.REVIEW and self.reviews is not None:
             record = await self.games.record(result.player, result.game)
-            await self.reviews.hold(result, hints, record, now_ms(self.clock))
+            await self.reviews.hold(result, hints, record, now_ms(self.clock), reasons=[HoldReason.CADENCE])
+
+    def _to_screen(self, result: GameResult) -> bool:
+        """Whether a win is a challenge's that the cheap rules would enter, and the screening is on."""
+        return (
+            self.screening is not None
+            and result.challenge is not None
+            and result.board is not None
+            and self.fair_play.verdict(result) is Verdict.ENTER
+        )
+
+    def _screen_later(self, result: GameResult, hints: int) -> None:
+        """Start the win's screening and steps 2 and 3 in the background (unless this process screens it now)."""
+        if result.game in self._screening:
+            return
+        assert self.tasks is not None
+        self._screening.add(result.game)
+        task = self.tasks.spawn("screen", self._screen(result, hints))
+        task.add_done_callback(lambda _: self._screening.discard(result.game))
+
+    async def _screen(self, result: GameResult, hints: int) -> None:
+        """Steps 2 and 3 of a challenge win: the screening's judgement, then the board or the review list, then the
+        statistics. A full solver or a failing Redis leaves the game pending, screened again on a reconcile."""
+        assert self.screening is not None
+        try:
+            record = await self.games.record(result.player, result.game)
+            screened = await self.screening.judge(result, record)
+            if screened.reasons:
+                if self.reviews is not None:
+                    held = now_ms(self.clock)
+                    await self.reviews.hold(
+                        result, hints, record, held, reasons=screened.reasons, screen=screened.figures
+                    )
+            else:
+                await self.boards.enter(result, hints)
+            await self._count(result, hints)
+        except DomainError as error:
+            log.warning("win %s left pending, to be screened again: the solver is busy (%s)", result.game, error.code)
+        except RedisError:
+            log.warning("win %s left pending; screened on the player's next statistics read", result.game)
 
     async def reconcile(self, player: UUID) -> int:
         """Settle every game of ``player`` pending for longer than the grace period; how many were."""

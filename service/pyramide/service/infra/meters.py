@@ -89,7 +89,7 @@ def process_meters() -> Meters:
         solver_seconds=Histogram(
             "pyramide_solver_search_seconds",
             "How long a search took on a solver worker, by kind: hint (a player's), analysis (a deal's), par"
-            " (in the background), review",
+            " (in the background), review, screen (a challenge win's, in the background)",
             ("kind",),
             buckets=SEARCH_BUCKETS,
         ),

@@ -2,7 +2,7 @@
 daily challenge."""
 
 from pyramide.service.boards import challenge_board
-from pyramide.service.stats.fairness import Cadence, FairPlay, Verdict
+from pyramide.service.stats.fairness import Cadence, FairPlay, HoldReason, Verdict
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.results import GameResult
 from pyramide.service.stats.reviews import Reviews
@@ -12,6 +12,7 @@ __all__ = [
     "Cadence",
     "FairPlay",
     "GameResult",
+    "HoldReason",
     "Leaderboards",
     "Reviews",
     "StatsStore",

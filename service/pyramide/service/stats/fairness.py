@@ -5,7 +5,9 @@ with one player and play the solver's line with another. What the board can stil
 (``challenge_players``: with ``app``, only players an app vouches for rank) and how fast the moves came: a win
 whose median interval between operations, or whose mean interval over the whole game, is below
 ``min_move_ms`` is faster than a person plays; it does not enter the board but waits in the review list for a
-moderator. Per-code boards are unverified (their codes are open) and take every win.
+moderator. A win these cheap rules would enter is then screened by the solver off the request path
+(``games.screening``): held with the screen's reasons, or entered. Per-code boards are unverified (their codes are
+open) and take every win.
 """
 
 from __future__ import annotations
@@ -16,6 +18,20 @@ import statistics
 from dataclasses import dataclass
 
 from pyramide.service.stats.results import GameResult
+
+
+@enum.unique
+class HoldReason(enum.StrEnum):
+    """Why a win waits in the review list (a review lists every one that applies)."""
+
+    CADENCE = "cadence"
+    """Its operations came faster than ``min_move_ms`` each (median or mean interval)."""
+    FASTER_THAN_KNOWN_LINE = "faster_than_known_line"
+    """Won in less time than the deal's par took a person who knew the shortest line (``min_line_move_ms`` a move)."""
+    FORESIGHT = "foresight"
+    """Its early choices paid off only for the stock order still hidden when they were made."""
+    NOT_DECIDED = "not_decided"
+    """A line near par that the screening could not judge in time (or at all)."""
 
 
 class Verdict(enum.Enum):

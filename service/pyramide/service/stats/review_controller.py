@@ -1,4 +1,4 @@
-"""The review list of too-fast challenge wins (``stats.reviews``): read it, accept a win (the operator only: an app
+"""The review list of held challenge wins (``stats.reviews``): read it, accept a win (the operator only: an app
 whose own player won would be approving its own bot) or reject one (the operator, or an app with the ``moderation``
 scope for its own players); every decision goes into the audit log, a refusal writes nothing."""
 
@@ -21,6 +21,7 @@ from pyramide.service.http.paging import DEFAULT_LIMIT, Limit, ReviewsCursor, ch
 from pyramide.service.http.params import IdText, id_of
 from pyramide.service.http.responses import problems
 from pyramide.service.infra.clock import now_ms
+from pyramide.service.stats.fairness import HoldReason
 from pyramide.service.stats.leaderboards import Leaderboards
 from pyramide.service.stats.reviews import Reviews
 from pyramide.service.stats.schemas import Review, ReviewDecisionBody, ReviewsPage
@@ -53,6 +54,8 @@ def review_view(item: dict[str, Any]) -> Review:
         decided_at=_moment(item["decided_ms"]),
         decided_by=item["decided_by"],
         reason=item["reason"],
+        reasons=item.get("reasons", [HoldReason.CADENCE]),  # kept before reasons were: a cadence hold
+        screen=item.get("screen"),
         min_move_ms=item["min_move_ms"],
         median_interval_ms=item["median_interval_ms"],
         per_move_ms=item["per_move_ms"],
@@ -75,9 +78,11 @@ class ReviewController(Controller):
         "/",
         operation_id="listReviews",
         summary="Challenge wins held for review: pending first (oldest first), then decided ones (latest first)",
-        description="A win whose moves came faster than `PYRAMIDE_MIN_MOVE_MS` each (median interval or whole game)"
-        " waits here instead of entering its board. The operator sees every review; an app with the `moderation`"
-        " scope its own players' (a page may then hold fewer than `limit`).",
+        description="A win whose moves came faster than `PYRAMIDE_MIN_MOVE_MS` each (median or mean interval), or"
+        " that the screening held (faster than a person who knew the shortest line, foresight of the hidden stock,"
+        " or not judged in time), waits here instead of entering its board, with its `reasons` and the screening's"
+        " figures (`screen`: the sealed deal's par among them, shown to moderators only). The operator sees every"
+        " review; an app with the `moderation` scope its own players' (a page may then hold fewer than `limit`).",
         responses=problems(400, 401, 404),
     )
     async def page(

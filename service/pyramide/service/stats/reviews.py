@@ -1,5 +1,7 @@
-"""The review list: challenge wins faster than a person plays (``stats.fairness``), held off the board until a
-moderator accepts them (entered on the board as they would have been) or rejects them (dropped).
+"""The review list: challenge wins faster than a person plays (``stats.fairness``) or that the screening held
+(``games.screening``), each with its reasons, held off the board until a moderator accepts them (entered on the
+board as they would have been) or rejects them (dropped). A review kept before reasons were written held a win for
+its cadence alone, and reads so.
 
 Every review lives in one Redis slot (``{reviews}``): a hash of the reviews by id (the game's id, so holding the
 same win again, as a repeated settlement does, changes nothing), and a queue whose members sort pending reviews
@@ -24,7 +26,7 @@ from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.redis import RedisClient, raw
 from pyramide.service.infra.scripts import Result, Script
-from pyramide.service.stats.fairness import Cadence
+from pyramide.service.stats.fairness import Cadence, HoldReason
 from pyramide.service.stats.rankings import Page, RankedLists
 from pyramide.service.stats.results import GameResult
 
@@ -125,9 +127,19 @@ class Reviews:
         self._note = NOTE.load(redis)
         self._lists = RankedLists(redis)
 
-    async def hold(self, result: GameResult, hints: int, record: list[str], now_ms: int) -> bool:
-        """Hold a too-fast challenge win for review, with its record and timings; true when it is held now (false:
-        held before, the challenge's list is full of pending reviews, or the player is being erased)."""
+    async def hold(
+        self,
+        result: GameResult,
+        hints: int,
+        record: list[str],
+        now_ms: int,
+        *,
+        reasons: list[HoldReason],
+        screen: dict[str, Any] | None = None,
+    ) -> bool:
+        """Hold a challenge win for review, with why (``reasons``; the screening's figures as ``screen``), its
+        record and timings; true when it is held now (false: held before, the challenge's list is full of pending
+        reviews, or the player is being erased)."""
         assert result.challenge is not None
         review = str(result.game)
         note = NoteKeys(reviews=keyspace.player_reviews(result.player), tombstone=keyspace.tombstone(result.player))
@@ -147,6 +159,8 @@ class Reviews:
             "decided_ms": None,
             "decided_by": None,
             "reason": None,
+            "reasons": [str(reason) for reason in reasons],
+            "screen": screen,
             "min_move_ms": self.min_move_ms,
             "median_interval_ms": cadence.median_interval_ms,
             "per_move_ms": cadence.per_move_ms,

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from pyramide.service.deals.schemas import PAR, PAR_STATUS, ParStatusText, RuleSet
 from pyramide.service.http.schemas import Count, StrictModel
+from pyramide.service.stats.fairness import HoldReason
 
 
 class PlayerStats(BaseModel):
@@ -124,9 +125,30 @@ class ReviewDecisionBody(StrictModel):
     reason: Annotated[str, Field(max_length=500)] = Field("", description="Why; up to 500 characters.")
 
 
+class ReviewScreen(BaseModel):
+    """What the screening found of a held win (``docs/fair-play.md``, Screening). Shown to moderators only: ``par``
+    tells a sealed challenge's depth before its close."""
+
+    par: Annotated[int, Field(ge=1)] | None = Field(description="The deal's par; null when not known in time.")
+    length: Count | None = Field(description="The win's moves, as the screening counted them; null: no answer.")
+    time_bound_ms: Count | None = Field(
+        description="`par` × `line_move_ms`: the least time a person who knew the shortest line needs; null: no bound."
+    )
+    line_move_ms: Count = Field(description="The pace along a known line (`PYRAMIDE_MIN_LINE_MOVE_MS`); 0: off.")
+    hidden_loss: int | None = Field(
+        description="How much the win's early choices would have lost had the hidden stock been another order"
+        " (compare `world_losses`); null: not weighed."
+    )
+    world_losses: list[int] = Field(
+        description="The same loss in each of the stock orders the player could not tell from the real one."
+    )
+    worlds: Count = Field(description="Stock orders weighed (`PYRAMIDE_SCREEN_WORLDS`); 0: off.")
+    decided: bool = Field(description="Whether the solver judged the win within its time limit.")
+
+
 class Review(BaseModel):
-    """A daily challenge's win held off the board because its moves came faster than ``min_move_ms`` each, with
-    what a moderator needs to judge it: the player, the record and the moments each operation arrived."""
+    """A daily challenge's win held off the board, with why (``reasons``) and what a moderator needs to judge it:
+    the player, the record, the moments each operation arrived and what the screening found."""
 
     id: UUID = Field(description="The review's id: the won game's.")
     challenge: str
@@ -138,10 +160,19 @@ class Review(BaseModel):
     held_at: datetime
     decided_at: datetime | None
     decided_by: str | None = Field(description="`operator` or `app:<id>`; null while pending.")
-    reason: str | None
+    reason: str | None = Field(description="The moderator's reason for the decision; null while pending.")
+    reasons: list[HoldReason] = Field(
+        description="Why it was held: `cadence` (faster than `min_move_ms` a move), `faster_than_known_line` (in"
+        " less than `screen.time_bound_ms`), `foresight` (early choices that paid off only for the still hidden"
+        " stock order), `not_decided` (the screening could not judge it in time). A review held before reasons were"
+        " kept says `cadence`."
+    )
+    screen: ReviewScreen | None = Field(description="What the screening found; null when it did not screen the win.")
     min_move_ms: Count = Field(description="The floor per move when the win was held.")
     median_interval_ms: Count | None = Field(description="The median interval between two operations.")
-    per_move_ms: Count = Field(description="Time from the first move to the win, per move.")
+    per_move_ms: Count = Field(
+        description="The mean interval: time from the first operation to the last over the intervals between them."
+    )
     elapsed_ms: Count
     moves: Count
     undos: Count

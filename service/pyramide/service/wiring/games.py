@@ -14,6 +14,7 @@ from pyramide.service.games.hints import GameHints
 from pyramide.service.games.play import GamePlay
 from pyramide.service.games.reading import GameReading
 from pyramide.service.games.review import GameReviews
+from pyramide.service.games.screening import Screening
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
 from pyramide.service.http.limits import MoveAllowance
@@ -21,6 +22,7 @@ from pyramide.service.infra.clock import Clock
 from pyramide.service.infra.ratelimit import RateLimiter
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import Settings
+from pyramide.service.infra.tasks import TaskRegistry
 from pyramide.service.stats import FairPlay
 from pyramide.service.wiring.deals import Deals, Stats
 
@@ -48,9 +50,15 @@ class Games:
         sealed_deals: ChallengeDeals,
         move_allowance: MoveAllowance,
         clock: Clock,
+        tasks: TaskRegistry,
     ) -> Games:
         store = GameStore(redis, settings.retention, settings.caps, settings.limits.per_minute, clock=clock)
-        fair_play = FairPlay(settings.challenges.players, settings.challenges.min_move_ms)
+        challenges = settings.challenges
+        fair_play = FairPlay(challenges.players, challenges.min_move_ms)
+        screening = None
+        if challenges.screening:
+            worlds, limit_s = challenges.screen_worlds, challenges.screen_time_limit_s
+            screening = Screening(deals.solver, challenges.min_line_move_ms, worlds, limit_s)
         settlement = Settlement(
             redis,
             store,
@@ -59,6 +67,8 @@ class Games:
             settings.play.settlement_grace_s,
             fair_play=fair_play,
             reviews=stats.reviews,
+            screening=screening,
+            tasks=tasks,
         )
         access = ChallengeAccess(settings.challenges.players)
         games = GameReading(store, deals.pars, access)

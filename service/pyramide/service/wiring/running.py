@@ -85,6 +85,7 @@ class Running:
             sealed_deals=sealed,
             move_allowance=plumbing.move_allowance,
             clock=clock,
+            tasks=tasks,
         )
         challenges = Challenges.start(
             settings, redis, sealed_deals=sealed, deals=deals, games=games, leaderboards=stats.leaderboards

@@ -178,8 +178,21 @@ class Challenges(Group):
     anonymous player may neither start a challenge game nor see one's cards until its challenge closes (403
     ``app_player_required``), and no anonymous win enters the board."""
     min_move_ms: int = Field(150, ge=0, validation_alias="PYRAMIDE_MIN_MOVE_MS")
-    """A challenge win faster than this per move (over the median interval between moves, or over the whole game)
-    waits in the review list instead of entering the board; 0: no floor."""
+    """A challenge win faster than this per move (over the median interval between operations, or over the whole
+    game's intervals) waits in the review list instead of entering the board; 0: no floor."""
+    min_line_move_ms: int = Field(400, ge=0, validation_alias="PYRAMIDE_MIN_LINE_MOVE_MS")
+    """The pace of a person who already knew the deal's shortest line: a challenge win in less time than the deal's
+    par times this is held for review by the screening (``docs/fair-play.md``, Screening); 0: no such bound."""
+    screen_worlds: int = Field(6, ge=0, validation_alias="PYRAMIDE_SCREEN_WORLDS")
+    """Stock orders the player could not tell from the real one, against which the screening weighs a win's early
+    choices (foresight); 0: no such comparison."""
+    screen_time_limit_s: float = Field(30.0, gt=0, validation_alias="PYRAMIDE_SCREEN_TIME_LIMIT_S")
+    """How long the solver may screen one win; a win not judged in time is held as ``not_decided``."""
+
+    @property
+    def screening(self) -> bool:
+        """Whether challenge wins that pass the cheap rules are screened by the solver before they rank."""
+        return self.min_line_move_ms > 0 or self.screen_worlds > 0
 
     @field_validator("presets", mode="before")
     @classmethod

@@ -1,0 +1,213 @@
+"""The screening of daily challenge wins (issue 57, items 2 and 3; ``docs/fair-play.md``, Screening), in process.
+
+One app under the test's fake clock with the screening on (``PYRAMIDE_MIN_LINE_MOVE_MS=400``, six worlds), the
+floor at 150 ms and only app players on the board, over the real Redis and the real solver pool. The deal secret
+is fixed, so today's 2S challenge is one known deal: its par is 50, and a greedy player (the first legal move,
+removals before draws, never looking ahead) wins it in 66 moves. Between two moves the test moves the service's
+clock, so a win's pace is what the test says, and it awaits the app's background work (``drain``) for the screen.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any, Final
+
+import pytest
+import redis
+from litestar.testing import TestClient
+
+from pyramide.engine import DealCode, Game, parse_move
+from pyramide.service.app import create_app
+from pyramide.service.games.commands_controller import move_body
+from pyramide.service.games.settlement import Settlement
+from pyramide.service.infra import keyspace
+from pyramide.service.infra.clock import FakeClock
+from pyramide.service.infra.settings import Settings
+from pyramide.solver import solve
+from tests.support.challenges import _deal
+from tests.support.waiting import drain
+
+OPERATOR_KEY: Final = "screening-tests-operator-key-0123456789abcdef"
+OPERATOR: Final = {"Authorization": f"Bearer {OPERATOR_KEY}"}
+DEAL_SECRET: Final = "screening-tests-secret-0007"
+"""Deals today's (2042-06-11) 2S challenge as ``PY1-2S-LBOQQP…``: par 50, won by the greedy player in 66 moves."""
+Client = TestClient[Any]
+
+
+@pytest.fixture
+def screened(settings: Settings, clock: FakeClock) -> Iterator[Client]:
+    changes = {"min_move_ms": 150, "min_line_move_ms": 400, "screen_worlds": 6, "screen_time_limit_s": 20}
+    secrets = {"operator_key": OPERATOR_KEY, "deal_secret": DEAL_SECRET}
+    app = create_app(settings.but(challenges={**changes, "players": "app"}, secrets=secrets), clock=clock)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client
+
+
+@pytest.fixture
+def code(screened: Client, redis_client: redis.Redis) -> DealCode:
+    """Today's 2S challenge's deal, as the server keeps it (no client may learn it before the close)."""
+    return _deal(redis_client, _challenge(screened))
+
+
+def _challenge(client: Client) -> str:
+    challenge: str = client.get("/v1/challenges/current?rules=2S").json()["id"]
+    return challenge
+
+
+def _app_player(client: Client, name: str) -> dict[str, str]:
+    """A new app player's headers (an app of its own), called ``name`` on the boards."""
+    created = client.post("/v1/admin/apps", json={"name": f"{name}'s club", "scopes": ["players"]}, headers=OPERATOR)
+    assert created.status_code == 201, created.text
+    headers = {"Authorization": f"Bearer {created.json()['key']}", "Pyramide-Player": name.replace(" ", "-")}
+    assert client.patch("/v1/players/me", json={"name": name}, headers=headers).status_code == 200
+    return headers
+
+
+def _greedy(code: DealCode) -> list[str]:
+    """A player who never looks ahead: always the first legal move (removals, then a draw, then a turn-over)."""
+    game, line = Game(code), []
+    while not game.is_won:
+        move = game.legal_moves()[0]
+        game.play(move)
+        line.append(move.notation())
+    return line
+
+
+def _shortest(code: DealCode) -> list[str]:
+    analysis = solve(Game(code), shortest=True)
+    assert analysis.shortest is not None
+    return [move.notation() for move in analysis.shortest]
+
+
+def _play(client: Client, clock: FakeClock, headers: dict[str, str], line: list[str], pauses_s: list[float]) -> str:
+    """Start the challenge and play ``line`` to the win, the clock moving ``pauses_s[i]`` before move ``i + 1``;
+    the game's id. Every answer comes at once: none waits for the screen."""
+    game = client.post("/v1/games", json={"challenge": _challenge(client)}, headers=headers)
+    assert game.status_code == 201, game.text
+    game_id: str = game.json()["id"]
+    snapshot: dict[str, Any] = {}
+    for index, notation in enumerate(line):
+        if index:
+            clock.advance(pauses_s[index - 1])
+        moved = client.post(f"/v1/games/{game_id}/moves", json=move_body(parse_move(notation)), headers=headers)
+        assert moved.status_code == 200, moved.text
+        snapshot = moved.json()
+    assert snapshot["status"] == "won", snapshot
+    return game_id
+
+
+def _human(moves: int, low_s: float, high_s: float, seed: int) -> list[float]:
+    """A person's pauses: each between ``low_s`` and ``high_s``, jittered (seeded: the same in every run)."""
+    jitter = random.Random(seed)
+    return [jitter.uniform(low_s, high_s) for _ in range(moves)]
+
+
+def _board(client: Client) -> list[str]:
+    response = client.get(f"/v1/challenges/{_challenge(client)}/leaderboard")
+    assert response.status_code == 200, response.text
+    return [entry["name"] for entry in response.json()["entries"]]
+
+
+def _review(client: Client, game_id: str) -> dict[str, Any]:
+    response = client.get("/v1/admin/reviews", headers=OPERATOR)
+    assert response.status_code == 200, response.text
+    entries: list[dict[str, Any]] = response.json()["entries"]
+    (review,) = [r for r in entries if r["id"] == game_id]
+    return review
+
+
+def _won(client: Client, headers: dict[str, str]) -> int:
+    won: int = client.get("/v1/players/me/stats", headers=headers).json()["won"]
+    return won
+
+
+def test_an_honest_human_paced_win_ranks_once_screened(screened: Client, clock: FakeClock, code: DealCode) -> None:
+    """The greedy player's win, 16 moves over par at 1.5 to 3 s a move, is screened in the background and ranks;
+    nothing is held."""
+    line = _greedy(code)
+    assert len(line) == 66 and len(_shortest(code)) == 50, "the deal the test was written for"
+    honest = _app_player(screened, "Honest")
+    _play(screened, clock, honest, line, _human(len(line), 1.5, 3.0, seed=1))
+    drain(screened)
+    assert _board(screened) == ["Honest"]
+    assert _won(screened, honest) == 1
+    assert screened.get("/v1/admin/reviews", headers=OPERATOR).json()["entries"] == []
+
+
+def test_the_shortest_line_at_a_human_pace_is_held_for_foresight(
+    screened: Client, clock: FakeClock, code: DealCode
+) -> None:
+    """The two-player bot's second half: the solver's shortest line (par, 50 moves), played at 450 to 550 ms a move
+    (above 400 ms × par: no faster than a person who knew the line), is held for ``foresight``, with the figures."""
+    line = _shortest(code)
+    bot = _app_player(screened, "Paced bot")
+    game = _play(screened, clock, bot, line, _human(len(line), 0.45, 0.55, seed=2))
+    drain(screened)
+    assert _board(screened) == []
+    review = _review(screened, game)
+    assert review["status"] == "pending" and "foresight" in review["reasons"], review["reasons"]
+    assert "cadence" not in review["reasons"] and "faster_than_known_line" not in review["reasons"]
+    screen = review["screen"]
+    assert (screen["par"], screen["length"], screen["time_bound_ms"]) == (50, 50, 50 * 400)
+    assert screen["decided"] is True and len(screen["world_losses"]) == screen["worlds"] == 6
+    assert _won(screened, bot) == 1, "the win counts in the player's statistics, held or not"
+
+
+def test_a_win_faster_than_a_person_who_knew_the_line_is_held(
+    screened: Client, clock: FakeClock, code: DealCode
+) -> None:
+    """The shortest line at 300 ms a move (above the 150 ms floor) takes 14.7 s, less than 50 × 400 ms: held as
+    ``faster_than_known_line``."""
+    line = _shortest(code)
+    bot = _app_player(screened, "Quick bot")
+    game = _play(screened, clock, bot, line, [0.3] * len(line))
+    drain(screened)
+    assert _board(screened) == []
+    review = _review(screened, game)
+    assert "faster_than_known_line" in review["reasons"] and "cadence" not in review["reasons"]
+    assert review["per_move_ms"] == 300 and review["screen"]["time_bound_ms"] == 20_000
+
+
+def test_a_machine_speed_win_is_held_for_its_cadence_at_once(
+    screened: Client, clock: FakeClock, code: DealCode, redis_client: redis.Redis
+) -> None:
+    """Under the floor the cheap rule holds the win on the move's request, unscreened: ``reasons`` ``cadence``,
+    no ``screen``. A review kept before reasons were (no ``reasons``, no ``screen`` in Redis) reads the same."""
+    bot = _app_player(screened, "Fast bot")
+    game = _play(screened, clock, bot, _shortest(code), [0.05] * 60)
+    review = _review(screened, game)
+    assert (review["reasons"], review["screen"]) == (["cadence"], None)
+    kept = json.loads(redis_client.hget(keyspace.REVIEWS.items, game) or b"")
+    del kept["reasons"], kept["screen"]
+    redis_client.hset(keyspace.REVIEWS.items, game, json.dumps(kept))
+    assert _review(screened, game) == review
+
+
+def test_a_win_left_mid_screen_stays_pending_until_screened(
+    screened: Client, clock: FakeClock, code: DealCode, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process dies while the solver screens the win (nothing after the save is written): the win is on no
+    board and not in the statistics. Past the grace, the player's next statistics read screens it and settles it,
+    once."""
+    original = Settlement._screen
+
+    async def dies(self: Settlement, *args: Any) -> None:
+        return None  # the screening's task ends here: neither the board, the review list nor the statistics
+
+    monkeypatch.setattr(Settlement, "_screen", dies)
+    honest = _app_player(screened, "Honest")
+    line = _greedy(code)
+    _play(screened, clock, honest, line, _human(len(line), 1.5, 3.0, seed=3))
+    drain(screened)
+    assert _board(screened) == [] and _won(screened, honest) == 0, "pending: within the grace, nobody settles it"
+    monkeypatch.setattr(Settlement, "_screen", original)
+    clock.advance(31)  # past PYRAMIDE_SETTLEMENT_GRACE_S
+    _won(screened, honest)  # the read that finds it pending and screens it in the background
+    drain(screened)
+    assert _board(screened) == ["Honest"]
+    for _ in range(2):
+        assert _won(screened, honest) == 1
+        drain(screened)
+    assert _board(screened) == ["Honest"]
