@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 import pytest
@@ -36,12 +37,19 @@ DEAL_SECRET: Final = "screening-tests-secret-0007"
 Client = TestClient[Any]
 
 
+@contextmanager
+def _served(settings: Settings, clock: FakeClock, screen_time_limit_s: float = 20) -> Iterator[Client]:
+    changes = {"min_move_ms": 150, "min_line_move_ms": 400, "screen_worlds": 6, "players": "app"}
+    secrets = {"operator_key": OPERATOR_KEY, "deal_secret": DEAL_SECRET}
+    changes["screen_time_limit_s"] = screen_time_limit_s
+    app = create_app(settings.but(challenges=changes, secrets=secrets), clock=clock)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client
+
+
 @pytest.fixture
 def screened(settings: Settings, clock: FakeClock) -> Iterator[Client]:
-    changes = {"min_move_ms": 150, "min_line_move_ms": 400, "screen_worlds": 6, "screen_time_limit_s": 20}
-    secrets = {"operator_key": OPERATOR_KEY, "deal_secret": DEAL_SECRET}
-    app = create_app(settings.but(challenges={**changes, "players": "app"}, secrets=secrets), clock=clock)
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with _served(settings, clock) as client:
         yield client
 
 
@@ -151,7 +159,8 @@ def test_the_shortest_line_at_a_human_pace_is_held_for_foresight(
     assert "cadence" not in review["reasons"] and "faster_than_known_line" not in review["reasons"]
     screen = review["screen"]
     assert (screen["par"], screen["length"], screen["time_bound_ms"]) == (50, 50, 50 * 400)
-    assert screen["decided"] is True and len(screen["world_losses"]) == screen["worlds"] == 6
+    assert screen["decided"] is True and screen["worlds"] == 6 and screen["line_move_ms"] == 400
+    assert screen["hidden_loss"] == 0 < min(screen["world_losses"]), "free here, costly in every other stock order"
     assert _won(screened, bot) == 1, "the win counts in the player's statistics, held or not"
 
 
@@ -168,6 +177,21 @@ def test_a_win_faster_than_a_person_who_knew_the_line_is_held(
     review = _review(screened, game)
     assert "faster_than_known_line" in review["reasons"] and "cadence" not in review["reasons"]
     assert review["per_move_ms"] == 300 and review["screen"]["time_bound_ms"] == 20_000
+
+
+def test_a_win_the_solver_could_not_judge_in_time_is_held_as_not_decided(
+    settings: Settings, clock: FakeClock, redis_client: redis.Redis
+) -> None:
+    """With a screen's time limit of 1 ms the solver cannot even find the par: the win near par is held as
+    ``not_decided``, never entered on a guess."""
+    with _served(settings, clock, screen_time_limit_s=0.001) as client:
+        line = _shortest(_deal(redis_client, _challenge(client)))
+        player = _app_player(client, "Unjudged")
+        game = _play(client, clock, player, line, _human(len(line), 1.5, 3.0, seed=4))
+        drain(client)
+        assert _board(client) == []
+        review = _review(client, game)
+        assert review["reasons"] == ["not_decided"] and review["screen"]["decided"] is False
 
 
 def test_a_machine_speed_win_is_held_for_its_cadence_at_once(

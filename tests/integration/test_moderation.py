@@ -57,7 +57,8 @@ def _text(value: Any) -> str:
 
 def _environment() -> dict[str, str]:
     limits = as_environment(no_limits())
-    floor_off = {"PYRAMIDE_MIN_MOVE_MS": "0"}  # the bots play at machine speed: their wins rank, for the bans
+    # the bots play at machine speed: their wins rank (no floor, no screening), for the bans
+    floor_off = {"PYRAMIDE_MIN_MOVE_MS": "0", "PYRAMIDE_MIN_LINE_MOVE_MS": "0", "PYRAMIDE_SCREEN_WORLDS": "0"}
     return {**limits, **floor_off, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY, "PYRAMIDE_SETTLEMENT_GRACE_S": "0"}
 
 
