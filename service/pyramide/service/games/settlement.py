@@ -122,8 +122,12 @@ class Settlement:
         if result.game in self._screening:
             return
         assert self.tasks is not None
+        try:
+            task = self.tasks.spawn("screen", self._screen(result, hints))
+        except RuntimeError:  # the process is stopping: the win stays pending, screened on a reconcile
+            log.warning("win %s left pending: the process is stopping", result.game)
+            return
         self._screening.add(result.game)
-        task = self.tasks.spawn("screen", self._screen(result, hints))
         task.add_done_callback(lambda _: self._screening.discard(result.game))
 
     async def _screen(self, result: GameResult, hints: int) -> None:
