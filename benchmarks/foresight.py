@@ -1,7 +1,7 @@
 """Fair play: how often the foresight screen holds honest wins (false positives) and bots' wins (its aim).
 
 Usage: .venv/bin/python benchmarks/foresight.py [--rules N 2S] [--wins 100] [--seed 1] [--worlds 6]
-       [--time-limit SECONDS] [--jobs 2]
+       [--time-limit SECONDS] [--jobs 2] [--out FILE] | --judge FILE
 
 For each rule set, deals seeded random deals the solver proves winnable and plays each with strategies that never
 look ahead, until each rule set has ``--wins`` honest wins:
@@ -23,19 +23,23 @@ when a screen raises or a line does not win.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.strategies import bot, greedy, limited, random_legal, through
 
 from pyramide.engine import UNDO, DealCode, Game, Rules
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.solver import solve
-from pyramide.solver.foresight import screen_win
+from pyramide.solver.foresight import Foresight, screen_win
 
 HONEST = ("greedy", "random", "limited")
 BOTS = ("bot", "through")
@@ -75,6 +79,35 @@ def lines_for(segment: str, wins: int, seed: int) -> list[tuple[str, str, list[s
     return found
 
 
+def rejudged(result: dict[str, Any]) -> dict[str, Any]:
+    """A saved screen judged again by the current rule (:attr:`Foresight.clairvoyant`) from its figures: the
+    measure is unchanged, only the thresholds may have moved."""
+    answer = result["answer"]
+    reasons = [r for r in answer["reasons"] if r != "foresight"]
+    if answer["hidden_loss"] is not None and Foresight(answer["hidden_loss"], answer["world_losses"]).clairvoyant:
+        reasons.append("foresight")
+    return {**result, "answer": {**answer, "reasons": reasons}}
+
+
+def report(segment: str, results: list[dict[str, Any]]) -> None:
+    """Per strategy: wins, the share held, the screens' CPU time; then the honest strategies together."""
+    for name in (*HONEST, *BOTS):
+        mine = [r for r in results if r["name"] == name]
+        if not mine:
+            continue
+        held = [r for r in mine if r["answer"]["reasons"]]
+        undecided = sum("not_decided" in r["answer"]["reasons"] for r in mine)
+        cpu = [r["cpu_s"] for r in mine]
+        print(
+            f"{segment:3} {name:8} wins {len(mine):4}  held {len(held):4} ({100 * len(held) / len(mine):5.1f} %,"
+            f" {undecided} not decided)  screen CPU median {statistics.median(cpu):.2f} s, worst {max(cpu):.2f} s",
+            flush=True,
+        )
+    honest = [r for r in results if r["name"] in HONEST]
+    count = sum(bool(r["answer"]["reasons"]) for r in honest)
+    print(f"{segment:3} honest   wins {len(honest):4}  held {count:4} ({100 * count / len(honest):5.1f} %)", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", nargs="+", default=["N", "2S"])
@@ -83,7 +116,15 @@ def main() -> int:
     parser.add_argument("--worlds", type=int, default=6)
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--out", help="a file to write each screen to, a JSON line each")
+    parser.add_argument("--judge", help="judge the screens an earlier --out wrote again, by the current rule")
     args = parser.parse_args()
+    if args.judge:
+        with open(args.judge, encoding="utf-8") as saved:
+            results = [rejudged(json.loads(line)) for line in saved]
+        for segment in dict.fromkeys(r["rules"] for r in results):
+            report(segment, [r for r in results if r["rules"] == segment])
+        return 0
     for segment in args.rules:
         lines = lines_for(segment, args.wins, args.seed)
         jobs = [
@@ -92,21 +133,10 @@ def main() -> int:
         ]
         with ProcessPoolExecutor(args.jobs) as pool:
             results = list(pool.map(screened, jobs))
-        for name in (*HONEST, *BOTS):
-            mine = [r for r in results if r["name"] == name]
-            if not mine:
-                continue
-            held = [r for r in mine if r["answer"]["reasons"]]
-            undecided = sum("not_decided" in r["answer"]["reasons"] for r in mine)
-            cpu = [r["cpu_s"] for r in mine]
-            print(
-                f"{segment:3} {name:8} wins {len(mine):4}  held {len(held):4} ({100 * len(held) / len(mine):5.1f} %,"
-                f" {undecided} not decided)  screen CPU median {statistics.median(cpu):.2f} s, worst {max(cpu):.2f} s",
-                flush=True,
-            )
-        honest = [r for r in results if r["name"] in HONEST]
-        share = 100 * sum(bool(r["answer"]["reasons"]) for r in honest) / len(honest)
-        print(f"{segment:3} honest   wins {len(honest):4}  held {share:5.1f} %", flush=True)
+        if args.out:
+            with open(args.out, "a", encoding="utf-8") as out:
+                out.writelines(json.dumps({"rules": segment, **r}) + "\n" for r in results)
+        report(segment, results)
     return 0
 
 

@@ -12,7 +12,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, Final
 
 import httpx
@@ -23,9 +22,8 @@ from pyramide.engine import parse_move
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra.clock import SystemClock
-from pyramide.service.infra.settings import Settings, as_environment
-from tests.support.limits import TEST_LIMITS
-from tests.support.serving import serve_in_thread, serving
+from pyramide.service.infra.settings import Settings
+from tests.support.serving import serve_in_thread
 
 TWO_STOCK: Final = {"recycles": 2, "stock_waste_pairs": True, "cover_pairs": False, "strict_win": False}
 """The ``2S`` preset: its winning lines are about 70 moves, where ``N``'s run to 150 and more."""
@@ -123,29 +121,6 @@ def _board(http: httpx.Client, challenge: str, **params: str) -> list[dict[str, 
     assert response.status_code == 200, response.text
     entries: list[dict[str, Any]] = response.json()["entries"]
     return entries
-
-
-def test_bots_do_not_rank_on_a_real_server(tmp_path: Path) -> None:
-    """Against a real ``pyramide serve``: the two-player bot, the one-player draw/undo bot, and a bot pacing
-    itself at 150 ms a move (under a floor of 200 ms: at or above the floor a bot passes, see docs/fair-play.md)
-    all win, and none of them is on the board."""
-    limits = as_environment(TEST_LIMITS)
-    env = {**limits, "PYRAMIDE_MIN_MOVE_MS": "200", "PYRAMIDE_WORKERS": "1"}
-    with serving(tmp_path / "data", tmp_path, env=env) as served, httpx.Client(base_url=served.url) as http:
-        challenge = http.get("/v1/challenges/current?rules=2S", timeout=30).json()["id"]
-        bot = _two_player_bot(http, challenge)
-        _draw_undo_bot(http, challenge)
-        paced = _player(http, "Paced bot")
-        game = _start(http, paced, {"challenge": challenge})
-        learner = _player(http, "Learner")
-        first = _start(http, learner, {"challenge": challenge})
-        line = _line_of(http, learner, first, _draw_all(http, learner, first))
-        started = time.monotonic()
-        _play(http, paced, game["id"], line, pause_s=0.15)
-        assert time.monotonic() - started >= 0.15 * (len(line) - 1), "it paced itself for real"
-        assert http.get(f"/v1/challenges/{challenge}", headers=bot).json()["you"]["status"] == "won"
-        assert _board(http, challenge) == [], "no bot ranks"
-        assert http.get(f"/v1/challenges/{challenge}", headers=paced).json()["you"]["rank"] is None
 
 
 def test_a_clean_human_paced_win_ranks_above_a_faster_assisted_one(settings: Settings) -> None:

@@ -57,6 +57,7 @@ class DiskWatch:
         self.ballast_bytes = short_bytes // 2
         self.low = True
         self.short = False
+        self._measured = False
         self.check()
 
     def check(self) -> bool:
@@ -71,12 +72,12 @@ class DiskWatch:
         else:
             low, short = free < self.reserve_bytes + appended, free < self.short_bytes
             self._ballast(free)
-        if low != self.low:
+        if low != self.low and (low or self._measured):  # nothing "is back" at the first measure
             log.warning("free disk space for Redis %s", "is low: writes are confirmed" if low else "is back")
         if short != self.short:
             state = "is short: only moderation and erasure may write" if short else "suffices for every write again"
             log.warning("free disk space for Redis %s", state)
-        self.low, self.short = low, short
+        self.low, self.short, self._measured = low, short, True
         return low
 
     def _ballast(self, free: int) -> None:
