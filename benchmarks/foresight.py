@@ -39,7 +39,7 @@ from tests.support.strategies import bot, greedy, limited, random_legal, through
 from pyramide.engine import UNDO, DealCode, Game, Rules
 from pyramide.engine.deal_codes import DEAL_COUNT
 from pyramide.solver import solve
-from pyramide.solver.foresight import Foresight, screen_win
+from pyramide.solver.foresight import Foresight, foresaw, screen_win
 
 HONEST = ("greedy", "random", "limited")
 BOTS = ("bot", "through")
@@ -79,13 +79,15 @@ def lines_for(segment: str, wins: int, seed: int) -> list[tuple[str, str, list[s
     return found
 
 
-def rejudged(result: dict[str, Any]) -> dict[str, Any]:
-    """A saved screen judged again by the current rule (:attr:`Foresight.clairvoyant`) from its figures: the
-    measure is unchanged, only the thresholds may have moved."""
+def rejudged(result: dict[str, Any], seed: int) -> dict[str, Any]:
+    """A saved screen (made with ``seed``) judged again by the current rule (:func:`foresaw`) from its figures:
+    the measure is unchanged, only the thresholds may have moved."""
     answer = result["answer"]
     reasons = [r for r in answer["reasons"] if r != "foresight"]
-    if answer["hidden_loss"] is not None and Foresight(answer["hidden_loss"], answer["world_losses"]).clairvoyant:
-        reasons.append("foresight")
+    if answer["hidden_loss"] is not None:
+        found = Foresight(answer["hidden_loss"], answer["world_losses"])
+        if foresaw(found, DealCode.parse(result["code"]), answer["length"], seed)[0]:
+            reasons.append("foresight")
     return {**result, "answer": {**answer, "reasons": reasons}}
 
 
@@ -121,9 +123,10 @@ def main() -> int:
     args = parser.parse_args()
     if args.judge:
         with open(args.judge, encoding="utf-8") as saved:
-            results = [rejudged(json.loads(line)) for line in saved]
-        for segment in dict.fromkeys(r["rules"] for r in results):
-            report(segment, [r for r in results if r["rules"] == segment])
+            kept = [json.loads(line) for line in saved]
+        for segment in dict.fromkeys(r["rules"] for r in kept):
+            mine = [r for r in kept if r["rules"] == segment]  # in the order screened: the seed is the index
+            report(segment, [rejudged(r, index) for index, r in enumerate(mine)])
         return 0
     for segment in args.rules:
         lines = lines_for(segment, args.wins, args.seed)

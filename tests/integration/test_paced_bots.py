@@ -85,6 +85,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         "PYRAMIDE_CHALLENGE_PLAYERS": mode,
         "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY,
         "PYRAMIDE_DEAL_SECRET": DEAL_SECRET,
+        "PYRAMIDE_SCREEN_TIME_LIMIT_S": "300",  # 3 workers on 2 cores: a bot's screen (6 s of CPU) must not run out
         "PYRAMIDE_WORKERS": "1",
         **clock_env(clock),
     }
@@ -161,7 +162,7 @@ def _held(server: Server, http: httpx.Client, name: str) -> dict[str, Any]:
         assert len(found) == 1, f"{name} not held yet; reviews {entries}"
         return dict(found[0])
 
-    return eventually(listed, 20, what=f"{name}'s win held")
+    return eventually(listed, 300, what=f"{name}'s win held")
 
 
 def _board(http: httpx.Client, challenge: str) -> list[str]:
@@ -233,6 +234,6 @@ def test_an_honest_player_at_a_human_pace_ranks(server: Server, preset: str) -> 
         for move in line:
             won = player.play(move, server.rng.uniform(1.0, 3.0))
         assert won["status"] == "won"
-        eventually(lambda: name in _board(http, challenge), 120, what="the honest win on the board")
+        eventually(lambda: name in _board(http, challenge), 300, what="the honest win on the board")
         entries = http.get("/v1/admin/reviews", params={"limit": 100}, headers=OPERATOR).json()["entries"]
         assert name not in [e["name"] for e in entries]

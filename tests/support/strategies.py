@@ -1,11 +1,11 @@
 """Players of a deal who never look ahead, and the bots they are measured against (issue 57): the foresight
 screen's benchmark (``benchmarks/foresight.py``) and the fair-play tests play them.
 
-Honest: ``greedy`` (any removal there is, at random, else a draw or a turn-over), ``random_legal`` (any legal move),
-``limited`` (a solver limited to the cards seen: it plans the shortest line for a stock whose unseen cards are
-shuffled, and plans again whenever a card it did not expect is drawn). Bots: ``bot`` (the shortest line for the
-actual stock, learned elsewhere), ``through`` (draws the whole stock, turns it over, then plays the shortest line:
-every card seen first, legally). Each returns a winning line, or ``None`` when it found none.
+Honest: ``greedy`` (the screen's own simplest player, :func:`pyramide.solver.foresight.greedy`),
+``random_legal`` (any legal move), ``limited`` (a solver limited to the cards seen: it plans the shortest line for
+a stock whose unseen cards are shuffled, and plans again whenever a card it did not expect is drawn). Bots: ``bot``
+(the shortest line for the actual stock, learned elsewhere), ``through`` (draws the whole stock, turns it over,
+then plays the shortest line: every card seen first, legally). Each returns a winning line, or ``None``.
 """
 
 from __future__ import annotations
@@ -15,25 +15,12 @@ from typing import Any
 
 from pyramide.engine import DealCode, Game, Move
 from pyramide.engine.layout import Layout
-from pyramide.engine.moves import Draw, Recycle, RemoveKing, RemovePair
+from pyramide.engine.moves import Draw, Recycle
 from pyramide.solver import solve
+from pyramide.solver.foresight import greedy
 
 CAP = 600
 """Moves after which a player gives up."""
-
-
-def greedy(code: DealCode, rng: random.Random) -> list[Move] | None:
-    game, line = Game(code), list[Move]()
-    while not game.is_won and len(line) < CAP:
-        legal = game.legal_moves()
-        removals = [m for m in legal if isinstance(m, RemovePair | RemoveKing)]
-        others = [m for m in legal if isinstance(m, Draw | Recycle)]
-        if not removals and not others:
-            return None
-        move = rng.choice(removals) if removals else others[0]
-        game.play(move)
-        line.append(move)
-    return line if game.is_won else None
 
 
 def random_legal(code: DealCode, rng: random.Random) -> list[Move] | None:
@@ -114,3 +101,6 @@ def honest_line(code: DealCode) -> list[Move]:
         if line is not None:
             return line
     raise AssertionError(f"no honest win found for {code}")
+
+
+__all__ = ["bot", "greedy", "honest_line", "limited", "random_legal", "through"]

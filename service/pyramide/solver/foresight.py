@@ -13,8 +13,10 @@ A player who cannot see the hidden cards makes choices that cost about as much i
 imagined ones: the actual deal is just one of them. A clairvoyant line costs nothing in the actual deal and
 clearly more in the imagined ones. The line is judged *foresight* when it is at or near par, lost no move at all
 while cards were hidden, and those same choices would have lost at least ``MEAN_LOSS`` moves on average in the
-imagined deals. Figures behind these thresholds (and what they cannot tell apart): ``docs/fair-play.md``
-("Foresight").
+imagined deals, unless the simplest play without foresight (take any removal there is, else draw: ``SIMPLE_PLAYS``
+seeded plays) wins the deal in as few moves: on deals where that play is lucky enough to reach par, a bot's line and
+a person's are the same, and holding them would hold the person. Figures behind these thresholds (and what they
+cannot tell apart): ``docs/fair-play.md`` ("Foresight").
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pyramide.engine import UNDO, Game, Move, parse_move
 from pyramide.engine.cards import Card
 from pyramide.engine.deal_codes import DealCode
 from pyramide.engine.layout import Layout
-from pyramide.engine.moves import Draw
+from pyramide.engine.moves import Draw, Recycle, RemoveKing, RemovePair
 from pyramide.solver.search import solve
 
 NEAR_PAR: Final = 3
@@ -38,6 +40,10 @@ MEAN_LOSS: Final = 3
 """The imagined deals' mean loss below which a line's choices did not depend enough on the hidden cards to tell."""
 LOST: Final = 30
 """The loss of a move after which an imagined deal can no longer be won (more than any near-par line's)."""
+SIMPLE_PLAYS: Final = 20
+"""Seeded plays of the simplest honest player a clairvoyant-looking line must beat to be held."""
+SIMPLE_CAP: Final = 600
+"""Moves after which a simple play gives up."""
 SEARCH_S: Final = 3.0
 """The most one search of an imagined deal may take: an imagined deal whose search runs longer is left out of the
 judgement from then on (its losses so far would understate it), so that one hard deal cannot use the whole limit."""
@@ -204,9 +210,42 @@ def screen_win(  # noqa: PLR0917 - a solver worker job: the pool passes its argu
     except _OutOfTimeError:
         return answer | {"reasons": [*answer["reasons"], "not_decided"], "decided": False}
     answer["hidden_loss"], answer["world_losses"] = found.hidden_loss, found.world_losses
-    if found.clairvoyant:
+    held, answer["simple_best"] = foresaw(found, deal, length, seed)
+    if held:
         answer["reasons"].append("foresight")
     return answer
+
+
+def foresaw(found: Foresight, code: DealCode, length: int, seed: int) -> tuple[bool, int | None]:
+    """Whether a line of ``length`` moves measured as ``found`` is held for foresight, and the simplest play's best
+    (``None`` when it was not needed, or found no win): clairvoyant-looking, and shorter than every simple play."""
+    if not found.clairvoyant:
+        return False, None
+    simple = simplest_win(code, seed)
+    return simple is None or simple > length, simple
+
+
+def greedy(code: DealCode, rng: random.Random) -> list[Move] | None:
+    """The simplest play without foresight: any removal there is (chosen at random), else a draw or a turn-over;
+    its winning line, or ``None`` when it is stuck or passes ``SIMPLE_CAP`` moves."""
+    game, line = Game(code), list[Move]()
+    while not game.is_won and len(line) < SIMPLE_CAP:
+        legal = game.legal_moves()
+        removals = [m for m in legal if isinstance(m, RemovePair | RemoveKing)]
+        others = [m for m in legal if isinstance(m, Draw | Recycle)]
+        if not removals and not others:
+            return None
+        move = rng.choice(removals) if removals else others[0]
+        game.play(move)
+        line.append(move)
+    return line if game.is_won else None
+
+
+def simplest_win(code: DealCode, seed: int) -> int | None:
+    """The fewest moves ``SIMPLE_PLAYS`` seeded :func:`greedy` plays win the deal in (``None``: none wins)."""
+    rng = random.Random(seed)
+    lengths = [len(line) for _ in range(SIMPLE_PLAYS) if (line := greedy(code, random.Random(rng.random())))]
+    return min(lengths, default=None)
 
 
 def _length(code: DealCode, moves: list[Move]) -> int:

@@ -7,7 +7,7 @@ import random
 
 from pyramide.engine import DealCode, Game
 from pyramide.solver import solve
-from pyramide.solver.foresight import MEAN_LOSS, NEAR_PAR, screen_win
+from pyramide.solver.foresight import MEAN_LOSS, NEAR_PAR, Foresight, foresaw, screen_win
 from tests.support.strategies import greedy
 
 DEAL = "PY1-2S-OXRMJZV"
@@ -51,3 +51,15 @@ def test_a_greedy_win_far_from_par_is_not_judged() -> None:
     answer = screen_win(DEAL, line, elapsed_ms=len(line) * 1000, line_move_ms=400, worlds=6, seed=1, time_limit_s=60)
     assert answer["length"] > answer["par"] + NEAR_PAR
     assert answer["reasons"] == [] and answer["hidden_loss"] is None
+
+
+def test_a_line_the_simplest_play_also_reaches_is_not_held() -> None:
+    """Under N the simplest play (any removal there is, else draw) often reaches par: there a solver's line and a
+    lucky person's are the same line, and the screen holds neither, however much the line's choices depend on the
+    hidden order (these are the figures of the solver's line on this deal)."""
+    clairvoyant = Foresight(hidden_loss=0, world_losses=[11, 15, 16, 19, 19, 19])
+    assert clairvoyant.clairvoyant
+    assert foresaw(clairvoyant, DealCode.parse("PY1-N-NYGMCSK"), length=56, seed=1) == (False, 56)
+    held, simple = foresaw(clairvoyant, DealCode.parse(DEAL), length=55, seed=1)
+    assert held and simple is not None and simple > 55
+    assert foresaw(Foresight(hidden_loss=1, world_losses=[11, 15, 16]), DealCode.parse(DEAL), 55, 1) == (False, None)
