@@ -12,8 +12,8 @@ from litestar.testing import TestClient
 
 from pyramide.service.app import create_app
 from pyramide.service.infra.settings import Settings
-from tests.support.audit import OPERATOR, OPERATOR_KEY, _as, _bearer, _me
-from tests.support.challenges import _deal, _win
+from tests.support.audit import OPERATOR, OPERATOR_KEY, _as, _bearer
+from tests.support.challenges import held_challenge_win
 from tests.support.players import new_player
 
 
@@ -35,17 +35,6 @@ def _app(client: Any, scopes: tuple[str, ...] = ("players",), name: str = "Klub"
     return response.json()["id"], response.json()["key"]
 
 
-def _held_challenge_win(client: Any, redis_client: redis.Redis, headers: dict[str, str]) -> dict[str, Any]:
-    """A challenge win at solver speed by ``headers``' player: held for review. The review."""
-    challenge = client.get("/v1/challenges/current").json()["id"]
-    game = client.post("/v1/games", json={"challenge": challenge}, headers=headers)
-    assert game.status_code == 201, game.text
-    _win(client, headers, game.json(), _deal(redis_client, challenge))
-    reviews: list[dict[str, Any]] = client.get("/v1/admin/reviews", headers=OPERATOR).json()["entries"]
-    (review,) = [r for r in reviews if r["player"] == _me(client, headers)]
-    return review
-
-
 def _board(client: Any, challenge: str, **params: str) -> list[dict[str, Any]]:
     response = client.get(f"/v1/challenges/{challenge}/leaderboard", params=params)
     assert response.status_code == 200, response.text
@@ -57,7 +46,7 @@ def test_accepting_a_review_again_does_not_bring_an_annulled_entry_back(admin: A
     """Accepting again 'changes nothing'; annulment takes an entry off 'for good' (docs/api.md): the accept route
     once entered the held win on every call."""
     player = new_player(admin, name="Fast")
-    review = _held_challenge_win(admin, redis_client, player)
+    review = held_challenge_win(admin, redis_client, player, OPERATOR)
     challenge = review["challenge"]
     accepted = admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={"reason": "ok"}, headers=OPERATOR)
     assert accepted.status_code == 200, accepted.text
@@ -81,7 +70,7 @@ def test_an_app_cannot_bring_back_its_players_entry_the_operator_annulled(
     app's accept is no way back (it may not accept at all: 403 ``operator_only``, issue 57)."""
     _, key = _app(admin, ("players", "moderation"))
     user = _as(key, "bot-1")
-    review = _held_challenge_win(admin, redis_client, user)
+    review = held_challenge_win(admin, redis_client, user, OPERATOR)
     app_admin = _bearer(key)
     assert admin.post(f"/v1/admin/reviews/{review['id']}/accept", json={}, headers=OPERATOR).status_code == 200
     board = f"challenge:{review['challenge']}"
@@ -98,7 +87,7 @@ def test_an_app_rejects_its_own_players_held_win_but_may_not_accept_it(admin: An
     rejects another of its users' (audited as the app), and the operator accepts the first, which then ranks."""
     _, key = _app(admin, ("players", "moderation"))
     app_admin = _bearer(key)
-    review = _held_challenge_win(admin, redis_client, _as(key, "bot-1"))
+    review = held_challenge_win(admin, redis_client, _as(key, "bot-1"), OPERATOR)
     url = f"/v1/admin/reviews/{review['id']}/accept"
     refused = admin.post(url, json={"reason": "mine"}, headers={**app_admin, "Accept-Language": "en"})
     assert refused.status_code == 403 and refused.json()["code"] == "operator_only", refused.text
@@ -111,7 +100,7 @@ def test_an_app_rejects_its_own_players_held_win_but_may_not_accept_it(admin: An
     (pending,) = admin.get("/v1/admin/reviews", headers=app_admin).json()["entries"]
     assert pending["status"] == "pending" and pending["decided_by"] is None
 
-    other = _held_challenge_win(admin, redis_client, _as(key, "bot-2"))
+    other = held_challenge_win(admin, redis_client, _as(key, "bot-2"), OPERATOR)
     rejected = admin.post(f"/v1/admin/reviews/{other['id']}/reject", json={"reason": "a bot"}, headers=app_admin)
     assert rejected.status_code == 200 and rejected.json()["status"] == "rejected", rejected.text
 

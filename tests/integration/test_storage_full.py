@@ -19,7 +19,7 @@ from litestar.testing import TestClient
 
 from pyramide.service.infra.disk import CHECK_INTERVAL_S
 from tests.support.audit import _as, _bearer, _me
-from tests.support.challenges import _deal, _win
+from tests.support.challenges import held_challenge_win
 from tests.support.operators import OPERATOR, OPERATOR_KEY
 from tests.support.players import new_player
 from tests.support.redis_commands import client_commands
@@ -284,12 +284,12 @@ def test_moderators_revoke_ban_annul_decide_and_erase_while_redis_is_full(tmp_pa
         assert app.status_code == 201, app.text
         key = app.json()["key"]
         bot = _me(http, _as(key, "bot"))
-        ranked, held = _held_win(http, redis_at, _player(http)), _held_win(http, redis_at, _player(http))
+        ranked, held = (held_challenge_win(http, redis_at, _player(http), OPERATOR) for _ in range(2))
         accepted = http.post(f"/v1/admin/reviews/{ranked['id']}/accept", json={"reason": "ok"}, headers=OPERATOR)
         assert accepted.status_code == 200, accepted.text
-        banned, cheat, gone = (_id(http, _player(http)) for _ in range(3))
+        banned, cheat, gone = (_me(http, _player(http)) for _ in range(3))
         assert http.post(f"/v1/admin/players/{banned}/ban", json={"reason": "x"}, headers=OPERATOR).status_code == 200
-        leaver, filler = _player(http), _id(http, _player(http))
+        leaver, filler = _player(http), _me(http, _player(http))
         assert _fill_memory(redis_at, filler) > 1000
 
         def full(method: str, url: str, **options: Any) -> httpx.Response:
@@ -337,25 +337,10 @@ def test_moderators_revoke_ban_annul_decide_and_erase_while_redis_is_full(tmp_pa
     assert reserve_kept, "the reserve is taken again for the next moderator"
 
 
-def _held_win(http: httpx.Client, redis_at: redis.Redis, headers: dict[str, str]) -> dict[str, Any]:
-    """A daily challenge won at the solver's speed by ``headers``' player: held for review. The review."""
-    challenge = http.get("/v1/challenges/current").json()["id"]
-    game = http.post("/v1/games", json={"challenge": challenge}, headers=headers)
-    assert game.status_code == 201, game.text
-    _win(http, headers, game.json(), _deal(redis_at, challenge))
-    reviews: list[dict[str, Any]] = http.get("/v1/admin/reviews", headers=OPERATOR).json()["entries"]
-    (review,) = [r for r in reviews if r["player"] == _id(http, headers)]
-    return review
-
-
 def _player(http: httpx.Client) -> dict[str, str]:
     response = http.post("/v1/players", json={})
     assert response.status_code == 201, response.text
     return {"Authorization": f"Bearer {response.json()['token']}"}
-
-
-def _id(http: httpx.Client, headers: dict[str, str]) -> str:
-    return str(http.get("/v1/players/me", headers=headers).json()["id"])
 
 
 def test_on_a_short_or_full_disk_only_moderation_and_erasure_write(tmp_path: Path) -> None:
@@ -374,7 +359,7 @@ def test_on_a_short_or_full_disk_only_moderation_and_erasure_write(tmp_path: Pat
         serving(disk / "data", tmp_path, env=env) as served,
         httpx.Client(base_url=served.url, timeout=10) as http,
     ):
-        player, leaver, other, cheat = _player(http), _player(http), _player(http), _id(http, _player(http))
+        player, leaver, other, cheat = _player(http), _player(http), _player(http), _me(http, _player(http))
         game = http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=player).json()["id"]
         assert (disk / "data" / "disk-reserve").stat().st_size == 1024 * 1024, "the ballast: half the reserve"
         filler = fill(disk, leave=2 * 1024 * 1024 + 256 * 1024)

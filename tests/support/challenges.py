@@ -11,6 +11,7 @@ import redis
 from pyramide.engine import DealCode, Game
 from pyramide.service.games.commands_controller import move_body
 from pyramide.solver import solve
+from tests.support.audit import _me
 
 
 def _deal(redis_client: redis.Redis, challenge: str) -> DealCode:
@@ -31,3 +32,17 @@ def _win(client: httpx.Client, headers: dict[str, str], game: dict[str, Any], co
         snapshot = response.json()
     assert snapshot["status"] == "won"
     return snapshot
+
+
+def held_challenge_win(
+    client: Any, redis_client: redis.Redis, headers: dict[str, str], operator: dict[str, str]
+) -> dict[str, Any]:
+    """Today's challenge won at the solver's speed by ``headers``' player, so held for review: the review, as the
+    operator (``operator``'s headers) lists it."""
+    challenge = client.get("/v1/challenges/current").json()["id"]
+    game = client.post("/v1/games", json={"challenge": challenge}, headers=headers)
+    assert game.status_code == 201, game.text
+    _win(client, headers, game.json(), _deal(redis_client, challenge))
+    reviews: list[dict[str, Any]] = client.get("/v1/admin/reviews", headers=operator).json()["entries"]
+    (review,) = [r for r in reviews if r["player"] == _me(client, headers)]
+    return review

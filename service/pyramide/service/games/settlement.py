@@ -75,11 +75,12 @@ class Settlement:
         background task does them). A failure here loses nothing: the game stays pending and is settled later."""
         try:
             if result is not None:
-                if result.won and self._to_screen(result):
+                verdict = self.fair_play.verdict(result) if result.won else None
+                if verdict is Verdict.ENTER and self._to_screen(result):
                     self._screen_later(result, hints)
                     return
-                if result.won:
-                    await self._rank(result, hints)
+                if verdict is not None:
+                    await self._rank(result, hints, verdict)
                 await self._count(result, hints)
             elif started:
                 await self.stats.record_start(player, game)
@@ -99,9 +100,8 @@ class Settlement:
         elif recorded is Result.BANNED and result.board is not None:
             await self.boards.set_aside(result.player, [result.board])  # banned meanwhile: kept with the ban
 
-    async def _rank(self, result: GameResult, hints: int) -> None:
-        """Enter a win on its board, hold it for review, or leave it off, as the fair-play rules say."""
-        verdict = self.fair_play.verdict(result)
+    async def _rank(self, result: GameResult, hints: int, verdict: Verdict) -> None:
+        """Enter a win on its board, hold it for review, or leave it off, as the fair-play rules' ``verdict`` says."""
         if verdict is Verdict.ENTER:
             await self.boards.enter(result, hints)
         elif verdict is Verdict.REVIEW and self.reviews is not None:
@@ -109,13 +109,8 @@ class Settlement:
             await self.reviews.hold(result, hints, record, now_ms(self.clock), reasons=[HoldReason.CADENCE])
 
     def _to_screen(self, result: GameResult) -> bool:
-        """Whether a win is a challenge's that the cheap rules would enter, and the screening is on."""
-        return (
-            self.screening is not None
-            and result.challenge is not None
-            and result.board is not None
-            and self.fair_play.verdict(result) is Verdict.ENTER
-        )
+        """Whether a win the cheap rules would enter is a challenge's, and the screening is on."""
+        return self.screening is not None and result.challenge is not None and result.board is not None
 
     def _screen_later(self, result: GameResult, hints: int) -> None:
         """Start the win's screening and steps 2 and 3 in the background (unless this process screens it now)."""

@@ -127,6 +127,15 @@ RELIEF: ContextVar[Relief | None] = ContextVar("pyramide_memory_relief", default
 write refused for lack of memory by releasing the reserve and sending the write again, once."""
 
 
+async def _relieve(error: ResponseError) -> None:
+    """Release the reserve for a write refused for lack of memory, within :data:`RELIEF` (the caller then sends it
+    again, once); anything else is raised again."""
+    relief = RELIEF.get()
+    if relief is None or not out_of_memory(error):
+        raise error
+    await relief.release()
+
+
 UNAVAILABLE_MARKS = ("NOREPLICAS", READ_ONLY)
 """How a Redis says it takes no writes for now, whatever the write: ``NOREPLICAS``, a master with
 ``min-replicas-to-write`` that has too few replicas in step; ``READONLY``, a replica (a master demoted by a
@@ -247,20 +256,14 @@ class ServiceRedis(SentinelsOwner):
         try:
             return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
         except ResponseError as error:
-            relief = RELIEF.get()
-            if relief is None or not out_of_memory(error):
-                raise
-            await relief.release()
+            await _relieve(error)
             return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
 
     async def evalsha(self, sha: str, numkeys: int, *keys_and_args: Any) -> Any:
         try:
             return await self._scripts.evalsha(sha, numkeys, *keys_and_args)
         except ResponseError as error:
-            relief = RELIEF.get()
-            if relief is None or not out_of_memory(error):
-                raise
-            await relief.release()
+            await _relieve(error)
             return await self._scripts.evalsha(sha, numkeys, *keys_and_args)
 
     async def aclose(self, close_connection_pool: bool | None = None) -> None:
