@@ -19,6 +19,7 @@ import httpx
 from pyramide.service.infra.settings import Settings
 from tests.support.par import _until_decided
 from tests.support.streams import CAPS, LAYOUT, MOVES, Sse, _game, _play, _player, _serve, _served, _until
+from tests.support.waiting import eventually
 
 PING_S = 0.5
 """The server's PYRAMIDE_STREAM_NOTICES_PING_S here: a silent connection is taken for dead within twice that."""
@@ -132,7 +133,8 @@ def test_a_stream_still_follows_changes_after_its_redis_link_dies_silently(setti
         stream = Sse(f"{api}/v1/games/{game['id']}/events", player)
         try:
             assert stream.next()["id"] == game["version"]
-            assert proxy.freeze_subscribers() == 1
+            # the SUBSCRIBE is written before the first event but may still sit in the proxy's socket: wait for it
+            assert eventually(proxy.freeze_subscribers, what="the server's SUBSCRIBE through the proxy") == 1
             started = time.monotonic()
             moved = _play(api, player, game["id"], MOVES[:1])
             event = stream.next(timeout=BOUND_S)
