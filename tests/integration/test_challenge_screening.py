@@ -22,27 +22,35 @@ from litestar.testing import TestClient
 from pyramide.engine import DealCode, Game, parse_move
 from pyramide.service.app import create_app
 from pyramide.service.games.commands_controller import move_body
+from pyramide.service.games.screen_queue import RETRY_S
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import FakeClock
 from pyramide.service.infra.settings import Settings
 from pyramide.solver import solve
 from tests.support.challenges import _deal
-from tests.support.waiting import drain
+from tests.support.waiting import drain, run_due
 
 OPERATOR_KEY: Final = "screening-tests-operator-key-0123456789abcdef"
 OPERATOR: Final = {"Authorization": f"Bearer {OPERATOR_KEY}"}
 DEAL_SECRET: Final = "screening-tests-secret-0007"
 """Deals today's (2042-06-11) 2S challenge as ``PY1-2S-LBOQQP…``: par 50, won by the greedy player in 66 moves."""
 Client = TestClient[Any]
+SCREEN_LIMIT_S: Final = 300.0
+"""The screen's time limit here: ample for 3 workers on 2 shared cores."""
+LEASE_S: Final = 4 * SCREEN_LIMIT_S + 60
+"""How long a process holds a win it screens, with this limit (``games.settlement``)."""
 
 
 @contextmanager
-def _served(settings: Settings, clock: FakeClock, screen_time_limit_s: float = 300) -> Iterator[Client]:
+def _served(
+    settings: Settings, clock: FakeClock, screen_time_limit_s: float = SCREEN_LIMIT_S, **groups: dict[str, Any]
+) -> Iterator[Client]:
+    """The app with the screening on (and the setting ``groups`` given), under the test's clock."""
     changes = {"min_move_ms": 150, "min_line_move_ms": 400, "screen_worlds": 6, "players": "app"}
     secrets = {"operator_key": OPERATOR_KEY, "deal_secret": DEAL_SECRET}
     changes["screen_time_limit_s"] = screen_time_limit_s
-    app = create_app(settings.but(challenges=changes, secrets=secrets), clock=clock)
+    app = create_app(settings.but(challenges=changes, secrets=secrets, **groups), clock=clock)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 
@@ -89,21 +97,36 @@ def _shortest(code: DealCode) -> list[str]:
     return [move.notation() for move in analysis.shortest]
 
 
-def _play(client: Client, clock: FakeClock, headers: dict[str, str], line: list[str], pauses_s: list[float]) -> str:
-    """Start the challenge and play ``line`` to the win, the clock moving ``pauses_s[i]`` before move ``i + 1``;
-    the game's id. Every answer comes at once: none waits for the screen."""
+def _play(
+    client: Client,
+    clock: FakeClock,
+    headers: dict[str, str],
+    line: list[str],
+    pauses_s: list[float],
+    *,
+    won: bool = True,
+) -> str:
+    """Start the challenge and play ``line`` (to the win, unless not ``won``), the clock moving ``pauses_s[i]``
+    before move ``i + 1``; the game's id. Every answer comes at once: none waits for the screen."""
     game = client.post("/v1/games", json={"challenge": _challenge(client)}, headers=headers)
     assert game.status_code == 201, game.text
     game_id: str = game.json()["id"]
     snapshot: dict[str, Any] = {}
     for index, notation in enumerate(line):
-        if index:
-            clock.advance(pauses_s[index - 1])
-        moved = client.post(f"/v1/games/{game_id}/moves", json=move_body(parse_move(notation)), headers=headers)
-        assert moved.status_code == 200, moved.text
-        snapshot = moved.json()
-    assert snapshot["status"] == "won", snapshot
+        snapshot = _move(client, clock, headers, game_id, notation, pause_s=pauses_s[index - 1] if index else 0)
+    assert (snapshot["status"] == "won") is won, snapshot
     return game_id
+
+
+def _move(
+    client: Client, clock: FakeClock, headers: dict[str, str], game_id: str, notation: str, *, pause_s: float
+) -> dict[str, Any]:
+    """One move, ``pause_s`` after the last by the service's clock; its snapshot."""
+    clock.advance(pause_s)
+    moved = client.post(f"/v1/games/{game_id}/moves", json=move_body(parse_move(notation)), headers=headers)
+    assert moved.status_code == 200, moved.text
+    snapshot: dict[str, Any] = moved.json()
+    return snapshot
 
 
 def _human(moves: int, low_s: float, high_s: float, seed: int) -> list[float]:
@@ -209,12 +232,12 @@ def test_a_machine_speed_win_is_held_for_its_cadence_at_once(
     assert _review(screened, game) == review
 
 
-def test_a_win_left_mid_screen_stays_pending_until_screened(
+def test_a_win_left_mid_screen_is_screened_once_its_lease_runs_out(
     screened: Client, clock: FakeClock, code: DealCode, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The process dies while the solver screens the win (nothing after the save is written): the win is on no
-    board and not in the statistics. Past the grace, the player's next statistics read screens it and settles it,
-    once."""
+    board and not in the statistics. A statistics read past the grace starts no second screen while the lease the
+    dead screen took runs; once it has run out, the sweep screens the win and settles it, once, with no read."""
     original = Settlement._screen
 
     async def dies(self: Settlement, *args: Any) -> None:
@@ -227,11 +250,44 @@ def test_a_win_left_mid_screen_stays_pending_until_screened(
     drain(screened, 300)  # a screen is seconds of solver time; 3 workers share 2 cores
     assert _board(screened) == [] and _won(screened, honest) == 0, "pending: within the grace, nobody settles it"
     monkeypatch.setattr(Settlement, "_screen", original)
-    clock.advance(31)  # past PYRAMIDE_SETTLEMENT_GRACE_S
-    _won(screened, honest)  # the read that finds it pending and screens it in the background
-    drain(screened, 300)  # a screen is seconds of solver time; 3 workers share 2 cores
+    clock.advance(31)  # past PYRAMIDE_SETTLEMENT_GRACE_S, within the lease
+    assert _won(screened, honest) == 0
+    drain(screened, 300)
+    assert _board(screened) == [], "the lease is held: no second screen"
+    clock.advance(LEASE_S)
+    run_due(screened, 300)  # the sweep finds the lease run out and screens the win
     assert _board(screened) == ["Honest"]
     for _ in range(2):
         assert _won(screened, honest) == 1
-        drain(screened, 300)  # a screen is seconds of solver time; 3 workers share 2 cores
+        run_due(screened, 300)
     assert _board(screened) == ["Honest"]
+    assert screened.get("/v1/admin/reviews", headers=OPERATOR).json()["entries"] == []
+
+
+def test_a_win_the_busy_solver_refused_is_screened_when_it_has_room(
+    settings: Settings, clock: FakeClock, redis_client: redis.Redis
+) -> None:
+    """One solver worker and no queue: two challenge wins come together, a bot's (the shortest line at a human
+    pace: seconds of screening) and an honest player's. The solver screens one and refuses the other (503
+    ``solver_busy`` inside the screen): that win waits, pending, in the queue of wins to screen. When the retry is
+    due, the sweep screens it: the honest win ranks and the bot's is held, and nobody read any statistics."""
+    with _served(settings, clock, solver={"workers": 1, "queue": 0}) as client:
+        code = _deal(redis_client, _challenge(client))
+        honest, bot = _app_player(client, "Honest"), _app_player(client, "Paced bot")
+        greedy, shortest = _greedy(code), _shortest(code)
+        honest_game = _play(client, clock, honest, greedy[:-1], _human(len(greedy), 1.5, 3.0, seed=5), won=False)
+        bot_game = _play(client, clock, bot, shortest[:-1], _human(len(shortest), 0.45, 0.55, seed=6), won=False)
+        drain(client, 300)  # nothing else wants the solver when the two wins come
+        _move(client, clock, bot, bot_game, shortest[-1], pause_s=0.5)
+        _move(client, clock, honest, honest_game, greedy[-1], pause_s=2.0)
+        drain(client, 300)
+        members: list[bytes] = list(redis_client.zrange(keyspace.SCREENS, 0, -1))  # type: ignore[arg-type]
+        waiting = {member.decode().split(":")[1] for member in members}
+        assert len(waiting) == 1 and waiting <= {honest_game, bot_game}, "one screened, one refused and waiting"
+        clock.advance(RETRY_S)
+        run_due(client, 300)
+        assert _board(client) == ["Honest"]
+        review = _review(client, bot_game)
+        assert review["status"] == "pending" and "foresight" in review["reasons"], review["reasons"]
+        assert redis_client.zcard(keyspace.SCREENS) == 0
+        assert _won(client, honest) == _won(client, bot) == 1

@@ -16,7 +16,7 @@ from pyramide.service.accounts import app_players, audit, bans, players, privacy
 from pyramide.service.challenges import closes
 from pyramide.service.events import delivery
 from pyramide.service.events import store as webhook_store
-from pyramide.service.games import store_scripts
+from pyramide.service.games import screen_queue, store_scripts
 from pyramide.service.games.store_scripts import HintArgs
 from pyramide.service.infra import address_moves, keyspace, outbox, ratelimit, stream_leases
 from pyramide.service.infra.redis import connect, raw
@@ -49,17 +49,50 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         for s in vars(module).values()
         if isinstance(s, Script)
     }
-    more = (audit, app_players, bans, privacy, rewrites, closes, delivery, webhook_store, stream_leases, outbox)
+    more = (
+        audit,
+        app_players,
+        bans,
+        privacy,
+        rewrites,
+        closes,
+        delivery,
+        webhook_store,
+        stream_leases,
+        outbox,
+        screen_queue,
+    )
     scripts |= {s.name for m in more for s in vars(m).values() if isinstance(s, Script)}
     pieces = {
         "gcra", "quota", "list_game", "follow_player", "hash_fields", "emit_event", "board_left", "save_game",
         "board_changed",
     }  # fmt: skip
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
-    assert len(scripts) == 51
+    assert len(scripts) == 53
 
 
 # -- games --------------------------------------------------------------------------------------------------------
+
+
+def test_a_win_to_screen_is_taken_by_one_process_and_claimed_again_when_due(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """``screen_take`` leases a win to the first taker only; ``screen_claim`` takes back only the wins whose lease
+    (or retry time) has come, at most ``limit``, and leases them anew."""
+    keys = screen_queue.ClaimKeys(keyspace.SCREENS)
+
+    def take(member: str, now: int) -> int:
+        return int(run(settings, screen_queue.TAKE, keys, screen_queue.TakeArgs(member, now, 1000)))
+
+    def claim(now: int, limit: int) -> list[bytes]:
+        return list(run(settings, screen_queue.CLAIM, keys, screen_queue.ClaimArgs(now, 1000, limit)))
+
+    assert (take("p:a", 0), take("p:a", 999), take("p:b", 500)) == (1, 0, 1)
+    assert claim(999, 8) == [], "both leases still run"
+    assert claim(1000, 8) == [b"p:a"] and take("p:a", 1500) == 0, "claimed anew: leased till 2000"
+    redis_client.zadd(keyspace.SCREENS, {"p:c": 100, "p:d": 100})
+    assert claim(1500, 2) == [b"p:c", b"p:d"] and claim(1500, 8) == [b"p:b"]
+    assert redis_client.zscore(keyspace.SCREENS, "p:b") == 2500
 
 
 def _save_keys(player: UUID, game: UUID, idempotency: str = "-") -> store_scripts.SaveKeys:

@@ -9,8 +9,9 @@ cover them all. Instead, for a change that makes a game count (its first move) o
 2. a win is entered on the leaderboard (idempotent: a leaderboard keeps each player's best), or, for a daily
    challenge's win that the fair-play rules hold back (``stats.fairness``), held for review (idempotent: one review
    per game) or left off; a challenge win those rules would enter is first screened by the solver
-   (``games.screening``), and then 2 and 3 run in a background task, never on the move's request: a process that
-   dies mid-screen leaves the game pending, and the reconcile below screens it again;
+   (``games.screening``), and then 2 and 3 run in a background task, never on the move's request. The win is
+   first taken in the queue of wins to screen (``games.screen_queue``): a screen the solver refused, or a process
+   that died mid-screen, leaves it there and pending, and every process's sweep screens it again once it is due;
 3. the start or the result is recorded in the player's statistics, and the game leaves ``pending`` in the same
    script (idempotent: a game's state in the statistics only moves forward). A result counts the game as played,
    so a change that both starts and ends a game records only the result.
@@ -23,12 +24,14 @@ change end the game, and recording the same result again changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from uuid import UUID
 
 from redis.exceptions import RedisError
 
 from pyramide.service.errors import DomainError
+from pyramide.service.games.screen_queue import ScreenQueue
 from pyramide.service.games.screening import Screening
 from pyramide.service.games.store import GameStore
 from pyramide.service.games.stored_game import StoredGame
@@ -67,6 +70,7 @@ class Settlement:
         self.reviews = reviews
         self.screening = screening if tasks is not None else None
         self.tasks = tasks
+        self.queue = None if self.screening is None else ScreenQueue(redis, self.clock, _lease_s(self.screening))
         self._screening: set[UUID] = set()
         """The games this process is screening now: a reconcile meanwhile does not start a second screen."""
 
@@ -77,7 +81,8 @@ class Settlement:
             if result is not None:
                 verdict = self.fair_play.verdict(result) if result.won else None
                 if verdict is Verdict.ENTER and self._to_screen(result):
-                    self._screen_later(result, hints)
+                    if await self._take(result):
+                        self._screen_later(result, hints)
                     return
                 if verdict is not None:
                     await self._rank(result, hints, verdict)
@@ -112,10 +117,14 @@ class Settlement:
         """Whether a win the cheap rules would enter is a challenge's, and the screening is on."""
         return self.screening is not None and result.challenge is not None and result.board is not None
 
+    async def _take(self, result: GameResult) -> bool:
+        """Whether this process is to screen the win now: neither it nor another process screens it already, and
+        it does not wait to be tried again (the queue's sweep takes it then)."""
+        assert self.queue is not None
+        return result.game not in self._screening and await self.queue.take(result.player, result.game)
+
     def _screen_later(self, result: GameResult, hints: int) -> None:
-        """Start the win's screening and steps 2 and 3 in the background (unless this process screens it now)."""
-        if result.game in self._screening:
-            return
+        """Start the win's screening and steps 2 and 3 in the background (taken in the queue already)."""
         assert self.tasks is not None
         try:
             task = self.tasks.spawn("screen", self._screen(result, hints))
@@ -127,8 +136,10 @@ class Settlement:
 
     async def _screen(self, result: GameResult, hints: int) -> None:
         """Steps 2 and 3 of a challenge win: the screening's judgement, then the board or the review list, then the
-        statistics. A full solver or a failing Redis leaves the game pending, screened again on a reconcile."""
+        statistics. A full solver leaves the game pending and due again in the queue soon; a failing Redis leaves
+        it pending, due again when its lease runs out."""
         assert self.screening is not None
+        assert self.queue is not None
         try:
             record = await self.games.record(result.player, result.game)
             screened = await self.screening.judge(result, record)
@@ -141,21 +152,50 @@ class Settlement:
             else:
                 await self.boards.enter(result, hints)
             await self._count(result, hints)
+            await self.queue.done(result.player, result.game)
         except DomainError as error:
             log.warning("win %s left pending, to be screened again: the solver is busy (%s)", result.game, error.code)
+            with contextlib.suppress(RedisError):  # else its lease runs out: screened again a little later
+                await self.queue.retry(result.player, result.game)
         except RedisError:
-            log.warning("win %s left pending; screened on the player's next statistics read", result.game)
+            log.warning("win %s left pending; screened again once its lease runs out", result.game)
+
+    async def sweep(self) -> None:
+        """Screens again the wins due in the queue (refused by a busy solver, or left by a process that died), each
+        taken by one process; a win settled meanwhile (or its player erased) leaves the queue."""
+        assert self.queue is not None
+        for player, game in await self.queue.claim():
+            if game in self._screening:
+                continue
+            if await self.redis.zscore(keyspace.pending(player), str(game)) is None:
+                await self.queue.done(player, game)
+                continue
+            started, result, hints = await self._settled(player, game)
+            if result is not None and self._to_screen(result) and self.fair_play.verdict(result) is Verdict.ENTER:
+                self._screen_later(result, hints)
+            else:  # not a win to screen (any more): settled as any game
+                await self.record(player, game, started, result, hints)
+                await self.queue.done(player, game)
 
     async def reconcile(self, player: UUID) -> int:
         """Settle every game of ``player`` pending for longer than the grace period; how many were."""
         due = await self.redis.zrangebyscore(keyspace.pending(player), "-inf", now_ms(self.clock) - self.grace_ms)
         for raw in due:
             game = UUID(raw.decode())
-            state, result_bytes, hints = await self.games.settled(player, game)
-            stored = StoredGame.from_bytes(game, state) if state is not None else None
-            result = GameResult.from_bytes(result_bytes) if result_bytes is not None else None
-            if result is not None and result.player != player:
-                result = None  # cannot happen through the service; never count another player's game
-            started = (stored is not None and stored.owner == player and stored.started) or result is not None
-            await self.record(player, game, started, result, hints)
+            await self.record(player, game, *await self._settled(player, game))
         return len(due)
+
+    async def _settled(self, player: UUID, game: UUID) -> tuple[bool, GameResult | None, int]:
+        """What the game's slot says of a pending game: started? its result, if it ended; the hints it took."""
+        state, result_bytes, hints = await self.games.settled(player, game)
+        stored = StoredGame.from_bytes(game, state) if state is not None else None
+        result = GameResult.from_bytes(result_bytes) if result_bytes is not None else None
+        if result is not None and result.player != player:
+            result = None  # cannot happen through the service; never count another player's game
+        started = (stored is not None and stored.owner == player and stored.started) or result is not None
+        return started, result, hints
+
+
+def _lease_s(screening: Screening) -> float:
+    """How long a process holds a win it screens: the screen's own limit, with room for the solver's queue."""
+    return 4 * screening.time_limit_s + 60

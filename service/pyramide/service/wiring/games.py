@@ -14,6 +14,7 @@ from pyramide.service.games.hints import GameHints
 from pyramide.service.games.play import GamePlay
 from pyramide.service.games.reading import GameReading
 from pyramide.service.games.review import GameReviews
+from pyramide.service.games.screen_queue import RETRY_S
 from pyramide.service.games.screening import Screening
 from pyramide.service.games.settlement import Settlement
 from pyramide.service.games.store import GameStore
@@ -70,6 +71,8 @@ class Games:
             screening=screening,
             tasks=tasks,
         )
+        if settlement.queue is not None:
+            tasks.every("screen retries", RETRY_S, settlement.sweep, first_s=RETRY_S)
         access = ChallengeAccess(settings.challenges.players)
         games = GameReading(store, deals.pars, access)
         signing = SigningKeys(redis, settings.secrets.signing_keys)

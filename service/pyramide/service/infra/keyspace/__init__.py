@@ -29,6 +29,7 @@ from pyramide.service.infra.keyspace.apps import (
 from pyramide.service.infra.keyspace.deals import (
     DEAL_SECRET,
     REVIEWS,
+    SCREENS,
     Boards,
     BoardShown,
     ReviewQueue,
@@ -112,6 +113,7 @@ __all__ = [
     "RECENT",
     "REDELIVERIES",
     "REVIEWS",
+    "SCREENS",
     "SIGNING_KEY",
     "TOMBSTONE_PATTERN",
     "WEBHOOK_APPS",

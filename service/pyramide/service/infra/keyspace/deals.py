@@ -77,6 +77,11 @@ class ReviewQueue(NamedTuple):
 REVIEWS: Final = ReviewQueue("pyr:{reviews}:queue", "pyr:{reviews}:items", "pyr:{reviews}:order")
 
 
+SCREENS: Final = "pyr:{screens}:due"
+"""The challenge wins whose screening is under way or due again (``<player>:<game>`` by the ms it is due): a win
+the solver could not take, or whose process died mid-screen, is screened again from here without a stats read."""
+
+
 def challenge_reviews(challenge: str) -> str:
     """The reviews held for one challenge's results."""
     return "pyr:{reviews}:c:" + challenge
