@@ -133,7 +133,8 @@ class Foresight:
 
 def measure(code: DealCode, moves: list[Move], worlds: int, seed: int, deadline: float) -> Foresight:
     """Price each move of ``moves`` made while stock cards were hidden (see the module's docstring); out of time:
-    :class:`_OutOfTimeError`."""
+    :class:`_OutOfTimeError`. The imagined deals are priced only until they decide: a loss in the actual deal, or
+    their mean loss at :data:`MEAN_LOSS` (losses only grow), leaves their figures where they were then."""
     rng = random.Random(seed)
     stock = list(code.deal().stock)
     actual = _Deal(code, stock[:], [])
@@ -153,6 +154,9 @@ def measure(code: DealCode, moves: list[Move], worlds: int, seed: int, deadline:
         hidden_loss += actual.loss(move, deadline)
         history.append(move)
         drawn = len(stock) - actual.game.stock_count - 1
+        kept = [loss for index, loss in enumerate(losses) if index not in dropped]
+        if imagined and (hidden_loss > 0 or (kept and statistics.mean(kept) >= MEAN_LOSS)):
+            imagined = []  # decided: the rest of the line is priced in the actual deal only
         for index, deal in enumerate(imagined):
             if index in dropped:
                 continue
@@ -164,7 +168,7 @@ def measure(code: DealCode, moves: list[Move], worlds: int, seed: int, deadline:
                 if time.perf_counter() >= deadline:
                     raise
                 dropped.add(index)
-        if len(imagined) - len(dropped) < FEWEST_WORLDS:
+        if imagined and len(imagined) - len(dropped) < FEWEST_WORLDS:
             raise _OutOfTimeError
         if isinstance(move, Draw) and drawn >= seen:
             seen = drawn + 1
