@@ -32,9 +32,10 @@ move times their moves, webhooks the ``webhooks`` blocks' less the ``app`` block
 games' lengths differ). Then each kind's total (its blocks' server and Redis, the par and what came after the games, a
 game) against its request path: the figure issue 58 asks to bring to 1.3 for ``plain``. The deals are the server's
 random ones, so the par a game moves from run to run with them (a median par search takes tens of milliseconds, the
-worst seconds). The default, 50 games of each of the four kinds, takes about five minutes on 2 shared cores. Exits
-non-zero on any answer not the one expected, a stream without its finished snapshot, a webhook event missing or badly
-signed, or background work still running after ``--drain-s``.
+worst seconds). The default, 50 games of each of the four kinds, took 4 to 7 minutes on 2 cores shared with other work
+(load 3 to 6); ``--servers anonymous`` (plain and streams games) about half that. Exits non-zero on any answer not the
+one expected, a stream without its finished snapshot, a webhook event missing or badly signed, or background work still
+running after ``--drain-s``.
 """
 
 from __future__ import annotations
