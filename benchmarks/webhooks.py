@@ -53,7 +53,7 @@ DRAIN_S = 30.0
 """How long the receiver may still get events after the last game finished."""
 
 
-def _receive(port: int, secret: str, pipe: Connection) -> None:
+def receive(port: int, secret: str, pipe: Connection) -> None:
     """Receiver process: verifies and timestamps each delivery; on a message from ``pipe``, sends back what it got
     (``(game id, event id, arrival)`` each, and the count of bad signatures) and stops."""
     hook = Webhook(secret)
@@ -233,14 +233,14 @@ def main() -> None:
                 assert registered.status_code == 201, registered.text
                 secret = str(registered.json()["secret"])
             ours, theirs = multiprocessing.Pipe()
-            receiver = multiprocessing.Process(target=_receive, args=(hook_port, secret, theirs), daemon=True)
+            receiver = multiprocessing.Process(target=receive, args=(hook_port, secret, theirs), daemon=True)
             receiver.start()
             assert ours.recv() == "ready"
             service, store = _split(psutil.Process(process.pid))
             cpu_service, cpu_redis = _cpu_s(service), _cpu_s(store)
             out = asyncio.run(_play(url, key, args))
             deadline = time.monotonic() + DRAIN_S
-            while time.monotonic() < deadline and not _drained(data):
+            while time.monotonic() < deadline and not drained(data):
                 time.sleep(0.2)
             cpu_service, cpu_redis = _cpu_s(service) - cpu_service, _cpu_s(store) - cpu_redis
             ours.send("stop")
@@ -256,7 +256,7 @@ def main() -> None:
             process.wait(timeout=60)
 
 
-def _drained(data: str) -> bool:
+def drained(data: str) -> bool:
     """Whether no outbox is due any more (every event delivered or given up)."""
     client = redis.Redis(unix_socket_path=f"{data}/redis.sock")
     try:
