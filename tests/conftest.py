@@ -9,7 +9,16 @@ from typing import Any
 
 import pytest
 
+from pyramide.service.games.snapshots import check_every_snapshot
+
 TESTS = Path(__file__).resolve().parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every snapshot any test builds in this process is validated against the documented model (the service
+    itself skips it on the hot path: ``games/snapshots.py``)."""
+    del config
+    check_every_snapshot()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
