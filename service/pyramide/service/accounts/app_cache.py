@@ -52,8 +52,14 @@ log = logging.getLogger("pyramide.service")
 class _Entry:
     key: str
     app: App
-    bound: str
+    bound: UUID
     at: float
+
+
+def _app_hex(key: str) -> str:
+    """The app id's 32 hex digits in an app key (``pyrapp_<id>_<secret>``), as the entries are looked up by: no
+    parsing, since an entry is taken only for the very key it was checked with."""
+    return key[7:39]
 
 
 class AppCache:
@@ -63,12 +69,12 @@ class AppCache:
         self.redis = redis
         self.notices = notices
         self.clock = clock
-        self._entries: dict[tuple[UUID, str], _Entry] = {}
+        self._entries: dict[tuple[str, str], _Entry] = {}
         self._watching: asyncio.Task[None] | None = None
         self._heard = 0
         """How many notices (or losses) were heard: an answer read from Redis before one is not remembered."""
 
-    async def get(self, app_id: UUID, key: str, external_id: str) -> tuple[App, str] | None:
+    async def get(self, key: str, external_id: str) -> tuple[App, UUID] | None:
         """The app of ``key`` and the player id bound to its user ``external_id``, if this process checked them
         lately and may take them from memory; ``None``: check them in Redis."""
         notices = self.notices
@@ -81,7 +87,7 @@ class AppCache:
         if not notices.fresh():
             self._entries.clear()
             return None
-        entry = self._entries.get((app_id, external_id))
+        entry = self._entries.get((_app_hex(key), external_id))
         if entry is None or self.clock.monotonic() - entry.at >= APP_CACHE_S:
             return None
         if not hmac.compare_digest(entry.key.encode(), key.encode()):
@@ -93,14 +99,14 @@ class AppCache:
         notice was heard (a revocation that landed meanwhile) is not remembered."""
         return self._heard
 
-    def put(self, ticket: int, key: str, app: App, external_id: str, bound: str) -> None:
+    def put(self, ticket: int, key: str, app: App, external_id: str, bound: UUID) -> None:
         """Remember what Redis answered for ``key`` and ``external_id``, read since :meth:`ticket` gave ``ticket``
         (only while notices are heard, and if none was heard since)."""
         if self.notices is None or self._watching is None or not self._watching.done() or ticket != self._heard:
             return
         if len(self._entries) >= APP_CACHE_SIZE:
             self._entries.clear()
-        self._entries[app.id, external_id] = _Entry(key, app, bound, self.clock.monotonic())
+        self._entries[app.id.hex, external_id] = _Entry(key, app, bound, self.clock.monotonic())
 
     def heard(self, data: bytes | None) -> None:
         """A notice on :data:`APP_CHANGES` (an app's id) drops that app's entries; a lost connection drops all."""
@@ -113,7 +119,7 @@ class AppCache:
         except ValueError:
             self._entries.clear()
             return
-        for held in [k for k in self._entries if k[0] == app_id]:
+        for held in [k for k in self._entries if k[0] == app_id.hex]:
             del self._entries[held]
 
     def forget(self, app_id: UUID) -> None:

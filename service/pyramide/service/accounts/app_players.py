@@ -223,17 +223,16 @@ class AppPlayers:
         app, bound = await self._app_and_binding(key, external_id)
         player = await self._player(app, external_id, bound, remembered, creating)
         if cache is not None:
-            cache.put(ticket, key, app, external_id, str(player.id))
+            cache.put(ticket, key, app, external_id, player.id)
         return app, player
 
     async def _remembered(self, cache: AppCache, key: str, external_id: str) -> tuple[App, Player] | None:
         """The app and its user's player from memory, or ``None`` (not remembered, or the player is gone)."""
-        app_id = key_app_id(key)
-        held = None if app_id is None else await cache.get(app_id, key, external_id)
+        held = await cache.get(key, external_id)
         if held is None:
             return None
         app, bound = held
-        player = await self.players.load(UUID(bound), remembered=True)
+        player = await self.players.load(bound, remembered=True)
         return (app, player) if player is not None and player.app_id == app.id else None
 
     async def _app_and_binding(self, key: str, external_id: str) -> tuple[App, str]:
