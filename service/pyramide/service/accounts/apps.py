@@ -48,10 +48,12 @@ class App:
     """Its own rate limits and quotas set at creation, by name (``players``, ``address_moves``, …, ``quota_games``);
     the others are the settings' ``app_limit_*`` and ``app_quota_*``."""
 
-    @property
-    def bucket(self) -> str:
-        """The address its requests that name no ``Pyramide-Client-IP`` count under (not an IP address)."""
-        return f"app:{self.id.hex}"
+    bucket: str = field(init=False, compare=False)
+    """The address its requests that name no ``Pyramide-Client-IP`` count under (not an IP address): worked out once,
+    since every request of the app reads it several times."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bucket", f"app:{self.id.hex}")
 
     def bucket_of(self, address: str) -> str:
         """The address its requests that name ``address`` in ``Pyramide-Client-IP`` count under: its own bucket of
