@@ -30,6 +30,8 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.streams import LAYOUT, MOVES, RawStream
 
+from service_load import expect, run_checked
+
 
 def _free_port() -> int:
     with socket.socket() as probe:
@@ -40,7 +42,9 @@ def _free_port() -> int:
 
 def _play(url: str, stop: threading.Event, sent: list[tuple[float, str]]) -> None:
     with httpx.Client(base_url=url, timeout=10) as client:
-        auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+        player = client.post("/v1/players", json={})
+        expect(player.status_code, 201, "creating a player", player.text)
+        auth = {"Authorization": f"Bearer {player.json()['token']}"}
         while not stop.is_set():
             created = client.post("/v1/games", json={"layout": LAYOUT.to_json()}, headers=auth)
             if created.status_code != 201:
@@ -99,6 +103,8 @@ def main() -> None:
     exited = time.monotonic() - sigterm
     running = set(psutil.pids())
     left = [p.pid for p in family if p.pid in running and p.status() != psutil.STATUS_ZOMBIE]
+    before = Counter(outcome.split()[0] for mine in sent for at, outcome in mine if at < sigterm)
+    expect(200 if set(before) == {"200"} else 0, 200, "the moves before SIGTERM", dict(before))
     after = Counter(outcome for mine in sent for at, outcome in mine if at >= sigterm)
     print(f"readiness 503 after {unready * 1000:.0f} ms")
     print(f"requests sent after SIGTERM: {sum(after.values())}: {dict(after)}")
@@ -107,4 +113,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

@@ -100,7 +100,7 @@ def main() -> None:
         command = [sys.executable, str(SERVER), "--serve", str(port), redis.url]
         server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         try:
-            wait_ready(url, seconds=60)
+            wait_ready(url, 300, server)
             asyncio.run(_send(url, args.clients, 300, 100, "games"))  # warm-up
             spy = [PY_SPY, "record", "-p", str(server.pid), "-d", str(args.seconds), "-r", "200"]
             sampler = subprocess.Popen([*spy, "-f", "raw", "-o", str(raw)], stdout=subprocess.DEVNULL)

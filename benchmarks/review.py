@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from service_load import choose_move, pyramide_serve
+from service_load import choose_move, expect, no_limits_env, pyramide_serve, run_checked
 
 MAX_OPERATIONS = 300
 
@@ -27,16 +27,17 @@ MAX_OPERATIONS = 300
 def _finished_game(client: httpx.Client, auth: dict[str, str], rng: random.Random) -> str:
     """A fresh game played to its end (won, stuck, or abandoned after :data:`MAX_OPERATIONS`)."""
     created = client.post("/v1/games", json={}, headers=auth)
-    assert created.status_code == 201, created.text
+    expect(created.status_code, 201, "creating a game", created.text)
     game: dict[str, Any] = created.json()
     for _ in range(MAX_OPERATIONS):
         if game["status"] != "in_progress":
             return str(game["id"])
         move = choose_move(game["legal_moves"], rng)
         answer = client.post(f"/v1/games/{game['id']}/moves", json=move, headers=auth)
-        assert answer.status_code == 200, answer.text
+        expect(answer.status_code, 200, "a move", answer.text)
         game = answer.json()
-    client.post(f"/v1/games/{game['id']}/abandon", headers=auth)
+    abandoned = client.post(f"/v1/games/{game['id']}/abandon", headers=auth)
+    expect(abandoned.status_code, 200, "abandoning a game", abandoned.text)
     return str(game["id"])
 
 
@@ -44,7 +45,7 @@ def _timed_review(client: httpx.Client, auth: dict[str, str], game_id: str) -> t
     started = time.perf_counter()
     response = client.get(f"/v1/games/{game_id}/review", headers=auth)
     elapsed = time.perf_counter() - started
-    assert response.status_code == 200, response.text
+    expect(response.status_code, 200, "a review", response.text)
     return elapsed, response.json()
 
 
@@ -54,25 +55,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    limits = {
-        f"PYRAMIDE_LIMIT_{name}": "0"
-        for name in (
-            "PLAYERS",
-            "ANALYSES",
-            "GAMES",
-            "MOVES",
-            "HINTS",
-            "ADDRESS_MOVES",
-            "ADDRESS_GAMES",
-            "ADDRESS_KEYED_MOVES",
-        )
-    }
+    limits = no_limits_env()
     first: list[float] = []
     kept: list[float] = []
     decided = positions = 0
     statuses: dict[str, int] = {}
     with pyramide_serve(limits) as url, httpx.Client(base_url=url, timeout=60) as client:
-        auth = {"Authorization": f"Bearer {client.post('/v1/players', json={}).json()['token']}"}
+        player = client.post("/v1/players", json={})
+        expect(player.status_code, 201, "creating a player", player.text)
+        auth = {"Authorization": f"Bearer {player.json()['token']}"}
         for _ in range(args.games):
             game_id = _finished_game(client, auth, rng)
             elapsed, review = _timed_review(client, auth, game_id)
@@ -88,4 +79,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

@@ -12,6 +12,12 @@ all that counted). Unlike the timings of
 ``service_load.py``, the counts hardly move with what else the machine is doing (about 1 % between runs), so they
 tell whether a change made a request cheaper; they know nothing of caches and stalls, so they are not a timing.
 Needs valgrind (``callgrind_control`` beside it); takes a few minutes.
+
+Built to run on a busy machine: callgrind starts with its instrumentation off (``--instr-atstart=no``; the start-up
+and the warm-ups run several times faster uncounted) and turns it on only around each counted phase; the server
+gets up to ``--ready-timeout`` seconds to start and a Redis timeout of ``--redis-timeout`` seconds (the service's
+2 s is short for a process 50 times slower). Every answer's status is checked (a baseline not answering 200 or a
+move not answering 200 stops the run, exit status 1): counts of error answers measure nothing.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import aiohttp
 
 from pyramide.engine.deal_codes import random_deal_code
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
-from service_load import choose_move, free_port, wait_ready
+from service_load import answer, choose_move, free_port, run_checked, wait_ready
 
 SERVER = Path(__file__).with_name("service_load.py")
 
@@ -43,12 +49,12 @@ async def _player(client: aiohttp.ClientSession, worker: str, seed: int, index: 
     """The headers of a fresh player: an anonymous one's token, or an app's key with a user's external id."""
     if worker != "app_games":
         async with client.post("/v1/players", json={}) as response:
-            return {"Authorization": f"Bearer {(await response.json())['token']}"}
+            return {"Authorization": f"Bearer {(await answer(response, 201, 'creating a player'))['token']}"}
     operator = {"Authorization": f"Bearer {OPERATOR_KEY}"}
     async with client.post(
         "/v1/admin/apps", json={"name": f"Bench {seed} {index}", "scopes": ["players"]}, headers=operator
     ) as response:
-        key = (await response.json())["key"]
+        key = (await answer(response, 201, "creating an app"))["key"]
     return {"Authorization": f"Bearer {key}", "Pyramide-Player": f"user-{seed}-{index}"}
 
 
@@ -63,7 +69,7 @@ async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> i
             while sent < count:
                 sent += 1
                 async with client.post(f"/bench/baseline/k{index}") as response:
-                    await response.read()
+                    await answer(response, 200, "the baseline GET+SET")
 
         async def games(index: int) -> None:
             nonlocal sent, created
@@ -72,14 +78,14 @@ async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> i
             while sent < count:
                 code = str(random_deal_code(randbelow=rng.randrange))
                 async with client.post("/v1/games", json={"code": code}, headers=headers) as response:
-                    game = await response.json()
+                    game = await answer(response, 201, "creating a game")
                 created += 1
                 legal = game["legal_moves"]
                 while legal and sent < count:
                     sent += 1
                     body = choose_move(legal, rng)
                     async with client.post(f"/v1/games/{game['id']}/moves", json=body, headers=headers) as response:
-                        snapshot = await response.json(content_type=None)
+                        snapshot = await answer(response, 200, f"a move ({worker})")
                     legal = [] if snapshot["status"] != "in_progress" else snapshot["legal_moves"]
 
         run: Callable[[int], Awaitable[None]] = baseline if worker == "baseline" else games
@@ -87,14 +93,22 @@ async def _send(url: str, clients: int, count: int, seed: int, worker: str) -> i
     return created
 
 
+def _control(pid: int, *options: str) -> None:
+    """``callgrind_control`` on the server (it waits until callgrind has taken the request in)."""
+    subprocess.run(["callgrind_control", *options, str(pid)], check=True, capture_output=True, timeout=600)
+
+
 def _counted(pid: int, out: Path, send: Callable[[], None]) -> int:
-    """The instructions the server executed while ``send`` ran."""
-    subprocess.run(["callgrind_control", "--zero", str(pid)], check=True, capture_output=True)
+    """The instructions the server executed while ``send`` ran: instrumentation on and counters zeroed just before,
+    counts dumped and instrumentation off again just after."""
+    _control(pid, "--instr=on")
+    _control(pid, "--zero")
     send()
     for stale in out.parent.glob(out.name + "*"):
         stale.unlink()
-    subprocess.run(["callgrind_control", "--dump", str(pid)], check=True, capture_output=True)
-    deadline = time.monotonic() + 60
+    _control(pid, "--dump")
+    _control(pid, "--instr=off")
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         for dump in out.parent.glob(out.name + "*"):
             for line in dump.read_text().splitlines():
@@ -108,16 +122,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--ready-timeout", type=float, default=1800, help="seconds the server may take to start")
+    parser.add_argument("--redis-timeout", type=float, default=60, help="the server's Redis timeout, seconds")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data, EmbeddedRedis(Path(data)) as redis:
         port = free_port()
         url, out = f"http://127.0.0.1:{port}", Path(data) / "callgrind.out"
-        command = [sys.executable, str(SERVER), "--serve", str(port), redis.url]
-        valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"]
+        command = [
+            sys.executable,
+            str(SERVER),
+            "--serve",
+            str(port),
+            redis.url,
+            "--redis-timeout",
+            str(args.redis_timeout),
+        ]
+        valgrind = [
+            "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no", "--instr-atstart=no",
+        ]  # fmt: skip
         env = {**os.environ, "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY, "PYRAMIDE_DRAIN_S": "0"}
         server = subprocess.Popen(valgrind + command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         try:
-            wait_ready(url, seconds=600)
+            wait_ready(url, args.ready_timeout, server)
             counts: dict[str, int] = {}
             games: dict[str, int] = {}
             for seed, worker in ((0, "baseline"), (1, "games"), (1, "app_games")):  # the same deals for both moves
@@ -140,4 +166,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

@@ -7,7 +7,10 @@ whose one route does a Redis GET and a SET (the baseline), then `pyramide serve 
 games. The load comes from ``--loaders`` processes of their own, ``--clients`` connections each. Prints, per K,
 moves/s, p50 and p99, the baseline's requests/s, the move route's share of the baseline, and each one's efficiency
 against K = 1 (throughput / (K x throughput at 1)). On a machine with fewer cores than K + loaders the processes
-share cores, and the efficiency says so.
+share cores, and the efficiency says so. Every answer's status is checked: one that is not the route's own stops the
+run (exit status 1). ``pyramide serve`` runs with every rate limit, quota and cap off (all the load comes from one
+address); the bare app's route is :func:`baseline_app` (tests/integration/test_benchmark_baselines.py shows it
+answers 200).
 """
 
 from __future__ import annotations
@@ -31,7 +34,16 @@ from litestar.params import FromPath
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
-from service_load import BASELINE_VALUE, _baseline_client, _game_client, free_port, wait_ready
+from service_load import (
+    BASELINE_VALUE,
+    BadAnswerError,
+    _baseline_client,
+    _game_client,
+    free_port,
+    no_limits_env,
+    run_checked,
+    wait_ready,
+)
 
 
 def baseline_app() -> Litestar:
@@ -61,13 +73,17 @@ def _loader(url: str, clients: int, seconds: float, kind: str, out: Any) -> None
     worker = _game_client if kind == "moves" else _baseline_client
 
     async def run() -> None:
-        results: dict[str, list[Any]] = {"latency": [], "errors": [], "games": []}
+        results: dict[str, list[Any]] = {"latency": [], "games": []}
         connector = aiohttp.TCPConnector(limit=clients)
+        failed = ""
         async with aiohttp.ClientSession(url, connector=connector) as client:
             until = time.perf_counter() + seconds
             offset = os.getpid() * 1000
-            await asyncio.gather(*(worker(client, offset + i, until, results) for i in range(clients)))
-        out.put((results["latency"], len(results["errors"])))
+            try:
+                await asyncio.gather(*(worker(client, offset + i, until, results) for i in range(clients)))
+            except BadAnswerError as error:
+                failed = str(error)
+        out.put((results["latency"], failed))
 
     asyncio.run(run())
 
@@ -84,26 +100,31 @@ def _load(url: str, args: argparse.Namespace, kind: str) -> dict[str, float]:
     for process in processes:
         process.start()
     latencies: list[float] = []
-    errors = 0
+    failures: list[str] = []
     for _ in processes:
-        got, failed = queue.get(timeout=args.seconds + 120)
+        got, failed = queue.get(timeout=args.seconds + 300)
         latencies += got
-        errors += failed
+        failures += [failed] if failed else []
     for process in processes:
         process.join()
+    if failures:
+        raise BadAnswerError(f"{kind}: {failures[0]}")
     elapsed = max(args.seconds, time.perf_counter() - started - 2)  # the loaders' start-up is not load
     ordered = sorted(latencies)
     return {
         "per_second": len(ordered) / args.seconds if elapsed else 0.0,
         "p50_ms": statistics.median(ordered) * 1000,
         "p99_ms": ordered[int(0.99 * (len(ordered) - 1))] * 1000,
-        "errors": errors,
     }
 
 
 def _serve(command: list[str], env: dict[str, str], url: str) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_ready(url, 60)
+    try:
+        wait_ready(url, 300, process)
+    except BaseException:
+        _stop(process)
+        raise
     return process
 
 
@@ -117,7 +138,7 @@ def _one(workers: int, redis_url: str, args: argparse.Namespace) -> tuple[dict[s
         **os.environ,
         "REDIS_URL": redis_url,
         "PYRAMIDE_DRAIN_S": "0",
-        **{f"PYRAMIDE_LIMIT_{n}": "0" for n in ("GAMES", "MOVES", "PLAYERS")},
+        **no_limits_env(),
     }
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -160,7 +181,7 @@ def main() -> None:
         print(
             f"  K={workers}: moves {moves['per_second']:7.0f}/s p50 {moves['p50_ms']:5.1f} ms"
             f" p99 {moves['p99_ms']:6.1f} ms"
-            f" errors {moves['errors']:.0f} | baseline {baseline['per_second']:7.0f}/s"
+            f" | baseline {baseline['per_second']:7.0f}/s"
             f" | moves/baseline {moves['per_second'] / baseline['per_second']:.2f}"
             f" | efficiency moves {moves['per_second'] / (workers * one_moves):.2f},"
             f" baseline {baseline['per_second'] / (workers * one_base):.2f}"
@@ -168,4 +189,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

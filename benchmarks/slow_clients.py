@@ -21,25 +21,31 @@ import statistics
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import httpx
 
-from service_load import pyramide_serve
+from service_load import BadAnswerError, expect, pyramide_serve, run_checked
 
 
 async def _prompt_client(url: str, until: float, latencies: list[float]) -> None:
     async with httpx.AsyncClient(base_url=url) as client:
-        token = (await client.post("/v1/players", json={})).json()["token"]
-        auth = {"Authorization": f"Bearer {token}"}
-        game = (await client.post("/v1/games", json={}, headers=auth)).json()
+
+        async def sent(method: str, path: str, wanted: int, what: str, body: object = None) -> Any:
+            started = time.monotonic()
+            response = await client.request(method, path, json=body, headers=auth)
+            latencies.append(time.monotonic() - started)
+            expect(response.status_code, wanted, what, response.text)
+            return response.json()
+
+        auth: dict[str, str] = {}
+        auth = {"Authorization": f"Bearer {(await sent('POST', '/v1/players', 201, 'creating a player', {}))['token']}"}
+        game = await sent("POST", "/v1/games", 201, "creating a game", {})
+        latencies.clear()  # only the reads and moves are timed
         while time.monotonic() < until:
-            started = time.monotonic()
-            snapshot = (await client.get(f"/v1/games/{game['id']}", headers=auth)).json()
-            latencies.append(time.monotonic() - started)
+            snapshot = await sent("GET", f"/v1/games/{game['id']}", 200, "reading the game")
             body = {"type": "draw"} if "D" in snapshot["legal_moves"] else {"type": "undo"}
-            started = time.monotonic()
-            await client.post(f"/v1/games/{game['id']}/moves", json=body, headers=auth)
-            latencies.append(time.monotonic() - started)
+            await sent("POST", f"/v1/games/{game['id']}/moves", 200, "a move", body)
 
 
 async def _measure(url: str, seconds: float) -> list[float]:
@@ -114,7 +120,7 @@ async def _under_attack(
     fresh = asyncio.create_task(asyncio.to_thread(_fresh_clients, port, time.monotonic() + seconds))
     try:
         latencies = await _measure(url, seconds)
-    except httpx.HTTPError as error:  # the server stopped answering them
+    except (httpx.HTTPError, BadAnswerError) as error:  # the server stopped answering them, or answered an error
         print(f"  the prompt clients failed under attack: {error!r}")
         latencies = []
     waits = await fresh
@@ -172,7 +178,9 @@ def main() -> None:
     late = sum(w >= 1 for w in waits)
     print(f"  new clients' wait for /health/live: longest {max(waits) * 1000:.0f} ms, {late} of {len(waits)} >= 1 s")
     print(f"  slow connections closed by the server: {closed} of {args.slow}")
+    if not attacked:
+        raise BadAnswerError("the prompt clients got no answer, or an error, under attack (above)")
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

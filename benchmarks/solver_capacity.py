@@ -23,7 +23,7 @@ import httpx
 
 from pyramide.engine import DealCode, Rules
 from pyramide.engine.deal_codes import DEAL_COUNT
-from service_load import choose_move, pyramide_serve
+from service_load import BadAnswerError, choose_move, expect, no_limits_env, pyramide_serve, run_checked
 
 HARD_RULES = Rules(recycles=0, stock_waste_pairs=True, cover_pairs=True, strict_win=True)
 
@@ -34,6 +34,8 @@ async def _attacker(url: str, index: int, until: float, answers: collections.Cou
         while time.monotonic() < until:
             code = DealCode(HARD_RULES, number=rng.randrange(DEAL_COUNT))
             response = await client.get(f"/v1/deals/{code}/analysis")
+            if response.status_code not in (200, 503):  # 503 solver_busy is the pool refusing: what is measured
+                raise BadAnswerError(f"an analysis answered {response.status_code}: {response.text[:300]}")
             body = response.json()
             if response.status_code == 200:
                 answers["decided" if body["winnable"] is not None else "out of time"] += 1
@@ -46,18 +48,24 @@ async def _attacker(url: str, index: int, until: float, answers: collections.Cou
 async def _player(url: str, index: int, until: float, out: dict[str, list[Any]]) -> None:
     rng = random.Random(1000 + index)
     async with httpx.AsyncClient(base_url=url, timeout=60) as client:
-        auth = {"Authorization": f"Bearer {(await client.post('/v1/players', json={})).json()['token']}"}
+        created = await client.post("/v1/players", json={})
+        expect(created.status_code, 201, "creating a player", created.text)
+        auth = {"Authorization": f"Bearer {created.json()['token']}"}
         while time.monotonic() < until:
-            game = (await client.post("/v1/games", json={}, headers=auth)).json()
+            created = await client.post("/v1/games", json={}, headers=auth)
+            expect(created.status_code, 201, "creating a game", created.text)
+            game = created.json()
             legal = game["legal_moves"]
             while legal and time.monotonic() < until:
                 started = time.monotonic()
                 hint = await client.get(f"/v1/games/{game['id']}/hint", headers=auth)
                 out["hint_s"].append(time.monotonic() - started)
-                out["hints"].append(hint.status_code == 200 and hint.json()["winnable"] is not None)
+                expect(hint.status_code, 200, "a hint", hint.text)
+                out["hints"].append(hint.json()["winnable"] is not None)
                 started = time.monotonic()
                 move = await client.post(f"/v1/games/{game['id']}/moves", json=choose_move(legal, rng), headers=auth)
                 out["move_s"].append(time.monotonic() - started)
+                expect(move.status_code, 200, "a move", move.text)
                 snapshot = move.json()
                 legal = snapshot["legal_moves"] if snapshot.get("status") == "in_progress" else []
 
@@ -79,8 +87,7 @@ def main() -> None:
     parser.add_argument("--attackers", type=int, default=16)
     parser.add_argument("--players", type=int, default=4)
     args = parser.parse_args()
-    limits = {f"PYRAMIDE_LIMIT_{name}": "0" for name in ("PLAYERS", "ANALYSES", "GAMES", "MOVES", "HINTS")}
-    with pyramide_serve(limits) as url:
+    with pyramide_serve(no_limits_env()) as url:
         out, answers = asyncio.run(_run(url, args))
     decided = sum(out["hints"]) / max(1, len(out["hints"]))
     hint_s = sorted(out["hint_s"])
@@ -92,4 +99,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

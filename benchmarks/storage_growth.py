@@ -14,7 +14,8 @@ is what one address adds each day). With ``--moves S``, the players then play th
 (draw and undo, each with a fresh Idempotency-Key, as fast as the service serves them), and the growth and what each
 kind of key holds (``MEMORY USAGE``) are printed, with the moves served a minute (the address's allowance,
 ``PYRAMIDE_LIMIT_ADDRESS_MOVES``, refuses past it: the players wait out the 429) and the projected time to fill
-the default ``maxmemory`` at that growth.
+the default ``maxmemory`` at that growth. The limits' refusals (429, and 409 for the cap of unfinished games) are
+what is measured; any other status than the route's own stops the run (exit status 1).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import httpx
 import redis
 
 from pyramide.service.infra.settings import LimitName, Limits
+from service_load import BadAnswerError, expect, run_checked
 
 MAXMEMORY = 1024**3  # the default PYRAMIDE_REDIS_MAXMEMORY, 1gb
 DAY_S = 24 * 3600
@@ -77,6 +79,8 @@ class Driver:
         self.quota_reached_at: dict[str, float] = {}
 
     def _refused(self, kind: str, response: httpx.Response) -> str:
+        if response.status_code not in (409, 429):
+            raise BadAnswerError(f"{kind}: answered {response.status_code}: {response.text[:300]}")
         code = str(response.json().get("code", response.status_code))
         self.outcomes[f"{kind} {code}"] += 1
         if code == "quota_exceeded":
@@ -114,6 +118,7 @@ class Driver:
             if code == "too_many_unfinished_games" and self.open[index]:
                 oldest = self.open[index].popleft()
                 abandoned = await self.client.post(f"/v1/games/{oldest}/abandon", headers=auth)
+                expect(abandoned.status_code, 200, "abandoning a game", abandoned.text)
                 self.outcomes[f"abandon {abandoned.status_code}"] += 1
             elif code == "rate_limited" and self.players_done and len(self.players) <= workers:
                 await asyncio.sleep(0.5)
@@ -165,6 +170,8 @@ async def _play(driver: Driver, seconds: float, concurrency: int) -> collections
             body = {"type": moves[(turn // len(games)) % 2]}
             headers = {**auth, "Idempotency-Key": f"bench-{turn}-{time.monotonic_ns()}"}
             response = await driver.client.post(f"/v1/games/{game}/moves", json=body, headers=headers)
+            if response.status_code not in (200, 429):
+                raise BadAnswerError(f"a move answered {response.status_code}: {response.text[:300]}")
             ok = response.status_code == 200
             statuses["200" if ok else str(response.json().get("code", response.status_code))] += 1
             turn += concurrency
@@ -202,7 +209,8 @@ def _probe(base: str, address: str, store: redis.Redis) -> float:
     with httpx.Client(base_url=base, transport=transport, timeout=30) as client:
         before = _used(store)
         for _ in range(PROBE_PLAYERS):
-            client.post("/v1/players", json={}).raise_for_status()
+            created = client.post("/v1/players", json={})
+            expect(created.status_code, 201, "creating a player", created.text)
         return (_used(store) - before) / PROBE_PLAYERS
 
 
@@ -285,4 +293,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

@@ -27,7 +27,7 @@ from pathlib import Path
 import redis
 
 from pyramide.engine.deal_codes import random_deal_code
-from service_load import wait_ready
+from service_load import expect, run_checked, wait_ready
 
 OPENING = 32
 """Streams opened at once (the service's Redis pool grows with requests in flight, not with open streams)."""
@@ -57,6 +57,8 @@ async def _open(port: int, code: str, first: asyncio.Event, pings: list[int]) ->
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(f"GET /v1/leaderboards/{code}/events HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
     await writer.drain()
+    status_line = await reader.readline()
+    expect(int(status_line.split(b" ", 2)[1]), 200, f"the board stream of {code}", status_line)
     while True:
         chunk = await reader.read(65536)
         if not chunk:
@@ -124,4 +126,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

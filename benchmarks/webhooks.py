@@ -40,7 +40,7 @@ from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.settings import Limits, as_environment
-from service_load import free_port, wait_ready
+from service_load import BadAnswerError, expect, free_port, run_checked, wait_ready
 
 OPERATOR_KEY = "operator-key-for-the-benchmark-0123456789"
 EVENTS = ["game.won", "game.lost", "game.abandoned"]
@@ -227,6 +227,7 @@ def main() -> None:
             admin = {"Authorization": f"Bearer {OPERATOR_KEY}"}
             with httpx.Client(base_url=url, timeout=30) as http:
                 app = http.post("/v1/admin/apps", json={"name": "Bench", "scopes": ["players"]}, headers=admin)
+                expect(app.status_code, 201, "creating the app", app.text)
                 key = str(app.json()["key"])
                 hook = {"url": f"http://127.0.0.1:{hook_port}/hook", "events": EVENTS}
                 registered = http.post("/v1/apps/me/webhooks", json=hook, headers={"Authorization": f"Bearer {key}"})
@@ -249,6 +250,8 @@ def main() -> None:
             print(f"  CPU during the run and the drain: service {cpu_service:.1f} s, Redis {cpu_redis:.1f} s "
                   f"({(cpu_service + cpu_redis) / max(1, len(out.finished)) * 1000:.2f} ms a game, "
                   "requests included)")  # fmt: skip
+            if out.errors:
+                raise BadAnswerError(f"{len(out.errors)} game requests answered an error, statuses {out.errors[:10]}")
         finally:
             if receiver is not None:
                 receiver.kill()
@@ -266,4 +269,4 @@ def drained(data: str) -> bool:
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

@@ -23,6 +23,8 @@ import time
 import httpx
 import psutil
 
+from service_load import expect, run_checked
+
 
 def _free_port() -> int:
     with socket.socket() as probe:
@@ -39,7 +41,8 @@ def _cpu(process: psutil.Process) -> float:
 def _moves(http: httpx.Client, auth: dict[str, str], game: str, count: int) -> None:
     for index in range(count):
         body = {"type": "undo" if index % 2 else "draw"}
-        assert http.post(f"/v1/games/{game}/moves", json=body, headers=auth).status_code == 200
+        answer = http.post(f"/v1/games/{game}/moves", json=body, headers=auth)
+        expect(answer.status_code, 200, "a move", answer.text)
 
 
 def measure(confirm: str, moves: int) -> tuple[float, float]:
@@ -67,8 +70,12 @@ def measure(confirm: str, moves: int) -> tuple[float, float]:
         server = psutil.Process(process.pid)
         redis = next(c for c in server.children(recursive=True) if "redis-server" in c.name())
         with httpx.Client(base_url=url) as http:
-            auth = {"Authorization": "Bearer " + http.post("/v1/players", json={}).json()["token"]}
-            game = http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
+            player = http.post("/v1/players", json={})
+            expect(player.status_code, 201, "creating a player", player.text)
+            auth = {"Authorization": "Bearer " + player.json()["token"]}
+            created = http.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth)
+            expect(created.status_code, 201, "creating a game", created.text)
+            game = created.json()["id"]
             _moves(http, auth, game, 200)
             server_before, redis_before = _cpu(server), _cpu(redis)
             _moves(http, auth, game, moves)
@@ -99,4 +106,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_checked(main)

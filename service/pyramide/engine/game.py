@@ -27,6 +27,11 @@ from pyramide.engine.operations import (
 from pyramide.engine.pyramid import FULL, SLOTS, cover_pair_slots, free_slots, is_free, sole_coverer
 from pyramide.engine.rules import Rules
 
+_PAIR_NOTATION: tuple[tuple[str, ...], ...] = tuple(
+    tuple(f"{card_code(Card(a))}+{card_code(Card(b))}" for b in range(52)) for a in range(52)
+)
+"""A pair's notation by its cards (``RemovePair.notation``), for :meth:`Game.legal_notations`."""
+
 HISTORY_LIMIT = 100
 
 
@@ -239,10 +244,42 @@ class Game:
             moves.extend(self._cover_pairs())
         return moves
 
+    def legal_notations(self) -> list[str]:
+        """The notation of each of :meth:`legal_moves`, in the same order, without building the moves: what a
+        snapshot lists on every move, at about a third of the cost (issue 58)."""
+        if self.is_won or self._strict_dead_end():
+            return []
+        pyramid, waste = self.layout.pyramid, self._waste
+        cards = [pyramid[s] for s in free_slots(self.present)]
+        top = waste[-1] if waste else None
+        if top is not None:
+            cards.append(top)
+        notations = [card_code(c) for c in cards if is_king(c)]
+        by_value: dict[int, list[Card]] = {}
+        for card in cards:
+            by_value.setdefault(card_value(card), []).append(card)
+        for value, firsts in by_value.items():
+            seconds = by_value.get(partner(value)) if value < partner(value) else None
+            if seconds:
+                notations.extend(_PAIR_NOTATION[a][b] for a in firsts for b in seconds)
+        if top is not None and self._stock_waste_pair(waste, self.fresh_draw):
+            notations.append(_PAIR_NOTATION[waste[-2]][top])
+        if self.rules.cover_pairs:
+            notations.extend(_PAIR_NOTATION[cover][covered] for cover, covered in self._cover_pair_cards())
+        if self._stock:
+            notations.append(DRAW.SYMBOL)
+        elif waste and self.recycles_left != 0:
+            notations.append(RECYCLE.SYMBOL)
+        return notations
+
     def _cover_pairs(self) -> list[Move]:
+        return [RemovePair(cover, covered) for cover, covered in self._cover_pair_cards()]
+
+    def _cover_pair_cards(self) -> list[tuple[Card, Card]]:
+        """(covering card, covered card) for each pair the covering-card variant allows now."""
         pyramid = self.layout.pyramid
         return [
-            RemovePair(pyramid[cover], pyramid[slot])
+            (pyramid[cover], pyramid[slot])
             for slot, cover in cover_pair_slots(self.present)
             if values_pair(card_value(pyramid[slot]), card_value(pyramid[cover]))
         ]

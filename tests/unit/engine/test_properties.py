@@ -61,6 +61,7 @@ def _check_invariants(game: Game, removed: int) -> None:
     assert load_game(dump_game(game)) == game
     legal = game.legal_moves()
     assert set(legal) == {m for m in EVERY_MOVE if game.is_legal(m)}
+    assert game.legal_notations() == [m.notation() for m in legal], "the snapshot's list, in the same order"
     assert game.stock_count == len(game.stock)
     if game.is_won:
         assert game.status is Status.WON and legal == []

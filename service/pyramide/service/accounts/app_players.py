@@ -7,7 +7,11 @@ player (``players``) with its app, the app's name and the external id in its has
 given, whose hash the app's requests carry (see :meth:`PlayerStore.insert_bound`).
 
 Each request with an app key reads the app's hash and the binding in one script: a revoked app (its hash deleted) is
-refused by every process from the next request on. Concurrent first uses of one external id each create a player;
+refused by every process from the next request on. On the routes whose store checks the player's token on every
+change (a move, a tap, an abandon), a process takes the app and binding it checked lately from memory instead, while it
+hears every app's changes (``accounts.app_cache``: a revocation still refuses at once).
+
+Concurrent first uses of one external id each create a player;
 one is bound (compare-and-set on the binding) and the others delete theirs before answering with it, so no key of a
 player no one can reach is left behind. A binding whose player is gone (erased, or expired unplayed) is replaced by a
 fresh player on the next use; but a banned player's erasure leaves its binding holding :data:`BANNED_BINDING`
@@ -37,6 +41,7 @@ from uuid import UUID
 
 from redis.exceptions import ResponseError
 
+from pyramide.service.accounts.app_cache import AppCache, announce
 from pyramide.service.accounts.apps import App, checked, key_app_id
 from pyramide.service.accounts.player import Player
 from pyramide.service.accounts.players import PlayerStore
@@ -180,9 +185,12 @@ def valid_external_id(external_id: str) -> str:
 class AppPlayers:
     """Finds (and creates) the players of apps' users, and issues and checks their sessions."""
 
-    def __init__(self, redis: RedisClient, players: PlayerStore, session_ttl_s: int) -> None:
+    def __init__(
+        self, redis: RedisClient, players: PlayerStore, session_ttl_s: int, cache: AppCache | None = None
+    ) -> None:
         self.redis = redis
         self.players = players
+        self.cache = cache
         self.clock = players.clock
         self.session_ttl_ms = session_ttl_s * 1000
         self._resolve = RESOLVE.load(redis)
@@ -204,9 +212,28 @@ class AppPlayers:
     ) -> tuple[App, Player]:
         """The app of ``key`` and its user's player: 401 ``unauthorized`` for a key that is not a valid one's,
         403 ``forbidden`` for an app without the ``players`` scope. ``creating`` is awaited before a player is
-        created (the caller's limits: it may refuse)."""
+        created (the caller's limits: it may refuse). With ``remembered`` (a route whose store checks the token),
+        the app and binding this process checked lately may be taken from memory (``accounts.app_cache``)."""
+        cache = self.cache if remembered else None
+        if cache is not None:
+            held = await self._remembered(cache, key, external_id)
+            if held is not None:
+                return held
+        ticket = 0 if cache is None else cache.ticket()
         app, bound = await self._app_and_binding(key, external_id)
-        return app, await self._player(app, external_id, bound, remembered, creating)
+        player = await self._player(app, external_id, bound, remembered, creating)
+        if cache is not None:
+            cache.put(ticket, key, app, external_id, player.id)
+        return app, player
+
+    async def _remembered(self, cache: AppCache, key: str, external_id: str) -> tuple[App, Player] | None:
+        """The app and its user's player from memory, or ``None`` (not remembered, or the player is gone)."""
+        held = await cache.get(key, external_id)
+        if held is None:
+            return None
+        app, bound = held
+        player = await self.players.load(bound, remembered=True)
+        return (app, player) if player is not None and player.app_id == app.id else None
 
     async def _app_and_binding(self, key: str, external_id: str) -> tuple[App, str]:
         """The app of ``key`` (checked, with its scope) and the id bound to ``external_id`` (empty: none)."""
@@ -267,6 +294,9 @@ class AppPlayers:
             digest = binding.rsplit(":", 1)[1]
             keys = KeepBanKeys(binding=binding, note=erased_ban_key(player.app_id, player.id), outbox=outbox)
             await self._keep_ban(keys, KeepBanArgs(who, BANNED_BINDING, digest, app, data))
+        if self.cache is not None:
+            self.cache.forget(player.app_id)
+        await announce(self.redis, player.app_id)  # every process forgets the binding it may remember
         try:
             await outbox_module.mark_due(self.redis, outbox, now_ms(self.clock))
         except ResponseError as error:  # erased all the same; the outbox sweep marks the event due later

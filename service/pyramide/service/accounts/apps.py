@@ -2,8 +2,9 @@
 
 An app's key is ``pyrapp_<app id, 32 hex>_<secret>``: the prefix tells it from a player's token (``<uuid>.<secret>``)
 at a glance and in code, so neither is ever taken for the other. Redis keeps only the SHA-256 of the secret, in the
-app's hash ``pyr:{app:<id>}:app``; a request with an app key reads that hash every time, so a revoked key (its hash
-deleted) is refused at once by every process. The set of apps, ``pyr:apps``, is ordered by creation.
+app's hash ``pyr:{app:<id>}:app``; a request with an app key reads that hash every time (but a move's, which a process
+may take from memory while it hears every revocation: ``accounts.app_cache``), so a revoked key (its hash deleted)
+is refused at once by every process. The set of apps, ``pyr:apps``, is ordered by creation.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 from uuid import UUID, uuid4
@@ -46,10 +48,12 @@ class App:
     """Its own rate limits and quotas set at creation, by name (``players``, ``address_moves``, …, ``quota_games``);
     the others are the settings' ``app_limit_*`` and ``app_quota_*``."""
 
-    @property
-    def bucket(self) -> str:
-        """The address its requests that name no ``Pyramide-Client-IP`` count under (not an IP address)."""
-        return f"app:{self.id.hex}"
+    bucket: str = field(init=False, compare=False)
+    """The address its requests that name no ``Pyramide-Client-IP`` count under (not an IP address): worked out once,
+    since every request of the app reads it several times."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bucket", f"app:{self.id.hex}")
 
     def bucket_of(self, address: str) -> str:
         """The address its requests that name ``address`` in ``Pyramide-Client-IP`` count under: its own bucket of
@@ -64,9 +68,11 @@ def _app(app_id: UUID, fields: dict[bytes, bytes]) -> App:
 
 
 class AppStore:
-    def __init__(self, redis: RedisClient, *, clock: Clock) -> None:
+    def __init__(self, redis: RedisClient, *, clock: Clock, forget: Callable[[UUID], None] | None = None) -> None:
+        """``forget``: drops what this process remembers of an app it revokes (``accounts.app_cache``)."""
         self.redis = redis
         self.clock = clock
+        self.forget = forget
 
     async def create(self, name: str, scopes: frozenset[str], limits: dict[str, int] | None = None) -> tuple[App, str]:
         """A new app and its key, which is returned this once: only its hash is kept."""
@@ -98,6 +104,9 @@ class AppStore:
         their logs, so that no event goes to them any more (a revoked key cannot delete them). ``False``: no such
         app."""
         deleted = await self.redis.delete(keyspace.app(app_id))
+        if self.forget is not None:
+            self.forget(app_id)
+        await self.redis.publish(keyspace.APP_CHANGES, str(app_id))  # every process forgets the key it remembers
         await self.redis.zrem(keyspace.APPS, str(app_id))
         endpoints = [(raw(k) or b"").decode() for k in await self.redis.hgetall(keyspace.webhooks(app_id))]
         logs = [k for e in endpoints for k in keyspace.webhook_keys(app_id, e)]

@@ -123,7 +123,8 @@ class PlayerStore:
         self._insert_script = INSERT.load(redis)
         self._rotate_script = ROTATE.load(redis)
         self._change_script = CHANGE.load(redis)
-        self._known: dict[str, tuple[float, Player]] = {}
+        self._known: dict[str | UUID, tuple[float, Player]] = {}
+        """By token hash (:meth:`authenticate`) or by id (:meth:`load`)."""
 
     async def create(
         self,
@@ -184,8 +185,7 @@ class PlayerStore:
         """The player ``player_id`` for a request authenticated otherwise (an app's key, a session), with the hash
         of its current token as :attr:`Player.token_hash`; renews its idle time like :meth:`authenticate`.
         ``remembered``: as for :meth:`authenticate`."""
-        cache_key = f"id:{player_id}"
-        known = self._known.get(cache_key)
+        known = self._known.get(player_id)
         now = self.clock.monotonic()
         if remembered and known is not None and now - known[0] < AUTH_CACHE_S:
             return known[1]
@@ -195,7 +195,7 @@ class PlayerStore:
         player = player_of(player_id, fields)
         if len(self._known) >= AUTH_CACHE_SIZE:
             self._known.clear()
-        self._known[cache_key] = (now, player)
+        self._known[player_id] = (now, player)
         return player
 
     async def get(self, player_id: UUID) -> Player | None:

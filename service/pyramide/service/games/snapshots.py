@@ -171,7 +171,7 @@ def _validated(
         "selected": _code(game.selection),
         "undo_available": 0 if stored.abandoned else game.undo_available,
         "recycles": {"used": game.recycles_used, "left": game.recycles_left},
-        "legal_moves": [] if status.final else [m.notation() for m in game.legal_moves()],
+        "legal_moves": [] if status.final else game.legal_notations(),
         "explain_errors": game.explain_errors,
         "feedback": None
         if feedback is None

@@ -14,6 +14,11 @@ been missed meanwhile. A connection can also die silently (a NAT, a firewall or 
 forgets it, or stops forwarding it, without closing it): TCP notices only after minutes, and redis-py's health check
 only sends a PING, it never waits for the answer. So the listener PINGs the connection every ``ping_s`` itself and,
 when no PONG has come back ``ping_s`` later, drops it and makes it afresh, as after a lost connection.
+
+A channel can also be watched (:meth:`Notices.watch`): its messages go, as they are read and before the listener reads
+anything else, to a function of the watcher's (the app keys' cache, ``accounts.app_cache``), which is told too when the
+connection is lost (messages may be missed until it is back). :meth:`Notices.fresh` says whether the connection has
+answered the listener's own PING lately: what a cache that must hear every change checks before it answers.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ PING_MESSAGE: Final = b"pyramide-notices"
 
 Load = Callable[[], Awaitable[object]]
 """Reads a topic's current state (anything its streams send)."""
+Heard = Callable[[bytes | None], None]
+"""A watcher's function: a message's data, or ``None`` when the connection was lost (messages may have been missed)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -79,6 +86,9 @@ class Notices:
         self._redis = redis
         self._pubsub: PubSub = self._redis.pubsub(ignore_subscribe_messages=True)
         self._topics: dict[str, dict[Hashable, _Topic]] = {}
+        self._watched: dict[str, Heard] = {}
+        self._answered_at: float | None = None
+        """When the listener's own PING was last answered (the event loop's clock); ``None`` after a failure."""
         self._listener: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._ping_s = ping_s
@@ -105,6 +115,22 @@ class Notices:
             with anyio.CancelScope(shield=True):  # a stream ends by cancellation when its client goes
                 await self._leave(channel, topic, follower)
 
+    async def watch(self, channel: str, heard: Heard) -> None:
+        """From now on, ``heard(data)`` for each message on ``channel``, called by the listener as it reads the
+        message (before it reads or does anything else), and ``heard(None)`` at once when the connection is lost."""
+        async with self._lock:
+            if channel not in self._watched:
+                await self._pubsub.subscribe(channel)
+                self._watched[channel] = heard
+            if self._listener is None:
+                self._listener = self.tasks.spawn("stream notices", self._listen(), lasting=True)
+
+    def fresh(self) -> bool:
+        """Whether the connection answered the listener's own PING within the last two ``ping_s`` and has not
+        failed since: then every watched channel's messages published up to the PING have been heard."""
+        answered = self._answered_at
+        return answered is not None and asyncio.get_running_loop().time() - answered < 2 * self._ping_s
+
     async def _leave(self, channel: str, topic: Hashable, follower: Follower) -> None:
         async with self._lock:
             topics = self._topics.get(channel, {})
@@ -126,6 +152,7 @@ class Notices:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis gone: try again, then read every topic afresh
+                self._lost()
                 self._outage.failed(error)  # logged once an outage, not once a reconnection
                 await self._reconnect(silent=isinstance(error, SilentConnectionError))
                 await self._refresh(list(self._topics))
@@ -134,7 +161,19 @@ class Notices:
             if message is None or message.get("type") != "message":
                 continue
             channel = message["channel"]
-            await self._refresh([channel.decode() if isinstance(channel, bytes) else str(channel)])
+            name = channel.decode() if isinstance(channel, bytes) else str(channel)
+            heard = self._watched.get(name)
+            if heard is not None:
+                data = message.get("data")
+                heard(data if isinstance(data, bytes) else str(data).encode())
+                continue
+            await self._refresh([name])
+
+    def _lost(self) -> None:
+        """The connection failed: not fresh until it answers a PING again, and every watcher told at once."""
+        self._answered_at = None
+        for heard in self._watched.values():
+            heard(None)
 
     async def _next_message(self) -> dict[str, object] | None:
         """The next message (None for none within a second, or for the listener's own PONG), after a PING when one
@@ -142,11 +181,12 @@ class Notices:
         now = asyncio.get_running_loop().time()
         if self._pinged_at is not None and now - self._pinged_at > self._ping_s:
             raise SilentConnectionError(f"no PONG within {self._ping_s} s")
-        if self._pinged_at is None and now >= self._next_ping and self._topics:
+        if self._pinged_at is None and now >= self._next_ping and (self._topics or self._watched):
             await self._pubsub.ping(PING_MESSAGE)
             self._pinged_at = now
         message: dict[str, object] | None = await self._pubsub.get_message(timeout=min(1.0, self._ping_s / 2))
         if message is not None and message.get("type") == "pong" and message.get("data") == PING_MESSAGE:
+            self._answered_at = self._pinged_at
             self._pinged_at = None
             self._next_ping = now + self._ping_s
             return None

@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyramide.service.accounts import Annulments, AppPlayers, AppStore, AuditLog, Bans, PlayerData, PlayerStore
+from pyramide.service.accounts.app_cache import AppCache
 from pyramide.service.accounts.ports import PlayerBoards, PlayerGames, PlayerReviews, PlayerStatistics
 from pyramide.service.accounts.rewrites import Rewrites
 from pyramide.service.infra.clock import Clock
+from pyramide.service.infra.notices import Notices
 from pyramide.service.infra.ratelimit import RateLimiter, per_minute
 from pyramide.service.infra.redis import RedisClient
 from pyramide.service.infra.settings import LimitName, Settings
@@ -38,11 +40,15 @@ class Accounts:
         reviews: PlayerReviews,
         clock: Clock,
         tasks: TaskRegistry,
+        notices: Notices | None = None,
     ) -> Accounts:
+        """``notices``: the process's pub/sub connection, over which a move's app key and binding may be taken from
+        memory (``accounts.app_cache``); without it, they are read from Redis on every request."""
         players = PlayerStore(redis, settings.retention, clock=clock)
         audit = AuditLog(redis, clock=clock)
-        apps = AppStore(redis, clock=clock)
-        app_players = AppPlayers(redis, players, settings.retention.session_ttl_s)
+        cache = AppCache(redis, notices, clock)
+        apps = AppStore(redis, clock=clock, forget=cache.forget)
+        app_players = AppPlayers(redis, players, settings.retention.session_ttl_s, cache)
         privacy = PlayerData(
             redis=redis,
             players=players,

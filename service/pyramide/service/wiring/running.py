@@ -100,6 +100,7 @@ class Running:
             reviews=stats.reviews,
             clock=clock,
             tasks=tasks,
+            notices=plumbing.streams.notices,
         )
         return cls(
             redis=redis,

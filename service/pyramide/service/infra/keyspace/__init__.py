@@ -19,6 +19,7 @@ from pyramide.service.infra.keyspace.addresses import (
     sealed_create,
 )
 from pyramide.service.infra.keyspace.apps import (
+    APP_CHANGES,
     APPS,
     AUDIT,
     app,
@@ -103,6 +104,7 @@ from pyramide.service.infra.keyspace.storage import MEMORY_RESERVE
 
 __all__ = [
     "APPS",
+    "APP_CHANGES",
     "AUDIT",
     "DEAL_SECRET",
     "ERASURE_REWRITTEN",

@@ -8,6 +8,9 @@ from uuid import UUID
 
 APPS: Final = "pyr:apps"
 """The apps, ordered by creation."""
+APP_CHANGES: Final = "pyr:apps:changes"
+"""The pub/sub channel where an app's id is published when it is revoked or a player of its is erased: every process
+drops what it remembers of the app's keys and bindings (``accounts.app_cache``)."""
 
 
 def app(app_id: UUID) -> str:
