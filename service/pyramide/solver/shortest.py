@@ -30,6 +30,7 @@ from pyramide.solver.position import (
     KeyedInside,
     Position,
     cards_in,
+    inside_afters,
     key_of,
     last_partners,
     position_of,
@@ -142,9 +143,9 @@ class _Estimate:
     def __init__(self, deal: Deal, bounds: Bounds) -> None:
         rules = deal.rules
         self.bounds, self.order_masks = bounds, bounds.order_masks
-        self.deal_inside = deal.inside
+        self.cover_pairs = rules.cover_pairs
         self.clearings: dict[int, int] = {}
-        self.wanted: dict[int, int] = {}
+        self.clearing_steps: dict[int, tuple[int, ...]] = {}
         self.limit = rules.recycles
         self.inside: dict[int, _Pyramid] = {}
         self.strict = rules.strict_win
@@ -163,11 +164,11 @@ class _Estimate:
         used = key >> RECYCLES_AT & 15
         flags = key >> FRESH_AT & 1 | (LAST_PASS if self.limit is not None and used >= self.limit else 0)
         if self.strict:
-            return self._strict(present, left, drawn, needed, flags, clearing)
+            return self._strict(present, left, drawn, needed, flags, clearing, wanted)
         removals = max(removals, clearing)
         if not needed:
             return removals
-        return removals + self._draws(present, left, drawn, needed, flags, alone)
+        return removals + self._draws(present, left, drawn, needed, flags, alone, wanted)
 
     def _clearing(self, present: int, signature: int) -> int:
         """The fewest removals that clear ``present`` when any card of a value in ``signature`` (the values left
@@ -175,7 +176,8 @@ class _Estimate:
         an outside partner; each step only on free cards, in an order the pyramid allows (:data:`DEAD` when no order
         clears it). Stronger than the matching count of :meth:`_inside`, which lets any two cards that do not lie on
         each other pair at once, whatever must go before them. Kept per signature and pyramid: there are at most
-        1,430 pyramids."""
+        1,430 pyramids. Each step's pyramid reads only the values its cards pair with (and bit 0, which keeps a
+        pyramid without such values from reading as none), so pyramids share their counts across signatures."""
         if not present:
             return 0
         key = signature << SLOTS | present
@@ -183,28 +185,46 @@ class _Estimate:
         if known is not None:
             return known
         best = DEAD
-        for _, after in self.deal_inside(present):
-            best = min(best, self._clearing(after, self._read(after, signature)))
-        values = self.bounds.pyramid_values
-        for slot in free_slots(present):
-            if signature >> partner_of(values[slot]) & 1:
-                after = present & ~(1 << slot)
-                best = min(best, self._clearing(after, self._read(after, signature)))
+        steps = self.clearing_steps.get(present) or self._clearing_steps(present)
+        for at in range(0, len(steps), 3):
+            allowed = steps[at]
+            if not allowed or signature & allowed:
+                best = min(best, self._clearing(steps[at + 1], signature & steps[at + 2]))
         best = best + 1 if best < DEAD else DEAD
         self.clearings[key] = best
         return best
 
-    def _read(self, present: int, signature: int) -> int:
-        """``signature`` with only the values some card of ``present`` pairs with, and bit 0: what
-        :meth:`_clearing` reads of it, so pyramids share their counts across signatures (bit 0 keeps a pyramid
-        without such values from reading as none). The mask is kept per pyramid."""
-        wanted = self.wanted.get(present)
-        if wanted is None:
-            wanted = self.wanted[present] = _wanted(self.bounds.pyramid(present)[0])
-        return signature & wanted
+    def _clearing_steps(self, present: int) -> tuple[int, ...]:
+        """The steps :meth:`_clearing` takes from ``present``, three integers each, worked out once per pyramid:
+        the values that allow it (0 for a removal inside the pyramid, which needs none; the free card's partner
+        value for one with an outside partner), the pyramid it leaves, and the values that pyramid reads."""
+        steps: list[int] = []
+        values = self.bounds.pyramid_values
+        for after in inside_afters(values, present, self.cover_pairs):
+            steps += (0, after, self._wanted_by(after))
+        for slot in free_slots(present):
+            after = present & ~(1 << slot)
+            steps += (1 << partner_of(values[slot]), after, self._wanted_by(after))
+        known = self.clearing_steps[present] = tuple(steps)
+        return known
+
+    def _wanted_by(self, present: int) -> int:
+        """:func:`_wanted` of a pyramid, read off its mask."""
+        wanted, masks = 1, self.bounds.pyramid_masks
+        for value in range(1, KING):
+            if present & masks[value]:
+                wanted |= 1 << partner_of(value)
+        return wanted
 
     def _strict(  # noqa: PLR0917 - the state's parts, as the hot path has them
-        self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int, clearing: int
+        self,
+        present: int,
+        left: int,
+        drawn: int,
+        needed: tuple[tuple[int, int], ...],
+        flags: int,
+        clearing: int,
+        wanted: int,
     ) -> int:
         """Under the strict win: removals for every card left (digging costs nothing more), at least every stock
         card drawn, and if some waste cards stay there until the next turn-over (:meth:`_stuck`), that turn-over
@@ -224,7 +244,7 @@ class _Estimate:
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
         floor = cards_in(stock)
-        stuck = self._stuck(present, waste, stock, flags & FRESH)
+        stuck = self._stuck(present, waste, stock, flags & FRESH, wanted)
         if stuck:  # they must leave too: only after a turn-over, and drawn again
             if flags & LAST_PASS:
                 return DEAD
@@ -233,7 +253,14 @@ class _Estimate:
         return total + (draws if draws > floor else floor)
 
     def _draws(  # noqa: PLR0917 - the state's parts, as the hot path has them
-        self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int, alone: int
+        self,
+        present: int,
+        left: int,
+        drawn: int,
+        needed: tuple[tuple[int, int], ...],
+        flags: int,
+        alone: int,
+        wanted: int,
     ) -> int:
         """At least how many more moves than the pyramid's removals bring the cards it needs from outside to the
         top (:data:`DEAD` when that cannot be done). Each card needed from outside must come to the top at some
@@ -245,7 +272,7 @@ class _Estimate:
         far drawn, which few states share."""
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
-        stuck = self._stuck(present, waste, stock, flags & FRESH)
+        stuck = self._stuck(present, waste, stock, flags & FRESH, wanted)
         return self._costliest(left, stock, stuck, needed, flags, alone & waste)
 
     def _costliest(  # noqa: PLR0917 - the state's parts, as the hot path has them
@@ -294,9 +321,10 @@ class _Estimate:
                 alone |= self.order_masks[value]
         return alone
 
-    def _stuck(self, present: int, waste: int, stock: int, fresh: int) -> int:
-        """The waste cards that stay there until the next turn-over (:meth:`Bounds.blocked`)."""
-        return self.bounds.blocked(present, waste, stock, fresh) if waste else 0
+    def _stuck(self, present: int, waste: int, stock: int, fresh: int, wanted: int) -> int:
+        """The waste cards that stay there until the next turn-over (:meth:`Bounds.blocked`), for a pyramid whose
+        cards pair with the values of ``wanted``."""
+        return self.bounds.blocked(present, waste, stock, fresh, wanted) if waste else 0
 
     def _inside(self, present: int) -> _Pyramid:
         """What the estimate reads of a pyramid (:data:`_Pyramid`), worked out once."""
@@ -316,7 +344,7 @@ class _Estimate:
 
 def _wanted(counts: tuple[int, ...]) -> int:
     """Bit ``v`` for each value ``v`` some card of a pyramid with these ``counts`` of each value pairs with, and
-    bit 0 (:meth:`_Estimate._read`)."""
+    bit 0 (:meth:`_Estimate._clearing`)."""
     wanted = 1
     for value in range(1, KING):
         if counts[value]:
