@@ -10,7 +10,6 @@ which positions are cut: docs/solver.md, "Why the shortest line is shortest".
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -46,36 +45,79 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
 
 
 def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
-    """The search. A state is kept as one integer (:func:`.position.key_of`), and so are the steps from it
-    (:meth:`_Shapes.steps`). Each state keeps the fewest moves known to reach it and the state before, in one number
-    (:data:`SPENT_BITS`); the line is worked out again from those at the end."""
-    bounds = Bounds(deal)
-    estimate = _Estimate(deal, bounds).of_key  # a bound method: calling the instance itself costs more
-    steps = _Shapes(deal).steps
-    first_key = key_of(start_state(deal, start))
-    reached: dict[int, int] = {first_key: first_key << SPENT_BITS}  # the start is its own state before
-    queue = _Queue()
-    queue.push(estimate(first_key), 0, first_key)
-    strict = deal.rules.strict_win
-    while queue.size:
-        spent, key = queue.pop()
-        if spent > reached[key] & SPENT_MASK:
-            continue
-        if won(key >> PRESENT_AT, key & ORDER, strict):
-            return _line(deal, steps, reached, key)
-        if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
-            return None
-        found = steps(key)
-        for at in range(0, len(found), STEP_SIZE):
-            total = spent + found[at]
-            after_key = found[at + 1]
-            known = reached.get(after_key)
-            if known is None or total < known & SPENT_MASK:
-                remaining = estimate(after_key)
-                if remaining < DEAD:
-                    reached[after_key] = key << SPENT_BITS | total
-                    queue.push(total + remaining, total, after_key)
-    return None
+    """The search (:class:`_Search`)."""
+    search = _Search(deal)
+    return search.run(start, budget, deadline)
+
+
+class _Sink:
+    """Where :meth:`_Shapes.steps` puts each step it finds (:data:`STEP_SIZE`): a method of a compiled class, so
+    that the step's integers reach it as they are, where a list would box each one and the search unbox it."""
+
+    def add(self, cost: int, after: int, how: int) -> None:
+        raise NotImplementedError
+
+
+class _Listed(_Sink):
+    """The steps of one state in a list, :data:`STEP_SIZE` integers each: for the line at the end."""
+
+    def __init__(self) -> None:
+        self.found: list[int] = []
+
+    def add(self, cost: int, after: int, how: int) -> None:
+        found = self.found
+        found.append(cost)
+        found.append(after)
+        found.append(how)
+
+
+class _Search(_Sink):
+    """The A*. A state is kept as one integer (:func:`.position.key_of`), and so are the steps from it
+    (:meth:`_Shapes.steps`, which hands each to :meth:`add`). Each state keeps the fewest moves known to reach it
+    and the state before, in one number (:data:`SPENT_BITS`); the line is worked out again from those at the end.
+    The estimate and the steps are called as methods of their objects: a native call, where a bound method is a
+    Python call (every argument and answer boxed)."""
+
+    def __init__(self, deal: Deal) -> None:
+        self.deal = deal
+        self.estimate = _Estimate(deal, Bounds(deal))
+        self.shapes = _Shapes(deal)
+        self.reached: dict[int, int] = {}
+        self.queue = _Queue()
+        self.key = 0
+        """The state whose steps :meth:`add` is handed."""
+        self.spent = 0
+        """The moves spent to reach it."""
+
+    def run(self, start: Position, budget: int, deadline: float) -> list[Move] | None:
+        """A shortest winning line from ``start``; ``None`` when there is none, or past the budget or deadline."""
+        deal, reached, queue = self.deal, self.reached, self.queue
+        first_key = key_of(start_state(deal, start))
+        reached[first_key] = first_key << SPENT_BITS  # the start is its own state before
+        queue.push(self.estimate.of_key(first_key), 0, first_key)
+        strict = deal.rules.strict_win
+        while queue.size:
+            spent, key = queue.pop()
+            if spent > reached[key] & SPENT_MASK:
+                continue
+            if won(key >> PRESENT_AT, key & ORDER, strict):
+                return _line(deal, self.shapes, reached, key)
+            if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
+                return None
+            self.key, self.spent = key, spent
+            self.shapes.steps(key, self)
+        return None
+
+    def add(self, cost: int, after: int, how: int) -> None:  # noqa: ARG002 - read only for the line
+        """A step from the state at hand: ``after`` is queued when it is new, or reached in fewer moves than
+        before, and the estimate does not find it lost."""
+        total = self.spent + cost
+        known = self.reached.get(after)
+        if known is None or total < known & SPENT_MASK:
+            remaining = self.estimate.of_key(after)
+            if remaining < DEAD:
+                self.reached[after] = self.key << SPENT_BITS | total
+                self.queue.push(total + remaining, total, after)
 
 
 SPENT_BITS: Final = 10
@@ -418,25 +460,25 @@ class _Shapes:
             useful |= deal.order_masks[value]
         return _Shape(inside, {v: tuple(s) for v, s in wanted.items()}, useful)
 
-    def steps(self, key: int) -> list[int]:
+    def steps(self, key: int, sink: _Sink) -> None:
         """Every removal from the state ``key`` (:func:`.position.key_of`), as :data:`STEP_SIZE` integers each: inside
         the pyramid; a stock or waste card brought to the top with a free pyramid card, alone if a king (taking one off
         the waste uncovers the card beneath without a turn-over), or under stock–waste pairing, fresh, with the card
-        beneath it. Integers, not tuples of moves and states: this runs for every state taken."""
+        beneath it. Integers, not tuples of moves and states, each step handed to ``sink`` as it is found: this runs for
+        every state taken."""
         present, left = key >> PRESENT_AT, key & ORDER
         shape = self.shape(present)
         outside = key & OUTSIDE
         forced = self._forced(shape, present, left)
         if forced >= 0:
-            return [1, outside | shape.inside[2][forced] << PRESENT_AT, INSIDE | forced]
-        result: list[int] = []
+            sink.add(1, outside | shape.inside[2][forced] << PRESENT_AT, INSIDE | forced)
+            return
         for i, after in enumerate(shape.inside[2]):
-            _add_step(result, 1, outside | after << PRESENT_AT, INSIDE | i)
-        self._with_outside(key, shape, result)
-        return result
+            sink.add(1, outside | after << PRESENT_AT, INSIDE | i)
+        self._with_outside(key, shape, sink)
 
-    def _with_outside(self, key: int, shape: _Shape, result: list[int]) -> None:
-        """The steps of :meth:`steps` with a stock or waste card, added to ``result``."""
+    def _with_outside(self, key: int, shape: _Shape, sink: _Sink) -> None:
+        """The steps of :meth:`steps` with a stock or waste card, handed to ``sink``."""
         pyramid, left = key >> PRESENT_AT << PRESENT_AT, key & ORDER
         drawn, used, fresh = key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15, key >> FRESH_AT & 1
         values, wanted, limit, waste_pairs = self.deal.order_values, shape.wanted, self.limit, self.waste_pairs
@@ -467,9 +509,9 @@ class _Shapes:
             taken = pyramid | remaining | after_drawn << DRAWN_AT | now_used << RECYCLES_AT  # not fresh after a removal
             value = values[index]
             if value == KING:
-                _add_step(result, cost, taken, 1 | index << 6)
+                sink.add(cost, taken, 1 | index << 6)
             for slot in wanted.get(value, ()):
-                _add_step(result, cost, taken ^ 1 << PRESENT_AT + slot, slot + 2 | index << 6)
+                sink.add(cost, taken ^ 1 << PRESENT_AT + slot, slot + 2 | index << 6)
             if low & on_beneath:
                 around = not now_fresh
                 if around:  # a top not drawn fresh: round the stock to draw it again, if a turn-over is left
@@ -478,7 +520,7 @@ class _Shapes:
                     cost, now_used = to_turn_over + cards_in(left & upto) + 1, turned
                 rest_after = remaining ^ (1 << (left & (low - 1)).bit_length() - 1)
                 after = pyramid | rest_after | (rest_after & upto).bit_length() << DRAWN_AT | now_used << RECYCLES_AT
-                _add_step(result, cost, after, index << 6 | (AROUND if around else 0))
+                sink.add(cost, after, index << 6 | (AROUND if around else 0))
 
     def _on_beneath(self, left: int) -> int:
         """The cards of ``left`` that pair with the card left directly before them (beneath them, once both are in
@@ -507,14 +549,6 @@ class _Shapes:
         return -1
 
 
-def _add_step(steps: list[int], cost: int, after: int, how: int) -> None:
-    """A step added to ``steps`` (:data:`STEP_SIZE`): appended one by one, as ``+=`` of a tuple would build the
-    tuple first."""
-    steps.append(cost)
-    steps.append(after)
-    steps.append(how)
-
-
 def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move, ...]:
     """The draws and turn-overs of a step: none for the card on top; draws up to a card ahead; else (or going round
     for a top to draw fresh) the rest of the stock, a turn-over, and draws up to it."""
@@ -529,7 +563,7 @@ def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move
     return (DRAW,) * cards_in(left >> drawn) + (RECYCLE,) + (DRAW,) * cards_in(left & upto)
 
 
-def _line(deal: Deal, steps: Callable[[int], list[int]], reached: dict[int, int], key: int) -> list[Move]:
+def _line(deal: Deal, shapes: _Shapes, reached: dict[int, int], key: int) -> list[Move]:
     """The line to the state ``key``: back through the states before it, each step found again among the steps of
     the state before (the one that leads to it at the cost it took), and made into moves (see :data:`STEP_SIZE`)."""
     line: list[Move] = []
@@ -537,7 +571,9 @@ def _line(deal: Deal, steps: Callable[[int], list[int]], reached: dict[int, int]
         previous = reached[key] >> SPENT_BITS
         state = position_of(previous)
         cost = (reached[key] & SPENT_MASK) - (reached[previous] & SPENT_MASK)
-        found = steps(previous)
+        listed = _Listed()
+        shapes.steps(previous, listed)
+        found = listed.found
         how = next(found[at + 2] for at in range(0, len(found), STEP_SIZE) if found[at : at + 2] == [cost, key])
         if how & INSIDE:
             line[:0] = (deal.inside(state.present)[how & ~INSIDE][0],)
