@@ -14,6 +14,7 @@ import pytest
 import redis
 from litestar import Litestar
 from litestar.testing import TestClient
+from prometheus_client import REGISTRY
 
 from pyramide.engine import DealCode, Game
 from pyramide.service.deals.analysis import HINT_BUDGET
@@ -235,3 +236,48 @@ def test_every_finished_deal_gets_its_par_while_others_are_worked_out(
         list(pool.map(play_and_abandon, codes))
     for code in codes:
         _until_kept(redis_client, code, app)
+
+
+def _par_searches() -> float:
+    """How many par searches this process's solver pool has run (its ``par`` searches' count)."""
+    return REGISTRY.get_sample_value("pyramide_solver_search_seconds_count", {"kind": "par"}) or 0.0
+
+
+def _random_game(client: TestClient[Any], auth: dict[str, str], draws: int) -> tuple[str, str]:
+    """A random deal dealt and played ``draws`` draws: its game's id and code."""
+    game = client.post("/v1/games", json={}, headers=auth).json()
+    for _ in range(draws):
+        assert client.post(f"/v1/games/{game['id']}/moves", json={"type": "draw"}, headers=auth).status_code == 200
+    return str(game["id"]), str(game["code"])
+
+
+def test_a_random_deal_gets_a_par_only_once_a_read_shows_it(client: TestClient[Any], redis_client: redis.Redis) -> None:
+    """Issue 58: a random deal dealt, played and finished (abandoned) gets no par search, nor a claim on one, for
+    nobody has seen a par (watched in Redis and the solver's count once the background work is over); the first
+    read of the finished game's snapshot answers `pending` and starts it, and once that work is over the snapshot
+    and the record show it decided. Another random deal, never finished, gets its par from the first read of its
+    code (a shared code), and a game then dealt from that code searches nothing more."""
+    before = _par_searches()
+    auth = new_player(client)
+    game, code = _random_game(client, auth, draws=5)
+    drain(client)
+    assert redis_client.get(_par_key(code)) is None, "dealing and playing a random deal starts no par"
+    assert client.post(f"/v1/games/{game}/abandon", headers=auth).status_code == 200
+    drain(client)
+    assert redis_client.get(_par_key(code)) is None, "finishing a random deal starts no par"
+    assert _par_searches() == before
+    assert client.get(f"/v1/games/{game}", headers=auth).json()["par_status"] == "pending"
+    snapshot = _read_until_decided(client, client, f"/v1/games/{game}", auth)
+    record = client.get(f"/v1/games/{game}/record", headers=auth).json()
+    assert _fields(record) == _fields(snapshot) and snapshot["par_status"] in ("known", "unwinnable", "unknown")
+    assert _par_searches() == before + 1
+
+    _, shared = _random_game(client, new_player(client), draws=2)
+    drain(client)
+    assert redis_client.get(_par_key(shared)) is None and _par_searches() == before + 1
+    assert client.get(f"/v1/deals/{shared}").json()["par_status"] == "pending"
+    drain(client)
+    assert client.get(f"/v1/deals/{shared}").json()["par_status"] != "pending"
+    assert client.post("/v1/games", json={"code": shared}, headers=new_player(client)).status_code == 201
+    drain(client)
+    assert _par_searches() == before + 2, "one search per deal: the code's par was kept"

@@ -107,7 +107,7 @@ class Bounds:
         waste = left & ((1 << drawn) - 1)
         return left & ~self.blocked(present, waste, left ^ waste, int(fresh)) if waste else left
 
-    def blocked(self, present: int, waste: int, stock: int, fresh: int) -> int:
+    def blocked(self, present: int, waste: int, stock: int, fresh: int, wanted: int = -1) -> int:
         """The cards of ``waste`` that stay there until the next turn-over: going down from the top, the first card
         that cannot leave, and every card beneath it. A waste card leaves alone if a king, else with a pyramid card
         of the partner value, each pyramid card once, and only once the cards on it are gone, which only cards
@@ -115,9 +115,12 @@ class Bounds:
         value's cards from the top down to a card outnumber the pyramid cards of the partner value that can be
         uncovered so, that card cannot leave. Under stock–waste pairing a waste card may also leave with a stock
         card drawn onto it (the stock's cards of the partner value count as partners too), or the fresh top
-        (``fresh``) with the card directly beneath it (those two are then never counted stuck)."""
+        (``fresh``) with the card directly beneath it (those two are then never counted stuck). ``wanted``, when
+        the caller knows it: bit ``v`` for each value ``v`` some card of ``present`` pairs with; the reach reads
+        nothing else of a signature, so the rest is dropped, and the counts kept per pyramid and signature are
+        shared by more states (the A*'s estimate: docs/benchmarks.md)."""
         values, masks, drawn_onto = self.order_values, self.order_masks, self.stock_waste_pairs
-        signature = self.signature(stock)
+        signature = self.signature(stock) & wanted
         # The partners grow with the values above (more cards usable uncover more), so the count for a smaller
         # signature is a lower bound: it is brought up to date only when a card would be stuck by it.
         partners_for = signature
@@ -138,7 +141,7 @@ class Bounds:
                         partners_for, partners = signature, self._uncoverable(present, signature)
                     if count > partners[need] + extra:
                         return rest
-            signature |= 1 << value
+            signature |= 1 << value & wanted
             rest ^= 1 << index
             depth += 1
         return 0

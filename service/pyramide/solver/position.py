@@ -17,7 +17,7 @@ from pyramide.engine import Game, Rules
 from pyramide.engine.cards import KING_VALUE, Card, card_value, is_king, values_pair
 from pyramide.engine.moves import DRAW, RECYCLE, Move, RemoveKing, RemovePair
 from pyramide.engine.pyramid import cover_pair_slots, free_slots
-from pyramide.solver.twins import partner_of, won
+from pyramide.solver.twins import pair, partner_of, won
 
 
 class Position(NamedTuple):
@@ -385,6 +385,23 @@ def pyramid_only(pyramid: tuple[Card, ...], present: int, cover_pairs: bool) -> 
             if values_pair(card_value(pyramid[slot]), card_value(pyramid[cover])):
                 result.append((RemovePair(pyramid[cover], pyramid[slot]), present & ~(1 << slot) & ~(1 << cover)))
     return tuple(result)
+
+
+def inside_afters(values: tuple[int, ...], present: int, cover_pairs: bool) -> tuple[int, ...]:
+    """The masks :func:`pyramid_only` leaves, in its order, from the pyramid's card ``values`` alone: no move is
+    built (the A*'s estimate walks every pyramid a deal can reach, most of which its search never meets)."""
+    free = free_slots(present)
+    afters = [present & ~(1 << slot) for slot in free if values[slot] == KING_VALUE]
+    for i, a in enumerate(free):
+        need = partner_of(values[a])
+        for b in free[i + 1 :]:
+            if values[b] == need:
+                afters.append(present & ~(1 << a) & ~(1 << b))
+    if cover_pairs:
+        for slot, cover in cover_pair_slots(present):
+            if pair(values[slot], values[cover]):
+                afters.append(present & ~(1 << slot) & ~(1 << cover))
+    return tuple(afters)
 
 
 def waste_removals(deal: Deal, position: Position, free: tuple[int, ...]) -> list[tuple[Move, Position]]:

@@ -10,7 +10,6 @@ which positions are cut: docs/solver.md, "Why the shortest line is shortest".
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -30,6 +29,7 @@ from pyramide.solver.position import (
     KeyedInside,
     Position,
     cards_in,
+    inside_afters,
     key_of,
     last_partners,
     position_of,
@@ -45,36 +45,79 @@ def shortest_line(deal: Deal, start: Position, budget: int, deadline: float) -> 
 
 
 def _a_star(deal: Deal, start: Position, budget: int, deadline: float) -> list[Move] | None:
-    """The search. A state is kept as one integer (:func:`.position.key_of`), and so are the steps from it
-    (:meth:`_Shapes.steps`). Each state keeps the fewest moves known to reach it and the state before, in one number
-    (:data:`SPENT_BITS`); the line is worked out again from those at the end."""
-    bounds = Bounds(deal)
-    estimate = _Estimate(deal, bounds).of_key  # a bound method: calling the instance itself costs more
-    steps = _Shapes(deal).steps
-    first_key = key_of(start_state(deal, start))
-    reached: dict[int, int] = {first_key: first_key << SPENT_BITS}  # the start is its own state before
-    queue = _Queue()
-    queue.push(estimate(first_key), 0, first_key)
-    strict = deal.rules.strict_win
-    while queue.size:
-        spent, key = queue.pop()
-        if spent > reached[key] & SPENT_MASK:
-            continue
-        if won(key >> PRESENT_AT, key & ORDER, strict):
-            return _line(deal, steps, reached, key)
-        if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
-            return None
-        found = steps(key)
-        for at in range(0, len(found), STEP_SIZE):
-            total = spent + found[at]
-            after_key = found[at + 1]
-            known = reached.get(after_key)
-            if known is None or total < known & SPENT_MASK:
-                remaining = estimate(after_key)
-                if remaining < DEAD:
-                    reached[after_key] = key << SPENT_BITS | total
-                    queue.push(total + remaining, total, after_key)
-    return None
+    """The search (:class:`_Search`)."""
+    search = _Search(deal)
+    return search.run(start, budget, deadline)
+
+
+class _Sink:
+    """Where :meth:`_Shapes.steps` puts each step it finds (:data:`STEP_SIZE`): a method of a compiled class, so
+    that the step's integers reach it as they are, where a list would box each one and the search unbox it."""
+
+    def add(self, cost: int, after: int, how: int) -> None:
+        raise NotImplementedError
+
+
+class _Listed(_Sink):
+    """The steps of one state in a list, :data:`STEP_SIZE` integers each: for the line at the end."""
+
+    def __init__(self) -> None:
+        self.found: list[int] = []
+
+    def add(self, cost: int, after: int, how: int) -> None:
+        found = self.found
+        found.append(cost)
+        found.append(after)
+        found.append(how)
+
+
+class _Search(_Sink):
+    """The A*. A state is kept as one integer (:func:`.position.key_of`), and so are the steps from it
+    (:meth:`_Shapes.steps`, which hands each to :meth:`add`). Each state keeps the fewest moves known to reach it
+    and the state before, in one number (:data:`SPENT_BITS`); the line is worked out again from those at the end.
+    The estimate and the steps are called as methods of their objects: a native call, where a bound method is a
+    Python call (every argument and answer boxed)."""
+
+    def __init__(self, deal: Deal) -> None:
+        self.deal = deal
+        self.estimate = _Estimate(deal, Bounds(deal))
+        self.shapes = _Shapes(deal)
+        self.reached: dict[int, int] = {}
+        self.queue = _Queue()
+        self.key = 0
+        """The state whose steps :meth:`add` is handed."""
+        self.spent = 0
+        """The moves spent to reach it."""
+
+    def run(self, start: Position, budget: int, deadline: float) -> list[Move] | None:
+        """A shortest winning line from ``start``; ``None`` when there is none, or past the budget or deadline."""
+        deal, reached, queue = self.deal, self.reached, self.queue
+        first_key = key_of(start_state(deal, start))
+        reached[first_key] = first_key << SPENT_BITS  # the start is its own state before
+        queue.push(self.estimate.of_key(first_key), 0, first_key)
+        strict = deal.rules.strict_win
+        while queue.size:
+            spent, key = queue.pop()
+            if spent > reached[key] & SPENT_MASK:
+                continue
+            if won(key >> PRESENT_AT, key & ORDER, strict):
+                return _line(deal, self.shapes, reached, key)
+            if len(reached) >= budget or (not len(reached) % 1024 and time.perf_counter() > deadline):
+                return None
+            self.key, self.spent = key, spent
+            self.shapes.steps(key, self)
+        return None
+
+    def add(self, cost: int, after: int, how: int) -> None:  # noqa: ARG002 - read only for the line
+        """A step from the state at hand: ``after`` is queued when it is new, or reached in fewer moves than
+        before, and the estimate does not find it lost."""
+        total = self.spent + cost
+        known = self.reached.get(after)
+        if known is None or total < known & SPENT_MASK:
+            remaining = self.estimate.of_key(after)
+            if remaining < DEAD:
+                self.reached[after] = self.key << SPENT_BITS | total
+                self.queue.push(total + remaining, total, after)
 
 
 SPENT_BITS: Final = 10
@@ -142,9 +185,9 @@ class _Estimate:
     def __init__(self, deal: Deal, bounds: Bounds) -> None:
         rules = deal.rules
         self.bounds, self.order_masks = bounds, bounds.order_masks
-        self.deal_inside = deal.inside
+        self.cover_pairs = rules.cover_pairs
         self.clearings: dict[int, int] = {}
-        self.wanted: dict[int, int] = {}
+        self.clearing_steps: dict[int, tuple[int, ...]] = {}
         self.limit = rules.recycles
         self.inside: dict[int, _Pyramid] = {}
         self.strict = rules.strict_win
@@ -163,11 +206,11 @@ class _Estimate:
         used = key >> RECYCLES_AT & 15
         flags = key >> FRESH_AT & 1 | (LAST_PASS if self.limit is not None and used >= self.limit else 0)
         if self.strict:
-            return self._strict(present, left, drawn, needed, flags, clearing)
+            return self._strict(present, left, drawn, needed, flags, clearing, wanted)
         removals = max(removals, clearing)
         if not needed:
             return removals
-        return removals + self._draws(present, left, drawn, needed, flags, alone)
+        return removals + self._draws(present, left, drawn, needed, flags, alone, wanted)
 
     def _clearing(self, present: int, signature: int) -> int:
         """The fewest removals that clear ``present`` when any card of a value in ``signature`` (the values left
@@ -175,7 +218,8 @@ class _Estimate:
         an outside partner; each step only on free cards, in an order the pyramid allows (:data:`DEAD` when no order
         clears it). Stronger than the matching count of :meth:`_inside`, which lets any two cards that do not lie on
         each other pair at once, whatever must go before them. Kept per signature and pyramid: there are at most
-        1,430 pyramids."""
+        1,430 pyramids. Each step's pyramid reads only the values its cards pair with (and bit 0, which keeps a
+        pyramid without such values from reading as none), so pyramids share their counts across signatures."""
         if not present:
             return 0
         key = signature << SLOTS | present
@@ -183,28 +227,46 @@ class _Estimate:
         if known is not None:
             return known
         best = DEAD
-        for _, after in self.deal_inside(present):
-            best = min(best, self._clearing(after, self._read(after, signature)))
-        values = self.bounds.pyramid_values
-        for slot in free_slots(present):
-            if signature >> partner_of(values[slot]) & 1:
-                after = present & ~(1 << slot)
-                best = min(best, self._clearing(after, self._read(after, signature)))
+        steps = self.clearing_steps.get(present) or self._clearing_steps(present)
+        for at in range(0, len(steps), 3):
+            allowed = steps[at]
+            if not allowed or signature & allowed:
+                best = min(best, self._clearing(steps[at + 1], signature & steps[at + 2]))
         best = best + 1 if best < DEAD else DEAD
         self.clearings[key] = best
         return best
 
-    def _read(self, present: int, signature: int) -> int:
-        """``signature`` with only the values some card of ``present`` pairs with, and bit 0: what
-        :meth:`_clearing` reads of it, so pyramids share their counts across signatures (bit 0 keeps a pyramid
-        without such values from reading as none). The mask is kept per pyramid."""
-        wanted = self.wanted.get(present)
-        if wanted is None:
-            wanted = self.wanted[present] = _wanted(self.bounds.pyramid(present)[0])
-        return signature & wanted
+    def _clearing_steps(self, present: int) -> tuple[int, ...]:
+        """The steps :meth:`_clearing` takes from ``present``, three integers each, worked out once per pyramid:
+        the values that allow it (0 for a removal inside the pyramid, which needs none; the free card's partner
+        value for one with an outside partner), the pyramid it leaves, and the values that pyramid reads."""
+        steps: list[int] = []
+        values = self.bounds.pyramid_values
+        for after in inside_afters(values, present, self.cover_pairs):
+            steps += (0, after, self._wanted_by(after))
+        for slot in free_slots(present):
+            after = present & ~(1 << slot)
+            steps += (1 << partner_of(values[slot]), after, self._wanted_by(after))
+        known = self.clearing_steps[present] = tuple(steps)
+        return known
+
+    def _wanted_by(self, present: int) -> int:
+        """:func:`_wanted` of a pyramid, read off its mask."""
+        wanted, masks = 1, self.bounds.pyramid_masks
+        for value in range(1, KING):
+            if present & masks[value]:
+                wanted |= 1 << partner_of(value)
+        return wanted
 
     def _strict(  # noqa: PLR0917 - the state's parts, as the hot path has them
-        self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int, clearing: int
+        self,
+        present: int,
+        left: int,
+        drawn: int,
+        needed: tuple[tuple[int, int], ...],
+        flags: int,
+        clearing: int,
+        wanted: int,
     ) -> int:
         """Under the strict win: removals for every card left (digging costs nothing more), at least every stock
         card drawn, and if some waste cards stay there until the next turn-over (:meth:`_stuck`), that turn-over
@@ -224,7 +286,7 @@ class _Estimate:
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
         floor = cards_in(stock)
-        stuck = self._stuck(present, waste, stock, flags & FRESH)
+        stuck = self._stuck(present, waste, stock, flags & FRESH, wanted)
         if stuck:  # they must leave too: only after a turn-over, and drawn again
             if flags & LAST_PASS:
                 return DEAD
@@ -233,7 +295,14 @@ class _Estimate:
         return total + (draws if draws > floor else floor)
 
     def _draws(  # noqa: PLR0917 - the state's parts, as the hot path has them
-        self, present: int, left: int, drawn: int, needed: tuple[tuple[int, int], ...], flags: int, alone: int
+        self,
+        present: int,
+        left: int,
+        drawn: int,
+        needed: tuple[tuple[int, int], ...],
+        flags: int,
+        alone: int,
+        wanted: int,
     ) -> int:
         """At least how many more moves than the pyramid's removals bring the cards it needs from outside to the
         top (:data:`DEAD` when that cannot be done). Each card needed from outside must come to the top at some
@@ -245,7 +314,7 @@ class _Estimate:
         far drawn, which few states share."""
         waste = left & ((1 << drawn) - 1)
         stock = left ^ waste
-        stuck = self._stuck(present, waste, stock, flags & FRESH)
+        stuck = self._stuck(present, waste, stock, flags & FRESH, wanted)
         return self._costliest(left, stock, stuck, needed, flags, alone & waste)
 
     def _costliest(  # noqa: PLR0917 - the state's parts, as the hot path has them
@@ -294,9 +363,10 @@ class _Estimate:
                 alone |= self.order_masks[value]
         return alone
 
-    def _stuck(self, present: int, waste: int, stock: int, fresh: int) -> int:
-        """The waste cards that stay there until the next turn-over (:meth:`Bounds.blocked`)."""
-        return self.bounds.blocked(present, waste, stock, fresh) if waste else 0
+    def _stuck(self, present: int, waste: int, stock: int, fresh: int, wanted: int) -> int:
+        """The waste cards that stay there until the next turn-over (:meth:`Bounds.blocked`), for a pyramid whose
+        cards pair with the values of ``wanted``."""
+        return self.bounds.blocked(present, waste, stock, fresh, wanted) if waste else 0
 
     def _inside(self, present: int) -> _Pyramid:
         """What the estimate reads of a pyramid (:data:`_Pyramid`), worked out once."""
@@ -316,7 +386,7 @@ class _Estimate:
 
 def _wanted(counts: tuple[int, ...]) -> int:
     """Bit ``v`` for each value ``v`` some card of a pyramid with these ``counts`` of each value pairs with, and
-    bit 0 (:meth:`_Estimate._read`)."""
+    bit 0 (:meth:`_Estimate._clearing`)."""
     wanted = 1
     for value in range(1, KING):
         if counts[value]:
@@ -390,25 +460,25 @@ class _Shapes:
             useful |= deal.order_masks[value]
         return _Shape(inside, {v: tuple(s) for v, s in wanted.items()}, useful)
 
-    def steps(self, key: int) -> list[int]:
+    def steps(self, key: int, sink: _Sink) -> None:
         """Every removal from the state ``key`` (:func:`.position.key_of`), as :data:`STEP_SIZE` integers each: inside
         the pyramid; a stock or waste card brought to the top with a free pyramid card, alone if a king (taking one off
         the waste uncovers the card beneath without a turn-over), or under stock–waste pairing, fresh, with the card
-        beneath it. Integers, not tuples of moves and states: this runs for every state taken."""
+        beneath it. Integers, not tuples of moves and states, each step handed to ``sink`` as it is found: this runs for
+        every state taken."""
         present, left = key >> PRESENT_AT, key & ORDER
         shape = self.shape(present)
         outside = key & OUTSIDE
         forced = self._forced(shape, present, left)
         if forced >= 0:
-            return [1, outside | shape.inside[2][forced] << PRESENT_AT, INSIDE | forced]
-        result: list[int] = []
+            sink.add(1, outside | shape.inside[2][forced] << PRESENT_AT, INSIDE | forced)
+            return
         for i, after in enumerate(shape.inside[2]):
-            _add_step(result, 1, outside | after << PRESENT_AT, INSIDE | i)
-        self._with_outside(key, shape, result)
-        return result
+            sink.add(1, outside | after << PRESENT_AT, INSIDE | i)
+        self._with_outside(key, shape, sink)
 
-    def _with_outside(self, key: int, shape: _Shape, result: list[int]) -> None:
-        """The steps of :meth:`steps` with a stock or waste card, added to ``result``."""
+    def _with_outside(self, key: int, shape: _Shape, sink: _Sink) -> None:
+        """The steps of :meth:`steps` with a stock or waste card, handed to ``sink``."""
         pyramid, left = key >> PRESENT_AT << PRESENT_AT, key & ORDER
         drawn, used, fresh = key >> DRAWN_AT & 31, key >> RECYCLES_AT & 15, key >> FRESH_AT & 1
         values, wanted, limit, waste_pairs = self.deal.order_values, shape.wanted, self.limit, self.waste_pairs
@@ -439,9 +509,9 @@ class _Shapes:
             taken = pyramid | remaining | after_drawn << DRAWN_AT | now_used << RECYCLES_AT  # not fresh after a removal
             value = values[index]
             if value == KING:
-                _add_step(result, cost, taken, 1 | index << 6)
+                sink.add(cost, taken, 1 | index << 6)
             for slot in wanted.get(value, ()):
-                _add_step(result, cost, taken ^ 1 << PRESENT_AT + slot, slot + 2 | index << 6)
+                sink.add(cost, taken ^ 1 << PRESENT_AT + slot, slot + 2 | index << 6)
             if low & on_beneath:
                 around = not now_fresh
                 if around:  # a top not drawn fresh: round the stock to draw it again, if a turn-over is left
@@ -450,7 +520,7 @@ class _Shapes:
                     cost, now_used = to_turn_over + cards_in(left & upto) + 1, turned
                 rest_after = remaining ^ (1 << (left & (low - 1)).bit_length() - 1)
                 after = pyramid | rest_after | (rest_after & upto).bit_length() << DRAWN_AT | now_used << RECYCLES_AT
-                _add_step(result, cost, after, index << 6 | (AROUND if around else 0))
+                sink.add(cost, after, index << 6 | (AROUND if around else 0))
 
     def _on_beneath(self, left: int) -> int:
         """The cards of ``left`` that pair with the card left directly before them (beneath them, once both are in
@@ -479,14 +549,6 @@ class _Shapes:
         return -1
 
 
-def _add_step(steps: list[int], cost: int, after: int, how: int) -> None:
-    """A step added to ``steps`` (:data:`STEP_SIZE`): appended one by one, as ``+=`` of a tuple would build the
-    tuple first."""
-    steps.append(cost)
-    steps.append(after)
-    steps.append(how)
-
-
 def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move, ...]:
     """The draws and turn-overs of a step: none for the card on top; draws up to a card ahead; else (or going round
     for a top to draw fresh) the rest of the stock, a turn-over, and draws up to it."""
@@ -501,7 +563,7 @@ def _bring_to_top(left: int, drawn: int, index: int, around: bool) -> tuple[Move
     return (DRAW,) * cards_in(left >> drawn) + (RECYCLE,) + (DRAW,) * cards_in(left & upto)
 
 
-def _line(deal: Deal, steps: Callable[[int], list[int]], reached: dict[int, int], key: int) -> list[Move]:
+def _line(deal: Deal, shapes: _Shapes, reached: dict[int, int], key: int) -> list[Move]:
     """The line to the state ``key``: back through the states before it, each step found again among the steps of
     the state before (the one that leads to it at the cost it took), and made into moves (see :data:`STEP_SIZE`)."""
     line: list[Move] = []
@@ -509,7 +571,9 @@ def _line(deal: Deal, steps: Callable[[int], list[int]], reached: dict[int, int]
         previous = reached[key] >> SPENT_BITS
         state = position_of(previous)
         cost = (reached[key] & SPENT_MASK) - (reached[previous] & SPENT_MASK)
-        found = steps(previous)
+        listed = _Listed()
+        shapes.steps(previous, listed)
+        found = listed.found
         how = next(found[at + 2] for at in range(0, len(found), STEP_SIZE) if found[at : at + 2] == [cost, key])
         if how & INSIDE:
             line[:0] = (deal.inside(state.present)[how & ~INSIDE][0],)

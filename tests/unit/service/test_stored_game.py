@@ -31,6 +31,18 @@ def test_the_header_round_trips() -> None:
     assert (again.version, again.game.undos, again.settled, again.started, again.abandoned) == (7, 1, True, True, False)
 
 
+def test_a_chosen_deal_round_trips_and_a_game_stored_before_it_reads_as_random() -> None:
+    """Bit 5 says the game was dealt from a chosen deal (its par is worked out from the deal on, docs/par.md);
+    every game stored before it reads as dealt at random, byte for byte as stored."""
+    stored = _stored()
+    plain = stored.to_bytes()
+    assert not StoredGame.from_bytes(stored.id, plain).chosen
+    stored.chosen = True
+    chosen = stored.to_bytes()
+    assert StoredGame.from_bytes(stored.id, chosen) == stored
+    assert chosen[48] == plain[48] | 32 and chosen[:48] + chosen[49:] == plain[:48] + plain[49:]
+
+
 def test_a_header_with_the_retired_undo_counter_is_refused_not_misread() -> None:
     """Bit 2 once put an undo counter after the header (written only in the project's first day, never released):
     such bytes are refused as damaged storage rather than read as some other game."""

@@ -1,13 +1,17 @@
 """A deal's par: the number of moves (removals, draws and turn-overs) of its shortest winning line under its rules.
 
-Worked out off the request path: the first time a deal is seen, a background task asks the solver pool for the
-shortest line at the lowest priority (after every player's search and every public analysis waiting), and keeps the
-answer per code in Redis (the code names the rules too). Until then the par is ``pending``; a deal that cannot be
-won is ``unwinnable``, one the solver did not decide within its budget and time limit ``unknown``: the par is then
-null, never a guess. At most ``in_flight`` pars are worked out at once per process, so a client reading many codes
-cannot fill the solver's queue: a deal seen while that many run waits in a backlog of at most ``BACKLOG`` codes
-(then it stays ``pending`` and is started again when next seen), the deals of finished games before those merely
-read, whose par a player is waiting for in the game's snapshot and statistics.
+Worked out off the request path, and only where someone may see it (``docs/par.md``): a read that shows a par (the
+deal, its board, a finished game's snapshot or record, the player's statistics, a closed challenge) starts it when
+nobody has, and so does dealing a chosen deal (a pasted code or a layout), whose code is shared; a random deal dealt
+and played gets none until then. A background task asks the solver pool for the shortest line at the lowest
+priority (after every player's search and every public analysis waiting), and keeps the answer per code in Redis
+(the code names the rules too), where a claim (``SET NX``) lets one process of many work it out. Until then the par
+is ``pending``; a deal that cannot be won is ``unwinnable``, one the solver did not decide within its budget and
+time limit ``unknown``: the par is then null, never a guess. At most ``in_flight`` pars are worked out at once per
+process, so a client reading many codes cannot fill the solver's queue: a deal seen while that many run waits in a
+backlog of at most ``BACKLOG`` codes of each kind (past that it stays ``pending`` and is queued again when next
+read), the deals of finished games (whose player waits for the par in the game's snapshot and statistics) before
+those merely read.
 """
 
 from __future__ import annotations
@@ -31,8 +35,11 @@ from pyramide.service.infra.redis import RedisClient, raw, storage_full
 from pyramide.service.infra.tasks import TaskRegistry
 
 PENDING_TTL_S: Final = 60  # a claim on working a par out, should its process die before it answers
-BACKLOG: Final = 1000
-"""Deals waiting for a par to be worked out in one process, of each kind (finished games', and read ones)."""
+BACKLOG: Final = 100
+"""Deals waiting for a par to be worked out in one process, of each kind (finished games', and read ones): about 20 s
+of one worker at the mean par's 0.2 s. A deal past it is dropped, not a reader's later deal: every route that
+shows the par queues it again when read, so a reader still looking gets it, and a burst nobody reads again leaves
+no minutes of searches behind it (issue 58)."""
 
 log = logging.getLogger("pyramide.service")
 
@@ -95,12 +102,13 @@ class ParBook:
         """The deal's par as known now, without starting to work it out (``pending`` when nobody has)."""
         return await self._kept(code) or PENDING
 
-    async def par(self, code: DealCode) -> Par:
-        """The deal's par as known now; starts working it out when nobody has."""
+    async def par(self, code: DealCode, *, finished: bool = False) -> Par:
+        """The deal's par as known now; starts working it out when nobody has (for a ``finished`` game's reader
+        before anyone merely reading the deal)."""
         kept = await self._kept(code)
         if kept is not None:
             return kept
-        await self.see(code)
+        await self.see(code, finished=finished)
         return PENDING
 
     async def see(self, code: DealCode, *, finished: bool = False) -> None:
@@ -109,9 +117,14 @@ class ParBook:
         if len(self._tasks) < self.in_flight:
             self._launch(code)
             return
+        name = str(code)
+        if name in self._finished:
+            return  # once per code in the backlog
         waiting = self._finished if finished else self._read
         if len(waiting) < BACKLOG:
-            waiting.setdefault(str(code), code)
+            waiting.setdefault(name, code)
+            if finished:
+                self._read.pop(name, None)  # moved up to the finished games'
 
     def _launch(self, code: DealCode) -> None:
         task = self.tasks.spawn("par", self._claim(code))

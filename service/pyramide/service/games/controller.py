@@ -5,7 +5,6 @@ caller's list of games is served with the rest of ``/v1/players`` (``players.gam
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 from litestar import Controller, Response, get, post
@@ -13,7 +12,7 @@ from litestar.params import QueryParameter
 from litestar.response import Stream
 from pydantic import TypeAdapter
 
-from pyramide.engine import DealCode, Move
+from pyramide.engine import Move
 from pyramide.engine.moves import format_record
 from pyramide.service.accounts import AppPlayers, PlayerStore, bearer_player
 from pyramide.service.deals import Par, ParBook
@@ -105,8 +104,8 @@ class GameController(Controller):
         async with address_limits.quota(request, LimitName.GAMES, limit=LimitName.ADDRESS_GAMES):
             new = new_game(body)
             game_id, reply = await creation.create(player, new, locale_of(request, player.locale), key, fp)
-        if reply.created and new.challenge is None:  # a sealed deal's par is never worked out while it is open
-            await pars.see(new.deal or DealCode.parse(json.loads(reply.body)["code"]))  # the deal is first seen
+        if reply.created and new.deal is not None:  # a chosen deal's code is shared: its par serves everyone
+            await pars.see(new.deal)  # a random deal's waits for a read that shows it (docs/par.md)
         return send(reply, game_id)
 
     @get(

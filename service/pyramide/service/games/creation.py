@@ -96,6 +96,7 @@ class GameCreation:
             owner=player.id,
             game=Game(code, explain_errors=explain),
             created_ms=now,
+            chosen=new.deal is not None,
             challenge=None if sealed is None else sealed.challenge,
             sealed_until_ms=0 if sealed is None else sealed.closes_ms,
         )

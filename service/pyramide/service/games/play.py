@@ -172,10 +172,12 @@ class GamePlay:
         return saved.current
 
     async def _see_par(self, stored: StoredGame, now: int) -> None:
-        """The game just ended: start working its deal's par out in the background (a task started or a place in
-        the backlog, never a wait on Redis or the solver), so that its snapshot, record and statistics can show it
-        soon; a challenge game's waits for the close, since its par would tell the sealed deal's depth."""
-        if self.pars is not None and not stored.sealed(now):
+        """A game of a chosen deal just ended: start working its deal's par out in the background again (a task
+        started or a place in the backlog, never a wait on Redis or the solver), should the par its deal started
+        have expired. A random deal's waits for a read that shows it (its snapshot, record, board, deal or the
+        player's statistics: ``docs/par.md``), and a challenge game's for the close, since its par would tell the
+        sealed deal's depth."""
+        if self.pars is not None and stored.chosen and not stored.sealed(now):
             await self.pars.see(stored.game.code, finished=True)
 
 

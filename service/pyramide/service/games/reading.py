@@ -76,7 +76,7 @@ class GameReading:
         game that runs, or a challenge game before its close, whose par is never looked up (or started) then."""
         if self.pars is None or not stored.status.decided or stored.sealed(now):
             return None
-        return await self.pars.par(stored.game.code)
+        return await self.pars.par(stored.game.code, finished=True)
 
     async def list_games(
         self, player: Player, status: ListFilter, cursor: tuple[int, str] | None, limit: int

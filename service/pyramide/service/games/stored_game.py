@@ -2,10 +2,10 @@
 
 Header (big-endian): version ``Q``, owner ``16s``, created, first move and finished times in ms since the epoch
 ``QQQ`` (0 for none), flags ``B`` (bit 0: abandoned; bit 1: the game's result is settled in the statistics; bit 3:
-a daily challenge's game; bit 4: operation times follow; bit 2 is unused: it marked an undo counter in the header
-that only the project's first day wrote), then with bit 3 the moment its challenge closes (ms, ``Q``) and the
-challenge's id (``B`` length, then ASCII), with bit 4 how many operation times ``I`` and each ``I`` (ms after the
-first move). Then :func:`pyramide.engine.dump_game`.
+a daily challenge's game; bit 4: operation times follow; bit 5: dealt from a chosen deal, a pasted code or a
+layout; bit 2 is unused: it marked an undo counter in the header that only the project's first day wrote), then
+with bit 3 the moment its challenge closes (ms, ``Q``) and the challenge's id (``B`` length, then ASCII), with bit 4
+how many operation times ``I`` and each ``I`` (ms after the first move). Then :func:`pyramide.engine.dump_game`.
 
 Operation times are kept for daily challenge games only (their cadence decides whether a win ranks, see
 ``stats.fairness``): 4 bytes per move or undo, on the games that need them, and nothing on any other game.
@@ -29,6 +29,7 @@ ABANDONED = 1
 SETTLED = 2
 CHALLENGE = 8
 TIMES = 16
+CHOSEN = 32
 
 
 @dataclass(slots=True)
@@ -47,6 +48,10 @@ class StoredGame:
     """The daily challenge this game is the player's attempt at, if it is one."""
     sealed_until_ms: int = 0
     """When that challenge closes: until then nothing may reveal the game's deal (see :meth:`sealed`)."""
+    chosen: bool = False
+    """Dealt from a chosen deal (a pasted code or a layout), not at random nor for a challenge: its code is shared,
+    so its par is worked out from the deal on and again when it finishes (``docs/par.md``); a random deal's only
+    where someone reads it."""
     times: array[int] | None = None
     """When each operation (move or undo) arrived, in ms after the first move, by the server's clock: kept for a
     challenge game (see :meth:`note_operation`); ``None`` for any other (nothing allocated on their path)."""
@@ -75,7 +80,7 @@ class StoredGame:
         return self.first_move_ms is not None
 
     def to_bytes(self) -> bytes:
-        flags = (ABANDONED if self.abandoned else 0) | (SETTLED if self.settled else 0)
+        flags = (ABANDONED if self.abandoned else 0) | (SETTLED if self.settled else 0) | (CHOSEN if self.chosen else 0)
         if self.challenge is not None:  # only a challenge game keeps operation times
             flags |= CHALLENGE | (TIMES if self.times else 0)
         header = _HEADER.pack(
@@ -125,6 +130,7 @@ class StoredGame:
             finished_ms=finished or None,
             abandoned=bool(flags & ABANDONED),
             settled=bool(flags & SETTLED),
+            chosen=bool(flags & CHOSEN),
             challenge=challenge,
             sealed_until_ms=sealed_until,
             times=times,

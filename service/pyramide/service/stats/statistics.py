@@ -172,7 +172,7 @@ class StatsStore:
             deal, _moves, since = value.decode().split(" ")
             if int(since) > now:
                 continue
-            par = await pars.par(DealCode.parse(deal))
+            par = await pars.par(DealCode.parse(deal), finished=True)
             if par.status is not ParStatus.PENDING:
                 shown = "" if par.moves is None else str(par.moves)
                 args = FoldArgs(game=name.removeprefix(PAR_DUE), par=shown)
