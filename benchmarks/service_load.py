@@ -3,7 +3,7 @@
 Usage: .venv/bin/python benchmarks/service_load.py [--clients 32] [--seconds 15] [--rounds 3]
 
 Starts the embedded Redis and one uvicorn process serving the app plus a baseline route that does one Redis GET
-and one SET and nothing else (:func:`bench_app`; tests/integration/test_benchmark_baselines.py shows it answers
+and one SET and nothing else (:func:`bench_app`; each of its answers is checked to be
 200). Then, for each round, ``--clients`` concurrent clients (one asyncio process, its own core, aiohttp) hit the
 baseline for ``--seconds``, then play whole games (create, then moves chosen from the snapshot's legal moves,
 removals first) for ``--seconds``. Prints medians over the rounds: requests/s, p50 and p99 latency, the ratio

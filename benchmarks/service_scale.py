@@ -9,8 +9,8 @@ moves/s, p50 and p99, the baseline's requests/s, the move route's share of the b
 against K = 1 (throughput / (K x throughput at 1)). On a machine with fewer cores than K + loaders the processes
 share cores, and the efficiency says so. Every answer's status is checked: one that is not the route's own stops the
 run (exit status 1). ``pyramide serve`` runs with every rate limit, quota and cap off (all the load comes from one
-address); the bare app's route is :func:`baseline_app` (tests/integration/test_benchmark_baselines.py shows it
-answers 200).
+address); the bare app's route is :func:`baseline_app` (each of its answers is checked to be
+200).
 """
 
 from __future__ import annotations

@@ -152,12 +152,27 @@ _ENCODE: Final = msgspec.json.Encoder().encode
 
 
 def _stream() -> Any:
-    """Where the root handler writes (standard error unless configured otherwise), as bytes."""
+    """Where the root handler writes (standard error unless configured otherwise), as bytes; a text stream with no
+    binary buffer under it (a ``StringIO`` a test or an embedding program set) through :class:`_Text`, since a
+    request's log line must never fail the request."""
     for handler in logging.getLogger().handlers:
         stream = getattr(handler, "stream", None)
         if stream is not None:
-            return getattr(stream, "buffer", stream)
+            binary = getattr(stream, "buffer", None)
+            return binary if binary is not None else _Text(stream)
     return sys.stderr.buffer
+
+
+class _Text:
+    """A text stream written with bytes (UTF-8)."""
+
+    __slots__ = ("stream",)
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> None:
+        self.stream.write(data.decode())
 
 
 @lru_cache(maxsize=4)
