@@ -62,8 +62,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 import process_cpu
-from pyramide.service.infra.settings import Limits, as_environment
-from service_load import choose_move, free_port, wait_ready
+from service_load import choose_move, free_port, serve_env, wait_ready
 from webhooks import EVENTS, OPERATOR_KEY, drained, receive
 
 SERVERS = {"anonymous": ("plain", "streams"), "app": ("app", "webhooks")}
@@ -133,17 +132,9 @@ class Result:
 
 
 def server_env(metrics_port: int) -> dict[str, str]:
-    """`pyramide serve`'s environment: every limit, quota and cap lifted (the clients share one address), webhooks to
-    loopback allowed, the operator key set, metrics on a port of their own."""
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env |= as_environment(
-        {"limits": {group: dict.fromkeys(kind.model_fields, 0) for group, kind in Limits.groups().items()}}
-    )
-    return env | {
-        "PYRAMIDE_MAX_UNFINISHED_GAMES": "0",
-        "PYRAMIDE_DRAIN_S": "0",
-        "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY,
-        "PYRAMIDE_WEBHOOK_ALLOW_LOOPBACK": "1",
+    """`pyramide serve`'s environment (``service_load.serve_env``: every limit off, the clients share one address;
+    webhooks to loopback allowed), with room for every client's stream and metrics on a port of their own."""
+    return serve_env(OPERATOR_KEY) | {
         "PYRAMIDE_STREAMS_PER_ADDRESS": "10000",
         "PYRAMIDE_STREAMS_PER_PLAYER": "100",
         "PYRAMIDE_METRICS_PORT": str(metrics_port),

@@ -100,6 +100,22 @@ def no_limits_env() -> dict[str, str]:
     return dict.fromkeys([*names, Caps.variable("max_unfinished_games"), Caps.variable("max_game_operations")], "0")
 
 
+def serve_env(operator_key: str) -> dict[str, str]:
+    """`pyramide serve`'s environment for a benchmark that starts it: this process's without ``REDIS_URL`` (the
+    server starts its own embedded Redis), every limit off (:func:`no_limits_env`), no drain at the stop, the
+    operator's key, and webhooks to loopback allowed (the benchmarks' receivers listen on 127.0.0.1)."""
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    return (
+        env
+        | no_limits_env()
+        | {
+            "PYRAMIDE_DRAIN_S": "0",
+            "PYRAMIDE_OPERATOR_KEY": operator_key,
+            "PYRAMIDE_WEBHOOK_ALLOW_LOOPBACK": "1",
+        }
+    )
+
+
 def serve(port: int, redis_url: str, redis_timeout_s: float = 2.0) -> None:
     """Server mode: the app and the baseline route, in one uvicorn process; ``redis_timeout_s`` for Redis's
     commands (raised under callgrind, where the server runs 50 times slower)."""

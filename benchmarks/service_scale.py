@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ import aiohttp
 from litestar import Litestar, get, post
 from litestar.params import FromPath
 
+from process_cpu import TICKS, sample, spent
 from pyramide.service.infra.embedded_redis import EmbeddedRedis
 from pyramide.service.infra.redis import connect
 from pyramide.service.infra.settings import Settings
@@ -112,9 +114,37 @@ def _load(url: str, args: argparse.Namespace, kind: str) -> dict[str, float]:
     elapsed = max(args.seconds, time.perf_counter() - started - 2)  # the loaders' start-up is not load
     ordered = sorted(latencies)
     return {
+        "requests": float(len(ordered)),
         "per_second": len(ordered) / args.seconds if elapsed else 0.0,
         "p50_ms": statistics.median(ordered) * 1000,
         "p99_ms": ordered[int(0.99 * (len(ordered) - 1))] * 1000,
+    }
+
+
+def _machine_busy_s() -> float:
+    """CPU seconds every core of the machine has been busy since boot (``/proc/stat``: all but idle and iowait)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / TICKS
+
+
+def _costed(server: subprocess.Popen[bytes], redis_pid: int, load: Callable[[], dict[str, float]]) -> dict[str, float]:
+    """``load()``'s figures, with the CPU milliseconds per request of the server (every worker of it) and of Redis,
+    and how busy the machine's cores were meanwhile (all of them together, other work included): where the limit
+    is when the server's own CPU per request does not grow with more workers but the throughput does not either."""
+    families = (server.pid, redis_pid)
+    before = [sample(pid) for pid in families]
+    busy, started = _machine_busy_s(), time.perf_counter()
+    figures = load()
+    busy, elapsed = _machine_busy_s() - busy, time.perf_counter() - started
+    after = [sample(pid) for pid in families]
+    server_s, redis_s = (
+        sum(spent(b, a, pid, lambda _: "all").values()) for b, a, pid in zip(before, after, families, strict=True)
+    )
+    requests = figures["requests"] or 1.0
+    return figures | {
+        "server_ms": server_s * 1000 / requests,
+        "redis_ms": redis_s * 1000 / requests,
+        "busy": busy / (elapsed * (os.cpu_count() or 1)),
     }
 
 
@@ -133,10 +163,10 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     process.wait(timeout=60)
 
 
-def _one(workers: int, redis_url: str, args: argparse.Namespace) -> tuple[dict[str, float], dict[str, float]]:
+def _one(workers: int, redis: EmbeddedRedis, args: argparse.Namespace) -> tuple[dict[str, float], dict[str, float]]:
     env = {
         **os.environ,
-        "REDIS_URL": redis_url,
+        "REDIS_URL": redis.url,
         "PYRAMIDE_DRAIN_S": "0",
         **no_limits_env(),
     }
@@ -149,7 +179,7 @@ def _one(workers: int, redis_url: str, args: argparse.Namespace) -> tuple[dict[s
     ]  # fmt: skip
     process = _serve(bare, env, url)
     try:
-        baseline = _load(url, args, "baseline")
+        baseline = _costed(process, redis.pid or 0, lambda: _load(url, args, "baseline"))
     finally:
         _stop(process)
     port = free_port()
@@ -157,7 +187,7 @@ def _one(workers: int, redis_url: str, args: argparse.Namespace) -> tuple[dict[s
     service = [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--workers", str(workers)]
     process = _serve(service, env, url)
     try:
-        moves = _load(url, args, "moves")
+        moves = _costed(process, redis.pid or 0, lambda: _load(url, args, "moves"))
     finally:
         _stop(process)
     return baseline, moves
@@ -174,7 +204,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as data, EmbeddedRedis(Path(data)) as redis:
         for workers in counts:
-            rows.append((workers, *_one(workers, redis.url, args)))
+            rows.append((workers, *_one(workers, redis, args)))
     print(f"{os.cpu_count()} cores; load: {args.loaders} processes x {args.clients} clients, {args.seconds:.0f} s each")
     one_base, one_moves = rows[0][1]["per_second"], rows[0][2]["per_second"]
     for workers, baseline, moves in rows:
@@ -186,6 +216,11 @@ def main() -> None:
             f" | efficiency moves {moves['per_second'] / (workers * one_moves):.2f},"
             f" baseline {baseline['per_second'] / (workers * one_base):.2f}"
         )
+        for name, figures in (("moves", moves), ("baseline", baseline)):
+            print(
+                f"       {name:8} CPU per request: server {figures['server_ms']:.3f} ms, Redis"
+                f" {figures['redis_ms']:.3f} ms; the machine's cores {figures['busy']:.0%} busy"
+            )
 
 
 if __name__ == "__main__":

@@ -14,15 +14,12 @@ valgrind; takes about six minutes.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 from pyramide.engine import DealCode, Game
 from pyramide.solver.position import from_game
 from pyramide.solver.shortest import shortest_line
+from solver_instructions import child_instructions
 
 DEALS = (
     "PY1-N-SZRRFEE", "PY1-N-HBLFTYB", "PY1-N-PEHGPGB", "PY1-N-FXLXVMS", "PY1-N-ZKJZOMH", "PY1-N-NEPFIPL",
@@ -41,15 +38,7 @@ def search_all(budget: int, codes: list[str]) -> None:
 
 def instructions(budget: int, codes: list[str]) -> tuple[int, str]:
     """The instructions a child searching ``codes`` to ``budget`` executed in all, and what it printed."""
-    with tempfile.TemporaryDirectory() as data:
-        out = Path(data) / "callgrind.out"
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"]
-        command += [sys.executable, __file__, "--child", "--budget", str(budget), *codes]
-        printed = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-        for line in out.read_text().splitlines():
-            if line.startswith(("totals:", "summary:")):
-                return int(line.split()[1]), printed
-    raise RuntimeError("callgrind wrote no counts")
+    return child_instructions(__file__, ["--child", "--budget", str(budget), *codes])
 
 
 def main() -> None:

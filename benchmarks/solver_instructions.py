@@ -30,17 +30,23 @@ def solve_all(budget: int, codes: list[str]) -> None:
         print(f"{code}: {analysis.states:,} positions, winnable {analysis.winnable}")
 
 
-def instructions(budget: int, codes: list[str]) -> tuple[int, str]:
-    """The instructions a child solving ``codes`` to ``budget`` executed in all, and what it printed."""
+def child_instructions(script: str, arguments: list[str]) -> tuple[int, str]:
+    """The instructions a child Python running ``script`` with ``arguments`` executed in all under callgrind, and
+    what it printed (the one copy of this for the benchmarks that count a child's instructions)."""
     with tempfile.TemporaryDirectory() as data:
         out = Path(data) / "callgrind.out"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no"]
-        command += [sys.executable, __file__, "--child", "--budget", str(budget), *codes]
+        command += [sys.executable, script, *arguments]
         printed = subprocess.run(command, check=True, capture_output=True, text=True).stdout
         for line in out.read_text().splitlines():
-            if line.startswith("totals:") or line.startswith("summary:"):
+            if line.startswith(("totals:", "summary:")):
                 return int(line.split()[1]), printed
     raise RuntimeError("callgrind wrote no counts")
+
+
+def instructions(budget: int, codes: list[str]) -> tuple[int, str]:
+    """The instructions a child solving ``codes`` to ``budget`` executed in all, and what it printed."""
+    return child_instructions(__file__, ["--child", "--budget", str(budget), *codes])
 
 
 def main() -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import os
 import statistics
 import subprocess
 import sys
@@ -39,8 +38,7 @@ from standardwebhooks import Webhook
 from pyramide.engine.moves import parse_record
 from pyramide.service.games.commands_controller import move_body
 from pyramide.service.infra import keyspace
-from pyramide.service.infra.settings import Limits, as_environment
-from service_load import BadAnswerError, expect, free_port, run_checked, wait_ready
+from service_load import BadAnswerError, expect, free_port, run_checked, serve_env, wait_ready
 
 OPERATOR_KEY = "operator-key-for-the-benchmark-0123456789"
 EVENTS = ["game.won", "game.lost", "game.abandoned"]
@@ -87,18 +85,7 @@ def receive(port: int, secret: str, pipe: Connection) -> None:
 
 
 def _server_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env |= as_environment(
-        {"limits": {group: dict.fromkeys(kind.model_fields, 0) for group, kind in Limits.groups().items()}}
-    )
-    return env | {
-        "PYRAMIDE_MAX_UNFINISHED_GAMES": "0",
-        "PYRAMIDE_DRAIN_S": "0",
-        "PYRAMIDE_OPERATOR_KEY": OPERATOR_KEY,
-        "PYRAMIDE_WEBHOOK_ALLOW_LOOPBACK": "1",
-        "PYRAMIDE_LOG_LEVEL": "WARNING",
-        "PYRAMIDE_REQUEST_LOG_LEVEL": "WARNING",
-    }
+    return serve_env(OPERATOR_KEY) | {"PYRAMIDE_LOG_LEVEL": "WARNING", "PYRAMIDE_REQUEST_LOG_LEVEL": "WARNING"}
 
 
 def _cpu_s(processes: list[psutil.Process]) -> float:

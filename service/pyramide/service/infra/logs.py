@@ -24,6 +24,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from pyramide.service.infra import tracing
 from pyramide.service.infra.clock import SystemClock
+from pyramide.service.infra.response_span import SPAN, ResponseSpan
 from pyramide.service.infra.settings import Logs
 
 REQUEST_ID: Final = contextvars.ContextVar[str | None]("request_id", default=None)
@@ -100,20 +101,22 @@ class RequestLog:
             request_id = _request_id(scope["headers"])
             token = REQUEST_ID.set(request_id)
             started = time.perf_counter()
-            status = [500]
+            span = scope[SPAN] = ResponseSpan()  # type: ignore[typeddict-unknown-key]
             header = (_HEADER, request_id.encode())
 
-            async def identified(message: Message) -> None:
+            async def identified(message: Message) -> None:  # the service's one wrapper of send (response_span)
                 if message["type"] == "http.response.start":
-                    status[0] = message["status"]
+                    span.status = message["status"]
                     message["headers"] = [*message.get("headers", ()), header]
+                elif message["type"] == "http.response.body":
+                    span.body_at = time.perf_counter()
                 await send(message)
 
             try:
                 await app(scope, receive, identified)
             finally:
                 if log.isEnabledFor(level):
-                    write_line(scope, status[0], request_id, time.perf_counter() - started)
+                    write_line(scope, span.status, request_id, time.perf_counter() - started)
                 REQUEST_ID.reset(token)
 
         return logged

@@ -41,6 +41,7 @@ from prometheus_client.registry import REGISTRY, Collector
 
 from pyramide.service.infra.lifecycle import process_alive
 from pyramide.service.infra.meters import BuildInfo, process_meters
+from pyramide.service.infra.response_span import ResponseSpan, span_of
 from pyramide.service.infra.supervisor import SupervisorState
 
 STORAGE_FULL: Final = Counter(
@@ -100,25 +101,22 @@ class RequestMetrics:
                 return
             method, path = scope["method"], scope.get("path_template", scope["path"])
             started = time.perf_counter()
-            span = [500, 0.0]  # status and duration; an exception that escapes counts as a 500, timed to the end
-
-            async def timed_send(message: Message) -> None:
-                if message["type"] == "http.response.start":
-                    span[0] = message["status"]
-                elif message["type"] == "http.response.body":
-                    span[1] = time.perf_counter() - started
-                await send(message)
-
+            span = span_of(scope)
+            if span is None:  # no request log outside (an app built without it): wrap send here
+                span = ResponseSpan()
+                send = _seen(send, span)
+            status: int | None = None
             running = self._in_progress(method, path)
             running.inc()
             try:
-                await app(scope, receive, timed_send)
+                await app(scope, receive, send)
             except asyncio.CancelledError:
-                span[0] = CLIENT_CLOSED  # the client went away: not an error of the service
+                status = CLIENT_CLOSED  # the client went away: not an error of the service
                 raise
             finally:
                 running.dec()
-                self._record(method, path, int(span[0]), span[1] or time.perf_counter() - started)
+                ended = span.body_at or time.perf_counter()  # an exception that escapes is timed to the end
+                self._record(method, path, status or span.status, ended - started)
 
         return metered
 
@@ -144,6 +142,14 @@ class RequestMetrics:
         metrics, values = _metrics(self.prefix), (method, path, status, self.app_name)
         errors = metrics.errors.labels(*values) if status >= 500 else None
         return metrics.requests.labels(*values), metrics.duration.labels(*values), errors
+
+
+def _seen(send: Send, span: ResponseSpan) -> Send:
+    async def seen(message: Message) -> None:
+        span.see(message)
+        await send(message)
+
+    return seen
 
 
 class _SupervisorCollector:
