@@ -30,7 +30,7 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.streams import LAYOUT, MOVES, RawStream
 
-from service_load import expect, run_checked
+from service_load import expect, no_limits_env, run_checked
 
 
 def _free_port() -> int:
@@ -71,7 +71,7 @@ def main() -> None:
     args = parser.parse_args()
     port, tmp = _free_port(), Path(tempfile.mkdtemp())
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYRAMIDE_DRAIN_S": str(args.drain_s)}
+    env = {**os.environ, **no_limits_env(), "PYRAMIDE_DRAIN_S": str(args.drain_s)}  # the load is one address
     command = [sys.executable, "-m", "pyramide", "serve", "--port", str(port), "--data-dir", str(tmp / "data"),
                "--workers", args.workers]  # fmt: skip
     with (tmp / "serve.log").open("w") as log:

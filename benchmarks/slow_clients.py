@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from service_load import BadAnswerError, expect, pyramide_serve, run_checked
+from service_load import BadAnswerError, expect, no_limits_env, pyramide_serve, run_checked
 
 
 async def _prompt_client(url: str, until: float, latencies: list[float]) -> None:
@@ -160,7 +160,7 @@ def main() -> None:
     env = {
         "PYRAMIDE_HEADER_TIMEOUT_S": str(args.header_timeout),
         "PYRAMIDE_BODY_TIMEOUT_S": str(args.body_timeout),
-        "PYRAMIDE_LIMIT_MOVES": "0",
+        **no_limits_env(),  # the measuring clients are one address: no limit may end the run
     }
     deadline = args.body_timeout if args.bodies else args.header_timeout
     with _file_limit(args.file_limit), pyramide_serve(env) as url:

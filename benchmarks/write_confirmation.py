@@ -86,11 +86,16 @@ def measure(confirm: str, moves: int) -> tuple[float, float]:
     return server_used / moves * 1e6, redis_used / moves * 1e6
 
 
+MIN_MOVES = 100
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=1500)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    if args.moves < MIN_MOVES:  # CPU time is read in 10 ms ticks: fewer moves measure nothing (and divide by 0)
+        parser.error(f"--moves must be at least {MIN_MOVES}")
     results: dict[str, list[tuple[float, float]]] = {"always": [], "auto": [], "never": []}
     for _ in range(args.rounds):
         for confirm, runs in results.items():
