@@ -39,6 +39,7 @@ from pyramide.service.http.drain import DrainPlugin
 from pyramide.service.http.durability import ConfirmWrites
 from pyramide.service.http.full import WhileFull
 from pyramide.service.http.health import HealthController
+from pyramide.service.http.kept_answers import KeptAnswers
 from pyramide.service.http.options import MethodAnswers
 from pyramide.service.http.problem_pages import problem_page
 from pyramide.service.http.problems import EXCEPTION_HANDLERS
@@ -143,6 +144,7 @@ def create_app(
                 allowance=services.move_allowance,
                 limits=services.address_limits,
             ),
+            DefineMiddleware(KeptAnswers, redis=services.redis, ttl_s=settings.retention.idempotency_ttl_s),
             *confirming,
             DefineMiddleware(WhileFull, reserve=services.reserve, disk_short=services.disk_short),
         ],

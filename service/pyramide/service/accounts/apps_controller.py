@@ -49,6 +49,8 @@ class AppAdminController(Controller):
     @post(
         "/",
         operation_id="createApp",
+        kept_answer=True,
+        secret_idempotency_key=True,
         request_body=CreateAppBody,
         summary="Create an app and its server key (operator)",
         description="The key is in this answer only; the service keeps its hash. 403 `forbidden` for an app's key.",
@@ -108,6 +110,8 @@ class AppController(Controller):
     @post(
         "/players/{external_id:str}/sessions",
         operation_id="createSession",
+        kept_answer=True,
+        secret_idempotency_key=True,
         client_ip=True,
         summary="Issue a session for one of the app's users (app key, scope `players`)",
         description="A bearer token for that user's player (created on first use), for the app's front end, valid"

@@ -53,6 +53,7 @@ class ModerationController(Controller):
     @post(
         "/players/{player_id:str}/ban",
         operation_id="banPlayer",
+        kept_answer=True,
         opt={WHILE_FULL: OPERATOR},
         request_body=BanBody,
         summary="Ban a player",
@@ -69,6 +70,7 @@ class ModerationController(Controller):
     @post(
         "/players/{player_id:str}/unban",
         operation_id="unbanPlayer",
+        kept_answer=True,
         opt={WHILE_FULL: OPERATOR},
         request_body=BanBody,
         summary="Lift a player's ban",

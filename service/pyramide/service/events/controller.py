@@ -89,6 +89,8 @@ class WebhookController(Controller):
     @post(
         "/",
         operation_id="createWebhook",
+        kept_answer=True,
+        secret_idempotency_key=True,
         request_body=CreateWebhookBody,
         summary="Register a webhook endpoint (app key)",
         description="Events of the app's players (and every app's `challenge.closed`) of the types named are POSTed"
@@ -152,6 +154,8 @@ class WebhookController(Controller):
     @post(
         "/{webhook_id:str}/secret",
         operation_id="rotateWebhookSecret",
+        kept_answer=True,
+        secret_idempotency_key=True,
         summary="Replace a webhook endpoint's secret (app key)",
         description="The new secret is in this answer only; for 24 hours deliveries carry a signature by each (the"
         " old one's too, so receivers can switch at their pace). 404 `webhook_not_found`.",
@@ -166,6 +170,7 @@ class WebhookController(Controller):
     @post(
         "/{webhook_id:str}/enable",
         operation_id="enableWebhook",
+        kept_answer=True,
         summary="Enable a disabled webhook endpoint again (app key)",
         description="Events whose turn comes from now on are sent to it again, afresh (not failing); the events it"
         " skipped while disabled are not sent again by themselves: redeliver them by hand (`redeliverWebhookEvent`)."
@@ -207,6 +212,7 @@ class WebhookController(Controller):
     @post(
         "/{webhook_id:str}/deliveries/{event_id:str}/redeliver",
         operation_id="redeliverWebhookEvent",
+        kept_answer=True,
         summary="Send one delivered, failed or skipped event again (app key)",
         description="The same id and body, a new `webhook-timestamp` and signature; the log shows the outcome."
         " 404 `webhook_not_found`, 404 `delivery_not_found` for an event not in the endpoint's log.",

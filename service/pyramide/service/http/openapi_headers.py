@@ -26,7 +26,7 @@ IDEMPOTENCY_KEY_HEADER: Final = {
 
 SECRET_IDEMPOTENCY_KEY_HEADER: Final = {
     **IDEMPOTENCY_KEY_HEADER,
-    "description": "A retried request with the same key gets the identical response (the same token) and is"
+    "description": "A retried request with the same key gets the identical response (the same secret) and is"
     " applied once. The key is what proves a retry is yours: 32-200 visible ASCII characters, such as a UUID"
     " (400 `weak_idempotency_key` if shorter).",
     "schema": {"type": "string", "pattern": CREATE_PLAYER_KEY_PATTERN},
@@ -212,8 +212,8 @@ def response_headers(handler: HTTPRouteHandler, status: int) -> dict[str, Any]:
     texts in the caller's language; ``location``: a created resource; ``if_none_match``: an ETag on the 200 and
     the 304, a hash of the body where the answer is no snapshot; ``rate_limited``: the RateLimit headers on
     success too; ``deprecation``: ``http.deprecation``'s Deprecation and Sunset). A POST that keeps its answer
-    for an Idempotency-Key (a snapshot's, or one with a ``secret_idempotency_key``) declares
-    ``Idempotent-Replayed``."""
+    for an Idempotency-Key (a snapshot's, one with a ``secret_idempotency_key``, or one ``http.kept_answers`` keeps)
+    declares ``Idempotent-Replayed``."""
     opt = handler.opt
     headers: dict[str, Any] = {"X-Request-ID": REQUEST_ID}
     if status >= 400 or opt.get("snapshot") or opt.get("localised"):
@@ -229,7 +229,8 @@ def response_headers(handler: HTTPRouteHandler, status: int) -> dict[str, Any]:
         headers |= {"Deprecation": DEPRECATION, "Sunset": SUNSET}
     if status < 300 and opt.get("rate_limited"):
         headers |= {"RateLimit-Policy": POLICY_ON_SUCCESS, "RateLimit": STATE_ON_SUCCESS}
-    if status < 300 and "POST" in handler.http_methods and (opt.get("snapshot") or opt.get("secret_idempotency_key")):
+    keeps = opt.get("snapshot") or opt.get("secret_idempotency_key") or opt.get("kept_answer")
+    if status < 300 and "POST" in handler.http_methods and keeps:
         headers["Idempotent-Replayed"] = REPLAYED
     if status in (429, 503):
         headers["Retry-After"] = RETRY_AFTER

@@ -100,6 +100,7 @@ class ReviewController(Controller):
     @post(
         "/{review_id:str}/accept",
         operation_id="acceptReview",
+        kept_answer=True,
         opt={WHILE_FULL: OPERATOR},
         request_body=ReviewDecisionBody,
         status_code=200,
@@ -128,6 +129,7 @@ class ReviewController(Controller):
     @post(
         "/{review_id:str}/reject",
         operation_id="rejectReview",
+        kept_answer=True,
         opt={WHILE_FULL: OPERATOR},
         request_body=ReviewDecisionBody,
         status_code=200,

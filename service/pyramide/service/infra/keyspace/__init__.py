@@ -16,6 +16,7 @@ from pyramide.service.infra.keyspace.addresses import (
     address_window,
     app_client_bucket,
     client_bucket,
+    kept_answer,
     sealed_create,
 )
 from pyramide.service.infra.keyspace.apps import (
@@ -162,6 +163,7 @@ __all__ = [
     "game_state_text",
     "game_tag",
     "game_tag_text",
+    "kept_answer",
     "outbox_of_one_app",
     "par",
     "pending",

@@ -57,3 +57,9 @@ def address_streams(address: str) -> str:
 def sealed_create(lookup: str) -> str:
     """A sealed player creation, under the hash of its Idempotency-Key."""
     return f"pyr:{{ip:{lookup}}}"
+
+
+def kept_answer(lookup: str) -> str:
+    """The sealed answer kept for an Idempotency-Key of a route whose domain keeps none (``http.kept_answers``),
+    under the hash of the caller and the key."""
+    return f"pyr:{{ka:{lookup}}}"
