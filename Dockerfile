@@ -26,7 +26,7 @@ ENV UV_PYTHON_DOWNLOADS=never \
     SSL_CERT_FILE=$CA_BUNDLE
 RUN python3 -m venv /opt/uv && /opt/uv/bin/pip install --no-cache-dir uv==0.13.8
 WORKDIR /app
-COPY pyproject.toml uv.lock README.md ./
+COPY pyproject.toml uv.lock README.md LICENSE ./
 RUN /opt/uv/bin/uv sync --locked --no-dev --no-install-project
 COPY service ./service
 COPY web ./web

@@ -21,6 +21,7 @@ from pyramide.service.infra.settings import Settings
 from tests.support.events import OPERATOR, OPERATOR_KEY, _app, _app_player, _as, _win_the_challenge, challenge_close_ms
 from tests.support.serving import serve_in_thread
 from tests.support.waiting import eventually
+from tests.support.webhook_schema import check_event
 
 
 def _has_webhooks() -> bool:
@@ -55,12 +56,13 @@ class Receiver:
         self.thread.start()
 
     def events(self, secret: str, kind: str, count: int, within_s: float = 20) -> list[dict[str, Any]]:
-        """The first ``count`` events of type ``kind``, each verified with ``secret`` (raises if one is not), a repeat
+        """The first ``count`` events of type ``kind``, each verified with ``secret`` and held to its type's published
+        schema (raises if one is not), a repeat
         of an event id dropped as the receivers are told to (a delivery in flight when its player is erased goes again
         from the app's outbox, under its id)."""
 
         def received() -> list[dict[str, Any]]:
-            found = [Webhook(secret).verify(body, headers) for body, headers in list(self.received)]
+            found = [check_event(Webhook(secret).verify(body, headers)) for body, headers in list(self.received)]
             firsts = [e for at, e in enumerate(found) if all(e["id"] != f["id"] for f in found[:at])]
             chosen = [event for event in firsts if event["type"] == kind]
             assert len(chosen) >= count, f"{kind}: {count} not received within {within_s} s"

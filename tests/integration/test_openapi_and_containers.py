@@ -105,7 +105,7 @@ def test_compose_is_valid_for_the_compose_v2_binary() -> None:
 def test_the_build_context_is_only_what_the_image_needs() -> None:
     ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines() if line.strip()[:1] != "#"}
     assert {".git", ".venv", ".tools", "data", "**/__pycache__", ".mypy_cache", ".pytest_cache"} <= ignored
-    for needed in ("pyproject.toml", "uv.lock", "README.md", "service"):
+    for needed in ("pyproject.toml", "uv.lock", "README.md", "LICENSE", "service"):
         assert needed not in ignored, f"the Dockerfile copies {needed}"
 
 

@@ -18,6 +18,7 @@ from pyramide.service.infra.settings import Settings
 from tests.support.deals import EASY_CODE, WINNING
 from tests.support.operators import OPERATOR, OPERATOR_KEY
 from tests.support.waiting import eventually
+from tests.support.webhook_schema import check_event
 
 
 class Receiver:
@@ -55,11 +56,12 @@ class Receiver:
         self.server.server_close()
 
     def events(self, secret: str | list[str]) -> list[dict[str, Any]]:
-        """The bodies received, each verified with ``secret`` (every one of a list)."""
+        """The bodies received, each verified with ``secret`` (every one of a list) and held to its type's published
+        schema."""
         found = []
         for headers, body in list(self.got):
             for each in [secret] if isinstance(secret, str) else secret:
-                found.append(Webhook(each).verify(body, headers))
+                found.append(check_event(Webhook(each).verify(body, headers)))
         return found[:: 1 if isinstance(secret, str) else len(secret)]
 
     def wait(self, count: int, seconds: float = 10) -> None:

@@ -16,7 +16,7 @@ from litestar.config.response_cache import ResponseCacheConfig
 from litestar.handlers import HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import Components, License, SecurityScheme
 from litestar.response import Response
 from litestar.types import ControllerRouterHandler
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -151,6 +151,7 @@ def create_app(
         openapi_config=OpenAPIConfig(
             title="Pyramide",
             version=pyramide.__version__,
+            license=License(name="Apache-2.0", identifier="Apache-2.0"),
             description=DESCRIPTION,
             security=[{"bearerAuth": []}],
             components=Components(security_schemes={"bearerAuth": SecurityScheme(type="http", scheme="bearer")}),

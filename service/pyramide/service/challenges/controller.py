@@ -108,6 +108,7 @@ class ChallengeController(Controller):
         "/{challenge_id:str}",
         operation_id="getChallenge",
         app_player=True,
+        security=[{}, {"bearerAuth": []}],  # public; with a token, `you` is the caller's attempt (issue 59, D4)
         summary="A daily challenge: its commitment from the moment it is chosen, its code and nonce once closed",
         description="Today's, earlier ones that were played, and coming ones already chosen (at least 7 days"
         " ahead): a coming one shows only its commitment and cannot be played before its day.",
@@ -170,6 +171,7 @@ class ChallengeController(Controller):
     @get(
         "/{challenge_id:str}/leaderboard/events",
         operation_id="streamChallengeLeaderboard",
+        stream=True,
         summary="A daily challenge's board, live: its first page now, then again each time the board changes",
         description="The board's first page as `getChallengeLeaderboard` answers it without a query (while the"
         " challenge is open: no code, no par), each time a win enters or an entry leaves, when the challenge closes"

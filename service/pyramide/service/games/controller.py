@@ -134,6 +134,7 @@ class GameController(Controller):
     @get(
         "/{game_id:str}/events",
         operation_id="streamGame",
+        stream=True,
         summary="A game's live stream: its snapshot now, then each new version",
         description="For a second device or a spectator view of the owner's: the game's snapshot (as `getGame`"
         " answers it) each time its version changes, whichever worker or replica the change was made on."

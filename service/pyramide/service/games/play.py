@@ -199,7 +199,7 @@ def game_event(stored: StoredGame, result: GameResult, player: Player) -> GameEv
         "external_id": player.external_id,
         "code": None if stored.challenge else str(stored.game.code),
         "challenge": stored.challenge,
-        "rules": stored.game.rules.to_json(),
+        "rules": stored.game.rules.segment,  # the preset as docs/events.md shows it ("N", "2S"), not an object
         "moves": result.moves,
         "undos": result.undos,
         "hints": 0,

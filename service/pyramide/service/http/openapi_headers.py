@@ -67,6 +67,16 @@ IF_MATCH_HEADER: Final = {
 }
 
 
+LAST_EVENT_ID_HEADER: Final = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "description": "The id of the last event received, when a stream is resumed (an EventSource sends it by itself):"
+    " a state is sent at once only if it differs from that one. One that is not a whole number counts as none.",
+    "schema": {"type": "string"},
+}
+
+
 IF_NONE_MATCH_HEADER: Final = {
     "name": "If-None-Match",
     "in": "header",
@@ -120,7 +130,7 @@ def _app_headers(route: str, handler: HTTPRouteHandler) -> list[dict[str, Any]]:
 def request_headers(route: str, method: str, handler: HTTPRouteHandler) -> list[dict[str, Any]]:
     """The headers a request may carry: an Idempotency-Key on every POST (a stronger one where the answer holds a
     secret, ``secret_idempotency_key``), If-Match where the handler acts on a version (``if_match``),
-    If-None-Match where it answers 304 (``if_none_match``), an app's
+    If-None-Match where it answers 304 (``if_none_match``), Last-Event-ID on a stream (``stream``), an app's
     headers, the language and the request id."""
     headers: list[dict[str, Any]] = []
     if method == "post":  # every POST takes one; handlers read it with `headers.idempotency_key`
@@ -130,6 +140,8 @@ def request_headers(route: str, method: str, handler: HTTPRouteHandler) -> list[
         headers.append(IF_MATCH_HEADER)
     if handler.opt.get("if_none_match"):
         headers.append(IF_NONE_MATCH_HEADER)
+    if handler.opt.get("stream"):
+        headers.append(LAST_EVENT_ID_HEADER)
     return [*headers, *_app_headers(route, handler), ACCEPT_LANGUAGE_HEADER, REQUEST_ID_HEADER]
 
 

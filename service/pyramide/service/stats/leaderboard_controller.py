@@ -93,6 +93,7 @@ class LeaderboardController(Controller):
     @get(
         "/{code:str}/events",
         operation_id="streamLeaderboard",
+        stream=True,
         summary="A deal code's board, live: its first page now, then again each time the board changes",
         description="The board's first page as `getLeaderboard` answers it without a query, each time a win enters"
         " or an entry leaves or the deal's par is saved, whichever worker or replica made the change. 429"
