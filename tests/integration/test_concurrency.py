@@ -113,6 +113,26 @@ def test_a_retried_move_is_applied_once_and_answered_identically(client: Client,
     assert client.get(f"/v1/games/{game['id']}", headers=player).json()["moves"] == 2
 
 
+def test_a_retry_older_than_the_kept_answers_is_refused_not_applied_again(
+    client: Client, player: dict[str, str]
+) -> None:
+    """Issue 59, D2: a game keeps the answers of its latest 4 keyed requests; after six keyed draws a retry of the
+    first was applied again (a second draw, no Idempotent-Replayed). It is refused, and the game is as it was."""
+    game = client.post("/v1/games", json={"code": "PY1-N-RETRYME"}, headers=player).json()
+    url = f"/v1/games/{game['id']}/moves"
+    for n in range(6):
+        played = client.post(url, json=DRAW, headers={**player, "Idempotency-Key": f"draw-{n}"})
+        assert played.status_code == 200, played.text
+    late = client.post(url, json=DRAW, headers={**player, "Idempotency-Key": "draw-0"})
+    assert late.status_code == 409, late.text
+    assert late.json()["code"] == "idempotency_key_expired"
+    recent = client.post(url, json=DRAW, headers={**player, "Idempotency-Key": "draw-5"})
+    assert recent.status_code == 200 and recent.headers["Idempotent-Replayed"] == "true"
+    assert client.get(f"/v1/games/{game['id']}", headers=player).json()["moves"] == 6
+    fresh = client.post(url, json=DRAW, headers={**player, "Idempotency-Key": "draw-6"})
+    assert fresh.status_code == 200, fresh.text  # a new key still plays
+
+
 def test_a_retried_create_makes_one_game(client: Client, player: dict[str, str]) -> None:
     headers = {**player, "Idempotency-Key": "new-game-1"}
     first = client.post("/v1/games", json={"code": "PY1-N-ONCEONE"}, headers=headers)

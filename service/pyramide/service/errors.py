@@ -23,6 +23,7 @@ class ErrorCode(StrEnum):
     VERSION_CONFLICT = "version_conflict"
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
     IDEMPOTENCY_KEY_IN_USE = "idempotency_key_in_use"
+    IDEMPOTENCY_KEY_EXPIRED = "idempotency_key_expired"
     RATE_LIMITED = "rate_limited"
     QUOTA_EXCEEDED = "quota_exceeded"
     TOO_MANY_STREAMS = "too_many_streams"

@@ -280,6 +280,8 @@ class GameStore(GameReads):
             raise await self._refused(owner)
         if outcome is Result.TOO_LONG:
             raise DomainError(ErrorCode.GAME_TOO_LONG, limit=str(self.caps.max_game_operations))
+        if outcome is Result.EXPIRED:
+            raise DomainError(ErrorCode.IDEMPOTENCY_KEY_EXPIRED, kept=str(self.caps.kept_responses_per_game))
         return SaveResult(outcome, kept=payload or b"")
 
     async def _refused(self, player: UUID) -> DomainError:

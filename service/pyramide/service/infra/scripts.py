@@ -66,6 +66,8 @@ class Result(enum.IntEnum):
     """There is no room for it: nothing was written."""
     FORBIDDEN = 13
     """It is not the caller's to do: nothing was written."""
+    EXPIRED = 14
+    """A retry whose Idempotency-Key was used before but whose answer is no longer kept: nothing was written."""
 
 
 Keys = TypeVar("Keys", bound=tuple[Any, ...])

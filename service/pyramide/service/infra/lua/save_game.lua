@@ -1,11 +1,32 @@
 -- The body of the save scripts (game_save, game_finish), as a function: see game_save.lua.
+-- A game's keyed requests leave their digest's first SEEN_CHARS characters in its 'seen' string for CONST.KEPT_MS
+-- after its last keyed change: a retry whose answer is no longer kept (older than the newest CONST.KEPT) is refused
+-- with RESULT.EXPIRED, never applied twice. 16 bytes a keyed operation, at most max_game_operations of them a game.
+local SEEN_CHARS = 16
+
+local function seen_before(seen, digest)
+  local all = redis.call('GET', seen)
+  if not all then return false end
+  local at = 1
+  while true do
+    local found = string.find(all, digest, at, true)
+    if not found then return false end
+    if (found - 1) % SEEN_CHARS == 0 then return true end
+    at = found + 1
+  end
+end
+
 local function save_game()
   if redis.call('GET', KEYS.auth) ~= ARGV.token then return {RESULT.UNAUTHORIZED, ''} end
   local current = redis.call('GET', KEYS.state)
   if not current then return {RESULT.MISSING, ''} end
+  local tag = string.sub(KEYS.kept, 1, -5)  -- the game's keys: <tag>kept, <tag>idem:<digest>, <tag>seen
+  local digest = ''
   if ARGV.response ~= '' then
     local kept = redis.call('GET', KEYS.idempotency)
     if kept then return {RESULT.KEPT, kept} end
+    digest = string.sub(KEYS.idempotency, #tag + 6, #tag + 5 + SEEN_CHARS)
+    if seen_before(tag .. 'seen', digest) then return {RESULT.EXPIRED, ''} end
   end
   if current ~= ARGV.basis then return {RESULT.CONFLICT, current} end
   if ARGV.notation ~= '' and CONST.LONGEST > 0 and redis.call('LLEN', KEYS.record) >= CONST.LONGEST then
@@ -31,7 +52,9 @@ local function save_game()
   local grew = 0
   if ARGV.response ~= '' then
     redis.call('SET', KEYS.idempotency, ARGV.response .. ARGV.state, 'PX', CONST.KEPT_MS)
-    local prefix = string.sub(KEYS.kept, 1, -5) .. 'idem:'
+    redis.call('APPEND', tag .. 'seen', digest)
+    redis.call('PEXPIRE', tag .. 'seen', CONST.KEPT_MS)
+    local prefix = tag .. 'idem:'
     if redis.call('LLEN', KEYS.kept) < CONST.KEPT then grew = 1 end
     redis.call('LPUSH', KEYS.kept, string.sub(KEYS.idempotency, #prefix + 1))
     for _, old in ipairs(redis.call('LRANGE', KEYS.kept, CONST.KEPT, -1)) do redis.call('DEL', prefix .. old) end
