@@ -51,6 +51,7 @@ class AppAdminController(Controller):
         operation_id="createApp",
         kept_answer=True,
         secret_idempotency_key=True,
+        location=True,
         request_body=CreateAppBody,
         summary="Create an app and its server key (operator)",
         description="The key is in this answer only; the service keeps its hash. 403 `forbidden` for an app's key.",
@@ -64,7 +65,23 @@ class AppAdminController(Controller):
         limits = body.limits.values() if body.limits else {}
         app, key = await apps.create(body.name, frozenset(body.scopes), limits)
         await audit.record(request.user, "create_app", f"app:{app.id}", detail={"name": app.name})
-        return Response(CreatedApp(**_view(app).model_dump(), key=key), status_code=201)
+        headers = {"Location": f"/v1/admin/apps/{app.id}"}
+        return Response(CreatedApp(**_view(app).model_dump(), key=key), status_code=201, headers=headers)
+
+    @get(
+        "/{app_id:str}",
+        operation_id="getApp",
+        summary="One app (operator)",
+        description="Its id, name, scopes and creation time; never its key. 404 `not_found` for an app that does not"
+        " exist or was revoked.",
+        responses=problems(400, 401, 403, 404),
+    )
+    async def read(self, request: AdminRequest, app_id: IdText, apps: Injected[AppStore]) -> AppView:
+        operator_only(request.user)
+        app = await apps.get(id_of(app_id))
+        if app is None:
+            raise DomainError(ErrorCode.NOT_FOUND)
+        return _view(app)
 
     @get(
         "/",
@@ -106,6 +123,17 @@ class AppController(Controller):
 
     path = "/v1/apps/me"
     tags = ["apps"]
+
+    @get(
+        "/",
+        operation_id="getCurrentApp",
+        summary="The calling app (app key)",
+        description="Its id, name, scopes and creation time, read with its own key (any scope): what a back end checks"
+        " at start-up, and how it learns its id. Never the key.",
+        responses=problems(401),
+    )
+    async def me(self, request: AppRequest) -> AppView:
+        return _view(request.user)
 
     @post(
         "/players/{external_id:str}/sessions",

@@ -89,6 +89,7 @@ class WebhookController(Controller):
     @post(
         "/",
         operation_id="createWebhook",
+        location=True,
         kept_answer=True,
         secret_idempotency_key=True,
         request_body=CreateWebhookBody,
@@ -112,7 +113,8 @@ class WebhookController(Controller):
         events = list(dict.fromkeys(e.value for e in body.events))
         endpoint = await webhooks.add(request.user.id, body.url, events, body.description)
         view = _view(endpoint, Health())
-        return Response(CreatedWebhook(**view.model_dump(), secret=endpoint.secret), status_code=201)
+        headers = {"Location": f"/v1/apps/me/webhooks/{view.id}"}
+        return Response(CreatedWebhook(**view.model_dump(), secret=endpoint.secret), status_code=201, headers=headers)
 
     @get(
         "/",

@@ -267,6 +267,6 @@ def with_precondition_failed(responses: dict[str, Any], handler: HTTPRouteHandle
     failed = {
         "description": PRECONDITION_FAILED,
         "content": {PROBLEM_JSON: {"schema": {"$ref": REF.format(model="Problem")}}},
-        "headers": response_headers(handler, 412),
+        "headers": {**response_headers(handler, 412), "ETag": ETAG},
     }
     return dict(sorted({**responses, "412": failed}.items()))

@@ -254,6 +254,8 @@ def handle_domain_error(request: Request, error: DomainError) -> Response[dict[s
         headers.update(error.limit.headers(error.wait_s))
     if error.code is ErrorCode.UNAUTHORIZED:
         headers.update(AUTHENTICATE)
+    if error.code is ErrorCode.PRECONDITION_FAILED and "version" in error.params:
+        headers["ETag"] = f'"{error.params["version"]}"'  # the current version's, to act on it next (issue 59)
     status = DOMAIN_STATUS[error.code]
     if status == 429:
         process_meters().refusals.labels(refused_by(error)).inc()
