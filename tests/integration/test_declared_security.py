@@ -1,5 +1,6 @@
-"""What the schema says of each operation's security matches what it reads (issue 59, D4): ``getChallenge`` answers
-``you`` per caller when sent a token but was declared public (``security: []``), so a generated SDK never sent one."""
+"""What the schema says of each operation matches what it reads (issue 59, D4 and smaller items): ``getChallenge``
+answers ``you`` per caller when sent a token but was declared public (``security: []``), so a generated SDK never
+sent one."""
 
 from __future__ import annotations
 
@@ -30,3 +31,16 @@ def test_the_stream_operations_declare_last_event_id(client: TestClient[Any]) ->
     for operation in streams:
         names = [parameter.get("name") for parameter in operation["parameters"]]
         assert "Last-Event-ID" in names, operation["operationId"]
+
+
+def test_annul_declares_what_a_board_name_is(client: TestClient[Any]) -> None:
+    """``annulLeaderboardEntry``'s ``board`` had no pattern, so a schema-valid name was 422 (issue 59)."""
+    schema = client.get("/schema/openapi.json").json()
+    [operation] = [
+        operation
+        for item in schema["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict) and operation.get("operationId") == "annulLeaderboardEntry"
+    ]
+    [board] = [parameter for parameter in operation["parameters"] if parameter.get("name") == "board"]
+    assert "pattern" in board["schema"]

@@ -26,9 +26,17 @@ from pyramide.service.http.full import OPERATOR, WHILE_FULL
 from pyramide.service.http.injection import Injected
 from pyramide.service.http.params import IdText, deal_code_of, id_of
 from pyramide.service.http.responses import problems
+from pyramide.service.http.schemas import DEAL_CODE_PATTERN
 
 AdminRequest = Request[Principal, None, State]
-BoardText = Annotated[str, Parameter(description="A deal code (e.g. PY1-N-AAAAAAS) or `challenge:<id>`.")]
+BOARD_PATTERN: Final = rf"^(?:{DEAL_CODE_PATTERN[1:-1]}|challenge:[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}-[0-9A-Z]{{1,4}})$"
+"""A board's name: a deal code or ``challenge:<id>`` (declared, so that a schema-valid name is one the route reads)."""
+BoardText = Annotated[
+    str,
+    Parameter(
+        description="A deal code (e.g. PY1-N-AAAAAAS) or `challenge:<id>`.", schema_extra={"pattern": BOARD_PATTERN}
+    ),
+]
 ReasonQuery = Annotated[str, Parameter(max_length=REASON_MAX, description="Why, for the audit log.")]
 _BAN = TypeAdapter(BanBody)
 _CHALLENGE: Final = re.compile(r"challenge:([0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9A-Z]{1,4})")

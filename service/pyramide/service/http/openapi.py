@@ -25,6 +25,7 @@ from pyramide.service.http.openapi_headers import (
     response_headers,
     with_not_modified,
     with_precondition_failed,
+    with_unsupported_media_type,
 )
 from pyramide.service.http.openapi_schemas import (
     REF,
@@ -109,6 +110,7 @@ def build_document(app: Litestar, webhooks: Webhooks) -> dict[str, Any]:
                     body = one_object(f"{operation['operationId'][0].upper()}{operation['operationId'][1:]}Body",
                                        body, components["schemas"])  # fmt: skip
                 operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": body}}}
+                operation["responses"] = with_unsupported_media_type(operation["responses"], handler)
     document["webhooks"] = _webhooks(webhooks, components["schemas"])
     document["tags"] = _tags(document)
     _add_links(document, operations)

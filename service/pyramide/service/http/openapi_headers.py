@@ -270,3 +270,14 @@ def with_precondition_failed(responses: dict[str, Any], handler: HTTPRouteHandle
         "headers": {**response_headers(handler, 412), "ETag": ETAG},
     }
     return dict(sorted({**responses, "412": failed}.items()))
+
+
+def with_unsupported_media_type(responses: dict[str, Any], handler: HTTPRouteHandler) -> dict[str, Any]:
+    """``responses`` with the 415 of a handler that reads a JSON body: what a body of another type (a form) gets,
+    a problem (``unsupported_media_type``), in order of status."""
+    unsupported = {
+        "description": "Unsupported Media Type: the body is not JSON (`unsupported_media_type`)",
+        "content": {PROBLEM_JSON: {"schema": {"$ref": REF.format(model="Problem")}}},
+        "headers": response_headers(handler, 415),
+    }
+    return dict(sorted({**responses, "415": unsupported}.items()))

@@ -48,6 +48,7 @@ class HttpCode(StrEnum):
     BAD_REQUEST = "bad_request"
     INVALID_IDEMPOTENCY_KEY = "invalid_idempotency_key"
     BODY_TOO_LARGE = "body_too_large"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     INTERNAL_ERROR = "internal_error"
     INVALID_IF_MATCH = "invalid_if_match"
     INVALID_IF_NONE_MATCH = "invalid_if_none_match"
@@ -78,6 +79,7 @@ _STATUS_CODES: Final = {
     405: HttpCode.METHOD_NOT_ALLOWED,
     412: ErrorCode.PRECONDITION_FAILED,
     413: HttpCode.BODY_TOO_LARGE,
+    415: HttpCode.UNSUPPORTED_MEDIA_TYPE,
     422: ErrorCode.VALIDATION_FAILED,
     429: ErrorCode.RATE_LIMITED,
     503: HttpCode.SERVICE_UNAVAILABLE,
@@ -131,6 +133,7 @@ HTTP_STATUS: Final[dict[HttpCode, int]] = {
     HttpCode.BAD_REQUEST: 400,
     HttpCode.INVALID_IDEMPOTENCY_KEY: 400,
     HttpCode.BODY_TOO_LARGE: 413,
+    HttpCode.UNSUPPORTED_MEDIA_TYPE: 415,
     HttpCode.INTERNAL_ERROR: 500,
     HttpCode.INVALID_IF_MATCH: 400,
     HttpCode.INVALID_IF_NONE_MATCH: 400,
