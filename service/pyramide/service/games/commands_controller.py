@@ -14,6 +14,7 @@ from litestar.datastructures import State
 from pydantic import TypeAdapter
 
 from pyramide.engine import DRAW, RECYCLE, UNDO, DealCode, Move, RemoveKing, RemovePair, Rules, card_code, parse_card
+from pyramide.engine.moves import parse_move
 from pyramide.service.accounts import Player
 from pyramide.service.errors import DomainError, ErrorCode
 from pyramide.service.games.commands import Abandon, Command, Tap, Versions
@@ -122,9 +123,12 @@ def new_game(body: CreateGameBody) -> NewGame:
     return NewGame(rules=rules, winnable_only=body.winnable_only, explain_errors=body.explain_errors)
 
 
-def move_from_body(body: PairMove | KingMove | DrawMove | RecycleMove | UndoMove | object) -> Move:
-    """The engine's move for a parsed move body; a body of no known kind is 422 ``validation_failed``, never a
-    draw (the schema's union refuses one first; this holds if a kind is ever added there and not here)."""
+def move_from_body(body: PairMove | KingMove | DrawMove | RecycleMove | UndoMove | str | object) -> Move:
+    """The engine's move for a parsed move body (an object, or the notation ``legal_moves`` lists, such as
+    ``"2S+JH"`` or ``"D"``); a body of no known kind is 422 ``validation_failed``, never a draw (the schema's union
+    refuses one first; this holds if a kind is ever added there and not here)."""
+    if isinstance(body, str):
+        return parse_move(body)
     if isinstance(body, PairMove):
         first, second = (parse_card(c) for c in body.cards)
         return RemovePair(first, second)

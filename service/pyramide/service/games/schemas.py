@@ -6,11 +6,11 @@ from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, Discriminator, Field, Tag
+from pydantic import BaseModel, Discriminator, Field, StringConstraints, Tag
 from typing_extensions import TypedDict
 
 from pyramide.service.deals.schemas import Analysis, LayoutBody, RulesBody, RuleSet
-from pyramide.service.http.schemas import CardCode, ChallengeIdText, Count, DealCodeText, StrictModel
+from pyramide.service.http.schemas import CARD_PATTERN, CardCode, ChallengeIdText, Count, DealCodeText, StrictModel
 from pyramide.service.status import GameStatus
 
 GameParStatus = Literal["known", "unwinnable", "unknown", "pending", "sealed"]
@@ -100,7 +100,27 @@ class UndoMove(StrictModel):
     type: Literal["undo"]
 
 
-MoveBody = Annotated[PairMove | KingMove | DrawMove | RecycleMove | UndoMove, Field(discriminator="type")]
+MoveObject = Annotated[PairMove | KingMove | DrawMove | RecycleMove | UndoMove, Field(discriminator="type")]
+_CARD = CARD_PATTERN[1:-1]
+MOVE_NOTATION_PATTERN = rf"^(?:[DdRrUu]|{_CARD}(?:\+{_CARD})?)$"
+"""A move as the service writes it in ``legal_moves``, hints and records: ``D`` (draw), ``R`` (turn over), ``U``
+(undo), a king (``KH``) or a pair (``2S+JH``)."""
+MoveNotation = Annotated[
+    str,
+    StringConstraints(pattern=MOVE_NOTATION_PATTERN, max_length=16),
+    Field(description="A move in the service's notation, as `legal_moves` lists it: `2S+JH`, `KH`, `D`, `R`, `U`."),
+]
+
+
+def _move_kind(body: object) -> str:
+    """Which move body a request is: notation for a string, else an object, so that a mistake is reported against
+    that kind alone (as :func:`_deal_kind` does for createGame)."""
+    return "notation" if isinstance(body, str) else "object"
+
+
+MoveBody = Annotated[
+    Annotated[MoveObject, Tag("object")] | Annotated[MoveNotation, Tag("notation")], Discriminator(_move_kind)
+]
 
 
 class CardTap(StrictModel):
