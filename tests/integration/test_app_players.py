@@ -95,8 +95,8 @@ def test_the_same_external_id_in_two_apps_is_two_players(admin: Any) -> None:
 def test_scopes_headers_and_tokens_are_checked(admin: Any) -> None:
     players_app, moderation_app = _app(admin), _app(admin, "Moderátor", ("moderation",))
     _problem(admin.get("/v1/players/me", headers=_as(moderation_app, "u")), 403, "forbidden")
-    _problem(admin.get("/v1/players/me", headers=_bearer(players_app)), 401, "unauthorized")
-    _problem(admin.post("/v1/games", json={}, headers=_bearer(players_app)), 401, "unauthorized")
+    _problem(admin.get("/v1/players/me", headers=_bearer(players_app)), 401, "player_header_required")
+    _problem(admin.post("/v1/games", json={}, headers=_bearer(players_app)), 401, "player_header_required")
     player = new_player(admin)
     _problem(admin.get("/v1/players/me", headers={**player, "Pyramide-Player": "u"}), 403, "player_header_not_allowed")
     for bad in ("", "a b", "x" * 129, "é".encode(), "caf\x7f", "tab\there"):

@@ -41,3 +41,17 @@ def test_a_created_webhook_is_where_location_says(settings: Settings) -> None:
         assert created.status_code == 201, created.text
         located = client.get(created.headers["Location"], headers=bearer(key))
         assert located.status_code == 200 and located.json()["id"] == created.json()["id"]
+
+
+def test_an_app_key_without_pyramide_player_is_told_what_it_missed(settings: Settings) -> None:
+    """A valid app key without ``Pyramide-Player`` got 401 "Missing or invalid access token", whose page advises the
+    token ``createPlayer`` gives: an app back end is told the header it missed. A wrong key is still
+    ``unauthorized``."""
+    with service(settings) as client:
+        key = client.post("/v1/admin/apps", json=APP, headers={**OPERATOR, "Accept-Language": "en"}).json()["key"]
+        missed = client.post("/v1/games", json={}, headers={**bearer(key), "Accept-Language": "en"})
+        assert missed.status_code == 401, missed.text
+        assert missed.json()["code"] == "player_header_required"
+        assert "Pyramide-Player" in missed.json()["detail"]
+        wrong = client.post("/v1/games", json={}, headers=bearer(key[:-4] + "AAAA"))
+        assert wrong.status_code == 401 and wrong.json()["code"] == "unauthorized"

@@ -432,3 +432,19 @@ def test_a_failing_endpoint_with_a_page_of_events_waiting_holds_no_other(setting
         healthy.wait(105, seconds=20)
         assert [json.loads(body)["data"]["game_id"] for _, body in healthy.got] == games
         assert len(failing.got) == 1
+
+
+def test_a_game_abandoned_before_its_first_move_sends_no_event(settings: Settings) -> None:
+    """docs/events.md says so (issue 59): a game nobody moved in never counted, so its abandon tells the app nothing.
+    Events of one player arrive in order: the first one to arrive is the abandon of the game that was played."""
+    with service(settings) as client, receiving() as receiver:
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url)
+        user = as_user(key, "user-2")
+        untouched = client.post("/v1/games", json={"code": EASY_CODE}, headers=user).json()["id"]
+        assert client.post(f"/v1/games/{untouched}/abandon", headers=user).status_code == 200
+        played = abandon(client, user)
+        receiver.wait(1)
+        run_job(client, "webhook delivery")
+        events = receiver.events(endpoint["secret"])
+        assert [(e["type"], e["data"]["game_id"]) for e in events] == [("game.abandoned", played)]

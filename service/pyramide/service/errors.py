@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     HINTS_NOT_ALLOWED = "hints_not_allowed"
     PLAYER_BANNED = "player_banned"
     INVALID_PLAYER_HEADER = "invalid_player_header"
+    PLAYER_HEADER_REQUIRED = "player_header_required"
     PLAYER_HEADER_NOT_ALLOWED = "player_header_not_allowed"
     APP_PLAYER_REQUIRED = "app_player_required"
     OPERATOR_ONLY = "operator_only"

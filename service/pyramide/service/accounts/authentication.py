@@ -187,8 +187,9 @@ class BearerAuthentication(AbstractAuthenticationMiddleware):
                 raise DomainError(ErrorCode.PLAYER_HEADER_NOT_ALLOWED)
             refuse_banned(player, remembered, connection.scope.get("route_handler"))
             return AuthenticationResult(user=player, auth=None)
-        if external is None:
-            raise DomainError(ErrorCode.UNAUTHORIZED)
+        if external is None:  # a valid key alone was told "invalid token" and sent to createPlayer (issue 59)
+            valid = is_app_key(token) and await self._apps().authenticate(token) is not None
+            raise DomainError(ErrorCode.PLAYER_HEADER_REQUIRED if valid else ErrorCode.UNAUTHORIZED)
         limits = self._limits()
 
         async def creating(app: App) -> None:  # a new player counts against the user's address (or the app's)

@@ -92,6 +92,7 @@ DOMAIN_STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.PLAYER_BANNED: 403,
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.INVALID_PLAYER_HEADER: 400,
+    ErrorCode.PLAYER_HEADER_REQUIRED: 401,  # the app's key alone names no player: credentials incomplete
     ErrorCode.PLAYER_HEADER_NOT_ALLOWED: 403,
     ErrorCode.APP_PLAYER_REQUIRED: 403,
     ErrorCode.OPERATOR_ONLY: 403,
