@@ -69,7 +69,7 @@ def test_keys_are_not_interchangeable(admin: Any) -> None:
     assert admin.get("/v1/admin/apps", headers=player).status_code == 401
     assert admin.get("/v1/admin/audit", headers=player).status_code == 401
     app_key = {"Authorization": f"Bearer {_create_app(admin)['key']}"}
-    assert admin.get("/v1/players/me", headers=app_key).json()["code"] == "unauthorized"
+    assert admin.get("/v1/players/me", headers=app_key).json()["code"] == "player_header_required"
     assert admin.post("/v1/games", json={}, headers=app_key).status_code == 401
     refused = admin.get("/v1/admin/apps", headers=app_key)
     assert refused.status_code == 403 and refused.json()["code"] == "forbidden"

@@ -42,7 +42,7 @@ from uuid import UUID
 from redis.exceptions import ResponseError
 
 from pyramide.service.accounts.app_cache import AppCache, announce
-from pyramide.service.accounts.apps import App, checked, key_app_id
+from pyramide.service.accounts.apps import App, checked, is_current, key_app_id
 from pyramide.service.accounts.player import Player
 from pyramide.service.accounts.players import PlayerStore
 from pyramide.service.errors import DomainError, ErrorCode
@@ -203,7 +203,7 @@ class AppPlayers:
     async def bound_player(self, key: str, external_id: str) -> Player | None:
         """The player bound to the app's user ``external_id`` if there is one (none is created); the key is checked
         as :meth:`act_as` does."""
-        app, bound = await self._app_and_binding(key, external_id)
+        app, bound, _ = await self._app_and_binding(key, external_id)
         player = await self.players.load(UUID(bound)) if bound and bound != BANNED_BINDING else None
         return player if player is not None and player.app_id == app.id else None
 
@@ -220,9 +220,9 @@ class AppPlayers:
             if held is not None:
                 return held
         ticket = 0 if cache is None else cache.ticket()
-        app, bound = await self._app_and_binding(key, external_id)
+        app, bound, current = await self._app_and_binding(key, external_id)
         player = await self._player(app, external_id, bound, remembered, creating)
-        if cache is not None:
+        if cache is not None and current:  # a replaced key in its grace is checked in Redis every time: it ends there
             cache.put(ticket, key, app, external_id, player.id)
         return app, player
 
@@ -235,19 +235,21 @@ class AppPlayers:
         player = await self.players.load(bound, remembered=True)
         return (app, player) if player is not None and player.app_id == app.id else None
 
-    async def _app_and_binding(self, key: str, external_id: str) -> tuple[App, str]:
-        """The app of ``key`` (checked, with its scope) and the id bound to ``external_id`` (empty: none)."""
+    async def _app_and_binding(self, key: str, external_id: str) -> tuple[App, str, bool]:
+        """The app of ``key`` (checked, with its scope), the id bound to ``external_id`` (empty: none), and whether
+        the key is the app's current one (not a replaced one in its grace)."""
         app_id = key_app_id(key)
         if app_id is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
         binding = binding_key(app_id, external_id)
         flat, bound = await self._resolve(ResolveKeys(app=keyspace.app(app_id), binding=binding), _NO_ARGS)
-        app = checked(key, app_id, dict(zip(flat[::2], flat[1::2], strict=True)))
+        fields = dict(zip(flat[::2], flat[1::2], strict=True))
+        app = checked(key, app_id, fields, now_ms(self.clock))
         if app is None:
             raise DomainError(ErrorCode.UNAUTHORIZED)
         if "players" not in app.scopes:
             raise DomainError(ErrorCode.FORBIDDEN)
-        return app, (raw(bound) or b"").decode()
+        return app, (raw(bound) or b"").decode(), is_current(key, fields)
 
     async def _player(
         self, app: App, external_id: str, bound: str, remembered: bool, creating: Creating | None

@@ -53,6 +53,23 @@ class CreatedApp(AppView):
     key: str = Field(description="The app's server key (`pyrapp_…`). Shown once; stored only hashed.")
 
 
+MAX_GRACE_S = 7 * 24 * 3600
+
+
+class RotateKeyBody(StrictModel):
+    grace_s: int = Field(
+        86_400,
+        ge=0,
+        le=MAX_GRACE_S,
+        description="How long the replaced key keeps working, in seconds (0: refused at once; at most 7 days): time"
+        " to roll the new key out to every server of the app.",
+    )
+
+
+class RotatedKey(CreatedApp):
+    old_key_valid_until: datetime = Field(description="When the replaced key stops working.")
+
+
 class AppList(BaseModel):
     entries: list[AppView]
 

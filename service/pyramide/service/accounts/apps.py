@@ -114,12 +114,29 @@ class AppStore:
         await self.redis.srem(keyspace.WEBHOOK_APPS, str(app_id))
         return bool(deleted)
 
+    async def rotate_key(self, app_id: UUID, grace_s: int) -> tuple[App, str, int] | None:
+        """A new key for the app (returned this once), the one it replaces still valid for ``grace_s`` seconds (0:
+        refused at once), and when that ends (ms). ``None``: no such app. Every process forgets the keys it remembers
+        (a notice, as for a revocation); a key taken in its grace is never remembered (``is_current``)."""
+        fields = await self.redis.hgetall(keyspace.app(app_id))
+        if not fields:
+            return None
+        secret, until = secrets.token_urlsafe(32), now_ms(self.clock) + grace_s * 1000
+        previous = (raw(fields.get(b"key_hash")) or b"").decode()
+        rotated = {"key_hash": _hash(secret), "old_key_hash": previous, "old_key_until_ms": str(until)}
+        await self.redis.hset(keyspace.app(app_id), mapping=rotated)
+        if self.forget is not None:
+            self.forget(app_id)
+        await self.redis.publish(keyspace.APP_CHANGES, str(app_id))
+        return _app(app_id, fields), f"{APP_KEY_PREFIX}{app_id.hex}_{secret}", until
+
     async def authenticate(self, key: str) -> App | None:
-        """The app of a server key, or ``None`` for a key that is malformed, unknown or revoked."""
+        """The app of a server key, or ``None`` for a key that is malformed, unknown, revoked, or replaced and past
+        its grace."""
         app_id = key_app_id(key)
         if app_id is None:
             return None
-        return checked(key, app_id, await self.redis.hgetall(keyspace.app(app_id)))
+        return checked(key, app_id, await self.redis.hgetall(keyspace.app(app_id)), now_ms(self.clock))
 
 
 def key_app_id(key: str) -> UUID | None:
@@ -128,10 +145,20 @@ def key_app_id(key: str) -> UUID | None:
     return None if match is None else UUID(hex=match.group(1))
 
 
-def checked(key: str, app_id: UUID, fields: dict[bytes, bytes]) -> App | None:
-    """The app whose hash holds ``fields``, if ``key`` is its key (compared in constant time); ``None`` else."""
+def checked(key: str, app_id: UUID, fields: dict[bytes, bytes], now: int) -> App | None:
+    """The app whose hash holds ``fields``, if ``key`` is its key, or the key it replaced while that key's grace
+    lasts at ``now`` (ms) (compared in constant time); ``None`` else."""
+    if is_current(key, fields):
+        return _app(app_id, fields)
+    match = _KEY.match(key)
+    old = fields.get(b"old_key_hash", b"").decode()
+    if match is None or not old or now >= int(fields.get(b"old_key_until_ms", b"0")):
+        return None
+    return _app(app_id, fields) if hmac.compare_digest(old, _hash(match.group(2))) else None
+
+
+def is_current(key: str, fields: dict[bytes, bytes]) -> bool:
+    """Whether ``key`` is the app's current key (not one it replaced, in its grace)."""
     kept = fields.get(b"key_hash", b"").decode()
     match = _KEY.match(key)
-    if match is None or not kept or not hmac.compare_digest(kept, _hash(match.group(2))):
-        return None
-    return _app(app_id, fields)
+    return match is not None and bool(kept) and hmac.compare_digest(kept, _hash(match.group(2)))

@@ -11,7 +11,16 @@ from litestar.params import Parameter
 from pydantic import TypeAdapter
 
 from pyramide.service.accounts.app_players import AppPlayers, valid_external_id
-from pyramide.service.accounts.app_schemas import AppList, AppView, CreateAppBody, CreatedApp, IssuedSession, Scope
+from pyramide.service.accounts.app_schemas import (
+    AppList,
+    AppView,
+    CreateAppBody,
+    CreatedApp,
+    IssuedSession,
+    RotatedKey,
+    RotateKeyBody,
+    Scope,
+)
 from pyramide.service.accounts.apps import App, AppStore
 from pyramide.service.accounts.audit import AuditLog
 from pyramide.service.accounts.principal import Principal
@@ -27,6 +36,7 @@ from pyramide.service.infra.settings import LimitName
 AdminRequest = Request[Principal, None, State]
 AppRequest = Request[App, App, State]
 _CREATE = TypeAdapter(CreateAppBody)
+_ROTATE = TypeAdapter(RotateKeyBody)
 _SCOPES = frozenset(get_args(Scope))
 
 
@@ -93,6 +103,35 @@ class AppAdminController(Controller):
     async def list(self, request: AdminRequest, apps: Injected[AppStore]) -> AppList:
         operator_only(request.user)
         return AppList(entries=[_view(app) for app in await apps.list()])
+
+    @post(
+        "/{app_id:str}/key",
+        operation_id="rotateAppKey",
+        kept_answer=True,
+        secret_idempotency_key=True,
+        request_body=RotateKeyBody,
+        opt={WHILE_FULL: OPERATOR},
+        summary="Replace an app's server key (operator)",
+        description="A new key, in this answer only; the replaced key keeps working for `grace_s` seconds (default a"
+        " day, 0: refused at once), time to roll the new one out, then every process refuses it. Audited"
+        " (`rotate_app_key`). 404 `not_found` for an app that does not exist or was revoked; 403 `forbidden` for an"
+        " app's key.",
+        responses=problems(400, 401, 403, 404, 413, 422),
+        status_code=201,
+    )
+    async def rotate_key(
+        self, request: AdminRequest, app_id: IdText, apps: Injected[AppStore], audit: Injected[AuditLog]
+    ) -> RotatedKey:
+        operator_only(request.user)
+        body = await parse_body(request, _ROTATE)
+        rotated = await apps.rotate_key(id_of(app_id), body.grace_s)
+        if rotated is None:
+            raise DomainError(ErrorCode.NOT_FOUND)
+        app, key, until = rotated
+        await audit.record(request.user, "rotate_app_key", f"app:{app.id}", detail={"grace_s": str(body.grace_s)})
+        return RotatedKey(
+            **_view(app).model_dump(), key=key, old_key_valid_until=datetime.fromtimestamp(until / 1000, UTC)
+        )
 
     @delete(
         "/{app_id:str}",
