@@ -46,6 +46,8 @@ class Verified:
         ]
         if c.get("challenge") is not None:
             lines.append(f"daily challenge {c['challenge']}, tier {c.get('tier')}")
+        if "hints" in c:
+            lines.append(f"with {c['hints']} hint(s) and {c.get('undos', 0)} undo(s), as the service states")
         lines.append(f"the record ({len(c['record'].split())} operations) replays to a win under these rules")
         return "\n".join(lines)
 

@@ -298,3 +298,17 @@ def test_without_configured_keys_a_crash_and_restart_keep_the_generated_key(tmp_
         jwks = httpx.get(f"{served.url}/.well-known/jwks.json").json()
     assert after["kid"] == before["kid"]
     assert verify(before["certificate"], jwks).claims["player"] is None
+
+
+def test_a_hinted_win_s_certificate_says_so(live_url: str) -> None:
+    """A certificate of a hinted win did not say a hint was used (issue 59): it states its hints and undos."""
+    headers = _player(live_url, "Hanna")
+    game = httpx.post(f"{live_url}/v1/games", json={"code": EASY_CODE}, headers=headers).json()["id"]
+    assert httpx.get(f"{live_url}/v1/games/{game}/hint", headers=headers).status_code == 200
+    for move in WINNING:
+        assert httpx.post(f"{live_url}/v1/games/{game}/moves", json=move, headers=headers).status_code == 200
+    claims = _recipe(_certificate(live_url, headers, game)["certificate"], f"{live_url}/.well-known/jwks.json")
+    assert (claims["hints"], claims["undos"]) == (1, 0)
+    plain = _recipe(_certificate(live_url, headers, _won_game(live_url, headers))["certificate"],
+                    f"{live_url}/.well-known/jwks.json")  # fmt: skip
+    assert (plain["hints"], plain["undos"]) == (0, 0)

@@ -101,6 +101,8 @@ def claims(stored: StoredGame, record: list[str], player: Player, hints: int, no
         "player": player.name,
         "challenge": stored.challenge,
         "tier": None if stored.challenge is None else tier(game.undos, hints),
+        "hints": hints,  # the service's word: hints are not in the record (issue 59: a hinted win did not say so)
+        "undos": game.undos,
         "signed_at": moment(now).isoformat().replace("+00:00", "Z"),
     }
 

@@ -327,6 +327,8 @@ class CertificateClaims(BaseModel):
     tier: Literal["clean", "assisted"] | None = Field(
         description="A challenge win's tier (`clean`: no undo and no hint); null for a game of no challenge."
     )
+    hints: int = Field(0, ge=0, description="Hints the game used: the service's word (a hint is not in the record).")
+    undos: int = Field(0, ge=0, description="Operations undone (each is a `U` in the record).")
     signed_at: datetime = Field(
         description="When the certificate was signed (not a JWT `iat`: a verifier's clock has no say in it)."
     )
