@@ -39,7 +39,7 @@ done
 # of 0.85 s, paid by each server, worker and solver process a test run starts.
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$SOURCES" ] || [ -n "$missing" ]; then
     echo "setup: building the environment and the compiled solver (its sources changed; about 25 s)" >&2
-    "$TOOLS/bin/uv" sync --locked --quiet --compile-bytecode "${SYNC_OPTIONS[@]}" --project "$ROOT"
+    "$TOOLS/bin/uv" sync --locked --quiet --compile-bytecode ${SYNC_OPTIONS[@]+"${SYNC_OPTIONS[@]}"} --project "$ROOT"
     echo "$SOURCES" > "$STAMP"
 fi
 # The project's Node tools (tools/node: TypeScript, the OpenAPI client generators, Spectral, ESLint, axe-core), installed exactly as

@@ -4,9 +4,14 @@ process, every request through HTTP."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 import redis
+from prometheus_client import REGISTRY
 
 from pyramide.service.accounts import Principal
+from pyramide.service.http import durability
 from pyramide.service.http.kept_answers import AnswerSeal, caller_of
 from pyramide.service.infra.settings import Settings
 from tests.support.operators import OPERATOR
@@ -64,6 +69,7 @@ def test_a_retried_create_session_gives_the_same_token(settings: Settings) -> No
         assert first.status_code == again.status_code == 201, again.text
         assert again.json()["token"] == first.json()["token"]
         assert again.headers["Idempotent-Replayed"] == "true"
+        assert "RateLimit" in first.headers and "RateLimit" not in again.headers, "a replay spends nothing"
 
 
 def test_one_key_syntax_everywhere(settings: Settings) -> None:
@@ -101,3 +107,49 @@ def test_a_retry_while_the_first_request_runs_is_told_to_wait(settings: Settings
         assert retry.json()["code"] == "idempotency_key_in_use"
         assert retry.headers["Retry-After"] == "1"
         assert client.get("/v1/admin/apps", headers=OPERATOR).json()["entries"] == []
+
+
+def test_a_refusal_in_a_middleware_is_counted_under_its_own_status(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    """The metrics counted a refusal raised in a middleware (a 401 of authentication, a 409 of a key in use) as a
+    500, since Litestar's exception handler answers only after the layers inside it have returned; they now count
+    the status the client got."""
+    with service(settings) as client:
+        app_name = {"app_name": "pyramide"}
+        unauthorized = _count("GET", "/v1/players/me", 401, app_name)
+        assert client.get("/v1/players/me").status_code == 401
+        assert _count("GET", "/v1/players/me", 401, app_name) == unauthorized + 1
+        first = AnswerSeal(caller_of({"user": Principal.operator()}), KEY)  # type: ignore[arg-type]
+        redis_client.set(first.slot, b"pending", px=60_000)
+        in_use = _count("POST", "/v1/admin/apps", 409, app_name)
+        assert client.post("/v1/admin/apps", json=APP, headers=_keyed(OPERATOR)).status_code == 409
+        assert _count("POST", "/v1/admin/apps", 409, app_name) == in_use + 1
+        assert _count("POST", "/v1/admin/apps", 500, app_name) == 0
+
+
+def _count(method: str, path: str, status: int, labels: dict[str, str]) -> float:
+    sample = REGISTRY.get_sample_value(
+        "litestar_requests_total", {"method": method, "path": path, "status_code": str(status), **labels}
+    )
+    return sample or 0.0
+
+
+def test_a_retry_after_an_unconfirmed_write_replays_the_change_made(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The durability check replaces a 2xx with 503 ``storage_unconfirmed`` when Redis cannot say the change reached
+    its file, but the change was made: the retry made a second app (the key was freed on the 503). Redis's PING
+    answer is the one thing stood in for here (a full disk cannot be made on demand): the first one says MISCONF."""
+    answers = iter([False])
+
+    async def persisted(self: Any) -> bool:
+        return next(answers, True)
+
+    monkeypatch.setattr(durability.ConfirmWrites, "_persisted", persisted)
+    with service(settings, durability={"confirm_writes": "always"}) as client:
+        first = client.post("/v1/admin/apps", json=APP, headers=_keyed(OPERATOR))
+        assert first.status_code == 503 and first.json()["code"] == "storage_unconfirmed"
+        again = client.post("/v1/admin/apps", json=APP, headers=_keyed(OPERATOR))
+        assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+        assert len(client.get("/v1/admin/apps", headers=OPERATOR).json()["entries"]) == 1

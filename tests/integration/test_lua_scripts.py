@@ -18,6 +18,7 @@ from pyramide.service.events import delivery
 from pyramide.service.events import store as webhook_store
 from pyramide.service.games import screen_queue, store_scripts
 from pyramide.service.games.store_scripts import HintArgs
+from pyramide.service.http import kept_answers
 from pyramide.service.infra import address_moves, keyspace, outbox, ratelimit, stream_leases
 from pyramide.service.infra.redis import connect, raw
 from pyramide.service.infra.scripts import LUA, NoKeys, Result, Script
@@ -61,6 +62,7 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         stream_leases,
         outbox,
         screen_queue,
+        kept_answers,
     )
     scripts |= {s.name for m in more for s in vars(m).values() if isinstance(s, Script)}
     pieces = {
@@ -68,7 +70,7 @@ def test_every_lua_file_is_a_script_or_an_included_piece() -> None:
         "board_changed",
     }  # fmt: skip
     assert {p.stem for p in LUA.glob("*.lua")} == scripts | pieces
-    assert len(scripts) == 53
+    assert len(scripts) == 54
 
 
 # -- games --------------------------------------------------------------------------------------------------------
@@ -93,6 +95,21 @@ def test_a_win_to_screen_is_taken_by_one_process_and_claimed_again_when_due(
     redis_client.zadd(keyspace.SCREENS, {"p:c": 100, "p:d": 100})
     assert claim(1500, 2) == [b"p:c", b"p:d"] and claim(1500, 8) == [b"p:b"]
     assert redis_client.zscore(keyspace.SCREENS, "p:b") == 2500
+
+
+def test_a_kept_answer_is_settled_only_by_the_claim_s_owner(settings: Settings, redis_client: redis.Redis) -> None:
+    """``kept_answer_settle`` keeps the answer (or frees the key) only while the claim holds the caller's owner
+    token: a first request slower than its lease cannot overwrite the answer of the request that took the key next."""
+    slot = keyspace.kept_answer("lookup")
+    keys = kept_answers.SettleKeys(slot)
+    redis_client.set(slot, b"pending-b")  # B took the key after A's lease ran out
+    assert run(settings, kept_answers.SETTLE, keys, kept_answers.SettleArgs(b"pending-a", b"A's answer", 60_000)) == 0
+    assert redis_client.get(slot) == b"pending-b"
+    assert run(settings, kept_answers.SETTLE, keys, kept_answers.SettleArgs(b"pending-b", b"B's answer", 60_000)) == 1
+    assert redis_client.get(slot) == b"B's answer" and 0 < redis_client.pttl(slot) <= 60_000
+    redis_client.set(slot, b"pending-c")
+    assert run(settings, kept_answers.SETTLE, keys, kept_answers.SettleArgs(b"pending-c", b"", 60_000)) == 1
+    assert redis_client.get(slot) is None, "an empty answer frees the key"
 
 
 def _save_keys(player: UUID, game: UUID, idempotency: str = "-") -> store_scripts.SaveKeys:

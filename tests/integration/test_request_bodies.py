@@ -28,12 +28,12 @@ def test_a_whole_number_with_a_fraction_is_taken_as_an_integer(settings: Setting
 
 
 def test_a_form_body_is_415_not_400(client: Any, player: dict[str, str]) -> None:
-    """``curl -d`` sends a form: it was 400 ``bad_request``, which says nothing of why; it is 415, and a body sent
-    with no type, or as ``application/json; charset=utf-8`` or a ``+json`` type, is still read as JSON."""
+    """A form body was 400 ``bad_request``, which says nothing of why; it is 415. JSON is read under any type (``curl
+    -d '{...}'`` sends a form's type), with none, as ``application/json; charset=utf-8`` or a ``+json`` type."""
     form = client.post("/v1/games", content="code=PY1-N-AAAAAAS", headers={**player, "Content-Type": FORM})
     assert form.status_code == 415, form.text
     assert form.json()["code"] == "unsupported_media_type"
-    for kind in ("application/json; charset=utf-8", "application/merge-patch+json"):
+    for kind in ("application/json; charset=utf-8", "application/merge-patch+json", FORM, "text/plain"):
         game = client.post("/v1/games", content='{"code": "PY1-N-AAAAAAS"}', headers={**player, "Content-Type": kind})
         assert game.status_code == 201, (kind, game.text)
     declared = client.get("/schema/openapi.json").json()["paths"]["/v1/games"]["post"]["responses"]

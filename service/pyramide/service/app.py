@@ -144,9 +144,10 @@ def create_app(
                 allowance=services.move_allowance,
                 limits=services.address_limits,
             ),
-            DefineMiddleware(KeptAnswers, redis=services.redis, ttl_s=settings.retention.idempotency_ttl_s),
             *confirming,
             DefineMiddleware(WhileFull, reserve=services.reserve, disk_short=services.disk_short),
+            # innermost: keeps what the handler answered, its writes inside WhileFull's reserve (http/kept_answers.py)
+            DefineMiddleware(KeptAnswers, redis=services.redis, ttl_s=settings.retention.idempotency_ttl_s),
         ],
         openapi_config=OpenAPIConfig(
             title="Pyramide",

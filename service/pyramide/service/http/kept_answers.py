@@ -6,8 +6,14 @@ the header, so a retry after a lost answer made a second app or a second webhook
 a request with a key first claims it (``SET NX`` with a short lease), runs, and keeps a 2xx answer (status, headers,
 body) for ``idempotency_ttl_s``; a retry with the same key and request gets that answer again with
 ``Idempotent-Replayed: true``, one with another request 409 ``idempotency_key_reused``, and one that arrives while the
-first still runs 409 ``idempotency_key_in_use`` with ``Retry-After``. An answer that is not 2xx is not kept: the key is
-freed and a retry runs again (nothing was changed, or the change was refused). The kept answer is sealed with AES-GCM
+first still runs 409 ``idempotency_key_in_use`` with ``Retry-After``. A 4xx answer is not kept: the key is freed and a
+retry runs again (the request was refused, nothing changed). A 5xx or an exception may come after a write, so the key
+stays claimed until its lease ends: a retry is refused ``idempotency_key_in_use`` until then, never run twice at
+once. The claim holds a random owner token and is settled only while it is still the owner's (a compare-and-set,
+``lua/kept_answer_settle.lua``), so a first request slower than the lease cannot overwrite a later one's answer. The
+middleware is the innermost (app.py): it keeps what the handler answered (a 503 ``storage_unconfirmed`` put in its
+place outside is the durability check's, about a change that was made), and its writes run inside the memory reserve
+``WhileFull`` gives the operator's requests. The kept answer is sealed with AES-GCM
 under a key derived from the Idempotency-Key (routes whose answer holds a secret require keys of at least 32
 characters, ``secret_idempotency_key``), and found under a hash of the caller and the key, so neither Redis's
 contents nor another caller's key can open it."""
@@ -20,7 +26,7 @@ import hmac
 import json
 import os
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -35,13 +41,18 @@ from pyramide.service.http.body import fingerprint
 from pyramide.service.http.headers import idempotency_key, secret_idempotency_key
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.redis import RedisClient, raw
+from pyramide.service.infra.scripts import Loaded, Script
 
 PENDING: Final = b"pending"
 LEASE_S: Final = 60
 """How long a claimed key waits for its first request's answer before a retry may run it again (a process that died
 mid-request)."""
 _NONCE_BYTES: Final = 12
-_NOT_KEPT: Final = frozenset({b"x-request-id", b"idempotent-replayed", b"content-length"})
+_KEPT_HEADERS: Final = frozenset(
+    {b"content-type", b"content-language", b"vary", b"location", b"etag", b"cache-control"}
+)
+"""What a replay sends again: the body's description and the created thing's place; not the request id, nor the
+RateLimit headers of a moment that has passed (a replay spends nothing)."""
 
 
 class AnswerSeal:
@@ -56,7 +67,7 @@ class AnswerSeal:
         self._aead = AESGCM(derive.derive(secret))
 
     def seal(self, print_: str, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
-        kept = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in headers if k.lower() not in _NOT_KEPT]
+        kept = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in headers if k.lower() in _KEPT_HEADERS]
         plain = json.dumps({"fp": print_, "status": status, "headers": kept, "body": base64.b64encode(body).decode()})
         nonce = os.urandom(_NONCE_BYTES)
         return nonce + self._aead.encrypt(nonce, plain.encode(), self._aad)
@@ -80,13 +91,28 @@ def caller_of(scope: Scope) -> str:
     return f"{type(user).__name__}:{getattr(user, 'kind', '')}:{getattr(user, 'id', '')}"
 
 
+class SettleKeys(NamedTuple):
+    slot: str
+
+
+class SettleArgs(NamedTuple):
+    owner: bytes
+    answer: bytes
+    """The sealed answer to keep; empty: free the key."""
+    ttl_ms: int
+
+
+SETTLE: Final = Script("kept_answer_settle", SettleKeys, SettleArgs)
+
+
 class KeptAnswers:
-    """ASGI middleware (after authentication): see the module's docstring."""
+    """ASGI middleware, the innermost (see the module's docstring)."""
 
     def __init__(self, app: ASGIApp, redis: Callable[[], RedisClient], ttl_s: int) -> None:
         self.app = app
         self._redis = redis
         self._ttl_ms = ttl_s * 1000
+        self._settle: Loaded[SettleKeys, SettleArgs] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         handler: Any = scope.get("route_handler")
@@ -100,19 +126,21 @@ class KeptAnswers:
             await self.app(scope, receive, send)
             return
         seal, print_ = AnswerSeal(caller_of(scope), key), await fingerprint(request)
-        redis = self._redis()
-        if await redis.set(seal.slot, PENDING, nx=True, px=LEASE_S * 1000):
-            await self._first(scope, receive, send, seal, print_)
+        redis, owner = self._redis(), PENDING + os.urandom(16).hex().encode()
+        if await redis.set(seal.slot, owner, nx=True, px=LEASE_S * 1000):
+            await self._first(scope, receive, send, seal, print_=print_, owner=owner)
             return
         kept = raw(await redis.get(seal.slot))
-        if kept is None or kept == PENDING:  # the first request still runs (or just failed: try again soon)
+        if kept is None or kept.startswith(PENDING):  # the first request still runs (or failed: wait for its lease)
             raise DomainError(ErrorCode.IDEMPOTENCY_KEY_IN_USE, retry_after_s=1)
         status, headers, body = seal.open(kept, print_)
         await send({"type": "http.response.start", "status": status, "headers": [*headers, _REPLAYED]})
         await send({"type": "http.response.body", "body": body, "more_body": False})
 
-    async def _first(self, scope: Scope, receive: Receive, send: Send, seal: AnswerSeal, print_: str) -> None:
-        """Run the request, and keep its answer if it is 2xx (else free the key for a retry)."""
+    async def _first(
+        self, scope: Scope, receive: Receive, send: Send, seal: AnswerSeal, *, print_: str, owner: bytes
+    ) -> None:
+        """Run the request; keep a 2xx answer, free the key after a 4xx, leave it claimed after a 5xx."""
         start: dict[str, Any] = {}
         chunks: list[bytes] = []
 
@@ -123,18 +151,14 @@ class KeptAnswers:
                 chunks.append(message.get("body", b""))
             await send(message)
 
-        redis = self._redis()
-        try:
-            await self.app(scope, receive, kept)
-        except BaseException:
-            await redis.delete(seal.slot)
-            raise
+        await self.app(scope, receive, kept)  # an exception leaves the key claimed until its lease ends
         status = start.get("status", 500)
-        if 200 <= status < 300:
-            sealed = seal.seal(print_, status, list(start.get("headers", ())), b"".join(chunks))
-            await redis.set(seal.slot, sealed, px=self._ttl_ms)
-        else:
-            await redis.delete(seal.slot)
+        if status >= 500:
+            return  # the change may have been made: a retry waits for the lease rather than run it again
+        answer = seal.seal(print_, status, list(start.get("headers", ())), b"".join(chunks)) if status < 300 else b""
+        if self._settle is None:
+            self._settle = SETTLE.load(self._redis())
+        await self._settle(SettleKeys(seal.slot), SettleArgs(owner, answer, self._ttl_ms))
 
 
 _REPLAYED: Final = (b"idempotent-replayed", b"true")

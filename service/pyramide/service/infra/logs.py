@@ -115,6 +115,7 @@ class RequestLog:
             try:
                 await app(scope, receive, identified)
             finally:
+                span.finish()
                 if log.isEnabledFor(level):
                     write_line(scope, span.status, request_id, time.perf_counter() - started)
                 REQUEST_ID.reset(token)

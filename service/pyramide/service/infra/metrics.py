@@ -101,22 +101,29 @@ class RequestMetrics:
                 return
             method, path = scope["method"], scope.get("path_template", scope["path"])
             started = time.perf_counter()
-            span = span_of(scope)
+            span, logged = span_of(scope), True
             if span is None:  # no request log outside (an app built without it): wrap send here
-                span = ResponseSpan()
+                span, logged = ResponseSpan(), False
                 send = _seen(send, span)
-            status: int | None = None
+            closed = False
             running = self._in_progress(method, path)
             running.inc()
+
+            def record(span: ResponseSpan = span) -> None:
+                ended = span.body_at or time.perf_counter()  # an exception that escapes is timed to the end
+                self._record(method, path, CLIENT_CLOSED if closed else span.status, ended - started)
+
             try:
                 await app(scope, receive, send)
             except asyncio.CancelledError:
-                status = CLIENT_CLOSED  # the client went away: not an error of the service
+                closed = True  # the client went away: not an error of the service
                 raise
             finally:
                 running.dec()
-                ended = span.body_at or time.perf_counter()  # an exception that escapes is timed to the end
-                self._record(method, path, status or span.status, ended - started)
+                if logged:  # recorded once the answer is whole: a middleware's refusal is answered after this returns
+                    span.finishers.append(record)
+                else:
+                    record()
 
         return metered
 

@@ -9,6 +9,7 @@ middleware reads them there once the route has answered."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Final
 
 from litestar.types import Message, Scope
@@ -19,13 +20,21 @@ SPAN: Final = "pyramide.response"
 
 class ResponseSpan:
     """The response's status (500 until a start message is sent: an exception that escapes is a 500) and the
-    ``time.perf_counter()`` of its last body message (``None`` before one is sent)."""
+    ``time.perf_counter()`` of its last body message (``None`` before one is sent); ``finishers`` run once the request
+    log's wrapper has seen the whole answer: an error raised in a middleware is answered by Litestar's exception
+    handler only after the layers inside it have returned, so a layer that records the status waits for them."""
 
-    __slots__ = ("body_at", "status")
+    __slots__ = ("body_at", "finishers", "status")
 
     def __init__(self) -> None:
         self.status = 500
         self.body_at: float | None = None
+        self.finishers: list[Callable[[], None]] = []
+
+    def finish(self) -> None:
+        """Run the finishers (the request log's wrapper calls this when the answer is complete)."""
+        for finisher in self.finishers:
+            finisher()
 
     def see(self, message: Message) -> None:
         """Note ``message`` as it is sent."""
