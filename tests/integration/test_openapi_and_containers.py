@@ -28,7 +28,7 @@ OPERATIONS = {
     "banPlayer", "unbanPlayer",
     "annulLeaderboardEntry", "erasePlayerByOperator", "createSession", "listReviews", "acceptReview", "rejectReview",
     "getGameCertificate", "getSigningKeys", "createWebhook", "listWebhooks", "getWebhook", "deleteWebhook",
-    "rotateWebhookSecret", "listWebhookDeliveries", "redeliverWebhookEvent", "enableWebhook",
+    "rotateWebhookSecret", "listWebhookDeliveries", "redeliverWebhookEvent", "enableWebhook", "sendTestWebhook",
 }  # fmt: skip
 
 

@@ -448,3 +448,22 @@ def test_a_game_abandoned_before_its_first_move_sends_no_event(settings: Setting
         run_job(client, "webhook delivery")
         events = receiver.events(endpoint["secret"])
         assert [(e["type"], e["data"]["game_id"]) for e in events] == [("game.abandoned", played)]
+
+
+def test_a_test_event_reaches_one_endpoint_signed_and_logged(settings: Settings) -> None:
+    """An app can try its endpoint without playing a game (issue 59): ``sendTestWebhook`` sends ``webhook.test`` to
+    that endpoint alone, whatever it subscribes to, signed; the deliveries log shows it delivered."""
+    with service(settings) as client, receiving() as receiver, receiving() as other:
+        key = new_app(client)
+        endpoint = register(client, key, receiver.url, ["game.won"])
+        register(client, key, other.url, ["game.won"])
+        sent = client.post(f"/v1/apps/me/webhooks/{endpoint['id']}/test", headers=bearer(key))
+        assert sent.status_code == 202, sent.text
+        receiver.wait(1)
+        [event] = receiver.events(endpoint["secret"])
+        assert event["id"] == sent.json()["event_id"] and event["type"] == "webhook.test"
+        assert event["data"]["webhook_id"] == endpoint["id"]
+        deliveries_once(client, key, endpoint["id"], lambda entries: entries[0]["status"] == "delivered")
+        assert other.got == [], "only the endpoint named"
+        missing = client.post("/v1/apps/me/webhooks/wh_aaaaaaaaaaaaaaaaaaaaaaaaaa/test", headers=bearer(key))
+        assert missing.status_code == 404

@@ -212,6 +212,21 @@ class WebhookController(Controller):
         )
 
     @post(
+        "/{webhook_id:str}/test",
+        operation_id="sendTestWebhook",
+        kept_answer=True,
+        summary="Send a test event to a webhook endpoint (app key)",
+        description="A `webhook.test` event to this endpoint alone (whatever events it subscribes to), signed as every"
+        " event is, delivered once: its outcome is in the endpoint's deliveries log under the answer's `event_id`"
+        " (redeliver it from there). Nothing else happens in the service. 404 `webhook_not_found`.",
+        responses=problems(400, 401, 404),
+        status_code=202,
+    )
+    async def test(self, request: AppRequest, webhook_id: WebhookId, webhooks: Injected[WebhookStore]) -> Redelivery:
+        endpoint = await webhooks.get(request.user.id, webhook_id)
+        return Redelivery(event_id=await webhooks.send_test(endpoint), status="pending")
+
+    @post(
         "/{webhook_id:str}/deliveries/{event_id:str}/redeliver",
         operation_id="redeliverWebhookEvent",
         kept_answer=True,

@@ -172,6 +172,13 @@ class PlayerBannedPayload(BaseModel):
     reason: str | None = Field(description="The moderator's reason.")
 
 
+class WebhookTestPayload(BaseModel):
+    """A test event (``webhook.test``): sent when the app asked for it, to the endpoint it named."""
+
+    webhook_id: str = Field(description="The endpoint it was sent to.")
+    message: str = Field(description="A fixed text: nothing happened in the service.")
+
+
 class _Event(BaseModel):
     id: EventId
     timestamp: datetime = Field(description="When the change was made (UTC).")
@@ -212,6 +219,11 @@ class PlayerBannedEvent(_Event):
     data: PlayerBannedPayload
 
 
+class WebhookTestEvent(_Event):
+    type: Literal["webhook.test"]
+    data: WebhookTestPayload
+
+
 WEBHOOKS: Final[dict[EventType, type[BaseModel]]] = {
     EventType.GAME_WON: GameWonEvent,
     EventType.GAME_LOST: GameLostEvent,
@@ -220,5 +232,6 @@ WEBHOOKS: Final[dict[EventType, type[BaseModel]]] = {
     EventType.CHALLENGE_CLOSED: ChallengeClosedEvent,
     EventType.PLAYER_ERASED: PlayerErasedEvent,
     EventType.PLAYER_BANNED: PlayerBannedEvent,
+    EventType.WEBHOOK_TEST: WebhookTestEvent,
 }
 """Every event type's request body, as the OpenAPI document's ``webhooks`` show them."""

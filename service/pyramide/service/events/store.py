@@ -12,10 +12,12 @@ import base64
 import json
 import secrets
 from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
 from typing import Final, NamedTuple
 from uuid import UUID
 
 from pyramide.service.errors import DomainError, ErrorCode
+from pyramide.service.events.types import EventType
 from pyramide.service.infra import keyspace
 from pyramide.service.infra.clock import Clock, now_ms
 from pyramide.service.infra.redis import RedisClient, raw
@@ -288,6 +290,20 @@ class WebhookStore:
             raise DomainError(ErrorCode.DELIVERY_NOT_FOUND)
         await self.redis.rpush(keyspace.REDELIVERIES, f"{endpoint.app} {endpoint.id} {event_id}")
 
+    async def send_test(self, endpoint: Endpoint) -> str:
+        """Queues a ``webhook.test`` event for ``endpoint`` alone (written to its log, then delivered as a
+        redelivery is: signed, once, its outcome in the log); its id."""
+        now = now_ms(self.clock)
+        event_id = "evt_" + base64.b32encode(secrets.token_bytes(20)).decode().lower()[:26]
+        data = {"webhook_id": endpoint.id, "message": "A test event: nothing happened in the service."}
+        body = json.dumps(
+            {"id": event_id, "type": EventType.WEBHOOK_TEST.value, "timestamp": _rfc3339(now), "data": data},
+            separators=(",", ":"),
+        )
+        await self.note(endpoint, Delivery(event_id, EventType.WEBHOOK_TEST.value, body, now))
+        await self.redis.rpush(keyspace.REDELIVERIES, f"{endpoint.app} {endpoint.id} {event_id}")
+        return event_id
+
     async def health(self, endpoint: Endpoint) -> Health:
         """The endpoint's health, as its JSON shows it."""
         return Health.from_hash(await self.redis.hgetall(_health_key(endpoint)))
@@ -348,3 +364,7 @@ async def forget_if_none(redis: RedisClient, app: UUID) -> None:
     await redis.srem(keyspace.WEBHOOK_APPS, str(app))
     if await redis.hlen(keyspace.webhooks(app)):
         await redis.sadd(keyspace.WEBHOOK_APPS, str(app))
+
+
+def _rfc3339(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

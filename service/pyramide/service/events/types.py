@@ -20,5 +20,7 @@ class EventType(enum.StrEnum):
     """An app player's entry appeared on, changed on or left a daily challenge's board."""
     PLAYER_ERASED = "player.erased"
     """An app player was erased."""
+    WEBHOOK_TEST = "webhook.test"
+    """A test event an app asked for (``sendTestWebhook``), to its one endpoint only, whatever it subscribes to."""
     PLAYER_BANNED = "player.banned"
     """An app player was banned (or the ban lifted: see the payload)."""
