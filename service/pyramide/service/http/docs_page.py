@@ -16,6 +16,7 @@ from litestar.params import FromPath
 from litestar.response import File
 
 from pyramide.service.http.openapi import Webhooks, build_document
+from pyramide.service.http.schema_delivery import SchemaDelivery
 
 
 class ServiceDocument:
@@ -129,10 +130,10 @@ def render_plugins(webhooks: Webhooks) -> list[OpenAPIRenderPlugin]:
 
 def docs_router() -> Router:
     """Where ``render_plugins`` are served, ``/schema``: Litestar's own router for them, with the pages' security
-    headers on every answer."""
+    headers on every answer, and the documents with an ETag and gzip (``schema_delivery``)."""
     return Router(
         "/schema", route_handlers=[], include_in_schema=False, dto=None, return_dto=None,
-        response_headers=PAGE_SECURITY_HEADERS,
+        response_headers=PAGE_SECURITY_HEADERS, middleware=[SchemaDelivery],
     )  # fmt: skip
 
 
