@@ -96,7 +96,7 @@ def test_every_operation_against_the_schema(app: Litestar, mode: GenerationMode)
         for result in schema.get_all_operations():
             operation = result.ok()
             raw = operation.definition.raw
-            if mode is GenerationMode.NEGATIVE and not can_be_invalid(raw):
+            if mode is GenerationMode.NEGATIVE and not can_be_invalid(raw, schema.raw_schema):
                 continue  # nothing in the request can be made invalid
             variants: list[tuple[dict[str, Any], str | None]] = [({}, None)]
             if "{game_id}" in operation.path:

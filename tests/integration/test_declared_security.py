@@ -8,11 +8,13 @@ from typing import Any
 
 from litestar.testing import TestClient
 
+from tests.support.schema_refs import resolved
+
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 
 
 def test_get_challenge_declares_the_token_it_reads(client: TestClient[Any]) -> None:
-    schema = client.get("/schema/openapi.json").json()
+    schema = resolved(client.get("/schema/openapi.json").json())
     operation = schema["paths"]["/v1/challenges/{challenge_id}"]["get"]
     assert operation["security"] == OPTIONAL_BEARER
     assert schema["paths"]["/v1/challenges/current"]["get"]["security"] == OPTIONAL_BEARER  # as its sibling
@@ -20,7 +22,7 @@ def test_get_challenge_declares_the_token_it_reads(client: TestClient[Any]) -> N
 
 def test_the_stream_operations_declare_last_event_id(client: TestClient[Any]) -> None:
     """A client resumes a stream with ``Last-Event-ID`` (D5): every stream operation declares the header."""
-    schema = client.get("/schema/openapi.json").json()
+    schema = resolved(client.get("/schema/openapi.json").json())
     streams = [
         operation
         for item in schema["paths"].values()
@@ -35,7 +37,7 @@ def test_the_stream_operations_declare_last_event_id(client: TestClient[Any]) ->
 
 def test_annul_declares_what_a_board_name_is(client: TestClient[Any]) -> None:
     """``annulLeaderboardEntry``'s ``board`` had no pattern, so a schema-valid name was 422 (issue 59)."""
-    schema = client.get("/schema/openapi.json").json()
+    schema = resolved(client.get("/schema/openapi.json").json())
     [operation] = [
         operation
         for item in schema["paths"].values()

@@ -20,6 +20,7 @@ from pyramide.service.http.problems import MESSAGES, MOVE_NOT_EXPLAINED, problem
 from pyramide.service.http.schemas import DEAL_CODE_PATTERN
 from tests.support.layouts import EASY_CLEARING, dead_end_moves, dead_end_start, doc_layout, easy_game
 from tests.support.players import new_player
+from tests.support.schema_refs import resolved
 
 Client = TestClient[Any]
 LANGUAGES = [(None, "hu"), ("en", "en"), ("en-GB,en;q=0.9", "en"), ("de, hu;q=0.5", "hu"), ("hu;q=0.2, en;q=0.8", "en")]
@@ -90,7 +91,7 @@ def test_every_post_refuses_a_malformed_idempotency_key_and_documents_it(
     """Each POST of the players' API reads the header itself; the schema must say so, and a bad key must change
     nothing. (The operator's and the apps' admin routes take none.)"""
     game = _game(client, player)
-    document = client.get("/schema/openapi.json").json()
+    document = resolved(client.get("/schema/openapi.json").json())
     apps = ("/v1/admin/", "/v1/apps/")
     players_api = {path: ops for path, ops in document["paths"].items() if not path.startswith(apps)}
     posts = {path: ops["post"] for path, ops in players_api.items() if "post" in ops}
@@ -129,7 +130,7 @@ def test_too_long_bodies_are_413_and_documented(client: Client, player: dict[str
     assert str(MAX_BODY_BYTES) in problem["detail"]
     _check(client.post("/v1/players", content=too_long, headers=headers), 413, "body_too_large", language)
     assert client.get(f"/v1/games/{game}", headers=player).json()["version"] == 1, "refused bodies change nothing"
-    document = client.get("/schema/openapi.json").json()
+    document = resolved(client.get("/schema/openapi.json").json())
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
             if "requestBody" in operation or method == "post":
@@ -196,7 +197,7 @@ def test_a_long_code_past_52_factorial_is_a_declared_409_on_every_route(live_url
         client.get(f"/v1/leaderboards/PY1-N-LY{'Z' * 48}"),
     ):
         _check(response, 409, "invalid_deal_code")
-    declared = client.get("/schema/openapi.json").json()["paths"]
+    declared = resolved(client.get("/schema/openapi.json").json())["paths"]
     for path in ("/v1/deals/{code}", "/v1/deals/{code}/analysis", "/v1/leaderboards/{code}"):
         assert "409" in declared[path]["get"]["responses"], path
 

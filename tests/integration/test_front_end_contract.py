@@ -14,6 +14,7 @@ from pyramide.service.app import create_app
 from pyramide.service.http.cors import ALLOWED_HEADERS, EXPOSED_HEADERS
 from pyramide.service.infra.settings import Settings
 from tests.support.players import new_player
+from tests.support.schema_refs import resolved
 
 Client = TestClient[Any]
 ORIGIN = "https://app.example"
@@ -63,7 +64,7 @@ def test_other_origins_and_unconfigured_services_get_no_cors_headers(cors_client
 
 
 def test_options_allows_every_method_of_its_path(client: Client) -> None:
-    document = client.get("/schema/openapi.json").json()
+    document = resolved(client.get("/schema/openapi.json").json())
     for path, operations in document["paths"].items():
         concrete = path.replace("{game_id}", "00000000-0000-4000-8000-000000000000").replace("{code}", "PY1-N-AAAAAAS")
         answer = client.options(concrete)
@@ -77,7 +78,7 @@ def test_options_allows_every_method_of_its_path(client: Client) -> None:
 def test_the_schema_states_every_header_a_route_reads_or_sets(client: Client) -> None:
     operations = {
         op["operationId"]: op
-        for path in client.get("/schema/openapi.json").json()["paths"].values()
+        for path in resolved(client.get("/schema/openapi.json").json())["paths"].values()
         for op in path.values()
     }
     for name, operation in operations.items():
@@ -117,11 +118,11 @@ def test_the_schema_states_every_header_a_route_reads_or_sets(client: Client) ->
 def test_a_request_without_a_body_is_taken_as_empty_where_the_schema_says_it_is_optional(client: Client) -> None:
     operations = {
         op["operationId"]: op
-        for path in client.get("/schema/openapi.json").json()["paths"].values()
+        for path in resolved(client.get("/schema/openapi.json").json())["paths"].values()
         for op in path.values()
     }
     optional = {"updateCurrentPlayer", "createPlayer", "createGame", "banPlayer", "unbanPlayer"}
-    assert optional | {"acceptReview", "rejectReview"} == {
+    assert optional | {"acceptReview", "rejectReview", "rotateAppKey"} == {
         n for n, op in operations.items() if "requestBody" in op and not op["requestBody"]["required"]
     }  # fmt: skip
     assert operations["playMove"]["requestBody"]["required"] and operations["tap"]["requestBody"]["required"]

@@ -15,6 +15,7 @@ from litestar.testing import TestClient
 from pyramide.service.http.openapi import COMMITTED, render
 from pyramide.service.infra.settings import HttpSettings
 from pyramide.service.serve import stop_budget_s
+from tests.support.schema_refs import resolved
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATIONS = {
@@ -38,7 +39,7 @@ def test_the_committed_schema_is_the_running_apps(client: TestClient[Any]) -> No
 
 
 def test_operations_have_readable_ids_and_document_their_errors(client: TestClient[Any]) -> None:
-    document = client.get("/schema/openapi.json").json()
+    document = resolved(client.get("/schema/openapi.json").json())
     operations = [op for path in document["paths"].values() for op in path.values()]
     assert {op["operationId"] for op in operations} == OPERATIONS
     for op in operations:
@@ -53,12 +54,12 @@ def test_operations_have_readable_ids_and_document_their_errors(client: TestClie
 
 def test_constraints_reach_the_schema(client: TestClient[Any]) -> None:
     """Litestar drops some constraints; this schema comes from pydantic and keeps them."""
-    schemas = client.get("/schema/openapi.json").json()["components"]["schemas"]
+    schemas = resolved(client.get("/schema/openapi.json").json())["components"]["schemas"]
     assert schemas["PairMove"]["properties"]["cards"]["items"]["pattern"].startswith("^(10|")
     assert schemas["PairMove"]["additionalProperties"] is False
     assert len(schemas["LayoutBody"]["properties"]["pyramid"]["prefixItems"]) == 7
     assert schemas["RulesBody"]["properties"]["recycles"]["anyOf"][0]["maximum"] == 9
-    document = client.get("/schema/openapi.json").json()
+    document = resolved(client.get("/schema/openapi.json").json())
     for path in ("/v1/players/me/wins", "/v1/leaderboards/{code}", "/v1/challenges/{challenge_id}/leaderboard"):
         parameters = {p["name"]: p["schema"] for p in document["paths"][path]["get"]["parameters"]}
         assert parameters["limit"]["minimum"] == 1 and parameters["limit"]["maximum"] == 100

@@ -19,6 +19,7 @@ from pyramide.service.http.openapi_schemas import reached_components
 from pyramide.service.http.schemas import class_ranges
 from pyramide.service.infra.settings import Settings
 from tests.support.deals import EASY_CODE, WINNING
+from tests.support.schema_refs import resolved
 from tests.support.serving import serve_in_thread
 
 UUID = "0f0e0d0c-0b0a-4908-8706-050403020100"
@@ -70,7 +71,7 @@ def _player(live_url: str) -> dict[str, str]:
 
 
 def test_every_schema_pattern_is_a_javascript_regex_matching_what_the_service_matches(live_url: str) -> None:
-    document = httpx.get(f"{live_url}/schema/openapi.json", timeout=10).json()
+    document = resolved(httpx.get(f"{live_url}/schema/openapi.json", timeout=10).json())
     name_schema = document["components"]["schemas"]["PlayerSettingsBody"]["properties"]["name"]
     name_pattern = next(iter(_patterns(name_schema)))
     patterns = _patterns(document)
@@ -98,7 +99,7 @@ def test_problems_send_what_the_schema_declares(live_url: str) -> None:
     """Optional members (``errors``, an entry's ``pointer``/``query``/``header``) are left out when they do not
     apply, so the schema declares them optional with no ``default: null`` (which generators type as always
     present) and no null; what is sent fits the declaration."""
-    document = httpx.get(f"{live_url}/schema/openapi.json", timeout=10).json()
+    document = resolved(httpx.get(f"{live_url}/schema/openapi.json", timeout=10).json())
     schemas = document["components"]["schemas"]
     player = _player(live_url)
     with httpx.Client(base_url=live_url, timeout=10) as client:
@@ -154,7 +155,7 @@ def test_the_schemas_name_pattern_takes_every_character_the_service_takes(live_u
     """Alone, after a letter and before one, the schema's name pattern takes the same characters in Node (UTF-16,
     no flags) and in Python, and the same as the service's own pattern within the BMP; beyond it, none that the
     service refuses (every edge of the service's ranges there checked)."""
-    document = httpx.get(f"{live_url}/schema/openapi.json", timeout=10).json()
+    document = resolved(httpx.get(f"{live_url}/schema/openapi.json", timeout=10).json())
     name_pattern = document["components"]["schemas"]["PlayerSettingsBody"]["properties"]["name"]["anyOf"][0]
     codes = _characters()
     given = json.dumps({"pattern": name_pattern["pattern"], "codes": codes})
@@ -174,7 +175,7 @@ def test_every_operation_that_takes_if_match_declares_its_412(live_url: str) -> 
     If-Match (played for real on a game moved on to version 1), and each declares that 412 with the Problem body;
     no other operation takes If-Match."""
     with httpx.Client(base_url=live_url, headers={"Accept-Language": "en"}) as api:
-        document = api.get("/schema/openapi.json").json()
+        document = resolved(api.get("/schema/openapi.json").json())
         auth = {"Authorization": f"Bearer {api.post('/v1/players', json={}).json()['token']}"}
         game = api.post("/v1/games", json={"code": "PY1-N-AAAAAAS"}, headers=auth).json()["id"]
         assert api.post(f"/v1/games/{game}/moves", json={"type": "draw"}, headers=auth).status_code == 200
@@ -282,7 +283,7 @@ def test_responses_require_every_key_they_always_send(settings: Settings) -> Non
     and partial ``rules``: the generated TypeScript clients' test compiles and plays them)."""
     app = create_app(settings.but(secrets={"operator_key": OPERATOR_KEY}))
     with serve_in_thread(app) as base:
-        document = httpx.get(f"{base}/schema/openapi.json", timeout=10).json()
+        document = resolved(httpx.get(f"{base}/schema/openapi.json", timeout=10).json())
         answers = _answers(base)
     schemas = document["components"]["schemas"]
     seen: dict[str, list[set[str]]] = {}

@@ -32,11 +32,14 @@ def configure(schema: Any) -> Any:
     return schema
 
 
-def can_be_invalid(operation: dict[str, Any]) -> bool:
-    """Whether a request to ``operation`` can be made invalid: it has a body, or a parameter that constrains its
-    value (a free-form header such as Accept-Language accepts any string)."""
+def can_be_invalid(operation: dict[str, Any], document: dict[str, Any]) -> bool:
+    """Whether a request to ``operation`` (of ``document``) can be made invalid: it has a body, or a parameter that
+    constrains its value (a free-form header such as Accept-Language accepts any string). Shared parameters are
+    references into ``document``'s components."""
     free_form = {"type": "string"}
-    constrained = [p for p in operation.get("parameters", []) if p["in"] != "header" or p["schema"] != free_form]
+    shared = document.get("components", {}).get("parameters", {})
+    parameters = [shared[p["$ref"].rpartition("/")[2]] if "$ref" in p else p for p in operation.get("parameters", [])]
+    constrained = [p for p in parameters if p["in"] != "header" or p["schema"] != free_form]
     return bool(operation.get("requestBody") or constrained)
 
 

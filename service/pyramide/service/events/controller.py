@@ -219,7 +219,7 @@ class WebhookController(Controller):
         description="A `webhook.test` event to this endpoint alone (whatever events it subscribes to), signed as every"
         " event is, delivered once: its outcome is in the endpoint's deliveries log under the answer's `event_id`"
         " (redeliver it from there). Nothing else happens in the service. 404 `webhook_not_found`.",
-        responses=problems(400, 401, 404),
+        responses=problems(400, 401, 404, 413),
         status_code=202,
     )
     async def test(self, request: AppRequest, webhook_id: WebhookId, webhooks: Injected[WebhookStore]) -> Redelivery:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
 from pyramide.service.http.examples import add_examples
+from pyramide.service.http.openapi_components import hoist
 from pyramide.service.http.openapi_headers import (
     request_headers,
     response_headers,
@@ -116,6 +117,7 @@ def build_document(app: Litestar, webhooks: Webhooks) -> dict[str, Any]:
     _add_links(document, operations)
     _catalogue(components["schemas"]["Problem"])
     add_examples(document)
+    hoist(document)
     used = json.dumps(document)
     components["schemas"] = {
         k: v for k, v in sorted(components["schemas"].items()) if f'"{REF.format(model=k)}"' in used
@@ -209,4 +211,5 @@ def _link(target: str, operations: dict[str, HTTPRouteHandler]) -> dict[str, Any
 
 
 def render(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    """The committed file: one key a line (readable diffs), indented by one space, no space after a colon."""
+    return json.dumps(document, indent=1, ensure_ascii=False, sort_keys=False, separators=(",", ":")) + "\n"
