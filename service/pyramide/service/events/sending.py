@@ -13,7 +13,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 from uuid import UUID
 
@@ -22,7 +22,7 @@ from standardwebhooks import Webhook
 
 from pyramide.service.events.guard import Refusal, UrlRefusedError, resolve
 from pyramide.service.events.limits import KeyedLimit, Lookups
-from pyramide.service.events.store import Endpoint
+from pyramide.service.events.store import Endpoint, rfc3339
 from pyramide.service.infra import tracing
 from pyramide.service.infra.clock import SystemClock, utc_now
 from pyramide.service.infra.meters import Meters
@@ -45,10 +45,6 @@ LOOKUPS_PER_APP: Final = 2
 _MACHINE = SystemClock()
 """What signs a delivery's ``webhook-timestamp``: a wire-level freshness stamp that the receiver holds against its
 own clock (Standard Webhooks allow five minutes), so the machine's time, whatever clock the service runs on."""
-
-
-def rfc3339(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def body_of(event: OutboxEvent) -> str:

@@ -297,7 +297,7 @@ class WebhookStore:
         event_id = "evt_" + base64.b32encode(secrets.token_bytes(20)).decode().lower()[:26]
         data = {"webhook_id": endpoint.id, "message": "A test event: nothing happened in the service."}
         body = json.dumps(
-            {"id": event_id, "type": EventType.WEBHOOK_TEST.value, "timestamp": _rfc3339(now), "data": data},
+            {"id": event_id, "type": EventType.WEBHOOK_TEST.value, "timestamp": rfc3339(now), "data": data},
             separators=(",", ":"),
         )
         await self.note(endpoint, Delivery(event_id, EventType.WEBHOOK_TEST.value, body, now))
@@ -366,5 +366,6 @@ async def forget_if_none(redis: RedisClient, app: UUID) -> None:
         await redis.sadd(keyspace.WEBHOOK_APPS, str(app))
 
 
-def _rfc3339(ms: int) -> str:
+def rfc3339(ms: int) -> str:
+    """An event's time as its body writes it: UTC, milliseconds, ``Z`` (``sending.body_of`` and :meth:`send_test`)."""
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
